@@ -1,0 +1,115 @@
+"""The game protocol every rules engine follows.
+
+A game is pure rules: a frozen state, the legal actions, ``apply(state, action)`` returning a new
+state or raising :class:`IllegalAction` with the rule that forbids it, and ``outcome(state)``,
+``None`` while play continues. Actions are plain mappings spelled exactly as the journal spells
+them (``{"action": "play", "player": 0, "cell": 4}``), so the journal, the table and the tests
+speak one language and nothing needs translating.
+
+Randomness is *chance events* (a deal, a word): the table draws them with a seeded RNG and
+journals them, and a replay applies the recorded ones instead of drawing again. Games never read
+a clock, a global RNG or a file.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping
+
+Action = Mapping[str, Any]
+"""A game action or chance event, as in the journal (without the ``type`` key)."""
+
+
+class IllegalAction(Exception):
+    """An action the rules forbid. ``str()`` names the rule, in players' words."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: winners (several on a shared win or a draw), final scores."""
+
+    winners: tuple[int, ...]
+    scores: tuple[Any, ...]
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Rules:
+    """Base class of a game's rules. Subclasses are stateless; all state is in ``state``."""
+
+    name: ClassVar[str]
+    """Code name used in journals (``paytoplay``)."""
+    title: ClassVar[str]
+    """Name shown to players."""
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    Options: ClassVar[type]
+    """Frozen dataclass of the game's options (see :mod:`companion.games.options`)."""
+
+    def new(self, players: int, options: Any) -> Any:
+        """The state before the first chance event or action."""
+        raise NotImplementedError
+
+    def chance_needed(self, state: Any) -> bool:
+        """True when the next thing to happen is a chance event (a deal)."""
+        return False
+
+    def draw_chance(self, state: Any, rng: random.Random) -> dict[str, Any]:
+        """Draw the chance event the state needs, with ``rng``; the caller applies it."""
+        raise IllegalAction("this game has no chance events")
+
+    def apply_chance(self, state: Any, event: Action) -> Any:
+        """Apply a recorded chance event, refusing one that contradicts the state."""
+        raise IllegalAction("this game has no chance events")
+
+    def to_move(self, state: Any) -> tuple[int, ...]:
+        """Players who may act now (empty when nobody, e.g. between rounds or at the end)."""
+        raise NotImplementedError
+
+    def legal_actions(self, state: Any) -> list[dict[str, Any]]:
+        """Every action ``apply`` would accept now, for menus and random playouts."""
+        raise NotImplementedError
+
+    def apply(self, state: Any, action: Action) -> Any:
+        """The state after ``action``; raises :class:`IllegalAction` naming the rule."""
+        raise NotImplementedError
+
+    def auto_action(self, state: Any) -> dict[str, Any] | None:
+        """An action the box makes by itself (a forced pass), or None.
+
+        Journals mark these ``"auto": true`` and replay re-derives them instead of reading them.
+        """
+        return None
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """The result once the game is over, else None."""
+        raise NotImplementedError
+
+    def scores(self, state: Any) -> tuple[Any, ...]:
+        """Per-player scores as ``companion replay --json`` reports them."""
+        raise NotImplementedError
+
+    def detail(self, state: Any) -> dict[str, Any]:
+        """Game-specific detail for ``companion replay --json``."""
+        return {}
+
+    def describe(self, state: Any) -> list[str]:
+        """A few text lines picturing the state for ``companion replay`` (a board, the cards)."""
+        return []
+
+    def check_invariants(self, state: Any) -> None:
+        """Raise AssertionError if the state breaks a rule that must always hold."""
+
+
+def need(condition: bool, rule: str) -> None:
+    """Raise :class:`IllegalAction` with ``rule`` unless ``condition`` holds."""
+    if not condition:
+        raise IllegalAction(rule)
+
+
+def player_field(action: Action, players: int, key: str = "player") -> int:
+    """The player index an action names, checked against the number of players."""
+    p = action.get(key)
+    if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < players:
+        raise IllegalAction(f"{key!r} must be a player index from 0 to {players - 1}, not {p!r}")
+    return p

@@ -1,0 +1,101 @@
+"""Game options: frozen dataclasses checked on the way in, with errors that name the field.
+
+A game declares its options as a frozen dataclass. Each field may carry metadata:
+
+- ``choices``: the values the lobby cycles through (and, if ``strict`` is true, the only legal
+  values);
+- ``min`` / ``max``: inclusive numeric bounds;
+- ``help``: one line for the lobby and for error messages.
+
+Options come from journals, profiles and the lobby, so every value is checked here, once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any, Mapping
+
+
+class OptionError(ValueError):
+    """A bad option: names the field and what it allows."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"option {field!r}: {message}")
+        self.field = field
+
+
+def _allowed(field: dataclasses.Field) -> str:
+    meta = field.metadata
+    if meta.get("strict") and "choices" in meta:
+        return "one of " + ", ".join(repr(c) for c in meta["choices"])
+    parts = []
+    if "min" in meta:
+        parts.append(f">= {meta['min']}")
+    if "max" in meta:
+        parts.append(f"<= {meta['max']}")
+    return " and ".join(parts)
+
+
+def _check_value(cls: type, field: dataclasses.Field, value: Any) -> Any:
+    hint = typing.get_type_hints(cls)[field.name]
+    kind = hint
+    optional = False
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        optional = len(args) < len(typing.get_args(hint))
+        kind = args[0]
+    if value is None:
+        if optional:
+            return None
+        raise OptionError(field.name, "must be set (null is not allowed)")
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise OptionError(field.name, f"must be true or false, not {value!r}")
+    elif kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise OptionError(field.name, f"must be a whole number, not {value!r}")
+    elif kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise OptionError(field.name, f"must be a number, not {value!r}")
+        value = float(value)
+    elif kind is str:
+        if not isinstance(value, str):
+            raise OptionError(field.name, f"must be text, not {value!r}")
+    meta = field.metadata
+    if meta.get("strict") and "choices" in meta and value not in meta["choices"]:
+        raise OptionError(field.name, f"must be {_allowed(field)}, not {value!r}")
+    if "min" in meta and value < meta["min"]:
+        raise OptionError(field.name, f"must be {_allowed(field)}, not {value!r}")
+    if "max" in meta and value > meta["max"]:
+        raise OptionError(field.name, f"must be {_allowed(field)}, not {value!r}")
+    return value
+
+
+def parse_options(cls: type, given: Mapping[str, Any] | None) -> Any:
+    """Build the options dataclass ``cls`` from a mapping, checking every field.
+
+    Unknown keys are an error that lists the known ones; missing keys take their defaults.
+    """
+    given = dict(given or {})
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(given) - set(fields))
+    if unknown:
+        raise OptionError(unknown[0], "unknown option; known options are " + ", ".join(fields))
+    values = {name: _check_value(cls, fields[name], value) for name, value in given.items()}
+    return cls(**values)
+
+
+def options_dict(options: Any) -> dict[str, Any]:
+    """The options as a plain mapping, as a journal header stores them."""
+    return dataclasses.asdict(options)
+
+
+def lobby_choices(options_cls: type) -> list[tuple[str, tuple[Any, ...], str]]:
+    """(field, values the lobby offers, help) for every option that has lobby choices."""
+    out = []
+    for f in dataclasses.fields(options_cls):
+        if "choices" in f.metadata:
+            out.append((f.name, tuple(f.metadata["choices"]), f.metadata.get("help", "")))
+    return out

@@ -1,0 +1,96 @@
+"""One game in progress: the rules, the state, the chance RNG and the journal, kept in step.
+
+Both the live table and ``companion replay`` drive games through a :class:`Match`, so the
+order "validate, journal, then show" and the re-derivation of automatic actions (forced
+passes) live in one place.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .games.base import Action, IllegalAction, Outcome, Rules
+
+
+@dataclass
+class Match:
+    rules: Rules
+    options: Any
+    players: tuple[str, ...]
+    seed: int | None = None
+    record: Callable[[dict[str, Any]], None] | None = None
+    """Called with each journal event (``type`` included) before the state moves on."""
+    state: Any = field(init=False)
+    _rng: random.Random | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        n = len(self.players)
+        if not self.rules.min_players <= n <= self.rules.max_players:
+            raise IllegalAction(
+                f"{self.rules.title} is for {self.rules.min_players} to {self.rules.max_players} "
+                f"players, not {n}"
+            )
+        self.state = self.rules.new(n, self.options)
+        if self.seed is not None:
+            self._rng = random.Random(self.seed)
+        self.settle()
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.rules.outcome(self.state)
+
+    @property
+    def needs_chance(self) -> bool:
+        return self.rules.outcome(self.state) is None and self.rules.chance_needed(self.state)
+
+    def chance(self, event: Action) -> None:
+        """Apply a chance event (recorded or just drawn), journaling it first."""
+        if not self.needs_chance:
+            raise IllegalAction("no chance event is due here")
+        new = self.rules.apply_chance(self.state, event)
+        self._record({"type": "chance", **event})
+        self.state = new
+        self.settle()
+
+    def draw_chance(self) -> dict[str, Any]:
+        """Draw the due chance event from the seeded RNG and apply it."""
+        if self._rng is None:
+            raise IllegalAction("a chance event is due and there is no seed to draw it from")
+        event = self.rules.draw_chance(self.state, self._rng)
+        self.chance(event)
+        return event
+
+    def act(self, action: Action) -> list[dict[str, Any]]:
+        """Apply a player's action, then every automatic action it leads to.
+
+        Returns what was applied, automatic actions marked ``"auto": True``. Nothing is applied
+        or journaled if the action is illegal.
+        """
+        if self.needs_chance:
+            raise IllegalAction("a chance event is due before any action")
+        new = self.rules.apply(self.state, action)
+        applied = [{"type": "action", **action}]
+        self._record(applied[0])
+        self.state = new
+        applied.extend(self.settle())
+        return applied
+
+    def settle(self) -> list[dict[str, Any]]:
+        """Apply and journal the automatic actions the rules make now (e.g. forced passes)."""
+        applied = []
+        while self.rules.outcome(self.state) is None and not self.rules.chance_needed(self.state):
+            auto = self.rules.auto_action(self.state)
+            if auto is None:
+                break
+            new = self.rules.apply(self.state, auto)
+            line = {"type": "action", **auto, "auto": True}
+            self._record(line)
+            self.state = new
+            applied.append(line)
+        return applied
+
+    def _record(self, line: dict[str, Any]) -> None:
+        if self.record is not None:
+            self.record(line)

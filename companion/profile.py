@@ -1,0 +1,186 @@
+"""Hardware profiles: which pin is which station's button, which display faces whom.
+
+A profile is a TOML file (see ``hardware/profiles/``). It is data from a maker's hands, so it is
+checked completely on load and every problem is reported at once, each naming its field
+(``stations[2].pins.ok: pin 13 is already stations[0].pins.right``). Stations are numbered from
+1 in messages, as they are labelled on the box; in code they are 0-based indices.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .inputs import KEYS
+
+BACKENDS = ("mock", "pi")
+DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
+I2C_PINS = (2, 3)
+"""GPIO 2 and 3 are I2C-1 (SDA, SCL), shared by every display and the multiplexer."""
+PWM_PINS = (12, 13, 18, 19)
+GPIO_RANGE = range(2, 28)
+"""BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
+MIN_STATIONS, MAX_STATIONS = 2, 6
+
+
+class ProfileError(ValueError):
+    """Every problem found in a profile, one per line, each naming its field."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        super().__init__(f"{source}:\n" + "\n".join(f"  {p}" for p in problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class DisplayProfile:
+    driver: str = "ssd1306"
+    port: int = 1
+    address: int = 0x3C
+    width: int = 128
+    height: int = 64
+    rotate: int = 0
+
+
+@dataclass(frozen=True)
+class StationProfile:
+    name: str
+    pins: dict[str, int]
+    display: DisplayProfile
+
+
+@dataclass(frozen=True)
+class Timing:
+    debounce_ms: float = 5.0
+    stuck_after_s: float = 5.0
+    gpio_latency_ms: float = 1.0
+    """How late a GPIO edge can reach the loop; races wait this long past the tie window."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    backend: str
+    buzzer_pin: int | None
+    stations: tuple[StationProfile, ...]
+    timing: Timing = field(default_factory=Timing)
+
+
+class _Checker:
+    """Collects problems instead of stopping at the first, so a maker fixes them in one pass."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def fail(self, where: str, message: str) -> None:
+        self.problems.append(f"{where}: {message}")
+
+    def table(self, data: dict, where: str, key: str, known: tuple[str, ...]) -> dict:
+        value = data.get(key, {})
+        path = f"{where}.{key}" if where else key
+        if not isinstance(value, dict):
+            self.fail(path, "must be a table")
+            return {}
+        for extra in sorted(set(value) - set(known)):
+            self.fail(f"{path}.{extra}", "unknown field; known fields are " + ", ".join(known))
+        return value
+
+    def number(self, data: dict, where: str, key: str, default, low, high, kind=int):
+        value = data.get(key, default)
+        ok = not isinstance(value, bool) and isinstance(value, (int, float) if kind is float else int)
+        if not ok or not low <= value <= high:
+            self.fail(f"{where}.{key}", f"must be a {'number' if kind is float else 'whole number'} "
+                                        f"from {low} to {high}, not {value!r}")
+            return default
+        return kind(value)
+
+
+def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
+    """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
+    c = _Checker()
+    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing"}):
+        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing")
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str):
+        c.fail("name", f"must be text, not {name!r}")
+    backend = data.get("backend", "pi")
+    if backend not in BACKENDS:
+        c.fail("backend", f"must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    timing_data = c.table(data, "", "timing", ("debounce_ms", "stuck_after_s", "gpio_latency_ms"))
+    timing = Timing(
+        debounce_ms=c.number(timing_data, "timing", "debounce_ms", 5.0, 0, 50, float),
+        stuck_after_s=c.number(timing_data, "timing", "stuck_after_s", 5.0, 0.5, 60, float),
+        gpio_latency_ms=c.number(timing_data, "timing", "gpio_latency_ms", 1.0, 0, 50, float),
+    )
+    used: dict[int, str] = {}
+
+    def claim_pin(where: str, pin: Any) -> None:
+        if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_RANGE:
+            c.fail(where, f"must be a GPIO number from {GPIO_RANGE.start} to {GPIO_RANGE.stop - 1}, not {pin!r}")
+        elif pin in I2C_PINS:
+            c.fail(where, f"GPIO {pin} is reserved for the displays' I2C bus (GPIO 2 and 3)")
+        elif pin in used:
+            c.fail(where, f"GPIO {pin} is already used by {used[pin]}")
+        else:
+            used[pin] = where
+
+    buzzer = c.table(data, "", "buzzer", ("pin",))
+    buzzer_pin = buzzer.get("pin")
+    if buzzer_pin is not None:
+        if buzzer_pin not in PWM_PINS:
+            c.fail("buzzer.pin", f"must be a hardware PWM pin ({', '.join(map(str, PWM_PINS))}), not {buzzer_pin!r}")
+        claim_pin("buzzer.pin", buzzer_pin)
+
+    stations_data = data.get("stations")
+    stations: list[StationProfile] = []
+    if not isinstance(stations_data, list) or not MIN_STATIONS <= len(stations_data) <= MAX_STATIONS:
+        c.fail("stations", f"must be a list of {MIN_STATIONS} to {MAX_STATIONS} [[stations]] tables")
+        stations_data = stations_data if isinstance(stations_data, list) else []
+    for i, st in enumerate(stations_data):
+        where = f"stations[{i + 1}]"
+        if not isinstance(st, dict):
+            c.fail(where, "must be a table")
+            continue
+        for extra in sorted(set(st) - {"name", "pins", "display"}):
+            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, display")
+        st_name = st.get("name", f"P{i + 1}")
+        if not isinstance(st_name, str) or not st_name.strip():
+            c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
+            st_name = f"P{i + 1}"
+        pins_data = c.table(st, where, "pins", KEYS)
+        for key in KEYS:
+            if key not in pins_data:
+                c.fail(f"{where}.pins.{key}", "missing: every station needs slap, left, ok and right")
+            else:
+                claim_pin(f"{where}.pins.{key}", pins_data[key])
+        if "display" not in st:
+            c.fail(f"{where}.display", "missing: every station needs a display")
+        disp = c.table(st, where, "display", ("driver", "port", "address", "width", "height", "rotate"))
+        driver = disp.get("driver", "ssd1306")
+        if driver not in DRIVERS:
+            c.fail(f"{where}.display.driver", f"must be one of {', '.join(DRIVERS)}, not {driver!r}")
+        display = DisplayProfile(
+            driver=driver,
+            port=c.number(disp, f"{where}.display", "port", 1, 0, 31),
+            address=c.number(disp, f"{where}.display", "address", 0x3C, 0x03, 0x77),
+            width=c.number(disp, f"{where}.display", "width", 128, 128, 256),
+            height=c.number(disp, f"{where}.display", "height", 64, 32, 64),
+            rotate=c.number(disp, f"{where}.display", "rotate", 0, 0, 3),
+        )
+        stations.append(StationProfile(st_name, {k: pins_data.get(k) for k in KEYS}, display))
+    if c.problems:
+        raise ProfileError(source, c.problems)
+    return Profile(name, backend, buzzer_pin, tuple(stations), timing)
+
+
+def load_profile(path: Path | str) -> Profile:
+    """Read and check a profile file."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ProfileError(str(path), [f"cannot read: {e.strerror}"]) from None
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(str(path), [f"not valid TOML: {e}"]) from None
+    return parse_profile(data, str(path))

@@ -1,0 +1,48 @@
+"""The lobby screens every station shows between games."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import Image
+
+from .canvas import LINE_H, blank, centred, fit, text, title
+
+
+@dataclass(frozen=True)
+class GameMenuView:
+    title: str
+    players: str
+    index: int
+    count: int
+
+
+@dataclass(frozen=True)
+class OptionsView:
+    game: str
+    rows: tuple[tuple[str, str], ...]
+    """(label, value) per row; the last row is the Start row with an empty value."""
+    row: int
+
+
+def game_menu(view: GameMenuView) -> Image.Image:
+    image, draw = blank()
+    title(draw, "Choose a game")
+    centred(draw, LINE_H + 6, f"< {view.title} >", invert=True)
+    centred(draw, 2 * LINE_H + 8, f"{view.players}   {view.index + 1}/{view.count}")
+    centred(draw, 4 * LINE_H, "</>: game  ok: pick")
+    return image
+
+
+def options_menu(view: OptionsView) -> Image.Image:
+    """Up to three rows around the selected one; ``<``/``>`` change it, ``ok`` moves on."""
+    image, draw = blank()
+    title(draw, view.game)
+    first = max(0, min(view.row - 1, len(view.rows) - 3))
+    for line, i in enumerate(range(first, min(first + 3, len(view.rows)))):
+        label, value = view.rows[i]
+        s = f"{label}: {value}" if value else label
+        text(draw, 2, LINE_H + 2 + line * LINE_H, fit(s, 20), invert=i == view.row)
+    hint = "ok: start  slap: back" if view.row == len(view.rows) - 1 else "</>: change  ok: next"
+    centred(draw, 4 * LINE_H + 2, hint)
+    return image

@@ -1,0 +1,84 @@
+"""Pay-to-Play Tic-Tac-Toe on a station's 128x64 panel: the board on the left, the accounts,
+whose turn it is and the selected move on the right."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from PIL import Image
+
+from .canvas import CHAR_W, LINE_H, blank, fit, text
+
+CELL = 20
+BOARD_X, BOARD_Y = 2, 2
+SIDE_X = BOARD_X + 3 * CELL + 6
+SIDE_COLS = (128 - SIDE_X) // CHAR_W
+
+
+@dataclass(frozen=True)
+class PayToPlayView:
+    board: str
+    """Nine characters, row-major: 'X', 'O' or '.'."""
+    names: tuple[str, str]
+    balances: tuple[int, int]
+    x: int
+    """Index of the player who is X this game."""
+    me: int | None
+    """The player this station belongs to; None for a station that only watches."""
+    to_move: int | None
+    cursor: int | str | None
+    """Selected cell, 'pass' or 'draw' on the mover's own station; None elsewhere."""
+    prompt: str = ""
+    """The bottom line: a cost, an automatic pass, a draw offer, the result."""
+    line: tuple[int, ...] = ()
+    header: str = ""
+    """Tournament progress, e.g. 'Game 2/4', shown above the accounts."""
+
+
+def _mark(view: PayToPlayView, player: int) -> str:
+    return "X" if player == view.x else "O"
+
+
+def _draw_mark(draw, mark: str, x0: int, y0: int, fill: int) -> None:
+    m = 5
+    if mark == "X":
+        draw.line((x0 + m, y0 + m, x0 + CELL - m, y0 + CELL - m), fill=fill)
+        draw.line((x0 + m, y0 + CELL - m, x0 + CELL - m, y0 + m), fill=fill)
+    elif mark == "O":
+        draw.ellipse((x0 + m, y0 + m, x0 + CELL - m, y0 + CELL - m), outline=fill)
+
+
+def screen(view: PayToPlayView) -> Image.Image:
+    image, draw = blank()
+    for i in (1, 2):
+        draw.line((BOARD_X + i * CELL, BOARD_Y, BOARD_X + i * CELL, BOARD_Y + 3 * CELL), fill=1)
+        draw.line((BOARD_X, BOARD_Y + i * CELL, BOARD_X + 3 * CELL, BOARD_Y + i * CELL), fill=1)
+    for cell, mark in enumerate(view.board):
+        x0, y0 = BOARD_X + (cell % 3) * CELL, BOARD_Y + (cell // 3) * CELL
+        lit = cell == view.cursor or cell in view.line
+        if lit:
+            draw.rectangle((x0 + 2, y0 + 2, x0 + CELL - 2, y0 + CELL - 2), fill=1)
+        _draw_mark(draw, mark, x0, y0, fill=0 if lit else 1)
+    y = 0
+    if view.header:
+        text(draw, SIDE_X, y, fit(view.header, SIDE_COLS))
+        y += LINE_H
+    for p in (0, 1):
+        name = "You" if p == view.me else view.names[p]
+        mark = _mark(view, p)
+        row = f"{mark} {fit(name, SIDE_COLS - 6)}"
+        row = row + f"{view.balances[p]:>{SIDE_COLS - len(row)}}"
+        text(draw, SIDE_X, y, row, invert=p == view.to_move)
+        y += LINE_H
+    if view.to_move is not None and view.cursor is None:
+        who = "your" if view.to_move == view.me else f"{fit(view.names[view.to_move], 5)}'s"
+        text(draw, SIDE_X, y, fit(f"{who} turn", SIDE_COLS))
+    elif view.cursor in ("pass", "draw"):
+        text(draw, SIDE_X, y, "Pass" if view.cursor == "pass" else "Draw?", invert=True)
+    y = max(y + LINE_H, 64 - 2 * LINE_H)
+    for row in textwrap.wrap(view.prompt, SIDE_COLS)[: (64 - y) // LINE_H]:
+        text(draw, SIDE_X, y, row)
+        y += LINE_H
+    return image
+

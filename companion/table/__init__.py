@@ -1,0 +1,113 @@
+"""The table: the referee's state machine for the whole box, lobby and games alike.
+
+It receives debounced inputs and the passage of time, and offers a screen per station and
+the buzzer cues to play. Holding ``left`` and ``right`` together on any station for two
+seconds abandons the game in progress and returns to the lobby.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from PIL import Image
+
+from .. import games
+from ..games.options import options_dict, parse_options
+from ..inputs import InputEvent
+from ..journal import Header, JournalWriter
+from .game import GameTable
+from .lobby import Lobby, StartGame
+from .paytoplay import PayToPlayTable
+
+TABLES: dict[str, type[GameTable]] = {"paytoplay": PayToPlayTable}
+"""The table (referee) for each game that has one."""
+
+ABANDON_HOLD_NS = 2_000_000_000
+
+
+class Table:
+    def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
+                 seed: int | None = None) -> None:
+        self.names = names
+        self.stations = len(names)
+        self.open_journal = open_journal
+        self._seeds = random.Random(seed)
+        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations)
+        self.game: GameTable | None = None
+        self.cues: list[str] = []
+        self.version = 0
+        """Bumped whenever a screen may have changed, so the daemon renders only then."""
+        self._held: dict[tuple[int, str], int] = {}
+
+    def handle(self, event: InputEvent) -> None:
+        """A debounced input from a station."""
+        if event.station >= self.stations:
+            return
+        self.version += 1
+        if event.key in ("left", "right"):
+            if event.pressed:
+                self._held[(event.station, event.key)] = event.t_ns
+            else:
+                self._held.pop((event.station, event.key), None)
+        if self.game is None:
+            start = self.lobby.handle(event)
+            if start is not None:
+                self.start(start, event.t_ns)
+            return
+        self.game.handle(event)
+        self._collect()
+
+    def start(self, start: StartGame, now_ns: int) -> None:
+        rules = start.rules
+        options = parse_options(rules.Options, start.options)
+        names = self.names[: min(self.stations, rules.max_players)]
+        seed = self._seeds.randrange(2**31)
+        journal = None
+        if self.open_journal is not None:
+            journal = self.open_journal(Header(rules.name, names, options_dict(options), seed))
+        self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns)
+        self.cues.append("go")
+        self._collect()
+
+    def _collect(self) -> None:
+        game = self.game
+        self.cues.extend(game.cues)
+        game.cues.clear()
+        if game.finished:
+            self._close()
+
+    def _close(self) -> None:
+        if self.game.journal is not None:
+            self.game.journal.close()
+        self.game = None
+        self._held.clear()
+
+    def tick(self, now_ns: int, watermark_ns: int) -> None:
+        """Time passing: abandon holds, then the game's own timers and races."""
+        if self.game is None:
+            return
+        for station in range(self.stations):
+            left = self._held.get((station, "left"))
+            right = self._held.get((station, "right"))
+            if left is not None and right is not None and now_ns - max(left, right) >= ABANDON_HOLD_NS:
+                self._close()
+                self.cues.append("wrong")
+                self.version += 1
+                return
+        if self.game.tick(now_ns, watermark_ns):
+            self.version += 1
+        self._collect()
+
+    def wakeup_ns(self) -> int | None:
+        times = [max(self._held.get((s, "left"), -1), self._held.get((s, "right"), -1)) + ABANDON_HOLD_NS
+                 for s in range(self.stations)
+                 if (s, "left") in self._held and (s, "right") in self._held]
+        if self.game is not None and self.game.wakeup_ns() is not None:
+            times.append(self.game.wakeup_ns())
+        return min(times) if times else None
+
+    def screen(self, station: int) -> Image.Image:
+        if self.game is None:
+            return self.lobby.screen()
+        return self.game.screen(station)

@@ -1,0 +1,70 @@
+"""What every game's table has in common: a Match, the journal's clock, cues, the end screen.
+
+A game table is the referee for one game: it turns station inputs into game actions, keeps
+what each station may see, and says when players are done with the end screen. Inputs whose
+edge came before the last change of state are *stale* (a press aimed at a state that has since
+moved on) and are dropped rather than applied to the new state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image
+
+from ..games.base import Rules
+from ..inputs import InputEvent
+from ..journal import JournalWriter
+from ..match import Match
+
+
+class GameTable:
+    def __init__(self, rules: Rules, options: Any, names: tuple[str, ...], stations: int,
+                 seed: int | None, journal: JournalWriter | None, start_ns: int) -> None:
+        self.stations = stations
+        self.journal = journal
+        self.start_ns = self.now_ns = self.since_ns = start_ns
+        """Edge time of the input that last changed the state: older inputs are stale."""
+        self.cues: list[str] = []
+        self.finished = False
+        """True once a player has dismissed the end screen: the table returns to the lobby."""
+        self.match = Match(rules, options, names, seed, self._record if journal else None)
+
+    def _record(self, line: dict[str, Any]) -> None:
+        self.journal.write({**line, "t": self.seconds(self.now_ns)})
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.match.players
+
+    def seconds(self, t_ns: int) -> float:
+        """Journal time ``t``: seconds since the game started."""
+        return round((t_ns - self.start_ns) / 1e9, 3)
+
+    def handle(self, event: InputEvent) -> None:
+        if event.t_ns < self.since_ns:
+            return
+        self.now_ns = event.t_ns
+        if self.match.outcome is not None:
+            if event.pressed and event.key == "ok":
+                self.finished = True
+            return
+        self.on_input(event)
+
+    def changed(self, event: InputEvent) -> None:
+        self.since_ns = event.t_ns
+
+    def on_input(self, event: InputEvent) -> None:
+        raise NotImplementedError
+
+    def tick(self, now_ns: int, watermark_ns: int) -> bool:
+        """Time passing: countdowns, race decisions. True if a screen changed."""
+        return False
+
+    def wakeup_ns(self) -> int | None:
+        """When ``tick`` next has something to do, if ever."""
+        return None
+
+    def screen(self, station: int) -> Image.Image:
+        """What ``station`` shows; stations beyond the players watch the public state."""
+        raise NotImplementedError

@@ -1,0 +1,114 @@
+"""Pay-to-Play Tic-Tac-Toe at the table: two stations take turns; others watch.
+
+On your turn ``left``/``right`` move a cursor over the free cells you can afford, then Pass
+(and Draw? once the endless-passing draw is on offer); ``ok`` or ``slap`` confirms. A forced pass
+is made by the box, shown on both stations and beeped. Offering the draw asks the other player,
+who accepts with ``ok`` or declines with ``left``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image
+
+from ..games.base import IllegalAction
+from ..inputs import InputEvent
+from ..screens.paytoplay import PayToPlayView, screen
+from .game import GameTable
+
+COST = (3, 2, 3, 2, 4, 2, 3, 2, 3)
+"""What a cell costs: one point per line through it (shown next to the cursor)."""
+
+
+def _choice(action: dict[str, Any]) -> int | str:
+    return action["cell"] if action["action"] == "play" else action["action"]
+
+
+class PayToPlayTable(GameTable):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.cursor = 0
+        self.offer_from: int | None = None
+        self.message = ""
+
+    def choices(self) -> list[dict[str, Any]]:
+        return self.match.rules.legal_actions(self.match.state)
+
+    def on_input(self, event: InputEvent) -> None:
+        if not event.pressed:
+            return
+        mover = self.match.rules.to_move(self.match.state)
+        if self.offer_from is not None:
+            if event.station == 1 - self.offer_from and event.key in ("ok", "left"):
+                self.changed(event)
+                if event.key == "ok":
+                    self._act({"action": "draw"})
+                else:
+                    self.offer_from = None
+                    self.message = "Draw declined"
+            return
+        if event.station not in mover:
+            return
+        choices = self.choices()
+        if event.key in ("left", "right"):
+            self.cursor = (self.cursor + (1 if event.key == "right" else -1)) % len(choices)
+        elif event.key in ("ok", "slap"):
+            self.changed(event)
+            action = choices[self.cursor % len(choices)]
+            if action["action"] == "draw":
+                self.offer_from = event.station
+                self.message = "Draw offered"
+            else:
+                self._act(action)
+
+    def _act(self, action: dict[str, Any]) -> None:
+        names = self.names
+        try:
+            applied = self.match.act(action)
+        except IllegalAction as e:
+            self.message = str(e)
+            self.cues.append("illegal")
+            return
+        self.offer_from = None
+        self.cursor = 0
+        self.message = ""
+        auto = [a for a in applied if a.get("auto")]
+        if self.match.outcome is not None:
+            self.cues.append("draw" if len(self.match.outcome.winners) > 1 else "win")
+        elif auto:
+            self.message = " ".join(f"{names[a['player']]} can't pay: passes." for a in auto)
+            self.cues.append("auto_pass")
+        else:
+            self.cues.append("move" if action["action"] == "play" else "pass")
+
+    def _result(self) -> str:
+        outcome = self.match.outcome
+        if outcome is None:
+            return ""
+        if len(outcome.winners) > 1:
+            return "Draw! ok: lobby"
+        return f"{self.names[outcome.winners[0]]} wins! ok: lobby"
+
+    def view(self, station: int) -> PayToPlayView:
+        detail = self.match.rules.detail(self.match.state)
+        mover = detail["to_move"]
+        me = station if station < 2 else None
+        cursor = None
+        prompt = self._result() or self.message
+        if self.offer_from is not None:
+            prompt = "Accept draw? ok/left" if me == 1 - self.offer_from else "Draw offered"
+        elif mover is not None and mover == me:
+            choices = self.choices()
+            cursor = _choice(choices[self.cursor % len(choices)])
+            if isinstance(cursor, int):
+                prompt = prompt or f"cost {COST[cursor]}"
+        header = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
+        return PayToPlayView(
+            board=detail["board"], names=self.names[:2], balances=tuple(detail["balances"]),
+            x=detail["x"], me=me, to_move=mover, cursor=cursor, prompt=prompt,
+            line=tuple(detail["line"] or ()), header=header,
+        )
+
+    def screen(self, station: int) -> Image.Image:
+        return screen(self.view(station))
