@@ -12,7 +12,7 @@ from .canvas import CHAR_W, LINE_H, blank, fit, text
 
 CELL = 20
 BOARD_X, BOARD_Y = 2, 2
-SIDE_X = BOARD_X + 3 * CELL + 6
+SIDE_X = BOARD_X + 3 * CELL + 4
 SIDE_COLS = (128 - SIDE_X) // CHAR_W
 
 
@@ -34,6 +34,8 @@ class PayToPlayView:
     line: tuple[int, ...] = ()
     header: str = ""
     """Tournament progress, e.g. 'Game 2/4', shown above the accounts."""
+    result: str = ""
+    """Once the game is over: who won, shown where whose turn it is would be."""
 
 
 def _mark(view: PayToPlayView, player: int) -> str:
@@ -66,12 +68,14 @@ def screen(view: PayToPlayView) -> Image.Image:
         y += LINE_H
     for p in (0, 1):
         name = "You" if p == view.me else view.names[p]
-        mark = _mark(view, p)
-        row = f"{mark} {fit(name, SIDE_COLS - 6)}"
-        row = row + f"{view.balances[p]:>{SIDE_COLS - len(row)}}"
+        balance = str(view.balances[p])
+        row = f"{_mark(view, p)} {fit(name, SIDE_COLS - 3 - len(balance))}"
+        row = row + balance.rjust(SIDE_COLS - len(row))
         text(draw, SIDE_X, y, row, invert=p == view.to_move)
         y += LINE_H
-    if view.to_move is not None and view.cursor is None:
+    if view.result:
+        text(draw, SIDE_X, y, fit(view.result, SIDE_COLS), invert=True)
+    elif view.to_move is not None and view.cursor is None:
         who = "your" if view.to_move == view.me else f"{fit(view.names[view.to_move], 5)}'s"
         text(draw, SIDE_X, y, fit(f"{who} turn", SIDE_COLS))
     elif view.cursor in ("pass", "draw"):

@@ -13,12 +13,10 @@ from typing import Any
 from PIL import Image
 
 from ..games.base import IllegalAction
+from ..games.paytoplay import CELL_COST
 from ..inputs import InputEvent
 from ..screens.paytoplay import PayToPlayView, screen
 from .game import GameTable
-
-COST = (3, 2, 3, 2, 4, 2, 3, 2, 3)
-"""What a cell costs: one point per line through it (shown next to the cursor)."""
 
 
 def _choice(action: dict[str, Any]) -> int | str:
@@ -33,7 +31,9 @@ class PayToPlayTable(GameTable):
         self.message = ""
 
     def choices(self) -> list[dict[str, Any]]:
-        return self.match.rules.legal_actions(self.match.state)
+        """The mover's menu: affordable free cells in reading order, then Pass, then Draw?."""
+        actions = self.match.rules.legal_actions(self.match.state)
+        return sorted(actions, key=lambda a: (a["action"] != "play", a.get("cell", 0), a["action"] != "pass"))
 
     def on_input(self, event: InputEvent) -> None:
         if not event.pressed:
@@ -87,27 +87,28 @@ class PayToPlayTable(GameTable):
         if outcome is None:
             return ""
         if len(outcome.winners) > 1:
-            return "Draw! ok: lobby"
-        return f"{self.names[outcome.winners[0]]} wins! ok: lobby"
+            return "Draw!"
+        return f"{self.names[outcome.winners[0]]} wins"
 
     def view(self, station: int) -> PayToPlayView:
         detail = self.match.rules.detail(self.match.state)
         mover = detail["to_move"]
         me = station if station < 2 else None
         cursor = None
-        prompt = self._result() or self.message
+        result = self._result()
+        prompt = "ok: lobby" if result else self.message
         if self.offer_from is not None:
             prompt = "Accept draw? ok/left" if me == 1 - self.offer_from else "Draw offered"
         elif mover is not None and mover == me:
             choices = self.choices()
             cursor = _choice(choices[self.cursor % len(choices)])
             if isinstance(cursor, int):
-                prompt = prompt or f"cost {COST[cursor]}"
+                prompt = prompt or f"cost {CELL_COST[cursor]}"
         header = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
         return PayToPlayView(
             board=detail["board"], names=self.names[:2], balances=tuple(detail["balances"]),
             x=detail["x"], me=me, to_move=mover, cursor=cursor, prompt=prompt,
-            line=tuple(detail["line"] or ()), header=header,
+            line=tuple(detail["line"] or ()), header=header, result=result,
         )
 
     def screen(self, station: int) -> Image.Image:
