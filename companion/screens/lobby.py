@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from PIL import Image
 
-from .canvas import LINE_H, blank, centred, fit, text, title
+from .canvas import CHAR_W, COLUMNS, LINE_H, WIDTH, blank, centred, fit, text, title
 
 
 @dataclass(frozen=True)
@@ -26,11 +27,18 @@ class OptionsView:
 
 
 def game_menu(view: GameMenuView) -> Image.Image:
+    """The game's name (on two lines if long) between arrows, its player count, the keys."""
     image, draw = blank()
     title(draw, "Choose a game")
-    centred(draw, LINE_H + 6, f"< {view.title} >", invert=True)
-    centred(draw, 2 * LINE_H + 8, f"{view.players}   {view.index + 1}/{view.count}")
-    centred(draw, 4 * LINE_H, "</>: game  ok: pick")
+    names = textwrap.wrap(view.title, COLUMNS - 4)[:2]
+    top = LINE_H + 2 + (LINE_H // 2 if len(names) == 1 else 0)
+    draw.rectangle((0, LINE_H + 2, WIDTH - 1, 3 * LINE_H + 1), fill=1)
+    for i, name in enumerate(names):
+        centred(draw, top + i * LINE_H, name, invert=True)
+    text(draw, 1, 2 * LINE_H - 4, "<", invert=True)
+    text(draw, WIDTH - CHAR_W - 1, 2 * LINE_H - 4, ">", invert=True)
+    centred(draw, 3 * LINE_H + 3, f"{view.players}   {view.index + 1}/{view.count}")
+    centred(draw, 4 * LINE_H + 4, "</>: game  ok: pick")
     return image
 
 

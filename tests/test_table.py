@@ -1,0 +1,160 @@
+"""The referee on a fake clock: lobby, the Pay-to-Play table, stale presses, abandon."""
+
+import json
+
+import pytest
+
+from companion.journal import JournalWriter, replay, summary
+from companion.table import ABANDON_HOLD_NS, Table
+from companion.inputs import InputEvent
+
+from helpers import MS, Clock, tap
+
+
+@pytest.fixture
+def box(tmp_path):
+    journals = []
+
+    def open_journal(header):
+        writer = JournalWriter(tmp_path / f"game{len(journals)}.jsonl", header)
+        journals.append(writer.path)
+        return writer
+
+    table = Table(("Ana", "Ben", "Cy"), open_journal, seed=7)
+    return table, Clock(), journals
+
+
+def press(table, clock, station, *keys):
+    for key in keys:
+        tap(table, station, key, clock.next())
+
+
+def start_paytoplay(table, clock, **changes):
+    press(table, clock, 0, "ok")  # pick the first game
+    assert table.lobby.row == 0
+    while table.lobby.row is not None:
+        press(table, clock, 1, "ok")
+    assert table.game is not None
+
+
+def test_lobby_starts_the_chosen_game_with_default_options(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    header = json.loads(journals[0].read_text().splitlines()[0])
+    assert header["game"] == "paytoplay"
+    assert header["players"] == ["Ana", "Ben"]
+    assert header["options"]["no_double_pass"] is False
+    assert table.cues == ["go"]
+
+
+def test_lobby_option_rows_cycle_their_choices_and_slap_goes_back(box):
+    table, clock, journals = box
+    press(table, clock, 2, "ok")
+    press(table, clock, 2, "right")           # no_double_pass: off -> on
+    assert table.lobby.values["no_double_pass"] is True
+    press(table, clock, 2, "ok", "right", "right")  # games: 1 -> 2 -> 4
+    assert table.lobby.values["games"] == 4
+    press(table, clock, 2, "slap", "slap")    # back to row 0, then to the game menu
+    assert table.lobby.row is None
+    press(table, clock, 2, "ok")
+    assert table.lobby.values["games"] == 1   # a fresh pick starts from the defaults
+
+
+def test_moves_cursor_over_affordable_cells_and_journals_the_play(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    game = table.game
+    assert game.view(0).cursor == 0
+    press(table, clock, 0, "right", "right", "right", "right")
+    assert game.view(0).cursor == 4
+    assert game.view(0).prompt == "cost 4"
+    assert game.view(1).cursor is None        # only the mover's station shows a cursor
+    press(table, clock, 1, "right", "ok")     # not Ben's turn: ignored
+    press(table, clock, 0, "ok")
+    assert game.view(0).board == "....X...."
+    assert game.view(0).balances == (-3, 2)
+    lines = [json.loads(x) for x in journals[0].read_text().splitlines()[1:]]
+    assert lines == [{"type": "action", "action": "play", "player": 0, "cell": 4, "t": lines[0]["t"]}]
+    assert lines[0]["t"] > 0
+
+
+def test_a_forced_pass_is_made_by_the_box_shown_and_beeped(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    table.cues.clear()
+    press(table, clock, 0, "right", "right", "right", "right", "ok")   # Ana centre: -3
+    press(table, clock, 1, "right", "right", "right", "ok")            # Ben left side: 0
+    assert table.cues == ["move", "auto_pass"]
+    view = table.game.view(1)
+    assert view.to_move == 1 and view.balances == (-1, 2)  # Ben's income is already paid
+    assert "Ana can't pay" in table.game.view(0).prompt
+    last = json.loads(journals[0].read_text().splitlines()[-1])
+    assert last == {"type": "action", "action": "pass", "player": 0, "auto": True, "t": last["t"]}
+
+
+def test_a_press_older_than_the_last_change_is_stale_and_dropped(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    t = clock.next()
+    table.handle(InputEvent(0, "ok", True, round(t * MS)))            # Ana plays cell 0
+    assert table.game.view(0).board[0] == "X"
+    # Ben's ok was pressed before Ana's but reaches the table after: it must not act on Ben's turn.
+    table.handle(InputEvent(1, "ok", True, round((t - 1) * MS)))
+    assert table.game.view(0).board == "X........"
+
+
+def test_pass_and_the_end_screen_return_to_the_lobby(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    # Ana passes (Pass is after the nine cells: one step left from the first cell).
+    press(table, clock, 0, "left")
+    assert table.game.view(0).cursor == "pass"
+    press(table, clock, 0, "ok")
+    assert table.game.view(1).balances == (1, 2)
+    # Ben takes 0, 1 and 2 (each the first free cell) while Ana passes.
+    for _ in range(3):
+        press(table, clock, 1, "ok")
+        if table.game.match.outcome is None:
+            press(table, clock, 0, "left", "ok")
+    game = table.game
+    header, match = replay(journals[0].read_text().splitlines())
+    result = summary(header, match)
+    assert result["over"] and result["winners"] == [1]
+    assert result["detail"]["line"] == [0, 1, 2]
+    assert game.view(2).result == "Ben wins"
+    assert table.cues[-1] == "win"
+    press(table, clock, 2, "ok")              # any station dismisses the end screen
+    assert table.game is None and table.lobby.row is None
+
+
+def test_draw_offer_is_accepted_by_the_other_player(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    for _ in range(3):                        # three voluntary passes each
+        press(table, clock, 0, "left", "ok")
+        press(table, clock, 1, "left", "ok")
+    choices = [a["action"] for a in table.game.choices()]
+    assert choices[-2:] == ["pass", "draw"]
+    press(table, clock, 0, "left", "ok")      # Draw? is last: one left from the first cell
+    assert table.game.view(1).prompt == "Accept draw? ok/left"
+    press(table, clock, 1, "left")            # declined
+    assert table.game.match.outcome is None and table.game.view(0).prompt == "Draw declined"
+    assert table.game.view(0).cursor == "draw"   # the cursor stays on Draw?
+    press(table, clock, 0, "ok")
+    press(table, clock, 1, "ok")              # accepted
+    assert table.game.match.outcome.winners == (0, 1)
+    assert json.loads(journals[0].read_text().splitlines()[-1])["action"] == "draw"
+
+
+def test_holding_left_and_right_abandons_the_game(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    t = clock.next()
+    table.handle(InputEvent(1, "left", True, round(t * MS)))
+    table.handle(InputEvent(1, "right", True, round((t + 10) * MS)))
+    due = table.wakeup_ns()
+    assert due == round((t + 10) * MS) + ABANDON_HOLD_NS
+    table.tick(due - 1, due - 1)
+    assert table.game is not None
+    table.tick(due, due)
+    assert table.game is None and table.cues[-1] == "wrong"
