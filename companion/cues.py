@@ -25,3 +25,13 @@ CUES: dict[str, Melody] = {
     "win": (("C6", 0.10), ("E6", 0.10), ("G6", 0.10), ("C7", 0.30)),
     "draw": (("E5", 0.15), ("E5", 0.15)),
 }
+
+
+def steps(cue: str) -> list[tuple[float, str | None]]:
+    """When each note of ``cue`` starts, in seconds from the cue's start; ends with a silence."""
+    out, at = [], 0.0
+    for note, seconds in CUES[cue]:
+        out.append((at, note))
+        at += seconds
+    out.append((at, None))
+    return out

@@ -143,7 +143,9 @@ class Daemon:
         paths = []
         for station, device in enumerate(self.box.displays.devices):
             path = directory / f"station-{station + 1}.png"
-            image = getattr(device, "image", None) or self.table.screen(station)
+            image = getattr(device, "image", None)
+            if image is None:  # a real panel cannot be read back: save what it was sent
+                image = self.table.screen(station)
             image.save(path)
             paths.append(path)
         return paths

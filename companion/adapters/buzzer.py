@@ -11,7 +11,7 @@ import asyncio
 from gpiozero import TonalBuzzer
 from gpiozero.tones import Tone
 
-from ..cues import CUES
+from ..cues import steps
 
 
 class Buzzer:
@@ -25,11 +25,8 @@ class Buzzer:
         loop = asyncio.get_running_loop()
         self.stop()
         self.played.append(cue)
-        at = 0.0
-        for note, seconds in CUES[cue]:
+        for at, note in steps(cue):
             self._steps.append(loop.call_later(at, self._sound, note))
-            at += seconds
-        self._steps.append(loop.call_later(at, self._sound, None))
 
     def _sound(self, note: str | None) -> None:
         if note is None:

@@ -1,0 +1,61 @@
+"""End to end on gpiozero's mock pins: scripted presses drive the real daemon loop, and the
+journal, the luma dummy displays and the buzzer pin show what happened."""
+
+import asyncio
+import json
+from pathlib import Path
+
+from PIL import Image, ImageChops
+
+from companion.daemon import Daemon
+from companion.journal import replay, summary
+from companion.profile import load_profile
+from companion.script import load_script
+
+DEMO = Path(__file__).parent.parent / "companion" / "demo"
+GOLDEN = Path(__file__).parent / "golden"
+
+SEED_GAME = [
+    ("play", 0, 4), ("play", 1, 3), ("pass", 0, None), ("play", 1, 6), ("play", 0, 0),
+    ("play", 1, 8), ("pass", 0, None), ("pass", 1, None), ("play", 0, 7), ("play", 1, 1),
+    ("pass", 0, None), ("play", 1, 5), ("play", 0, 2),
+]
+FORCED = {2, 6, 7}
+
+
+def test_the_seed_game_pressed_on_mock_pins_ends_as_the_seed_says(tmp_path):
+    profile = load_profile(DEMO / "profile.toml")
+    presses = load_script(DEMO / "paytoplay.txt", len(profile.stations))
+    daemon = Daemon(profile, tmp_path / "games", seed=1)
+    buzzer_pin = daemon.box.pin_factory.pin(profile.buzzer_pin)
+    try:
+        asyncio.run(daemon.play_script(presses, speed=5))
+        snapshots = daemon.snapshots(tmp_path / "shots")
+    finally:
+        daemon.close()
+
+    [journal] = list((tmp_path / "games").glob("*.jsonl"))
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert lines[0]["players"] == ["Alice", "Bob"]
+    moves = [(x["action"], x["player"], x.get("cell")) for x in lines[1:]]
+    assert moves == SEED_GAME
+    assert [i for i, x in enumerate(lines[1:]) if x.get("auto")] == sorted(FORCED)
+    times = [x["t"] for x in lines[1:]]
+    assert times == sorted(times) and times[0] > 0
+
+    header, match = replay(journal.read_text().splitlines())
+    assert summary(header, match)["scores"] == [1, 0]
+    assert summary(header, match)["winners"] == [0]
+
+    # Bob's panel (a luma dummy device) shows exactly the reviewed end screen.
+    bob_panel = daemon.box.displays.devices[1].image
+    golden = Image.open(GOLDEN / "paytoplay-seed-end.png").convert("L")
+    assert ImageChops.difference(bob_panel.convert("L"), golden).getbbox() is None
+    assert [p.name for p in snapshots] == ["station-1.png", "station-2.png"]
+    saved = Image.open(snapshots[1]).convert("L")
+    assert ImageChops.difference(saved, golden).getbbox() is None
+    assert daemon.box.displays.failures == [0, 0]
+
+    # The buzzer sounded (PWM duty 0.5 on the buzzer pin) and fell silent at the end.
+    assert 0.5 in [s.state for s in buzzer_pin.states]
+    assert buzzer_pin.state == 0
