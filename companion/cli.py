@@ -27,7 +27,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .journal import JournalError, replay, summary
 
     try:
-        with open(args.file, encoding="utf-8") as f:
+        with open(args.file, "rb") as f:
             header, match = replay(f)
     except OSError as e:
         return _fail(f"{args.file}: {e.strerror}")

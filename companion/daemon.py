@@ -75,7 +75,7 @@ class Daemon:
         """Everything that arrived, then everything due by ``now_ns``."""
         while self._inbox:
             raw = self._inbox.popleft()
-            self.watermarks.report(raw.source, raw.t_ns)
+            self.watermarks.saw(raw.source, raw.t_ns)
             for event in self.debouncer.edge(raw):
                 self.table.handle(event)
         for item in self.debouncer.settle(now_ns):
@@ -84,8 +84,15 @@ class Daemon:
                 self.stuck.append(item)
             else:
                 self.table.handle(item)
-        self.table.tick(now_ns, self.watermarks.low(now_ns))
+        self.table.tick(now_ns, self.watermark(now_ns))
         self._present()
+
+    def watermark(self, now_ns: int) -> int:
+        """How far every press is known: the sources' watermark, held back by any press the
+        debouncer is still holding (it will be emitted with its own, earlier, edge time)."""
+        low = self.watermarks.low(now_ns)
+        held = self.debouncer.oldest_held_ns()
+        return low if held is None else min(low, held)
 
     def _present(self) -> None:
         if self.table.version != self._shown:
@@ -98,7 +105,12 @@ class Daemon:
         self.table.cues.clear()
 
     def _next_wake_s(self, now_ns: int) -> float:
-        deadlines = [d for d in (self.debouncer.next_deadline(), self.table.wakeup_ns()) if d is not None]
+        """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
+        tie window): wake when every source's watermark will have passed it."""
+        due = self.table.wakeup_ns()
+        if due is not None:
+            due = self.watermarks.reaches_at(due) or due
+        deadlines = [d for d in (self.debouncer.next_deadline(), due) if d is not None]
         if not deadlines:
             return IDLE_WAKE_S
         return min(IDLE_WAKE_S, max(0.0, (min(deadlines) - now_ns) / 1e9))

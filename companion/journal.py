@@ -9,6 +9,7 @@ so a crash or power cut loses no applied action. :func:`replay` reads a journal 
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,11 +102,25 @@ class JournalWriter:
         self._file.close()
 
 
-def replay(lines: Iterable[str]) -> tuple[Header, Match]:
-    """Apply a journal's lines; :class:`JournalError` at the first bad one."""
+def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
+    """Apply a journal's lines (text, or bytes to decode as UTF-8); :class:`JournalError` at the
+    first bad one."""
     match: Match | None = None
     header: Header | None = None
+    autos: list[tuple[Any, dict[str, Any]]] = []  # (state before, line) since a player's last line
+
+    def record(line: dict[str, Any]) -> None:
+        if line.get("auto") is not True:
+            autos.clear()
+        elif match is not None:
+            autos.append((match.state, line))
+
     for number, text in enumerate(lines, start=1):
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise JournalError(number, f"not UTF-8 text (byte {e.start + 1})") from None
         if not text.strip():
             continue
         try:
@@ -115,14 +130,41 @@ def replay(lines: Iterable[str]) -> tuple[Header, Match]:
         try:
             if match is None:
                 header = parse_header(obj)
-                match = start_match(header)
+                match = start_match(header, record)
             else:
                 _apply_line(match, obj)
-        except (ValueError, IllegalAction) as e:
+        except IllegalAction as e:
+            raise JournalError(number, _explain(match, obj, autos, str(e))) from None
+        except ValueError as e:
             raise JournalError(number, str(e)) from None
     if match is None or header is None:
         raise JournalError(1, "the journal is empty: a header line is needed")
     return header, match
+
+
+def _explain(match: Match, obj: Any, autos: list[tuple[Any, dict[str, Any]]], reason: str) -> str:
+    """The rule a refused action broke when the box had already made that player's move.
+
+    A player who may not act (a paytoplay balance that is not positive) is passed by the box, so
+    their action would otherwise only be refused as "not your turn": name the rule that forced
+    the pass, or, for a forced move written without ``"auto": true``, that the box made it.
+    """
+    if match is None or not isinstance(obj, dict):
+        return reason
+    player = obj.get("player")
+    if player in match.rules.to_move(match.state):
+        return reason
+    for state, line in reversed(autos):
+        if player in match.rules.to_move(state):
+            action = {k: v for k, v in obj.items() if k not in ("type", "t", "auto")}
+            auto = {k: v for k, v in line.items() if k not in ("type", "auto")}
+            try:
+                match.rules.apply(state, action)
+            except IllegalAction as e:
+                reason = str(e)
+            return (f"{reason} (the box already made player {player}'s move automatically: "
+                    f"{json.dumps(auto)})")
+    return reason
 
 
 def _apply_line(match: Match, obj: Any) -> None:
@@ -130,8 +172,11 @@ def _apply_line(match: Match, obj: Any) -> None:
         raise ValueError("an event line must be a JSON object")
     kind = obj.get("type")
     body = {k: v for k, v in obj.items() if k not in ("type", "t", "auto")}
-    if "t" in obj and (isinstance(obj["t"], bool) or not isinstance(obj["t"], (int, float))):
-        raise ValueError("t must be seconds since the game started")
+    if not isinstance(obj.get("auto", False), bool):
+        raise ValueError(f"auto must be true or false, not {obj['auto']!r}")
+    t = obj.get("t", 0)
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < math.inf:
+        raise ValueError(f"t must be seconds since the game started (0 or more), not {t!r}")
     if kind == "chance":
         match.chance(body)
     elif kind == "action":

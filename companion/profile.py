@@ -181,6 +181,8 @@ def load_profile(path: Path | str) -> Profile:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise ProfileError(str(path), [f"cannot read: {e.strerror}"]) from None
+    except UnicodeDecodeError as e:
+        raise ProfileError(str(path), [f"not UTF-8 text (byte {e.start + 1})"]) from None
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(str(path), [f"not valid TOML: {e}"]) from None
     return parse_profile(data, str(path))

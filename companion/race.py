@@ -1,0 +1,173 @@
+"""Button races: who pressed first, decided from edge times and nothing else.
+
+Fairness is the point of the product (DESIGN.md section 4), so a race follows three rules:
+
+- **Never order by arrival.** Serial frames arrive tens of ms late and GPIO callbacks come from
+  a thread, so a later-arriving press may carry an earlier edge time. A race keeps every press
+  it is given and computes the first press as the minimum edge time, whatever the arrival order.
+- **Decide only when nothing earlier can still arrive.** The caller passes a watermark (see
+  :mod:`companion.watermark`): a promise that every press with an edge time before it has been
+  delivered. The race is decided once the watermark reaches ``first + tie_window``; until then a
+  press may still arrive and win.
+- **Ties are ties.** Every station whose first counted press lies strictly within the tie window
+  of the first press wins. Station number, pin, source and arrival order never break a tie;
+  ``order`` lists equal times by station index only so that displays are stable.
+
+A press before the race opens is a false start: recorded and shown, never counted, and with a
+lockout it also voids that station's presses until ``false_start + lockout``. Lockout is computed
+from edge times too, so a false start that arrives after the station's counted press still locks
+it out (as long as the race is undecided).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from companion.inputs import KEYS, InputEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """One station's press in a result; ``delta_ns`` is relative to the first counted press
+    (or, for a false start, to the opening: negative)."""
+
+    station: int
+    t_ns: int
+    delta_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class RaceResult:
+    """A decided race. ``winners`` holds every station within the tie window of ``first_ns``;
+    more than one is a tie, and what a tie means is the game's business."""
+
+    first_ns: int
+    winners: frozenset[int]
+    order: tuple[Press, ...]
+    false_starts: tuple[Press, ...]
+
+    @property
+    def tie(self) -> bool:
+        return len(self.winners) > 1
+
+    def later(self) -> tuple[Press, ...]:
+        """The presses of everyone but the winners, by time ("Ben +140 ms")."""
+        return tuple(p for p in self.order if p.station not in self.winners)
+
+
+class Race:
+    """One race among ``stations`` on ``key``, open from ``opens_at_ns``.
+
+    Feed it every input event with :meth:`press` (it picks out the pressed edges of its key from
+    its stations) and ask :meth:`decide` with the current low watermark. The next ask is due
+    when the watermark reaches :attr:`decision_due_ns` (which may move as presses arrive); see
+    :meth:`companion.watermark.Watermarks.reaches_at`.
+    """
+
+    def __init__(
+        self,
+        opens_at_ns: int,
+        tie_window_ns: int,
+        stations: Iterable[int],
+        key: str = "slap",
+        lockout_ns: int = 0,
+    ) -> None:
+        if tie_window_ns < 1:
+            # The window is strict (t - first < window): a zero window would have no winner.
+            raise ValueError(f"tie_window_ns must be >= 1, not {tie_window_ns}")
+        if lockout_ns < 0:
+            raise ValueError(f"lockout_ns must be >= 0, not {lockout_ns}")
+        if key not in KEYS:
+            raise ValueError(f"key must be one of {', '.join(KEYS)}, not {key!r}")
+        self.opens_at_ns = opens_at_ns
+        self.tie_window_ns = tie_window_ns
+        self.stations = frozenset(stations)
+        self.key = key
+        self.lockout_ns = lockout_ns
+        # Every press at or after the opening, per station: a false start arriving late may
+        # lock out the earliest one, and then the next one counts.
+        self._presses: dict[int, set[int]] = {}
+        self._false_starts: set[tuple[int, int]] = set()  # (t_ns, station)
+        self._lockout_end: dict[int, int] = {}  # station -> presses before this are locked out
+        self._first_ns: int | None = None  # set, with _winners, when the race is decided
+        self._winners: dict[int, int] = {}  # winning station -> its press time, frozen
+
+    def press(self, event: InputEvent) -> str:
+        """Take one input event and say what it was, for immediate feedback to the player.
+
+        Returns ``"counted"`` (this is now the station's first counted press), ``"false_start"``,
+        ``"locked_out"`` or ``"ignored"`` (a release, another key, a station not in the race, or
+        not the station's earliest press). The label reflects what has arrived so far; the
+        verdict itself is computed by :meth:`decide` from edge times alone.
+        """
+        station, t = event.station, event.t_ns
+        if not event.pressed or event.key != self.key or station not in self.stations:
+            return "ignored"
+        if t < self.opens_at_ns:
+            self._false_starts.add((t, station))
+            end = t + self.lockout_ns
+            self._lockout_end[station] = max(end, self._lockout_end.get(station, end))
+            return "false_start"
+        current = self._counted_ns(station)
+        self._presses.setdefault(station, set()).add(t)
+        if t < self._lockout_end.get(station, t):
+            return "locked_out"
+        if station in self._winners or (current is not None and current <= t):
+            return "ignored"
+        return "counted"
+
+    @property
+    def decision_due_ns(self) -> int | None:
+        """When a watermark makes the race decidable: ``first + tie_window`` once someone has
+        pressed. It moves earlier if an earlier press arrives, so re-read it after each press."""
+        first = self._first_ns
+        if first is None:
+            first = min(self._counted().values(), default=None)
+            if first is None:
+                return None
+        return first + self.tie_window_ns
+
+    def decide(self, watermark_ns: int) -> RaceResult | None:
+        """The result once every source has reported past ``first + tie_window``, else None.
+
+        The first decision freezes ``first_ns`` and the winners: a press arriving afterwards
+        (its source broke its watermark promise, or it is simply later) joins ``order`` with its
+        delta to the frozen ``first_ns`` but never changes who won.
+        """
+        counted = self._counted()
+        if self._first_ns is None:
+            if not counted:
+                return None
+            first = min(counted.values())
+            if watermark_ns < first + self.tie_window_ns:
+                return None
+            self._first_ns = first
+            self._winners = {
+                s: t for s, t in counted.items() if t - first < self.tie_window_ns
+            }
+        first = self._first_ns
+        counted.update(self._winners)
+        return RaceResult(
+            first_ns=first,
+            winners=frozenset(self._winners),
+            order=tuple(
+                Press(s, t, t - first) for t, s in sorted((t, s) for s, t in counted.items())
+            ),
+            false_starts=tuple(
+                Press(s, t, t - self.opens_at_ns) for t, s in sorted(self._false_starts)
+            ),
+        )
+
+    def _counted_ns(self, station: int) -> int | None:
+        """The station's first counted press: its earliest press not locked out."""
+        end = self._lockout_end.get(station, self.opens_at_ns)
+        return min((t for t in self._presses.get(station, ()) if t >= end), default=None)
+
+    def _counted(self) -> dict[int, int]:
+        counted = {}
+        for station in self._presses:
+            t = self._counted_ns(station)
+            if t is not None:
+                counted[station] = t
+        return counted

@@ -1,0 +1,340 @@
+"""Hardware profiles: the shipped ones load, and every mistake is named by its field, all at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.profile import (
+    DisplayProfile, Profile, ProfileError, StationProfile, Timing, load_profile,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((ROOT / "hardware" / "profiles").glob("*.toml"))
+DEMO = ROOT / "companion" / "demo" / "profile.toml"
+BAD_SEVERAL = Path(__file__).parent / "profiles" / "bad-several.toml"
+
+GOOD = """\
+name = "Two on the bench"
+backend = "mock"
+
+[buzzer]
+pin = 18
+
+[[stations]]
+name = "Ana"
+pins = { slap = 4, left = 17, ok = 27, right = 22 }
+display = { driver = "ssd1306" }
+
+[[stations]]
+name = "Ben"
+pins = { slap = 5, left = 6, ok = 13, right = 19 }
+display = { driver = "sh1106", port = 3, address = 0x3D }
+"""
+
+
+def write(tmp_path, text: str, name="box.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def problems(tmp_path, text: str) -> list[str]:
+    with pytest.raises(ProfileError) as e:
+        load_profile(write(tmp_path, text))
+    return e.value.problems
+
+
+def stations_toml(count: int, first_pin: int = 4, skip=(18,)) -> str:
+    pins = iter(p for p in range(first_pin, 28) if p not in skip)
+    out = []
+    for i in range(count):
+        slap, left, ok, right = (next(pins) for _ in range(4))
+        out.append(f"[[stations]]\npins = {{ slap = {slap}, left = {left}, ok = {ok}, right = {right} }}\n"
+                   "display = {}\n")
+    return "\n".join(out)
+
+
+# --- shipped profiles ------------------------------------------------------------------------
+
+def test_shipped_profiles_are_there():
+    assert {p.name for p in SHIPPED} >= {"gpio-3.toml", "mock-3.toml"}
+
+
+@pytest.mark.parametrize("path", SHIPPED + [DEMO], ids=lambda p: p.name)
+def test_shipped_profile_loads(path):
+    profile = load_profile(path)
+    assert isinstance(profile, Profile)
+    assert profile.backend in ("pi", "mock")
+    assert profile.buzzer_pin == 18
+    pins = [pin for st in profile.stations for pin in st.pins.values()] + [profile.buzzer_pin]
+    assert len(pins) == len(set(pins)), "every pin used once"
+
+
+def test_gpio_3_profile_values():
+    profile = load_profile(ROOT / "hardware" / "profiles" / "gpio-3.toml")
+    assert profile.name == "Three stations on GPIO"
+    assert profile.backend == "pi"
+    assert profile.timing == Timing(5.0, 5.0, 1.0)
+    assert [s.name for s in profile.stations] == ["P1", "P2", "P3"]
+    assert profile.stations[0].pins == {"slap": 4, "left": 17, "ok": 27, "right": 22}
+    assert [(s.display.driver, s.display.port, s.display.address) for s in profile.stations] == [
+        ("ssd1306", 1, 0x3C), ("ssd1306", 1, 0x3D), ("sh1106", 3, 0x3C)]
+    # The third display's i2c-gpio bus uses GPIO 23 and 24: no button may sit there.
+    assert not {23, 24} & {pin for s in profile.stations for pin in s.pins.values()}
+
+
+def test_mock_3_profile_values():
+    profile = load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml")
+    assert profile.backend == "mock"
+    assert [s.name for s in profile.stations] == ["Ana", "Ben", "Cy"]
+
+
+def test_good_profile_values_and_defaults(tmp_path):
+    profile = load_profile(write(tmp_path, GOOD))
+    assert profile == Profile(
+        name="Two on the bench", backend="mock", buzzer_pin=18,
+        stations=(
+            StationProfile("Ana", {"slap": 4, "left": 17, "ok": 27, "right": 22}, DisplayProfile()),
+            StationProfile("Ben", {"slap": 5, "left": 6, "ok": 13, "right": 19},
+                           DisplayProfile(driver="sh1106", port=3, address=0x3D)),
+        ),
+        timing=Timing(),
+    )
+
+
+def test_minimal_profile_defaults(tmp_path):
+    profile = load_profile(write(tmp_path, stations_toml(2, skip=()), name="bare.toml"))
+    assert (profile.name, profile.backend, profile.buzzer_pin) == ("bare", "pi", None)
+    assert [s.name for s in profile.stations] == ["P1", "P2"]
+
+
+@pytest.mark.parametrize("count", [2, 6])
+def test_station_count_limits_are_allowed(tmp_path, count):
+    assert len(load_profile(write(tmp_path, stations_toml(count, skip=()))).stations) == count
+
+
+def test_timing_values_are_read_as_numbers(tmp_path):
+    profile = load_profile(write(tmp_path, GOOD + "\n[timing]\ndebounce_ms = 0\nstuck_after_s = 2.5\n"
+                                                  "gpio_latency_ms = 50\n"))
+    assert profile.timing == Timing(debounce_ms=0.0, stuck_after_s=2.5, gpio_latency_ms=50.0)
+    assert isinstance(profile.timing.debounce_ms, float)
+
+
+# --- companion profile check -----------------------------------------------------------------
+
+def test_cli_profile_check_shipped(capsys):
+    code = main(["profile", "check", *map(str, SHIPPED)])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert len(lines) == len(SHIPPED)
+    for path, line in zip(SHIPPED, lines):
+        profile = load_profile(path)
+        assert line == f"{path}: ok ({profile.name}, 3 stations, backend {profile.backend})"
+
+
+def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
+    good = SHIPPED[0]
+    code = main(["profile", "check", str(BAD_SEVERAL), str(good)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out.startswith(f"{good}: ok (")
+    assert err.splitlines() == [
+        f"companion: {BAD_SEVERAL}:",
+        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing",
+        "  timing.debounce_ms: must be a number from 0 to 50, not 100",
+        "  buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
+        "  stations[1].pins.right: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)",
+        "  stations[2].pins.ok: GPIO 4 is already used by stations[1].pins.slap",
+        "  stations[2].pins.right: missing: every station needs slap, left, ok and right",
+        "  stations[2].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1322, not 'st7735'",
+    ]
+
+
+def test_cli_profile_check_missing_file(tmp_path, capsys):
+    path = tmp_path / "nope.toml"
+    assert main(["profile", "check", str(path)]) == 2
+    assert capsys.readouterr().err == f"companion: {path}:\n  cannot read: No such file or directory\n"
+
+
+# --- bad profiles ----------------------------------------------------------------------------
+
+def test_duplicate_pin_names_both_places(tmp_path):
+    assert problems(tmp_path, GOOD.replace("slap = 5", "slap = 4")) == [
+        "stations[2].pins.slap: GPIO 4 is already used by stations[1].pins.slap"]
+    assert problems(tmp_path, GOOD.replace("ok = 27", "ok = 17")) == [
+        "stations[1].pins.ok: GPIO 17 is already used by stations[1].pins.left"]
+
+
+def test_pin_shared_with_the_buzzer(tmp_path):
+    assert problems(tmp_path, GOOD.replace("pin = 18", "pin = 13")) == [
+        "stations[2].pins.ok: GPIO 13 is already used by buzzer.pin"]
+
+
+@pytest.mark.parametrize("pin", [2, 3])
+def test_i2c_pins_are_reserved(tmp_path, pin):
+    assert problems(tmp_path, GOOD.replace("left = 6", f"left = {pin}")) == [
+        f"stations[2].pins.left: GPIO {pin} is reserved for the displays' I2C bus (GPIO 2 and 3)"]
+
+
+@pytest.mark.parametrize("value", ["0", "1", "28", "-4", '"5"', "5.0", "true"])
+def test_pin_out_of_range(tmp_path, value):
+    shown = {'"5"': "'5'", "true": "True"}.get(value, value)
+    assert problems(tmp_path, GOOD.replace("right = 19", f"right = {value}")) == [
+        f"stations[2].pins.right: must be a GPIO number from 2 to 27, not {shown}"]
+
+
+@pytest.mark.parametrize("pin", [4, 20, 26])
+def test_buzzer_needs_a_pwm_pin(tmp_path, pin):
+    assert problems(tmp_path, GOOD.replace("pin = 18", f"pin = {pin}")) == [
+        f"buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not {pin}",
+        *([f"stations[1].pins.slap: GPIO 4 is already used by buzzer.pin"] if pin == 4 else []),
+    ]
+
+
+@pytest.mark.parametrize("pin", [12, 19])
+def test_buzzer_on_another_pwm_pin(tmp_path, pin):
+    text = GOOD.replace("pin = 18", f"pin = {pin}").replace("right = 19", "right = 20")
+    assert load_profile(write(tmp_path, text)).buzzer_pin == pin
+
+
+@pytest.mark.parametrize("key", ["slap", "left", "ok", "right"])
+def test_missing_key(tmp_path, key):
+    pins = {"slap": 5, "left": 6, "ok": 13, "right": 19}
+    del pins[key]
+    inline = ", ".join(f"{k} = {v}" for k, v in pins.items())
+    text = GOOD.replace("slap = 5, left = 6, ok = 13, right = 19", inline)
+    assert problems(tmp_path, text) == [
+        f"stations[2].pins.{key}: missing: every station needs slap, left, ok and right"]
+
+
+def test_missing_pins_table(tmp_path):
+    text = GOOD.replace("pins = { slap = 5, left = 6, ok = 13, right = 19 }\n", "")
+    assert problems(tmp_path, text) == [
+        f"stations[2].pins.{key}: missing: every station needs slap, left, ok and right"
+        for key in ("slap", "left", "ok", "right")]
+
+
+def test_missing_display(tmp_path):
+    text = GOOD.replace('display = { driver = "ssd1306" }\n', "")
+    assert problems(tmp_path, text) == ["stations[1].display: missing: every station needs a display"]
+
+
+def test_unknown_display_driver_lists_allowed(tmp_path):
+    text = GOOD.replace('driver = "ssd1306"', 'driver = "st7735"')
+    assert problems(tmp_path, text) == [
+        "stations[1].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1322, not 'st7735'"]
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("address", "0x78", "must be a whole number from 3 to 119, not 120"),
+    ("port", "-1", "must be a whole number from 0 to 31, not -1"),
+    ("rotate", "4", "must be a whole number from 0 to 3, not 4"),
+    ("height", "48.0", "must be a whole number from 32 to 64, not 48.0"),
+    ("contrast", "9", "unknown field; known fields are driver, port, address, width, height, rotate"),
+])
+def test_bad_display_field(tmp_path, field, value, message):
+    text = GOOD.replace('driver = "ssd1306" }', f'driver = "ssd1306", {field} = {value} }}')
+    assert problems(tmp_path, text) == [f"stations[1].display.{field}: {message}"]
+
+
+def test_unknown_top_level_field(tmp_path):
+    assert problems(tmp_path, 'colour = "red"\n' + GOOD) == [
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing"]
+
+
+def test_unknown_station_field_and_bad_name(tmp_path):
+    text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
+    assert problems(tmp_path, text) == [
+        "stations[2].seat: unknown field; known fields are name, pins, display",
+        "stations[2].name: must be a non-empty name, not ' '",
+    ]
+
+
+def test_unknown_backend(tmp_path):
+    assert problems(tmp_path, GOOD.replace('"mock"', '"arduino"')) == [
+        "backend: must be one of mock, pi, not 'arduino'"]
+
+
+@pytest.mark.parametrize("stations", [
+    "",  # no [[stations]] at all
+    stations_toml(1),
+    "stations = 3\n",
+])
+def test_wrong_number_of_stations(tmp_path, stations):
+    text = 'name = "x"\nbackend = "mock"\n' + stations
+    assert "stations: must be a list of 2 to 6 [[stations]] tables" in problems(tmp_path, text)
+
+
+def test_seven_stations_only_the_count_is_wrong(tmp_path):
+    text = 'backend = "mock"\n' + "\n".join(
+        f"[[stations]]\npins = {{ slap = {4 + i}, left = {11 + i}, ok = {18 + i}, right = 25 }}\n"
+        "display = {}\n" for i in range(7))
+    found = problems(tmp_path, text)
+    assert found[0] == "stations: must be a list of 2 to 6 [[stations]] tables"
+    # Every station is still checked: the shared right pin is reported for stations 2 to 7.
+    assert found[1:] == [f"stations[{i}].pins.right: GPIO 25 is already used by stations[1].pins.right"
+                         for i in range(2, 8)]
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("debounce_ms", "100", "must be a number from 0 to 50, not 100"),
+    ("debounce_ms", "-1", "must be a number from 0 to 50, not -1"),
+    ("stuck_after_s", "0.1", "must be a number from 0.5 to 60, not 0.1"),
+    ("stuck_after_s", '"5"', "must be a number from 0.5 to 60, not '5'"),
+    ("gpio_latency_ms", "true", "must be a number from 0 to 50, not True"),
+    ("debounce", "5", "unknown field; known fields are debounce_ms, stuck_after_s, gpio_latency_ms"),
+])
+def test_bad_timing_value(tmp_path, key, value, message):
+    assert problems(tmp_path, GOOD + f"\n[timing]\n{key} = {value}\n") == [f"timing.{key}: {message}"]
+
+
+def test_timing_not_a_table(tmp_path):
+    assert problems(tmp_path, "timing = 5\n" + GOOD) == ["timing: must be a table"]
+
+
+def test_not_toml(tmp_path):
+    (problem,) = problems(tmp_path, GOOD + "\nname = \n")
+    assert problem.startswith("not valid TOML: ")
+    assert "line 17" in problem
+
+
+def test_not_utf8(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b'name = "Caf\xe9"\n')
+    with pytest.raises(ProfileError) as e:
+        load_profile(path)
+    assert e.value.problems == ["not UTF-8 text (byte 12)"]
+
+
+def test_several_problems_are_reported_at_once(tmp_path):
+    text = ('colour = "red"\n' + GOOD
+            .replace("pin = 18", "pin = 20")
+            .replace("slap = 5", "slap = 4")
+            .replace("left = 6", "left = 2")
+            .replace('driver = "sh1106"', 'driver = "st7735"')
+            + "\n[timing]\nstuck_after_s = 0\n")
+    path = write(tmp_path, text)
+    with pytest.raises(ProfileError) as e:
+        load_profile(path)
+    assert e.value.problems == [
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing",
+        "timing.stuck_after_s: must be a number from 0.5 to 60, not 0",
+        "buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
+        "stations[2].pins.slap: GPIO 4 is already used by stations[1].pins.slap",
+        "stations[2].pins.left: GPIO 2 is reserved for the displays' I2C bus (GPIO 2 and 3)",
+        "stations[2].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1322, not 'st7735'",
+    ]
+    assert str(e.value) == f"{path}:\n" + "\n".join(f"  {p}" for p in e.value.problems)
+
+
+def test_shipped_bad_profile_file_reports_all(tmp_path):
+    with pytest.raises(ProfileError) as e:
+        load_profile(BAD_SEVERAL)
+    assert len(e.value.problems) == 7
+    assert [p.split(":")[0] for p in e.value.problems] == [
+        "colour", "timing.debounce_ms", "buzzer.pin", "stations[1].pins.right", "stations[2].pins.ok",
+        "stations[2].pins.right", "stations[2].display.driver"]
