@@ -1,8 +1,18 @@
-"""The registry of games the box referees, by code name."""
+"""The registry of games the box referees, by code name.
+
+Every module in this package that defines a game registers it at import; :func:`_load` imports
+them all, so adding a game is adding its module.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from .base import Rules
+
+LOBBY_ORDER = ("triangle", "trio", "pictomania", "closest", "paytoplay")
+"""The order of the lobby's game menu; games not listed come after, by name."""
 
 _GAMES: dict[str, Rules] = {}
 
@@ -26,8 +36,11 @@ def get(name: str) -> Rules:
 def all_games() -> list[Rules]:
     """Every registered game, in lobby order."""
     _load()
-    return list(_GAMES.values())
+    rank = {name: i for i, name in enumerate(LOBBY_ORDER)}
+    return sorted(_GAMES.values(), key=lambda g: (rank.get(g.name, len(rank)), g.name))
 
 
 def _load() -> None:
-    from . import paytoplay  # noqa: F401  (registers itself)
+    for module in pkgutil.iter_modules(__path__):
+        if module.name not in ("base", "options"):
+            importlib.import_module(f"{__name__}.{module.name}")

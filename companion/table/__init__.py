@@ -16,12 +16,8 @@ from .. import games
 from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
-from .game import GameTable
+from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
-from .paytoplay import PayToPlayTable
-
-TABLES: dict[str, type[GameTable]] = {"paytoplay": PayToPlayTable}
-"""The table (referee) for each game that has one."""
 
 ABANDON_HOLD_NS = 2_000_000_000
 
@@ -33,6 +29,7 @@ class Table:
         self.stations = len(names)
         self.open_journal = open_journal
         self._seeds = random.Random(seed)
+        load_tables()
         self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations)
         self.game: GameTable | None = None
         self.cues: list[str] = []

@@ -8,7 +8,9 @@ moved on) and are dropped rather than applied to the new state.
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+import pkgutil
+from typing import Any, ClassVar
 
 from PIL import Image
 
@@ -18,7 +20,26 @@ from ..journal import JournalWriter
 from ..match import Match
 
 
+TABLES: dict[str, type["GameTable"]] = {}
+"""The table (referee) of each game that has one, by game code name."""
+
+
+def load_tables() -> None:
+    """Import every module of this package, so each game's table registers itself."""
+    package = __name__.rsplit(".", 1)[0]
+    for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        importlib.import_module(f"{package}.{module.name}")
+
+
 class GameTable:
+    game: ClassVar[str]
+    """The code name of the game this table referees; setting it registers the table."""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "game" in cls.__dict__:
+            TABLES[cls.game] = cls
+
     def __init__(self, rules: Rules, options: Any, names: tuple[str, ...], stations: int,
                  seed: int | None, journal: JournalWriter | None, start_ns: int) -> None:
         self.stations = stations

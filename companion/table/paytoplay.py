@@ -24,6 +24,8 @@ def _choice(action: dict[str, Any]) -> int | str:
 
 
 class PayToPlayTable(GameTable):
+    game = "paytoplay"
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.cursor = 0
