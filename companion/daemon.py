@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -62,6 +63,14 @@ class Daemon:
         self._shown = -1
         self.stuck: list[Stuck] = []
         self.box: Box = build_box(profile, self._on_edge, pin_factory)
+        self.box.displays.on_ready = self._displays_ready
+        self.ready = threading.Event()
+        """Set once every display has shown its first frame."""
+
+    def _displays_ready(self) -> None:
+        """Runs in the display writer's thread."""
+        log.info("ready: first frame on every display")
+        self.ready.set()
 
     def _on_edge(self, event: InputEvent) -> None:
         """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return."""

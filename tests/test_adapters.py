@@ -121,3 +121,19 @@ def test_a_failing_display_is_counted_and_the_others_go_on():
     assert writer.written == [0, 1]
     assert len(buses[1].sent) > sent_before, "the good display's frame went out on its bus"
     writer.close()
+
+
+def test_display_writer_says_ready_once_every_display_has_a_frame():
+    panels = [dummy(width=128, height=64, mode="1") for _ in range(3)]
+    calls = []
+    writer = DisplayWriter(panels, on_ready=lambda: calls.append(list(writer.written)))
+    writer.show(0, Image.new("1", (128, 64), 1))
+    writer.show(0, Image.new("1", (128, 64), 0))
+    writer.show(1, Image.new("1", (128, 64), 1))
+    assert writer.flush()
+    assert calls == []                     # display 3 has shown nothing yet
+    writer.show(2, Image.new("1", (128, 64), 1))
+    writer.show(1, Image.new("1", (128, 64), 0))
+    assert writer.flush()
+    assert len(calls) == 1 and all(calls[0])
+    writer.close()

@@ -55,6 +55,7 @@ def test_the_seed_game_pressed_on_mock_pins_ends_as_the_seed_says(tmp_path):
     saved = Image.open(snapshots[1]).convert("L")
     assert ImageChops.difference(saved, golden).getbbox() is None
     assert daemon.box.displays.failures == [0, 0]
+    assert daemon.ready.is_set()
 
     # The buzzer sounded (PWM duty 0.5 on the buzzer pin) and fell silent at the end.
     assert 0.5 in [s.state for s in buzzer_pin.states]

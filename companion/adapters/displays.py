@@ -44,8 +44,11 @@ class DisplayWriter:
     Displays take turns (round robin), so one busy screen cannot starve the others.
     """
 
-    def __init__(self, devices: list) -> None:
+    def __init__(self, devices: list, on_ready=None) -> None:
+        """``on_ready`` is called once, from the writer thread, when every display has shown
+        its first frame: the box is ready for players (and systemd may be told so)."""
         self.devices = devices
+        self.on_ready = on_ready
         self.failures = [0] * len(devices)
         self.written = [0] * len(devices)
         self._pending: dict[int, Image.Image] = {}
@@ -75,6 +78,8 @@ class DisplayWriter:
             try:
                 self.devices[index].display(image)
                 self.written[index] += 1
+                if self.written[index] == 1 and all(self.written) and self.on_ready is not None:
+                    self.on_ready()
             except Exception as e:  # a display fault must never stop the game
                 self.failures[index] += 1
                 log.warning("display %d failed: %s", index + 1, e)
