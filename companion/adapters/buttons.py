@@ -6,13 +6,17 @@ CLOCK_MONOTONIC line-event time, taken in the interrupt). ``bounce_time`` stays 
 lgpio's debounce reports the time the line settled, not the first edge; our own
 :class:`~companion.debounce.Debouncer` keeps the first edge. Buttons are active-low with the
 Pi's internal pull-ups.
+
+It builds on ``DigitalInputDevice`` rather than ``Button``: every gpiozero ``Button`` runs a
+hold-detection thread that wakes ten times a second, which for 24 buttons would be the idle
+box's main cost; stuck buttons are our debouncer's job.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from gpiozero import Button
+from gpiozero import DigitalInputDevice
 
 from ..inputs import KEYS, InputEvent
 from ..profile import Profile
@@ -20,7 +24,7 @@ from ..profile import Profile
 EdgeCallback = Callable[[InputEvent], None]
 
 
-class StationButton(Button):
+class StationButton(DigitalInputDevice):
     """One station key. ``on_edge`` runs in gpiozero's callback thread: it must only enqueue."""
 
     def __init__(self, pin: int, station: int, key: str, on_edge: EdgeCallback, pin_factory) -> None:

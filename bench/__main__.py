@@ -1,0 +1,66 @@
+"""``python -m bench [--quick] [--json]``: every benchmark, with baselines measured in the same run.
+
+Figures are medians where a measurement repeats; compare them with the baseline beside them,
+not with another machine's numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import tempfile
+from pathlib import Path
+
+from . import fairness, process, throughput
+
+
+def run(quick: bool) -> dict:
+    races = 10_000 if quick else 100_000
+    ties = 3_000 if quick else 30_000
+    out: dict = {"quick": quick, "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+                 "python": platform.python_version()}
+    order = fairness.misorder(races)
+    out.update(races=order["races"], misorder_rate_ge_100us=order["fair"],
+               baseline_misorder_rate_ge_100us=order["baseline"])
+    bias = fairness.tie_bias(ties)
+    out.update(tie_bias_p=bias["fair"], baseline_tie_bias_p=bias["baseline"],
+               tie_counts=bias["fair_counts"], baseline_tie_counts=bias["baseline_counts"])
+    out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
+    with tempfile.TemporaryDirectory() as tmp:
+        out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
+        out.update(process.help_ms(3 if quick else 9))
+        out.update(process.daemon_run(Path(tmp), 5 if quick else 20))
+    return out
+
+
+def table(result: dict) -> str:
+    rows = [
+        ("misorder rate, gaps >= 100 us", f"{result['misorder_rate_ge_100us']:.4%}",
+         f"{result['baseline_misorder_rate_ge_100us']:.2%} by arrival", f"{result['races']} races"),
+        ("tie bias p (chi-square)", f"{result['tie_bias_p']:.3g}", f"{result['baseline_tie_bias_p']:.3g} by arrival",
+         f"wins {result['tie_counts']} vs {result['baseline_tie_counts']}"),
+        ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
+        ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
+        ("companion --help", f"{result['help_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
+        ("daemon ready (first frames)", f"{result['ready_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
+        ("idle CPU in a game", f"{result['idle_cpu_percent']:.2f} %", "", ""),
+        ("idle RSS", f"{result['rss_mb']:.1f} MB", "", ""),
+    ]
+    width = max(len(r[0]) for r in rows)
+    lines = [f"{'measure':<{width}}  {'box':>18}  {'baseline':<26}  note", "-" * (width + 60)]
+    lines += [f"{a:<{width}}  {b:>18}  {c:<26}  {d}" for a, b, c, d in rows]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a run under a minute")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    result = run(args.quick)
+    print(json.dumps(result) if args.json else table(result))
+
+
+if __name__ == "__main__":
+    main()

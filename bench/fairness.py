@@ -1,0 +1,132 @@
+"""Fairness: does the box name the right first presser, and does it favour any station on ties?
+
+Simulated races with ground-truth edge times go through the real :class:`~companion.race.Race`
+and :class:`~companion.watermark.Watermarks`, delivered the way a Pi delivers them:
+
+- GPIO presses: the kernel stamps the edge; the event then waits in the kernel queue and for
+  gpiozero's callback thread: 0 to 1 ms, the daemon's GPIO latency bound.
+- Button-board presses: stamped by the board; the frame crosses USB serial in order (FIFO) with
+  1 to 20 ms of delay, among heartbeats sent every 2 ms that carry the board's watermark.
+
+The baseline is what quiz buzzers do: the first *arrival* wins, there are no ties, and
+simultaneous GPIO edges reach the callback in pin order (the interrupt handler walks pins in
+ascending order).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from companion.inputs import InputEvent
+from companion.race import Race
+from companion.watermark import Watermarks
+
+US, MS = 1_000, 1_000_000
+STATIONS = (0, 1, 2)
+WINDOW = 10 * MS
+GPIO_BOUND = 1 * MS
+HEARTBEAT = 2 * MS
+PIN_SCAN = 5 * US
+"""How much later each further pin's simultaneous edge reaches the callback, in pin order."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    arrival: int
+    kind: str  # "press" or "heartbeat"
+    station: int
+    t_ns: int
+    source: str
+
+
+def deliveries(edges: dict[int, int], sources: dict[int, str], rnd: random.Random) -> list[Delivery]:
+    """Every press and board heartbeat, with its arrival time at the host, in arrival order."""
+    out = []
+    gpio_groups: dict[int, list[int]] = {}
+    for station in sorted(edges):
+        if sources[station] == "gpio":
+            gpio_groups.setdefault(edges[station], []).append(station)
+    for t, group in gpio_groups.items():
+        # Edges in the same interrupt reach the callback in pin order (pins ascend with stations).
+        delay = rnd.randrange(GPIO_BOUND - len(group) * PIN_SCAN)
+        for rank, station in enumerate(group):
+            out.append(Delivery(t + delay + rank * PIN_SCAN, "press", station, t, "gpio"))
+    frames = [(t, "press", s) for s, t in edges.items() if sources[s] == "board"]
+    frames += [(h, "heartbeat", -1) for h in range(-5 * MS, max(edges.values()) + 30 * MS, HEARTBEAT)]
+    arrival = -10 * MS
+    for sent, kind, station in sorted(frames):
+        arrival = max(arrival, sent + rnd.randrange(1 * MS, 20 * MS))  # a serial link keeps order
+        out.append(Delivery(arrival, kind, station, sent, "board"))
+    return sorted(out, key=lambda d: d.arrival)
+
+
+def decide_fair(feed: list[Delivery]) -> frozenset[int]:
+    """The box: the race is asked just before each arrival whether it can decide."""
+    race = Race(0, WINDOW, STATIONS)
+    marks = Watermarks()
+    marks.add_source("gpio", GPIO_BOUND)
+    marks.add_source("board")
+    for d in feed:
+        result = race.decide(marks.low(d.arrival))
+        if result is not None:
+            return result.winners
+        if d.kind == "heartbeat":
+            marks.report("board", d.t_ns)
+        else:
+            race.press(InputEvent(d.station, "slap", True, d.t_ns, d.source))
+            marks.saw(d.source, d.t_ns)
+    return race.decide(1 << 62).winners
+
+
+def decide_by_arrival(feed: list[Delivery]) -> frozenset[int]:
+    """A quiz buzzer: the first press to arrive wins, and there is no such thing as a tie."""
+    return frozenset((next(d.station for d in feed if d.kind == "press"),))
+
+
+def truth(edges: dict[int, int]) -> frozenset[int]:
+    first = min(edges.values())
+    return frozenset(s for s, t in edges.items() if t - first < WINDOW)
+
+
+def misorder(races: int, seed: int = 1) -> dict[str, float]:
+    """Wrong verdicts (first presser or tie) among races whose first gap is >= 100 us."""
+    rnd = random.Random(seed)
+    counted = fair_wrong = arrival_wrong = 0
+    for _ in range(races):
+        edges = {s: rnd.randrange(50 * MS) for s in STATIONS}
+        ordered = sorted(edges.values())
+        if ordered[1] - ordered[0] < 100 * US:
+            continue
+        sources = {s: rnd.choice(("gpio", "board")) for s in STATIONS}
+        feed = deliveries(edges, sources, rnd)
+        right = truth(edges)
+        counted += 1
+        fair_wrong += decide_fair(feed) != right
+        arrival_wrong += decide_by_arrival(feed) != right
+    return {"races": counted, "fair": fair_wrong / counted, "baseline": arrival_wrong / counted}
+
+
+def chi_square_p(counts: list[int]) -> float:
+    """p-value that ``counts`` are uniform; exact for three categories (2 degrees of freedom)."""
+    assert len(counts) == 3
+    expected = sum(counts) / 3
+    x = sum((c - expected) ** 2 / expected for c in counts)
+    return math.exp(-x / 2)
+
+
+def tie_bias(races: int, seed: int = 2) -> dict[str, float]:
+    """Exact ties of all three stations on GPIO: how often each station is named a winner."""
+    rnd = random.Random(seed)
+    fair_counts, arrival_counts = [0, 0, 0], [0, 0, 0]
+    sources = {s: "gpio" for s in STATIONS}
+    for _ in range(races):
+        t = rnd.randrange(50 * MS)
+        feed = deliveries({s: t for s in STATIONS}, sources, rnd)
+        for s in decide_fair(feed):
+            fair_counts[s] += 1
+        for s in decide_by_arrival(feed):
+            arrival_counts[s] += 1
+    return {"fair": chi_square_p(fair_counts), "baseline": chi_square_p(arrival_counts),
+            "fair_counts": fair_counts, "baseline_counts": arrival_counts}

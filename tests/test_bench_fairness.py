@@ -1,0 +1,23 @@
+"""The fairness benchmark's simulation can tell a fair arbiter from an unfair one."""
+
+from bench import fairness
+
+
+def test_the_box_never_misorders_while_arrival_order_often_does():
+    result = fairness.misorder(1500, seed=5)
+    assert result["races"] > 1400
+    assert result["fair"] == 0
+    assert result["baseline"] > 0.2
+
+
+def test_exact_ties_favour_nobody_at_the_box_and_the_lowest_pin_by_arrival():
+    result = fairness.tie_bias(300, seed=6)
+    assert result["fair_counts"] == [300, 300, 300]
+    assert result["fair"] > 0.01
+    assert result["baseline_counts"] == [300, 0, 0]
+    assert result["baseline"] < 1e-6
+
+
+def test_chi_square_p_value_matches_the_two_degree_closed_form():
+    assert fairness.chi_square_p([10, 10, 10]) == 1.0
+    assert abs(fairness.chi_square_p([20, 10, 0]) - 0.00004539992976) < 1e-12
