@@ -85,7 +85,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed)
     try:
         if presses is None:
-            asyncio.run(daemon.run())
+            asyncio.run(daemon.serve())
         else:
             asyncio.run(daemon.play_script(presses, speed=args.speed))
         if args.snapshots:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import threading
 import time
 from collections import deque
@@ -19,6 +20,7 @@ from pathlib import Path
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
+from .notify import Notifier
 from .profile import Profile
 from .script import ScriptPress, edges
 from .table import Table
@@ -49,8 +51,9 @@ def journal_opener(directory: Path):
 
 class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 pin_factory=None) -> None:
+                 pin_factory=None, notifier: Notifier | None = None) -> None:
         self.profile = profile
+        self.notifier = notifier or Notifier()
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         self.watermarks = Watermarks()
@@ -71,6 +74,7 @@ class Daemon:
         """Runs in the display writer's thread."""
         log.info("ready: first frame on every display")
         self.ready.set()
+        self.notifier.ready(f"{len(self.profile.stations)} stations")
 
     def _on_edge(self, event: InputEvent) -> None:
         """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return."""
@@ -95,6 +99,7 @@ class Daemon:
                 self.table.handle(item)
         self.table.tick(now_ns, self.watermark(now_ns))
         self._present()
+        self.notifier.alive(now_ns)
 
     def watermark(self, now_ns: int) -> int:
         """How far every press is known: the sources' watermark, held back by any press the
@@ -120,9 +125,12 @@ class Daemon:
         if due is not None:
             due = self.watermarks.reaches_at(due) or due
         deadlines = [d for d in (self.debouncer.next_deadline(), due) if d is not None]
+        idle = IDLE_WAKE_S
+        if self.notifier.watchdog_interval_ns is not None:
+            idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)
         if not deadlines:
-            return IDLE_WAKE_S
-        return min(IDLE_WAKE_S, max(0.0, (min(deadlines) - now_ns) / 1e9))
+            return idle
+        return min(idle, max(0.0, (min(deadlines) - now_ns) / 1e9))
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or forever)."""
@@ -141,6 +149,15 @@ class Daemon:
             timer.cancel()
             self._wake.clear()
             self.step(time.monotonic_ns())
+
+    async def serve(self) -> None:
+        """Run as the service: until SIGTERM or SIGINT, then tell systemd we are stopping."""
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await self.run(stop)
+        self.notifier.stopping()
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
         """Drive the mock pins from a script, then stop the loop ``tail_s`` after the last edge."""

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Install Tabletop Companion as a service on Raspberry Pi OS Bookworm (run from the source tree).
+#
+#   sudo systemd/install.sh [--profile FILE]   install or update (safe to run again)
+#   sudo systemd/install.sh --uninstall        stop and remove the service, keep game journals
+#   systemd/install.sh --dry-run [...]         print every step instead of doing it
+#
+# What it does: apt packages (lgpio comes from apt: pip's gpiozero does not bring it, and only
+# lgpio works on a Pi 5), I2C on, a system user in the gpio, i2c and dialout groups, a venv at
+# /opt/companion/venv made with --system-site-packages (so it sees apt's lgpio; Bookworm's own
+# Python is externally managed), the package, the profile at /etc/companion/profile.toml (never
+# overwritten), and the unit.
+set -euo pipefail
+
+PREFIX=/opt/companion
+CONF=/etc/companion
+UNIT_DIR=/etc/systemd/system
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PROFILE="$SRC/hardware/profiles/gpio-3.toml"
+DRY=0
+ACTION=install
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry-run) DRY=1 ;;
+    --uninstall) ACTION=uninstall ;;
+    --profile) PROFILE=$2; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+step() {  # step "what it does" command...
+  echo "==> $1"
+  shift
+  if [ "$DRY" = 1 ]; then echo "    $*"; else "$@"; fi
+}
+
+need_root() {
+  if [ "$DRY" = 0 ] && [ "$(id -u)" != 0 ]; then
+    echo "install.sh: run as root (sudo), or with --dry-run to see the steps" >&2
+    exit 2
+  fi
+}
+
+install() {
+  [ -f "$PROFILE" ] || { echo "install.sh: no profile at $PROFILE" >&2; exit 2; }
+  step "apt package lists" apt-get update
+  step "apt packages" apt-get install -y --no-install-recommends python3-venv python3-lgpio i2c-tools
+  if command -v raspi-config >/dev/null || [ "$DRY" = 1 ]; then
+    step "enable I2C" raspi-config nonint do_i2c 0
+  fi
+  for group in gpio i2c dialout; do
+    getent group "$group" >/dev/null || step "group $group" groupadd --system "$group"
+  done
+  if ! id companion >/dev/null 2>&1; then
+    step "user companion" useradd --system --home-dir /var/lib/companion --no-create-home \
+      --shell /usr/sbin/nologin --groups gpio,i2c,dialout companion
+  else
+    step "user companion in gpio, i2c, dialout" usermod -a -G gpio,i2c,dialout companion
+  fi
+  [ -x "$PREFIX/venv/bin/python" ] || step "venv" python3 -m venv --system-site-packages "$PREFIX/venv"
+  step "source copy" mkdir -p "$PREFIX/src"
+  step "source files" cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/companion" "$SRC/hardware" "$PREFIX/src/"
+  step "package" "$PREFIX/venv/bin/pip" install --quiet --upgrade "$PREFIX/src"
+  step "check profile" "$PREFIX/venv/bin/companion" profile check "$PROFILE"
+  step "config dir" mkdir -p "$CONF"
+  if [ ! -e "$CONF/profile.toml" ]; then
+    step "profile" install -m 0644 "$PROFILE" "$CONF/profile.toml"
+  else
+    echo "==> profile: keeping $CONF/profile.toml"
+  fi
+  step "unit" install -m 0644 "$SRC/systemd/companion.service" "$UNIT_DIR/companion.service"
+  step "reload systemd" systemctl daemon-reload
+  step "start at boot, now" systemctl enable --now companion.service
+  step "restart with this version" systemctl restart companion.service
+}
+
+uninstall() {
+  if [ "$DRY" = 1 ] || [ -e "$UNIT_DIR/companion.service" ]; then
+    step "stop and disable" systemctl disable --now companion.service
+    step "remove unit" rm -f "$UNIT_DIR/companion.service"
+    step "reload systemd" systemctl daemon-reload
+  fi
+  step "remove program" rm -rf "$PREFIX"
+  if [ "$DRY" = 1 ] || id companion >/dev/null 2>&1; then
+    step "remove user" userdel companion
+  fi
+  echo "==> kept: $CONF (profile) and /var/lib/companion (game journals)"
+}
+
+need_root
+"$ACTION"
