@@ -51,6 +51,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_games(args: argparse.Namespace) -> int:
+    """One line per past game, newest first: when, what, who, and how it ended."""
+    from .journal import JournalError, replay, summary
+    from .recovery import ABANDONED, journals
+
+    directory = Path(args.journal_dir)
+    paths = journals(directory)
+    if not paths:
+        print(f"no games in {directory}")
+        return 0
+    for path in reversed(paths):
+        try:
+            header, match = replay(path.read_bytes().splitlines())
+        except JournalError as e:
+            print(f"{path.name}: unreadable ({e})")
+            continue
+        result = summary(header, match)
+        if path.name.endswith(ABANDONED):
+            state = "abandoned"
+        elif result["over"]:
+            state = "won by " + " and ".join(header.players[w] for w in result["winners"])
+        else:
+            state = "not finished (resumes on start)" if path == paths[-1] else "not finished"
+        print(f"{path.name}  {match.rules.title}  {', '.join(header.players)}  "
+              f"scores {result['scores']}  {state}")
+    return 0
+
+
 def cmd_profile_check(args: argparse.Namespace) -> int:
     from .profile import ProfileError, load_profile
 
@@ -140,6 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
     rep.set_defaults(func=cmd_replay)
+
+    past = sub.add_parser("games", help="list past games (journals), newest first")
+    past.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals are")
+    past.set_defaults(func=cmd_games)
 
     prof = sub.add_parser("profile", help="hardware profile tools")
     prof_sub = prof.add_subparsers(dest="profile_command", metavar="ACTION", required=True)

@@ -22,6 +22,7 @@ from .inputs import InputEvent
 from .journal import Header, JournalWriter
 from .notify import Notifier
 from .profile import Profile
+from .recovery import KEEP_JOURNALS, find_interrupted, rotate
 from .script import ScriptPress, edges
 from .table import Table
 from .watermark import Watermarks
@@ -33,10 +34,12 @@ IDLE_WAKE_S = 1.0
 
 
 def journal_opener(directory: Path):
-    """Opens one new journal file per game in ``directory``, named by start time and game."""
+    """Opens one new journal file per game in ``directory``, named by start time and game,
+    deleting the oldest beyond what we keep."""
     directory.mkdir(parents=True, exist_ok=True)
 
     def open_journal(header: Header) -> JournalWriter:
+        rotate(directory, KEEP_JOURNALS - 1)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = directory / f"{stamp}-{header.game}.jsonl"
         n = 1
@@ -60,6 +63,12 @@ class Daemon:
         self.watermarks.add_source("gpio", round(t.gpio_latency_ms * 1e6))
         names = tuple(st.name for st in profile.stations)
         self.table = Table(names, journal_opener(journal_dir) if journal_dir else None, seed)
+        interrupted = find_interrupted(journal_dir) if journal_dir else None
+        if interrupted is not None and len(interrupted.match.players) > len(names):
+            log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
+            interrupted.writer.close()
+        elif interrupted is not None:
+            self.table.resume(interrupted, time.monotonic_ns())
         self._inbox: deque[InputEvent] = deque()
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -79,7 +79,9 @@ def start_match(header: Header, record=None) -> Match:
         raise ValueError(e.args[0]) from None
     try:
         options = parse_options(rules.Options, header.options)
-        return Match(rules, options, header.players, header.seed, record)
+        match = Match(rules, options, header.players, header.seed, record)
+        match.settle()
+        return match
     except (OptionError, IllegalAction) as e:
         raise ValueError(str(e)) from None
 

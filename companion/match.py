@@ -21,9 +21,11 @@ class Match:
     players: tuple[str, ...]
     seed: int | None = None
     record: Callable[[dict[str, Any]], None] | None = None
-    """Called with each journal event (``type`` included) before the state moves on."""
+    """Called with each journal event (``type`` included) before the state moves on. Attach it,
+    then call :meth:`settle` for any automatic action due at the very start."""
     state: Any = field(init=False)
-    _rng: random.Random | None = field(init=False, default=None)
+    chances: int = field(init=False, default=0)
+    """Chance events applied so far: with the seed, it names the next draw."""
 
     def __post_init__(self) -> None:
         n, low, high = len(self.players), self.rules.min_players, self.rules.max_players
@@ -31,9 +33,6 @@ class Match:
             allowed = str(low) if low == high else f"{low} to {high}"
             raise IllegalAction(f"{self.rules.title} is for {allowed} players, not {n}")
         self.state = self.rules.new(n, self.options)
-        if self.seed is not None:
-            self._rng = random.Random(self.seed)
-        self.settle()
 
     @property
     def outcome(self) -> Outcome | None:
@@ -50,13 +49,18 @@ class Match:
         new = self.rules.apply_chance(self.state, event)
         self._record({"type": "chance", **event})
         self.state = new
+        self.chances += 1
         self.settle()
 
     def draw_chance(self) -> dict[str, Any]:
-        """Draw the due chance event from the seeded RNG and apply it."""
-        if self._rng is None:
+        """Draw the due chance event and apply it.
+
+        Each draw has its own generator, seeded by the game's seed and the draw's number, so a
+        game resumed from its journal draws exactly what the uninterrupted game would have.
+        """
+        if self.seed is None:
             raise IllegalAction("a chance event is due and there is no seed to draw it from")
-        event = self.rules.draw_chance(self.state, self._rng)
+        event = self.rules.draw_chance(self.state, random.Random(f"{self.seed}/{self.chances}"))
         self.chance(event)
         return event
 

@@ -48,3 +48,12 @@ def title(draw: ImageDraw.ImageDraw, s: str) -> None:
 def fit(s: str, width: int) -> str:
     """``s`` cut to ``width`` characters, marking the cut with '.'."""
     return s if len(s) <= width else s[: width - 1] + "."
+
+
+def resumed_banner(image: Image.Image) -> None:
+    """Stamp "RESUMED" across the bottom of a screen: the game picked up after a restart."""
+    draw = ImageDraw.Draw(image)
+    label = " RESUMED "
+    x = (WIDTH - len(label) * CHAR_W) // 2
+    draw.rectangle((x - 2, HEIGHT - LINE_H - 3, x + len(label) * CHAR_W + 1, HEIGHT - 1), fill=0)
+    text(draw, x, HEIGHT - LINE_H - 1, label, invert=True)

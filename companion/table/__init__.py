@@ -16,10 +16,13 @@ from .. import games
 from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
+from ..recovery import Interrupted, abandon
+from ..screens.canvas import resumed_banner
 from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
 
 ABANDON_HOLD_NS = 2_000_000_000
+RESUMED_BANNER_NS = 4_000_000_000
 
 
 class Table:
@@ -36,6 +39,20 @@ class Table:
         self.version = 0
         """Bumped whenever a screen may have changed, so the daemon renders only then."""
         self._held: dict[tuple[int, str], int] = {}
+        self.now_ns = 0
+        self.resumed_until_ns: int | None = None
+
+    def resume(self, interrupted: Interrupted, now_ns: int) -> None:
+        """Carry on with a game a crash interrupted: same state, same journal, players told."""
+        match = interrupted.match
+        table = TABLES[match.rules.name]
+        start_ns = now_ns - round(interrupted.last_t * 1e9)
+        self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
+                          interrupted.writer, start_ns, match=match)
+        self.now_ns = now_ns
+        self.resumed_until_ns = now_ns + RESUMED_BANNER_NS
+        self.version += 1
+        self.cues.append("go")
 
     def handle(self, event: InputEvent) -> None:
         """A debounced input from a station."""
@@ -74,21 +91,29 @@ class Table:
         if game.finished:
             self._close()
 
-    def _close(self) -> None:
-        if self.game.journal is not None:
-            self.game.journal.close()
+    def _close(self, abandoned: bool = False) -> None:
+        journal = self.game.journal
+        if journal is not None:
+            journal.close()
+            if abandoned:
+                abandon(journal.path)
         self.game = None
+        self.resumed_until_ns = None
         self._held.clear()
 
     def tick(self, now_ns: int, watermark_ns: int) -> None:
         """Time passing: abandon holds, then the game's own timers and races."""
+        self.now_ns = now_ns
         if self.game is None:
             return
+        if self.resumed_until_ns is not None and now_ns >= self.resumed_until_ns:
+            self.resumed_until_ns = None
+            self.version += 1
         for station in range(self.stations):
             left = self._held.get((station, "left"))
             right = self._held.get((station, "right"))
             if left is not None and right is not None and now_ns - max(left, right) >= ABANDON_HOLD_NS:
-                self._close()
+                self._close(abandoned=True)
                 self.cues.append("wrong")
                 self.version += 1
                 return
@@ -102,9 +127,14 @@ class Table:
                  if (s, "left") in self._held and (s, "right") in self._held]
         if self.game is not None and self.game.wakeup_ns() is not None:
             times.append(self.game.wakeup_ns())
+        if self.resumed_until_ns is not None:
+            times.append(self.resumed_until_ns)
         return min(times) if times else None
 
     def screen(self, station: int) -> Image.Image:
         if self.game is None:
             return self.lobby.screen()
-        return self.game.screen(station)
+        image = self.game.screen(station)
+        if self.resumed_until_ns is not None:
+            resumed_banner(image)
+        return image

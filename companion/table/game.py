@@ -41,7 +41,10 @@ class GameTable:
             TABLES[cls.game] = cls
 
     def __init__(self, rules: Rules, options: Any, names: tuple[str, ...], stations: int,
-                 seed: int | None, journal: JournalWriter | None, start_ns: int) -> None:
+                 seed: int | None, journal: JournalWriter | None, start_ns: int,
+                 match: Match | None = None) -> None:
+        """A new game, or with ``match`` one resumed from its journal (``start_ns`` then lies
+        in the past, so journal times carry on from where they stopped)."""
         self.stations = stations
         self.journal = journal
         self.start_ns = self.now_ns = self.since_ns = start_ns
@@ -49,7 +52,9 @@ class GameTable:
         self.cues: list[str] = []
         self.finished = False
         """True once a player has dismissed the end screen: the table returns to the lobby."""
-        self.match = Match(rules, options, names, seed, self._record if journal else None)
+        self.match = match or Match(rules, options, names, seed)
+        self.match.record = self._record if journal else None
+        self.match.settle()
 
     def _record(self, line: dict[str, Any]) -> None:
         self.journal.write({**line, "t": self.seconds(self.now_ns)})
