@@ -86,12 +86,14 @@ class Daemon:
         self.notifier.ready(f"{len(self.profile.stations)} stations")
 
     def _on_edge(self, event: InputEvent) -> None:
-        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return."""
-        self._loop.call_soon_threadsafe(self._arrive, event)
+        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return.
 
-    def _arrive(self, event: InputEvent) -> None:
+        ``deque.append`` is atomic, so an edge that comes before the loop runs (a press during
+        start-up) simply waits in the inbox.
+        """
         self._inbox.append(event)
-        self._wake.set()
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake.set)
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
@@ -143,8 +145,8 @@ class Daemon:
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or forever)."""
-        self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
         stop = stop or asyncio.Event()
         self.step(time.monotonic_ns())
         while not stop.is_set():
