@@ -96,13 +96,13 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
 
 def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path | None) -> int:
     import asyncio
-    import logging
 
     from .daemon import Daemon
+    from .logs import setup_logging
     from .profile import ProfileError, load_profile
     from .script import ScriptError, load_script
 
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    setup_logging()
     try:
         profile = load_profile(profile_path)
         presses = load_script(script_path, len(profile.stations)) if script_path else None
