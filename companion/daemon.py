@@ -74,6 +74,8 @@ class Daemon:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
         self.stuck: list[Stuck] = []
+        self._last_input_ns = time.monotonic_ns()
+        self.dimmed = False
         self.box: Box = build_box(profile, self._on_edge, pin_factory)
         self.box.displays.on_ready = self._displays_ready
         self.ready = threading.Event()
@@ -99,6 +101,7 @@ class Daemon:
         """Everything that arrived, then everything due by ``now_ns``."""
         while self._inbox:
             raw = self._inbox.popleft()
+            self._last_input_ns = max(self._last_input_ns, raw.t_ns)
             self.watermarks.saw(raw.source, raw.t_ns)
             for event in self.debouncer.edge(raw):
                 self.table.handle(event)
@@ -109,8 +112,17 @@ class Daemon:
             else:
                 self.table.handle(item)
         self.table.tick(now_ns, self.watermark(now_ns))
+        self._dim(now_ns)
         self._present()
         self.notifier.alive(now_ns)
+
+    def _dim(self, now_ns: int) -> None:
+        """Dim every display when nobody has pressed anything for a while; brighten on a press."""
+        settings = self.profile.displays
+        idle = now_ns - self._last_input_ns >= settings.dim_after_s * 1e9
+        if idle != self.dimmed:
+            self.dimmed = idle
+            self.box.displays.set_contrast(settings.dim_contrast if idle else settings.contrast)
 
     def watermark(self, now_ns: int) -> int:
         """How far every press is known: the sources' watermark, held back by any press the
@@ -135,7 +147,8 @@ class Daemon:
         due = self.table.wakeup_ns()
         if due is not None:
             due = self.watermarks.reaches_at(due) or due
-        deadlines = [d for d in (self.debouncer.next_deadline(), due) if d is not None]
+        dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
+        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at) if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)

@@ -41,6 +41,8 @@ class DisplayProfile:
     width: int = 128
     height: int = 64
     rotate: int = 0
+    mux_channel: int | None = None
+    """The TCA9548A channel (0-7) in front of this display, if it shares its address."""
 
 
 @dataclass(frozen=True)
@@ -59,12 +61,23 @@ class Timing:
 
 
 @dataclass(frozen=True)
+class Displays:
+    """Settings for every display: the multiplexer's address, brightness, dimming when idle."""
+
+    mux_address: int = 0x70
+    contrast: int = 255
+    dim_contrast: int = 16
+    dim_after_s: float = 300.0
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     backend: str
     buzzer_pin: int | None
     stations: tuple[StationProfile, ...]
     timing: Timing = field(default_factory=Timing)
+    displays: Displays = field(default_factory=Displays)
 
 
 class _Checker:
@@ -99,8 +112,8 @@ class _Checker:
 def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
     c = _Checker()
-    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing"}):
-        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing")
+    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays"}):
+        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays")
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         c.fail("name", f"must be text, not {name!r}")
@@ -113,7 +126,15 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         stuck_after_s=c.number(timing_data, "timing", "stuck_after_s", 5.0, 0.5, 60, float),
         gpio_latency_ms=c.number(timing_data, "timing", "gpio_latency_ms", 1.0, 0, 50, float),
     )
+    displays_data = c.table(data, "", "displays", ("mux_address", "contrast", "dim_contrast", "dim_after_s"))
+    displays = Displays(
+        mux_address=c.number(displays_data, "displays", "mux_address", 0x70, 0x70, 0x77),
+        contrast=c.number(displays_data, "displays", "contrast", 255, 1, 255),
+        dim_contrast=c.number(displays_data, "displays", "dim_contrast", 16, 0, 255),
+        dim_after_s=c.number(displays_data, "displays", "dim_after_s", 300.0, 10, 86400, float),
+    )
     used: dict[int, str] = {}
+    addresses: dict[tuple[int, int, int | None], str] = {}
 
     def claim_pin(where: str, pin: Any) -> None:
         if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_RANGE:
@@ -156,7 +177,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                 claim_pin(f"{where}.pins.{key}", pins_data[key])
         if "display" not in st:
             c.fail(f"{where}.display", "missing: every station needs a display")
-        disp = c.table(st, where, "display", ("driver", "port", "address", "width", "height", "rotate"))
+        disp = c.table(st, where, "display", ("driver", "port", "address", "width", "height", "rotate", "mux_channel"))
         driver = disp.get("driver", "ssd1306")
         if driver not in DRIVERS:
             c.fail(f"{where}.display.driver", f"must be one of {', '.join(DRIVERS)}, not {driver!r}")
@@ -167,11 +188,17 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             width=c.number(disp, f"{where}.display", "width", 128, 128, 256),
             height=c.number(disp, f"{where}.display", "height", 64, 32, 64),
             rotate=c.number(disp, f"{where}.display", "rotate", 0, 0, 3),
+            mux_channel=c.number(disp, f"{where}.display", "mux_channel", None, 0, 7) if "mux_channel" in disp else None,
         )
+        spot = (display.port, display.address, display.mux_channel)
+        if backend == "pi" and spot in addresses:
+            c.fail(f"{where}.display", f"same bus, address and mux channel as {addresses[spot]}: "
+                                       "give it another address, port or mux_channel")
+        addresses.setdefault(spot, f"{where}.display")
         stations.append(StationProfile(st_name, {k: pins_data.get(k) for k in KEYS}, display))
     if c.problems:
         raise ProfileError(source, c.problems)
-    return Profile(name, backend, buzzer_pin, tuple(stations), timing)
+    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays)
 
 
 def load_profile(path: Path | str) -> Profile:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
-from .adapters.displays import DisplayWriter, open_devices
+from .adapters.displays import Buses, DisplayWriter, display_openers
 from .profile import Profile
 
 
@@ -18,6 +18,7 @@ class Box:
     buttons: list[StationButton]
     displays: DisplayWriter
     buzzer: Buzzer | None
+    buses: Buses | None = None
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
@@ -29,6 +30,8 @@ class Box:
         if self.buzzer is not None:
             self.buzzer.close()
         self.displays.close()
+        if self.buses is not None:
+            self.buses.close()
 
 
 def pin_factory_for(profile: Profile):
@@ -45,4 +48,5 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None) -> Box:
     factory = pin_factory or pin_factory_for(profile)
     buttons = station_buttons(profile, factory, on_edge)
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None
-    return Box(profile, factory, buttons, DisplayWriter(open_devices(profile)), buzzer)
+    buses = Buses()
+    return Box(profile, factory, buttons, DisplayWriter(openers=display_openers(profile, buses)), buzzer, buses)

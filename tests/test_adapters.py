@@ -137,3 +137,35 @@ def test_display_writer_says_ready_once_every_display_has_a_frame():
     assert writer.flush()
     assert len(calls) == 1 and all(calls[0])
     writer.close()
+
+
+def test_a_display_that_fails_is_retried_with_a_growing_pause_and_reopened():
+    from luma.core.error import DeviceNotFoundError
+
+    bus = Bus()
+    now = [100.0]
+    opened = []
+
+    def open_panel():
+        panel = ssd1306(i2c(bus=bus, address=0x3C))  # sends the init sequence: fails if unplugged
+        opened.append(panel)
+        return panel
+
+    bus.unplugged = True
+    writer = DisplayWriter(openers=[open_panel], clock=lambda: now[0])
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert writer.flush()
+    assert writer.failures == [1] and writer.down() == [0] and writer.retry_at == [101.0]
+    now[0] = 101.0
+    writer.show(0, Image.new("1", (128, 64), 0))     # still unplugged: the pause doubles
+    assert writer.flush()
+    assert writer.failures == [2] and writer.retry_at == [103.0]
+    bus.unplugged = False
+    writer.show(0, Image.new("1", (128, 64), 1))     # not due yet: waits
+    assert writer.flush() and writer.written == [0]
+    now[0] = 103.0
+    writer.set_contrast(40)                          # wakes the writer: the retry is due
+    assert writer.flush()
+    assert writer.written == [1] and writer.down() == [] and len(opened) == 1
+    assert writer.contrast_level == 40
+    writer.close()

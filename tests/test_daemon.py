@@ -60,3 +60,27 @@ def test_the_seed_game_pressed_on_mock_pins_ends_as_the_seed_says(tmp_path):
     # The buzzer sounded (PWM duty 0.5 on the buzzer pin) and fell silent at the end.
     assert 0.5 in [s.state for s in buzzer_pin.states]
     assert buzzer_pin.state == 0
+
+
+def test_displays_dim_when_the_table_is_idle_and_brighten_on_a_press(tmp_path):
+    from dataclasses import replace
+
+    from companion.inputs import InputEvent
+    from companion.profile import Displays
+
+    profile = load_profile(DEMO / "profile.toml")
+    profile = replace(profile, displays=Displays(contrast=200, dim_contrast=10, dim_after_s=60))
+    daemon = Daemon(profile)
+    try:
+        start = daemon._last_input_ns
+        daemon.step(start + 59 * 10**9)
+        assert not daemon.dimmed and daemon.box.displays.contrast_level is None
+        assert daemon._next_wake_s(start + 59 * 10**9) == 1.0                 # idle wake caps it
+        assert abs(daemon._next_wake_s(start + int(59.5 * 10**9)) - 0.5) < 1e-6  # wakes to dim
+        daemon.step(start + 60 * 10**9)
+        assert daemon.dimmed and daemon.box.displays.contrast_level == 10
+        daemon._inbox.append(InputEvent(1, "left", True, start + 70 * 10**9))
+        daemon.step(start + 70 * 10**9)
+        assert not daemon.dimmed and daemon.box.displays.contrast_level == 200
+    finally:
+        daemon.close()

@@ -53,7 +53,7 @@ def stations_toml(count: int, first_pin: int = 4, skip=(18,)) -> str:
     for i in range(count):
         slap, left, ok, right = (next(pins) for _ in range(4))
         out.append(f"[[stations]]\npins = {{ slap = {slap}, left = {left}, ok = {ok}, right = {right} }}\n"
-                   "display = {}\n")
+                   f"display = {{ mux_channel = {i} }}\n")
     return "\n".join(out)
 
 
@@ -144,7 +144,7 @@ def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
     assert out.startswith(f"{good}: ok (")
     assert err.splitlines() == [
         f"companion: {BAD_SEVERAL}:",
-        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing",
+        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays",
         "  timing.debounce_ms: must be a number from 0 to 50, not 100",
         "  buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
         "  stations[1].pins.right: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)",
@@ -234,7 +234,7 @@ def test_unknown_display_driver_lists_allowed(tmp_path):
     ("port", "-1", "must be a whole number from 0 to 31, not -1"),
     ("rotate", "4", "must be a whole number from 0 to 3, not 4"),
     ("height", "48.0", "must be a whole number from 32 to 64, not 48.0"),
-    ("contrast", "9", "unknown field; known fields are driver, port, address, width, height, rotate"),
+    ("contrast", "9", "unknown field; known fields are driver, port, address, width, height, rotate, mux_channel"),
 ])
 def test_bad_display_field(tmp_path, field, value, message):
     text = GOOD.replace('driver = "ssd1306" }', f'driver = "ssd1306", {field} = {value} }}')
@@ -243,7 +243,7 @@ def test_bad_display_field(tmp_path, field, value, message):
 
 def test_unknown_top_level_field(tmp_path):
     assert problems(tmp_path, 'colour = "red"\n' + GOOD) == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing"]
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays"]
 
 
 def test_unknown_station_field_and_bad_name(tmp_path):
@@ -321,7 +321,7 @@ def test_several_problems_are_reported_at_once(tmp_path):
     with pytest.raises(ProfileError) as e:
         load_profile(path)
     assert e.value.problems == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing",
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays",
         "timing.stuck_after_s: must be a number from 0.5 to 60, not 0",
         "buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
         "stations[2].pins.slap: GPIO 4 is already used by stations[1].pins.slap",
@@ -338,3 +338,22 @@ def test_shipped_bad_profile_file_reports_all(tmp_path):
     assert [p.split(":")[0] for p in e.value.problems] == [
         "colour", "timing.debounce_ms", "buzzer.pin", "stations[1].pins.right", "stations[2].pins.ok",
         "stations[2].pins.right", "stations[2].display.driver"]
+
+
+def test_two_displays_at_the_same_spot_on_a_pi_are_refused(tmp_path):
+    text = stations_toml(2, skip=()).replace("mux_channel = 1", "mux_channel = 0")
+    with pytest.raises(ProfileError) as e:
+        load_profile(write(tmp_path, text))
+    assert e.value.problems == [
+        "stations[2].display: same bus, address and mux channel as stations[1].display: "
+        "give it another address, port or mux_channel"]
+
+
+def test_displays_settings_are_checked(tmp_path):
+    with pytest.raises(ProfileError) as e:
+        load_profile(write(tmp_path, GOOD + "\n[displays]\ncontrast = 300\nmux_address = 0x20\nglow = 1\n"))
+    assert e.value.problems == [
+        "displays.glow: unknown field; known fields are mux_address, contrast, dim_contrast, dim_after_s",
+        "displays.mux_address: must be a whole number from 112 to 119, not 32",
+        "displays.contrast: must be a whole number from 1 to 255, not 300",
+    ]

@@ -3,22 +3,50 @@
 An SSD1306 frame takes about 25 ms on a 400 kHz I2C bus, so the loop never writes one itself: it
 hands the newest image for each display to one writer thread (one, because every display sits
 on the same bus) and goes back to the buttons. If a display falls behind, only its newest frame
-is written. A display that fails is counted and the game goes on.
+is written. A display that fails (unplugged, a loose wire) is counted, reported, and retried
+with a growing pause, reopened from scratch (a panel that lost power needs its init sequence
+again); the game goes on meanwhile.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
+import time
+from typing import Callable
 
 from PIL import Image
 
 from ..profile import DisplayProfile, Profile
+from .mux import MuxChannel
 
 log = logging.getLogger(__name__)
 
+RETRY_FIRST_S, RETRY_MAX_S = 1.0, 30.0
 
-def open_device(display: DisplayProfile, backend: str):
+
+class Buses:
+    """One smbus per I2C port and one lock per bus, shared by every display on it."""
+
+    def __init__(self) -> None:
+        self._buses: dict[int, object] = {}
+        self.locks: dict[int, threading.Lock] = {}
+
+    def get(self, port: int):
+        if port not in self._buses:
+            import smbus2
+
+            self._buses[port] = smbus2.SMBus(port)
+            self.locks[port] = threading.Lock()
+        return self._buses[port]
+
+    def close(self) -> None:
+        for bus in self._buses.values():
+            bus.close()
+
+
+def open_device(display: DisplayProfile, backend: str, buses: Buses | None = None, mux_address: int = 0x70):
     """The luma device for one station display: a ``dummy`` in the mock backend."""
     if backend == "mock":
         from luma.core.device import dummy
@@ -27,30 +55,47 @@ def open_device(display: DisplayProfile, backend: str):
     from luma.core.interface.serial import i2c
     from luma.oled import device as oled
 
+    if display.mux_channel is None:
+        serial = i2c(port=display.port, address=display.address)
+    else:
+        bus = MuxChannel(buses.get(display.port), display.mux_channel, buses.locks[display.port], mux_address)
+        serial = i2c(bus=bus, address=display.address)
     driver = getattr(oled, display.driver)
-    panel = driver(i2c(port=display.port, address=display.address),
-                   width=display.width, height=display.height, rotate=display.rotate)
-    panel.persist = True
+    panel = driver(serial, width=display.width, height=display.height, rotate=display.rotate)
+    panel.persist = True  # a clean stop leaves the last screen up
     return panel
 
 
-def open_devices(profile: Profile) -> list:
-    return [open_device(st.display, profile.backend) for st in profile.stations]
+def display_openers(profile: Profile, buses: Buses) -> list[Callable[[], object]]:
+    """One way to (re)open each station's display, for the writer to call."""
+    return [functools.partial(open_device, st.display, profile.backend, buses, profile.displays.mux_address)
+            for st in profile.stations]
 
 
 class DisplayWriter:
     """Writes frames to luma devices from one thread, newest frame per display wins.
 
-    Displays take turns (round robin), so one busy screen cannot starve the others.
+    Displays take turns (round robin), so one busy screen cannot starve the others. Give
+    ``openers`` (callables returning a device) to have displays opened in the writer thread and
+    reopened after a failure; or give ready ``devices``.
     """
 
-    def __init__(self, devices: list, on_ready=None) -> None:
+    def __init__(self, devices: list | None = None, on_ready=None,
+                 openers: list[Callable[[], object]] | None = None, clock=time.monotonic) -> None:
         """``on_ready`` is called once, from the writer thread, when every display has shown
         its first frame: the box is ready for players (and systemd may be told so)."""
-        self.devices = devices
+        self.openers = openers
+        self.devices = list(devices) if devices is not None else [None] * len(openers)
         self.on_ready = on_ready
-        self.failures = [0] * len(devices)
-        self.written = [0] * len(devices)
+        self.clock = clock
+        count = len(self.devices)
+        self.failures = [0] * count
+        self.written = [0] * count
+        self.retry_at = [0.0] * count
+        self._pause = [0.0] * count
+        self._contrast: int | None = None
+        self.contrast_level: int | None = None
+        """The brightness last asked for (None: the panels' own default)."""
         self._pending: dict[int, Image.Image] = {}
         self._busy = False
         self._closed = False
@@ -64,33 +109,78 @@ class DisplayWriter:
             self._pending[index] = image
             self._cv.notify_all()
 
+    def set_contrast(self, level: int) -> None:
+        """Brightness 0-255 for every display (dimmed when the table is idle)."""
+        with self._cv:
+            self.contrast_level = self._contrast = level
+            self._cv.notify_all()
+
+    def down(self) -> list[int]:
+        """Displays waiting to be retried after a failure."""
+        return [i for i, pause in enumerate(self._pause) if pause > 0]
+
+    def _due(self) -> list[int]:
+        now = self.clock()
+        return [i for i in self._pending if self.retry_at[i] <= now]
+
     def _run(self) -> None:
         while True:
             with self._cv:
-                while not self._pending and not self._closed:
-                    self._cv.wait()
-                if self._closed and not self._pending:
+                while not self._closed and not self._due() and self._contrast is None:
+                    waits = [self.retry_at[i] - self.clock() for i in self._pending]
+                    self._cv.wait(timeout=max(0.0, min(waits)) if waits else None)
+                if self._closed:
                     return
-                index = min(self._pending, key=lambda i: (i - self._next) % len(self.devices))
-                self._next = index + 1
-                image = self._pending.pop(index)
+                contrast, self._contrast = self._contrast, None
+                due = self._due()
+                index = min(due, key=lambda i: (i - self._next) % len(self.devices)) if due else None
+                image = self._pending.pop(index) if index is not None else None
+                if index is not None:
+                    self._next = index + 1
                 self._busy = True
-            try:
-                self.devices[index].display(image)
-                self.written[index] += 1
-                if self.written[index] == 1 and all(self.written) and self.on_ready is not None:
-                    self.on_ready()
-            except Exception as e:  # a display fault must never stop the game
-                self.failures[index] += 1
-                log.warning("display %d failed: %s", index + 1, e)
+            if contrast is not None:
+                self._apply_contrast(contrast)
+            if index is not None:
+                self._write(index, image)
             with self._cv:
                 self._busy = False
                 self._cv.notify_all()
 
+    def _apply_contrast(self, level: int) -> None:
+        for index, device in enumerate(self.devices):
+            if device is not None:
+                try:
+                    device.contrast(level)
+                except Exception as e:
+                    log.warning("display %d: contrast failed: %s", index + 1, e)
+
+    def _write(self, index: int, image: Image.Image) -> None:
+        try:
+            if self.devices[index] is None:
+                self.devices[index] = self.openers[index]()
+            self.devices[index].display(image)
+        except Exception as e:  # a display fault must never stop the game
+            self.failures[index] += 1
+            self._pause[index] = min(RETRY_MAX_S, max(RETRY_FIRST_S, 2 * self._pause[index]))
+            self.retry_at[index] = self.clock() + self._pause[index]
+            log.warning("display %d failed (%s); retrying in %.0f s", index + 1, e, self._pause[index])
+            if self.openers is not None:
+                self.devices[index] = None
+            with self._cv:
+                self._pending.setdefault(index, image)  # a newer frame wins; else show this one
+            return
+        if self._pause[index]:
+            log.info("display %d is back", index + 1)
+            self._pause[index] = 0.0
+        self.written[index] += 1
+        if self.written[index] == 1 and all(self.written) and self.on_ready is not None:
+            self.on_ready()
+
     def flush(self, timeout: float = 5.0) -> bool:
-        """Wait until every pending frame is written; False on timeout."""
+        """Wait until every frame that is due is written (a display waiting for its retry keeps
+        its frame for later); False on timeout."""
         with self._cv:
-            return self._cv.wait_for(lambda: not self._pending and not self._busy, timeout)
+            return self._cv.wait_for(lambda: not self._busy and not self._due(), timeout)
 
     def close(self) -> None:
         with self._cv:
