@@ -73,7 +73,6 @@ class Daemon:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
-        self.stuck: list[Stuck] = []
         self._last_input_ns = time.monotonic_ns()
         self.dimmed = False
         self.box: Box = build_box(profile, self._on_edge, pin_factory)
@@ -108,7 +107,7 @@ class Daemon:
         for item in self.debouncer.settle(now_ns):
             if isinstance(item, Stuck):
                 log.warning("station %d %s button stuck", item.station + 1, item.key)
-                self.stuck.append(item)
+                self.table.stuck(item.station, item.key)
             else:
                 self.table.handle(item)
         self.table.tick(now_ns, self.watermark(now_ns))

@@ -158,3 +158,13 @@ def test_holding_left_and_right_abandons_the_game(box):
     assert table.game is not None
     table.tick(due, due)
     assert table.game is None and table.cues[-1] == "wrong"
+
+
+def test_a_stuck_button_is_shown_on_its_station_until_released(box):
+    table, clock, journals = box
+    plain = table.screen(1).tobytes()
+    table.stuck(1, "slap")
+    assert table.screen(1).tobytes() != plain
+    assert table.screen(0).tobytes() == table.lobby.screen().tobytes()
+    table.handle(InputEvent(1, "slap", False, round(clock.next() * MS)))
+    assert table.screen(1).tobytes() == plain

@@ -50,10 +50,10 @@ def fit(s: str, width: int) -> str:
     return s if len(s) <= width else s[: width - 1] + "."
 
 
-def resumed_banner(image: Image.Image) -> None:
-    """Stamp "RESUMED" across the bottom of a screen: the game picked up after a restart."""
+def banner(image: Image.Image, label: str) -> None:
+    """Stamp a short notice across the bottom of a screen ("RESUMED", "OK STUCK")."""
     draw = ImageDraw.Draw(image)
-    label = " RESUMED "
+    label = f" {fit(label, COLUMNS - 2)} "
     x = (WIDTH - len(label) * CHAR_W) // 2
     draw.rectangle((x - 2, HEIGHT - LINE_H - 3, x + len(label) * CHAR_W + 1, HEIGHT - 1), fill=0)
     text(draw, x, HEIGHT - LINE_H - 1, label, invert=True)
