@@ -14,6 +14,7 @@ import logging
 import time
 from collections import deque
 from pathlib import Path
+from typing import Callable
 
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
@@ -22,7 +23,7 @@ from .profile import Profile
 from .script import ScriptPress, edges
 from .table import Table
 from .watermark import Watermarks
-from .wiring import Box, build_box
+from .wiring import Box, EdgeCallback, build_box
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +49,12 @@ def journal_opener(directory: Path):
 
 class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 pin_factory=None) -> None:
+                 pin_factory=None, adapters: Callable[[EdgeCallback], Box] | None = None) -> None:
+        """``adapters`` builds the box around the daemon's edge callback (the simulator's window);
+        by default the profile's pins and panels are wired, on ``pin_factory`` if given."""
         self.profile = profile
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
-        self.watermarks = Watermarks()
-        self.watermarks.add_source("gpio", round(t.gpio_latency_ms * 1e6))
         names = tuple(st.name for st in profile.stations)
         self.table = Table(names, journal_opener(journal_dir) if journal_dir else None, seed)
         self._inbox: deque[InputEvent] = deque()
@@ -61,7 +62,11 @@ class Daemon:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
         self.stuck: list[Stuck] = []
-        self.box: Box = build_box(profile, self._on_edge, pin_factory)
+        self.box: Box = (adapters(self._on_edge) if adapters is not None
+                         else build_box(profile, self._on_edge, pin_factory))
+        self.watermarks = Watermarks()
+        for source, latency_bound_ns in self.box.sources.items():
+            self.watermarks.add_source(source, latency_bound_ns)
 
     def _on_edge(self, event: InputEvent) -> None:
         """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return."""
@@ -134,7 +139,7 @@ class Daemon:
             self.step(time.monotonic_ns())
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
-        """Drive the mock pins from a script, then stop the loop ``tail_s`` after the last edge."""
+        """Drive the box's keys from a script, then stop the loop ``tail_s`` after the last edge."""
         stop = asyncio.Event()
         runner = asyncio.ensure_future(self.run(stop))
         start = time.monotonic()
@@ -142,8 +147,7 @@ class Daemon:
             delay = start + at_s / speed - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            pin = self.box.pin(station, key)
-            pin.drive_low() if pressed else pin.drive_high()
+            self.box.drive(station, key, pressed)
         await asyncio.sleep(tail_s)
         stop.set()
         await runner
