@@ -138,16 +138,20 @@ class Daemon:
             self._wake.clear()
             self.step(time.monotonic_ns())
 
-    async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
-        """Drive the box's keys from a script, then stop the loop ``tail_s`` after the last edge."""
-        stop = asyncio.Event()
-        runner = asyncio.ensure_future(self.run(stop))
+    async def press_script(self, presses: list[ScriptPress], speed: float = 1.0) -> None:
+        """Press and release the box's keys as a script says, ``speed`` times faster."""
         start = time.monotonic()
         for at_s, station, key, pressed in edges(presses):
             delay = start + at_s / speed - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
             self.box.drive(station, key, pressed)
+
+    async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
+        """Run the loop while a script drives the box's keys; stop ``tail_s`` after the last edge."""
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(self.run(stop))
+        await self.press_script(presses, speed)
         await asyncio.sleep(tail_s)
         stop.set()
         await runner
