@@ -95,6 +95,17 @@ def test_a_click_on_a_drawn_button_presses_it(sim, tmp_path):
     assert journal_moves(tmp_path / "games")[:2] == [("play", 0), ("play", 1)]
 
 
+def test_a_window_playing_a_script_stops_when_the_window_is_closed(sim, tmp_path):
+    script = parse_script(START_GAME + "0.45 1 ok 0.02\n" + "30 2 ok\n", 3)
+
+    async def play():
+        asyncio.get_running_loop().call_later(0.7, post, pygame.QUIT)
+        await asyncio.wait_for(sim.run(script), 5)
+
+    asyncio.run(play())
+    assert journal_moves(tmp_path / "games") == [("play", 0)]
+
+
 def test_the_screenshot_shows_every_station_panel_pixel_for_pixel(tmp_path):
     simulator = Simulator(players_profile(3), None, seed=1, scale=3)
     shot = tmp_path / "sim.png"

@@ -56,10 +56,11 @@ class Simulator:
     async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
         """Until the players quit; a script, if given, presses keys for them meanwhile."""
         stop = asyncio.Event()
-        jobs = [self.daemon.run(stop), self.window.pump(stop)]
-        if presses:
-            jobs.append(self.daemon.press_script(presses, speed))
-        await asyncio.gather(*jobs)
+        script = asyncio.ensure_future(self.daemon.press_script(presses or [], speed))
+        try:
+            await asyncio.gather(self.daemon.run(stop), self.window.pump(stop))
+        finally:
+            script.cancel()
 
     async def screenshot(self, path: Path, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
         """Start up, play the script if any, then save the window as it looks as a PNG."""
