@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from .profile import MAX_STATIONS, MIN_STATIONS
+
 
 def default_journal_dir() -> Path:
     """systemd's StateDirectory when run as the service, else the user's state directory."""
@@ -140,6 +142,59 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return status
 
 
+HEADLESS = """Without a display, play a game headlessly instead:
+  companion demo                       the demo game on simulated buttons, screens saved as PNG
+  companion run --profile FILE --script S --snapshots DIR
+                                       your own script of timed presses on a mock profile"""
+
+
+def on_pi_hardware() -> bool:
+    try:
+        return Path("/proc/device-tree/model").read_text(errors="replace").startswith("Raspberry Pi")
+    except OSError:
+        return False
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .logs import setup_logging
+    from .profile import ProfileError, load_profile
+    from .script import ScriptError, load_script
+
+    if args.screenshot:
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    else:
+        from .sim import display_problem
+
+        problem = display_problem()
+        if problem:
+            return _fail(f"cannot open the simulator window: {problem}.\n{HEADLESS}")
+    try:
+        from .sim.app import Simulator, players_profile
+    except ImportError as e:
+        return _fail(f"the simulator needs pygame (pip install \".[sim]\"): {e}")
+    setup_logging()
+    try:
+        profile = load_profile(args.profile) if args.profile else players_profile(args.players)
+        presses = load_script(args.script, len(profile.stations)) if args.script else None
+    except (ProfileError, ScriptError, OSError) as e:
+        return _fail(str(e))
+    sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, scale=args.scale or (3 if args.screenshot else None))
+    try:
+        if args.screenshot:
+            asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
+            print(f"wrote {args.screenshot}")
+        else:
+            asyncio.run(sim.run(presses, args.speed))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion",
@@ -164,6 +219,22 @@ def build_parser() -> argparse.ArgumentParser:
     runner_options(demo)
     demo.set_defaults(func=cmd_demo, speed=4.0)
 
+    sim = sub.add_parser("sim", help="the whole box in a window: keys and clicks are the buttons (needs pygame)",
+                         description="Every station's screen and buttons in one window. Each station's keys are "
+                                     "printed on its buttons (station 1: Q, then A S D for left, ok, right); "
+                                     "F1 turns the sound off and on; Esc asks before quitting.")
+    stations = sim.add_mutually_exclusive_group()
+    stations.add_argument("--players", type=int, default=3, choices=range(MIN_STATIONS, MAX_STATIONS + 1),
+                          help="how many stations (default 3)")
+    stations.add_argument("--profile", help="take the stations (names, panel sizes, timing) from a hardware profile")
+    sim.add_argument("--script", help="a script of timed presses to play in the window")
+    sim.add_argument("--screenshot", metavar="FILE",
+                     help="start up (and play the script), save the window as PNG and exit; needs no display")
+    sim.add_argument("--scale", type=int, choices=range(1, 7), help="screen pixels per OLED pixel (default: fit the screen)")
+    sim.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
+    runner_options(sim)
+    sim.set_defaults(func=cmd_sim)
+
     rep = sub.add_parser("replay", help="replay a game journal and print the result")
     rep.add_argument("file")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
@@ -182,11 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """With no command, a laptop starts the simulator; a Pi shows the help."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):
+        if not on_pi_hardware():
+            return cmd_sim(parser.parse_args(["sim"]))
         parser.print_help()
-        print("\nNo hardware? Try `companion demo` for a scripted game on simulated buttons.")
+        print("\nOn the box: companion run --profile hardware/profiles/gpio-3.toml")
         return 0
     return args.func(args)
 

@@ -16,6 +16,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import Callable
 
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
@@ -26,7 +27,7 @@ from .recovery import KEEP_JOURNALS, find_interrupted, rotate
 from .script import ScriptPress, edges
 from .table import Table
 from .watermark import Watermarks
-from .wiring import Box, build_box
+from .wiring import Box, EdgeCallback, build_box
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +55,14 @@ def journal_opener(directory: Path):
 
 class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 pin_factory=None, notifier: Notifier | None = None) -> None:
+                 pin_factory=None, notifier: Notifier | None = None,
+                 adapters: Callable[[EdgeCallback], Box] | None = None) -> None:
+        """``adapters`` builds the box around the daemon's edge callback (the simulator's window);
+        by default the profile's pins and panels are wired, on ``pin_factory`` if given."""
         self.profile = profile
         self.notifier = notifier or Notifier()
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
-        self.watermarks = Watermarks()
-        self.watermarks.add_source("gpio", round(t.gpio_latency_ms * 1e6))
         names = tuple(st.name for st in profile.stations)
         self.table = Table(names, journal_opener(journal_dir) if journal_dir else None, seed)
         interrupted = find_interrupted(journal_dir) if journal_dir else None
@@ -75,7 +77,11 @@ class Daemon:
         self._shown = -1
         self._last_input_ns = time.monotonic_ns()
         self.dimmed = False
-        self.box: Box = build_box(profile, self._on_edge, pin_factory)
+        self.box: Box = (adapters(self._on_edge) if adapters is not None
+                         else build_box(profile, self._on_edge, pin_factory))
+        self.watermarks = Watermarks()
+        for source, latency_bound_ns in self.box.sources.items():
+            self.watermarks.add_source(source, latency_bound_ns)
         self.box.displays.on_ready = self._displays_ready
         self.ready = threading.Event()
         """Set once every display has shown its first frame."""
@@ -182,17 +188,20 @@ class Daemon:
         await self.run(stop)
         self.notifier.stopping()
 
-    async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
-        """Drive the mock pins from a script, then stop the loop ``tail_s`` after the last edge."""
-        stop = asyncio.Event()
-        runner = asyncio.ensure_future(self.run(stop))
+    async def press_script(self, presses: list[ScriptPress], speed: float = 1.0) -> None:
+        """Press and release the box's keys as a script says, ``speed`` times faster."""
         start = time.monotonic()
         for at_s, station, key, pressed in edges(presses):
             delay = start + at_s / speed - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            pin = self.box.pin(station, key)
-            pin.drive_low() if pressed else pin.drive_high()
+            self.box.drive(station, key, pressed)
+
+    async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
+        """Run the loop while a script drives the box's keys; stop ``tail_s`` after the last edge."""
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(self.run(stop))
+        await self.press_script(presses, speed)
         await asyncio.sleep(tail_s)
         stop.set()
         await runner

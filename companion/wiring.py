@@ -1,9 +1,14 @@
 """One function builds every adapter from a profile, with the pin factory passed in (never the
-process-wide ``Device.pin_factory``)."""
+process-wide ``Device.pin_factory``).
+
+The daemon only needs a :class:`Box`: whatever feeds it edges and shows its frames. The simulator
+builds its own (keyboard and window instead of pins and panels) and hands it to the daemon the
+same way, so both run one referee.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
@@ -13,16 +18,27 @@ from .profile import Profile
 
 @dataclass
 class Box:
+    """Every adapter of one box."""
+
     profile: Profile
     pin_factory: object
     buttons: list[StationButton]
     displays: DisplayWriter
     buzzer: Buzzer | None
+    """Anything with ``play(cue)`` and ``close()``."""
+    sources: dict[str, int | None] = field(default_factory=dict)
+    """The input sources the buttons report as, each with its latency bound in ns (None for an
+    explicit source): the daemon's watermarks wait for exactly these."""
     buses: Buses | None = None
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
         return self.pin_factory.pin(self.profile.stations[station].pins[key])
+
+    def drive(self, station: int, key: str, pressed: bool) -> None:
+        """Press or release a station key as a script does: here, on a mock pin."""
+        pin = self.pin(station, key)
+        pin.drive_low() if pressed else pin.drive_high()
 
     def close(self) -> None:
         for button in self.buttons:
@@ -48,5 +64,7 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None) -> Box:
     factory = pin_factory or pin_factory_for(profile)
     buttons = station_buttons(profile, factory, on_edge)
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None
+    latency = round(profile.timing.gpio_latency_ms * 1e6)
     buses = Buses()
-    return Box(profile, factory, buttons, DisplayWriter(openers=display_openers(profile, buses)), buzzer, buses)
+    displays = DisplayWriter(openers=display_openers(profile, buses))
+    return Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses)

@@ -1,0 +1,73 @@
+"""The simulator assembled: a box of window and mixer adapters, run by the box's own daemon."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+
+from ..adapters.displays import DisplayWriter, open_device
+from ..daemon import Daemon
+from ..profile import DisplayProfile, Profile, StationProfile
+from ..script import ScriptPress
+from ..wiring import Box, EdgeCallback
+from .sound import MixerBuzzer
+from .window import SOURCE, Window
+
+NAMES = ("Ana", "Ben", "Cy", "Dee", "Eli", "Fay")
+"""The players of a simulated box made with ``--players``."""
+
+KEYBOARD_LATENCY_NS = 20_000_000
+"""How late a stamped key can reach the loop: it is handed over at once, but behind whatever
+the loop is doing (at most drawing one frame)."""
+
+
+def players_profile(players: int) -> Profile:
+    """A simulated box of ``players`` stations with standard 128x64 panels."""
+    stations = tuple(StationProfile(NAMES[i], {}, DisplayProfile()) for i in range(players))
+    return Profile(f"{players} stations, simulated", "mock", None, stations)
+
+
+class SimBox(Box):
+    """The box as the simulator builds it: luma ``dummy`` panels shown in the window, keys and
+    clicks for buttons, the mixer for the buzzer. Panels are drawn upright whatever a profile's
+    rotation, as every player faces the screen."""
+
+    def __init__(self, profile: Profile, on_edge: EdgeCallback, scale: int | None = None) -> None:
+        panels = [open_device(replace(st.display, rotate=0), "mock") for st in profile.stations]
+        buzzer = MixerBuzzer()
+        super().__init__(profile, None, [], DisplayWriter(panels), buzzer, {SOURCE: KEYBOARD_LATENCY_NS})
+        self.window = Window(profile, panels, buzzer, on_edge, scale)
+
+    def drive(self, station: int, key: str, pressed: bool) -> None:
+        self.window.deliver(station, key, pressed, "script")
+
+    def close(self) -> None:
+        super().close()
+        self.window.close()
+
+
+class Simulator:
+    def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
+                 scale: int | None = None) -> None:
+        self.daemon = Daemon(profile, journal_dir, seed, adapters=lambda on_edge: SimBox(profile, on_edge, scale))
+        self.window: Window = self.daemon.box.window
+
+    async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
+        """Until the players quit; a script, if given, presses keys for them meanwhile."""
+        stop = asyncio.Event()
+        script = asyncio.ensure_future(self.daemon.press_script(presses or [], speed))
+        try:
+            await asyncio.gather(self.daemon.run(stop), self.window.pump(stop))
+        finally:
+            script.cancel()
+
+    async def screenshot(self, path: Path, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
+        """Start up, play the script if any, then save the window as it looks as a PNG."""
+        await self.daemon.play_script(presses or [], speed)
+        self.daemon.box.displays.flush()
+        self.window.draw()
+        self.window.save(path)
+
+    def close(self) -> None:
+        self.daemon.close()

@@ -1,0 +1,37 @@
+"""The simulator's keyboard: one key for every station button, printed on the drawn buttons.
+
+Stations 1 to 3 share the home row with their slap keys on the row above; stations 4 to 6 share
+the bottom row with their slap keys on the digit row, so six players fit around one laptop.
+Keys are pygame key names (``pygame.key.name``), which follow the keyboard's layout.
+"""
+
+from __future__ import annotations
+
+STATION_KEYS: tuple[dict[str, str], ...] = (
+    {"slap": "q", "left": "a", "ok": "s", "right": "d"},
+    {"slap": "p", "left": "j", "ok": "k", "right": "l"},
+    {"slap": "t", "left": "f", "ok": "g", "right": "h"},
+    {"slap": "1", "left": "z", "ok": "x", "right": "c"},
+    {"slap": "5", "left": "v", "ok": "b", "right": "n"},
+    {"slap": "0", "left": "m", "ok": ",", "right": "."},
+)
+"""Station ``i``'s keys: station button -> key name."""
+
+MUTE = "f1"
+QUIT = "escape"
+CONFIRM_QUIT = ("y", "return")
+"""While the window asks whether to quit, these quit; any other key keeps playing."""
+
+
+def station_button(key_name: str, stations: int) -> tuple[int, str] | None:
+    """The (station, button) a key stands for on a box of ``stations`` stations, if any."""
+    for station, keys in enumerate(STATION_KEYS[:stations]):
+        for button, name in keys.items():
+            if name == key_name:
+                return station, button
+    return None
+
+
+def label(key_name: str) -> str:
+    """How a key is printed on a drawn button."""
+    return key_name.upper()

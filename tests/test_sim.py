@@ -1,0 +1,223 @@
+"""The simulator under SDL's dummy video and audio drivers: keys and clicks reach the game through
+the daemon's own arbiter, the window shows every panel pixel for pixel, the mixer plays cues."""
+
+import asyncio
+import json
+import os
+import time
+from array import array
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame  # noqa: E402
+import pytest  # noqa: E402
+from PIL import Image, ImageChops  # noqa: E402
+
+from companion import cli  # noqa: E402
+from companion.cues import CUES  # noqa: E402
+from companion.script import parse_script  # noqa: E402
+from companion.sim import keys  # noqa: E402
+from companion.sim.app import Simulator, players_profile  # noqa: E402
+from companion.sim.sound import MixerBuzzer  # noqa: E402
+from companion.sim.window import OLED_OFF, OLED_ON, layout  # noqa: E402
+
+TAP_S = 0.03
+"""Real time between a tap's edges: longer than the debounce window, so no tap is a bounce."""
+
+START_GAME = "".join(f"{0.06 * (i + 1):.2f} 1 ok 0.02\n" for i in range(6))
+"""Station 1 picks the first game in the lobby, keeps its options and starts it."""
+
+
+@pytest.fixture
+def sim(tmp_path):
+    simulator = Simulator(players_profile(3), tmp_path / "games", seed=1, scale=2)
+    yield simulator
+    simulator.close()
+
+
+def journal_moves(directory):
+    [journal] = list(directory.glob("*.jsonl"))
+    return [(line["action"], line["player"]) for line in map(json.loads, journal.read_text().splitlines()[1:])]
+
+
+def post(kind, **attributes):
+    pygame.event.post(pygame.event.Event(kind, **attributes))
+
+
+async def tap_key(name):
+    post(pygame.KEYDOWN, key=pygame.key.key_code(name))
+    await asyncio.sleep(TAP_S)
+    post(pygame.KEYUP, key=pygame.key.key_code(name))
+    await asyncio.sleep(TAP_S)
+
+
+async def running(sim, play):
+    """Run the simulator's daemon and event pump while ``play`` posts window events."""
+    stop = asyncio.Event()
+    runner = asyncio.gather(sim.daemon.run(stop), sim.window.pump(stop))
+    try:
+        await play()
+        await asyncio.sleep(0.1)
+    finally:
+        stop.set()
+        await runner
+
+
+def test_a_keypress_drives_a_station_button_through_the_arbiter_to_a_game_action(sim, tmp_path):
+    async def play():
+        for _ in range(6):
+            await tap_key("s")              # station 1's ok: through the lobby to Start
+        await tap_key("s")                  # Ana places her first X
+
+    asyncio.run(running(sim, play))
+    assert journal_moves(tmp_path / "games") == [("play", 0)]
+    assert sim.daemon.table.game.match.state.board[0] == "X"   # where her cursor began
+    assert "go" in sim.window.buzzer.played
+
+
+def test_a_click_on_a_drawn_button_presses_it(sim, tmp_path):
+    bens_ok = sim.window.layout.stations[1].buttons["ok"].center
+    held = []
+
+    async def play():
+        for _ in range(7):
+            await tap_key("s")
+        post(pygame.MOUSEBUTTONDOWN, pos=bens_ok, button=1)
+        await asyncio.sleep(TAP_S)
+        held.append(sim.window.is_down(1, "ok"))
+        post(pygame.MOUSEBUTTONUP, pos=(0, 0), button=1)   # released wherever the mouse went
+        await asyncio.sleep(TAP_S)
+
+    asyncio.run(running(sim, play))
+    assert held == [True]
+    assert not sim.window.is_down(1, "ok")
+    assert journal_moves(tmp_path / "games")[:2] == [("play", 0), ("play", 1)]
+
+
+def test_a_window_playing_a_script_stops_when_the_window_is_closed(sim, tmp_path):
+    script = parse_script(START_GAME + "0.45 1 ok 0.02\n" + "30 2 ok\n", 3)
+
+    async def play():
+        asyncio.get_running_loop().call_later(0.7, post, pygame.QUIT)
+        await asyncio.wait_for(sim.run(script), 5)
+
+    asyncio.run(play())
+    assert journal_moves(tmp_path / "games") == [("play", 0)]
+
+
+def test_the_screenshot_shows_every_station_panel_pixel_for_pixel(tmp_path):
+    simulator = Simulator(players_profile(3), None, seed=1, scale=3)
+    shot = tmp_path / "sim.png"
+    try:
+        script = parse_script(START_GAME + "0.45 1 ok 0.02\n", 3)
+        asyncio.run(simulator.screenshot(shot, script))
+        window = Image.open(shot).convert("RGB")
+        assert window.size == simulator.window.layout.size
+        for station, area in enumerate(simulator.window.layout.stations):
+            panel = window.crop(tuple(area.panel.topleft) + tuple(area.panel.bottomright))
+            pixels = panel.resize((128, 64), Image.Resampling.NEAREST)
+            # every OLED pixel is a uniform 3x3 block ...
+            assert ImageChops.difference(pixels.resize(panel.size, Image.Resampling.NEAREST), panel).getbbox() is None
+            # ... in one of the two OLED colours, lit exactly where the station's image is
+            assert set(pixels.get_flattened_data()) <= {OLED_ON, OLED_OFF}
+            lit = Image.new("1", (128, 64))
+            lit.putdata([1 if p == OLED_ON else 0 for p in pixels.get_flattened_data()])
+            screen = simulator.daemon.table.screen(station)
+            assert ImageChops.difference(lit.convert("L"), screen.convert("L")).getbbox() is None, station
+        assert simulator.daemon.table.game.match.state.board[0] == "X", "the shot is mid-game"
+    finally:
+        simulator.close()
+
+
+def test_the_mixer_plays_a_cue_as_sine_tones_and_mute_silences_it_but_not_the_lamp():
+    buzzer = MixerBuzzer()
+    try:
+        assert buzzer.channel is not None
+        buzzer.play("decided")
+        sound = buzzer.sound("decided")
+        assert buzzer.channel.get_busy() and buzzer.channel.get_sound() is sound
+        rate, _, channels = pygame.mixer.get_init()
+        samples = array("h", sound.get_raw())[::channels]
+        (first, first_s), (_, second_s) = CUES["decided"]
+        assert len(samples) == round(first_s * rate) + round(second_s * rate)
+        note = samples[: round(first_s * rate)]
+        crossings = sum(1 for a, b in zip(note, note[1:]) if (a < 0) != (b < 0))
+        assert crossings == pytest.approx(2 * 1318.51 * first_s, abs=3)   # E6
+        assert max(samples) == pytest.approx(0.3 * 32767, rel=0.01)
+        assert buzzer.lit(time.monotonic()) == "decided"
+
+        buzzer.toggle_mute()
+        assert not buzzer.channel.get_busy()
+        buzzer.play("tie")
+        assert not buzzer.channel.get_busy()
+        assert buzzer.lit(time.monotonic()) == "tie"
+        assert buzzer.lit(time.monotonic() + 1) is None
+        assert buzzer.played == ["decided", "tie"]
+    finally:
+        buzzer.close()
+
+
+def test_escape_asks_before_quitting(sim):
+    window = sim.window
+
+    def press(name):
+        window.handle([pygame.event.Event(pygame.KEYDOWN, key=pygame.key.key_code(name))])
+
+    press("escape")
+    assert window.asking and not window.quitting
+    press("n")
+    assert not window.asking and not window.quitting
+    press("escape")
+    press("y")
+    assert window.quitting
+    stop = asyncio.Event()
+    asyncio.run(asyncio.wait_for(window.pump(stop), 1))
+    assert stop.is_set()
+
+
+def test_f1_and_the_drawn_switch_toggle_the_sound(sim):
+    window = sim.window
+    window.handle([pygame.event.Event(pygame.KEYDOWN, key=pygame.K_F1)])
+    assert window.buzzer.muted
+    window.handle([pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=window.layout.sound.center, button=1)])
+    assert not window.buzzer.muted
+
+
+def test_every_station_button_has_its_own_real_key():
+    pygame.init()
+    names = [name for station in keys.STATION_KEYS for name in station.values()]
+    assert len(set(names)) == len(names) == 24
+    assert not set(names) & {keys.MUTE, keys.QUIT, *keys.CONFIRM_QUIT}
+    for name in names + [keys.MUTE, keys.QUIT, *keys.CONFIRM_QUIT]:
+        assert pygame.key.name(pygame.key.key_code(name)) == name
+    assert keys.station_button("k", 3) == (1, "ok")
+    assert keys.station_button("m", 5) is None          # station 6's key on a five-station box
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+def test_stations_fit_the_window_without_overlapping(players):
+    plan = layout(players_profile(players), 2)
+    window = pygame.Rect((0, 0), plan.size)
+    cards = [area.card for area in plan.stations]
+    assert len(cards) == players
+    for i, card in enumerate(cards):
+        assert window.contains(card) and not card.colliderect(plan.table)
+        assert all(not card.colliderect(other) for other in cards[i + 1:])
+        assert all(card.contains(r) for r in plan.stations[i].buttons.values())
+
+
+def test_cli_screenshot_writes_the_window(tmp_path):
+    shot = tmp_path / "shot.png"
+    status = cli.main(["sim", "--players", "4", "--screenshot", str(shot), "--journal-dir", str(tmp_path)])
+    assert status == 0
+    assert Image.open(shot).size == layout(players_profile(4), 3).size
+
+
+@pytest.mark.skipif(cli.on_pi_hardware(), reason="a Pi shows the help instead")
+def test_no_command_without_a_display_explains_the_headless_mode(capsys, monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    assert cli.main([]) == 2
+    err = capsys.readouterr().err
+    assert "cannot open the simulator window" in err
+    assert "companion demo" in err and "--script" in err
