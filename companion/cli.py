@@ -195,6 +195,40 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_selftest(args: argparse.Namespace) -> int:
+    """Walk a maker through every button, display and buzzer cue; exit 1 if a button never
+    reported a press."""
+    import asyncio
+
+    from .daemon import Daemon
+    from .logs import setup_logging
+    from .profile import ProfileError, load_profile
+    from .script import ScriptError, load_script
+    from .selftest import SelfTest
+
+    setup_logging()
+    try:
+        profile = load_profile(args.profile)
+        presses = load_script(args.script, len(profile.stations)) if args.script else None
+    except (ProfileError, ScriptError, OSError) as e:
+        return _fail(str(e))
+    selftest = SelfTest(tuple(st.name for st in profile.stations))
+    daemon = Daemon(profile, referee=selftest)
+    print("Press every button on every station; each display shows its station number. "
+          "Ctrl-C to stop.", flush=True)
+    try:
+        if presses is None:
+            asyncio.run(daemon.serve())
+        else:
+            asyncio.run(daemon.play_script(presses, speed=args.speed))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        daemon.close()
+    print(selftest.report())
+    return 0 if selftest.complete else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion",
@@ -239,6 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
     rep.set_defaults(func=cmd_replay)
+
+    test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box")
+    test.add_argument("--profile", required=True, help="hardware profile (TOML)")
+    test.add_argument("--script", help="press from a script instead (simulated pins)")
+    runner_options(test)
+    test.set_defaults(func=cmd_selftest)
 
     past = sub.add_parser("games", help="list past games (journals), newest first")
     past.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals are")

@@ -1,0 +1,99 @@
+"""The self-test a maker runs after wiring a box: every button, every display, the buzzer.
+
+Each display shows its station's number in large type (so a display on the wrong multiplexer
+channel is obvious) and four boxes, one per button, that fill when that button is pressed. The
+last press is named with its edge time since the station's previous edge, which also shows
+contact bounce the debouncer let through. On start the buzzer plays every cue once, its name on
+every display. It speaks the daemon's referee interface, so it runs on the real loop and pins.
+"""
+
+from __future__ import annotations
+
+from PIL import Image, ImageFont
+
+from .cues import CUES, steps
+from .inputs import KEYS, InputEvent
+from .screens.canvas import CHAR_W, HEIGHT, LINE_H, WIDTH, banner, blank, fit, text
+
+NS = 1_000_000_000
+
+
+class SelfTest:
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.stations = len(names)
+        self.pressed: set[tuple[int, str]] = set()
+        self.last: dict[int, str] = {}
+        self._previous_ns: dict[int, int] = {}
+        self.stuck_keys: set[tuple[int, str]] = set()
+        self.cues: list[str] = []
+        self.version = 0
+        self._tour = list(CUES)
+        self._tour_at: int | None = None
+        self.playing: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return len(self.pressed) == self.stations * len(KEYS)
+
+    def missing(self) -> list[tuple[int, str]]:
+        return [(s, k) for s in range(self.stations) for k in KEYS if (s, k) not in self.pressed]
+
+    def handle(self, event: InputEvent) -> None:
+        if event.station >= self.stations:
+            return
+        self.version += 1
+        if not event.pressed:
+            self.stuck_keys.discard((event.station, event.key))
+            return
+        self.pressed.add((event.station, event.key))
+        previous = self._previous_ns.get(event.station)
+        gap = "" if previous is None else f" +{(event.t_ns - previous) / 1e6:.1f}ms"
+        self._previous_ns[event.station] = event.t_ns
+        self.last[event.station] = f"{event.key}{gap}"
+        self.cues.append("tick")
+
+    def stuck(self, station: int, key: str) -> None:
+        self.stuck_keys.add((station, key))
+        self.version += 1
+
+    def tick(self, now_ns: int, watermark_ns: int) -> None:
+        """Play the cue tour: each cue, then the next once it has finished."""
+        if self._tour_at is not None and now_ns < self._tour_at:
+            return
+        self.playing = self._tour.pop(0) if self._tour else None
+        self._tour_at = now_ns + round((steps(self.playing)[-1][0] + 0.3) * NS) if self.playing else None
+        if self.playing:
+            self.cues.append(self.playing)
+        self.version += 1
+
+    def wakeup_ns(self) -> int | None:
+        return self._tour_at
+
+    def screen(self, station: int) -> Image.Image:
+        image, draw = blank()
+        big = ImageFont.load_default(size=40)
+        draw.text((2, 4), str(station + 1), font=big, fill=1)
+        text(draw, 40, 0, fit(self.names[station], (WIDTH - 40) // CHAR_W))
+        for i, key in enumerate(KEYS):
+            x, y = 40 + i * 22, LINE_H + 4
+            done = (station, key) in self.pressed
+            draw.rectangle((x, y, x + 18, y + 12), outline=1, fill=1 if done else 0)
+            text(draw, x + 6, y + 1, key[0].upper(), invert=done)
+        status = self.last.get(station, "press every button")
+        text(draw, 40, 2 * LINE_H + 8, fit(status, (WIDTH - 40) // CHAR_W))
+        if self.playing:
+            text(draw, 40, HEIGHT - LINE_H, fit(f"cue: {self.playing}", (WIDTH - 40) // CHAR_W))
+        elif self.complete:
+            text(draw, 40, HEIGHT - LINE_H, "ALL BUTTONS OK", invert=True)
+        keys = sorted(k for s, k in self.stuck_keys if s == station)
+        if keys:
+            banner(image, " ".join(keys).upper() + " STUCK")
+        return image
+
+    def report(self) -> str:
+        """What a maker reads at the end: every button that never reported a press."""
+        if self.complete:
+            return f"all {self.stations * len(KEYS)} buttons pressed; every display shown; {len(CUES)} cues played"
+        lines = [f"station {s + 1} ({self.names[s]}): {k} never pressed" for s, k in self.missing()]
+        return "\n".join(lines)

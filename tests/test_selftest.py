@@ -1,0 +1,56 @@
+"""The self-test on mock pins: every button lights its box, the report names what is missing."""
+
+from pathlib import Path
+
+from companion.cli import main
+from companion.cues import CUES
+from companion.inputs import KEYS, InputEvent
+from companion.selftest import SelfTest
+
+ROOT = Path(__file__).parent.parent
+MS = 1_000_000
+
+
+def lit(image, box):
+    return sum(image.crop(box).histogram()[1:])
+
+
+def test_each_press_fills_its_box_and_names_the_gap_since_the_last_edge():
+    test = SelfTest(("Ana", "Ben"))
+    before = test.screen(0)
+    test.handle(InputEvent(0, "left", True, 100 * MS))
+    test.handle(InputEvent(0, "ok", True, 112 * MS))
+    after = test.screen(0)
+    left_box, slap_box = (62 + 2, 16 + 2, 62 + 17, 16 + 11), (40 + 2, 16 + 2, 40 + 17, 16 + 11)
+    assert lit(after, left_box) > lit(before, left_box) + 50
+    assert lit(after, slap_box) == lit(before, slap_box)
+    assert test.last[0] == "ok +12.0ms"
+    assert test.screen(1).tobytes() != after.tobytes()
+    assert not test.complete
+    assert "station 1 (Ana): slap never pressed" in test.report()
+
+
+def test_the_buzzer_tour_plays_every_cue_once():
+    test = SelfTest(("Ana", "Ben"))
+    now, played = 0, []
+    while True:
+        test.tick(now, now)
+        played += test.cues
+        test.cues.clear()
+        if test.wakeup_ns() is None:
+            break
+        now = test.wakeup_ns()
+    assert played == list(CUES)
+
+
+def test_selftest_command_on_mock_pins(tmp_path, capsys):
+    script = tmp_path / "all.txt"
+    script.write_text("".join(f"{0.1 + 0.05 * i:.2f} {s} {k}\n"
+                              for i, (s, k) in enumerate((s, k) for s in (1, 2, 3) for k in KEYS)))
+    profile = ROOT / "hardware" / "profiles" / "mock-3.toml"
+    assert main(["selftest", "--profile", str(profile), "--script", str(script)]) == 0
+    assert "all 12 buttons pressed" in capsys.readouterr().out
+    script.write_text("0.1 1 slap\n0.2 2 ok\n")
+    assert main(["selftest", "--profile", str(profile), "--script", str(script)]) == 1
+    out = capsys.readouterr().out
+    assert "station 3 (Cy): right never pressed" in out and "station 1 (Ana): slap" not in out
