@@ -17,6 +17,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
+from .options import lobby_choices
+
 Action = Mapping[str, Any]
 """A game action or chance event, as in the journal (without the ``type`` key)."""
 
@@ -45,6 +47,15 @@ class Rules:
     max_players: ClassVar[int]
     Options: ClassVar[type]
     """Frozen dataclass of the game's options (see :mod:`companion.games.options`)."""
+
+    def lobby_options(self, players: int) -> list[tuple[str, tuple[Any, ...], str]]:
+        """(field, values the lobby offers, help) for a game of ``players``.
+
+        By default the ``choices`` of the options; a game whose sensible values depend on the
+        player count (a token table) offers them here. A row's first value is preselected when
+        the option's default is not among its values.
+        """
+        return lobby_choices(self.Options)
 
     def new(self, players: int, options: Any) -> Any:
         """The state before the first chance event or action."""
