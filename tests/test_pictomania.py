@@ -201,7 +201,7 @@ def test_guessing_rules():
     assert play(state, guess(RED, BLUE, 2)).round.guesses[-1].number == 2
 
 
-def test_black_tokens_highest_by_default_any_remaining_or_none():
+def test_black_highest_by_default_any_remaining_or_none():
     state = play(dealt(), done(RED, token=1), done(YELLOW), done(GREEN, token=None))
     assert state.round.black == (3, 1, None, None) and state.round.pool == (2, 2)
     state = play(state, done(BLUE))
@@ -329,15 +329,15 @@ def test_token_tables_defaults_from_rules_notes_and_competitive_drops_the_lowest
 
 
 def test_custom_token_tables_are_checked_against_the_player_count():
-    options = parse_options(PictomaniaOptions, {"player_tokens": "1, 3,2", "black_tokens": "4,3,2,1"})
+    options = parse_options(PictomaniaOptions, {"tokens": "1, 3,2", "black": "4,3,2,1"})
     assert token_tables(4, options).player == (3, 2, 1)
-    with pytest.raises(OptionError, match="'player_tokens': needs 2 values for 3 players"):
+    with pytest.raises(OptionError, match="'tokens': needs 2 values for 3 players"):
         GAME.new(3, options)
-    with pytest.raises(OptionError, match="'black_tokens': needs 5 values for 5 players \\(one per player\\), not 4"):
-        GAME.new(5, {"black_tokens": "3,2,1,1"})
+    with pytest.raises(OptionError, match="'black': needs 5 values for 5 players \\(one per player\\), not 4"):
+        GAME.new(5, {"black": "3,2,1,1"})
     for bad in ("3,x", "0,1", "3,,1", "10"):
-        with pytest.raises(OptionError, match="'player_tokens': must be token values from 1 to 9"):
-            parse_options(PictomaniaOptions, {"player_tokens": bad})
+        with pytest.raises(OptionError, match="'tokens': must be token values from 1 to 9"):
+            parse_options(PictomaniaOptions, {"tokens": bad})
 
 
 def test_decks_option_names_known_decks():
@@ -362,8 +362,8 @@ def test_a_user_deck_too_small_for_its_rounds_is_refused(tmp_path):
 
 def test_the_lobby_offers_the_token_tables_for_the_player_count():
     rows = {name: choices for name, choices, _ in GAME.lobby_options(5)}
-    assert rows["player_tokens"] == ("3,2,1,1", "1,1,1,1", "4,3,2,1")
-    assert rows["black_tokens"] == ("3,3,2,2,1", "1,1,1,1,1", "5,4,3,2,1")
+    assert rows["tokens"] == ("3,2,1,1", "1,1,1,1", "4,3,2,1")
+    assert rows["black"] == ("3,3,2,2,1", "1,1,1,1,1", "5,4,3,2,1")
     assert rows["words"] == ("box", "physical") and rows["rounds"][0] == 4
     for n in range(3, 7):
         for name, choices, _ in GAME.lobby_options(n):

@@ -29,8 +29,8 @@ Readings where the seed and RULES-NOTES are silent:
 - Competitive variant: one black token fewer; the round ends as soon as the last one is taken,
   or when everybody is done (when several players finish without a token).
 
-Token tables are data (:data:`PLAYER_TOKENS`, :data:`BLACK_TOKENS`); options ``player_tokens``
-and ``black_tokens`` replace them with comma-separated values ("3,2,1"), one player token per
+Token tables are data (:data:`PLAYER_TOKENS`, :data:`BLACK_TOKENS`); options ``tokens``
+and ``black`` replace them with comma-separated values ("3,2,1"), one player token per
 opponent and one black token per player. Word decks come from :mod:`companion.words`; option
 ``words = "physical"`` deals only letters and numbers, for groups playing with printed cards.
 """
@@ -115,11 +115,11 @@ class PictomaniaOptions:
         "choices": (False, True),
         "help": "one black token fewer; the round ends when the last one is taken",
     })
-    player_tokens: str = field(default="", metadata={
+    tokens: str = field(default="", metadata={
         "check": _token_problem,
         "help": "each player's tokens, e.g. 2,1,1 (one per opponent); empty: the standard table",
     })
-    black_tokens: str = field(default="", metadata={
+    black: str = field(default="", metadata={
         "check": _token_problem,
         "help": "black tokens, e.g. 3,2,2,1 (one per player); empty: the standard table",
     })
@@ -135,13 +135,13 @@ class Tokens:
 
 def token_tables(players: int, options: PictomaniaOptions) -> Tokens:
     """The tables for ``players``: the standard ones unless the options give others."""
-    player = parse_tokens(options.player_tokens) if options.player_tokens else PLAYER_TOKENS[players]
-    black = parse_tokens(options.black_tokens) if options.black_tokens else BLACK_TOKENS[players]
+    player = parse_tokens(options.tokens) if options.tokens else PLAYER_TOKENS[players]
+    black = parse_tokens(options.black) if options.black else BLACK_TOKENS[players]
     if len(player) != players - 1:
-        raise OptionError("player_tokens", f"needs {players - 1} values for {players} players "
+        raise OptionError("tokens", f"needs {players - 1} values for {players} players "
                                            f"(one per opponent), not {len(player)}")
     if len(black) != players:
-        raise OptionError("black_tokens", f"needs {players} values for {players} players "
+        raise OptionError("black", f"needs {players} values for {players} players "
                                           f"(one per player), not {len(black)}")
     return Tokens(player, black[:-1] if options.competitive else black)
 
@@ -557,9 +557,9 @@ class Pictomania(Rules):
                 choices += tuple(d for d in decks.catalogue() if d not in choices)
             rows.append((name, choices, help))
         fields = {f: PictomaniaOptions.__dataclass_fields__[f].metadata["help"]
-                  for f in ("player_tokens", "black_tokens")}
-        for name, standard, count in (("player_tokens", PLAYER_TOKENS[players], players - 1),
-                                      ("black_tokens", BLACK_TOKENS[players], players)):
+                  for f in ("tokens", "black")}
+        for name, standard, count in (("tokens", PLAYER_TOKENS[players], players - 1),
+                                      ("black", BLACK_TOKENS[players], players)):
             tables = (standard, (1,) * count, tuple(range(count, 0, -1)))
             choices = tuple(dict.fromkeys(",".join(map(str, t)) for t in tables))
             rows.append((name, choices, fields[name]))
