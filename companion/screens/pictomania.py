@@ -24,8 +24,8 @@ def panel(heading: str, lines: tuple[str, ...], selected: int | None = None) -> 
     title(draw, heading)
     for i, line in enumerate(lines[:LINES]):
         if i == selected:
-            line = f"< {fit(line, COLUMNS - 5)} >"
-        text(draw, 2, LINE_H + 1 + i * LINE_H, fit(line, COLUMNS - 1), invert=i == selected)
+            line = f"< {fit(line, COLUMNS - 4)} >"
+        text(draw, 1, LINE_H + 1 + i * LINE_H, fit(line, COLUMNS), invert=i == selected)
     return image
 
 
@@ -120,7 +120,8 @@ class ScoresView:
 
 
 def scores(view: ScoresView) -> Image.Image:
-    """Two players to a line: name, the round's score (signed), the running total."""
+    """Two players to a line: name, the round's score (signed), the running total; the
+    heading says which column is which."""
     cells = []
     for name, score, total in view.rows:
         middle = "" if score is None else f"{score:+d}"

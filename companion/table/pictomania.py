@@ -48,7 +48,6 @@ class Pending:
     t_ns: int
     tiebreak: float
     station: int = field(compare=False)
-    round: int = field(compare=False)
     action: dict[str, Any] = field(compare=False)
 
 
@@ -133,7 +132,7 @@ class PictomaniaTable(GameTable):
         elif event.key == "slap" and seat.page > 0:
             self._replace_card((seat.page - 1) // 2, event)
         elif event.key == "ok":
-            seat.ready = not seat.ready
+            seat.ready = True
             if all(s.ready for s in self.seats):
                 self.changed(event)
                 self.match.draw_chance()
@@ -233,8 +232,7 @@ class PictomaniaTable(GameTable):
 
     def _send(self, event: InputEvent, action: dict[str, Any]) -> None:
         """Queue the action at its press's edge time; :meth:`tick` applies it in time order."""
-        self.pending.append(Pending(event.t_ns, self.rng.random(), event.station,
-                                    self.state.round.number, action))
+        self.pending.append(Pending(event.t_ns, self.rng.random(), event.station, action))
         seat = self.seats[event.station]
         seat.mode = "menu"
         seat.cursor = 0
@@ -246,7 +244,7 @@ class PictomaniaTable(GameTable):
         elif event.key in ("right", "ok") and seat.page < last:
             seat.page += 1
         elif event.key == "ok" and self.match.outcome is None:
-            seat.ready = not seat.ready
+            seat.ready = True
             if all(s.ready for s in self.seats):
                 self.changed(event)
                 self._start_round()
@@ -254,11 +252,12 @@ class PictomaniaTable(GameTable):
     # --- time: sent actions in edge-time order ------------------------------------------------
 
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
-        due = sorted(p for p in self.pending if p.t_ns < watermark_ns)
-        for p in due:
+        applied = False
+        while self.pending and (p := min(self.pending)).t_ns < watermark_ns:
             self.pending.remove(p)
             self._apply(p)
-        return bool(due)
+            applied = True
+        return applied
 
     def wakeup_ns(self) -> int | None:
         return min(p.t_ns for p in self.pending) + 1 if self.pending else None
@@ -266,10 +265,6 @@ class PictomaniaTable(GameTable):
     def _apply(self, p: Pending) -> None:
         seat = self.seats[p.station]
         rounds_scored = len(self.state.results)
-        if self.state.round is None or p.round != self.state.round.number:
-            seat.message = "too late: round over"
-            self.cues.append("illegal")
-            return
         self.now_ns = p.t_ns
         try:
             self.match.act(p.action)
@@ -279,9 +274,10 @@ class PictomaniaTable(GameTable):
             return
         self.cues.append("pass" if p.action["action"] == "done" else "move")
         if len(self.state.results) > rounds_scored:
+            # Whatever was sent after the round's last black token came too late.
             self.since_ns = p.t_ns
             self.phase = "review"
-            self.pending = [q for q in self.pending if q.round != p.round]
+            self.pending.clear()
             for s in self.seats:
                 s.__init__()
             outcome = self.match.outcome
@@ -344,7 +340,7 @@ class PictomaniaTable(GameTable):
             choices = self.token_choices()
             label = choices[seat.number % len(choices)][0]
             left = " ".join(map(str, rnd.pool)) or "none"
-            return screens.choice(screens.ChoiceView("Done guessing?", label, (f"in the middle: {left}", "ok: done", "slap: back")))
+            return screens.choice(screens.ChoiceView("Done guessing?", label, (f"middle: {left}", "ok: done", "slap: back")))
         if seat.mode == "wrong":
             return screens.choice(screens.ChoiceView("Drew the wrong word?", "ok: yes, I did", (
                 "your drawing scores", "nothing; slap: back")))
@@ -354,7 +350,8 @@ class PictomaniaTable(GameTable):
         kind, target = items[seat.cursor % len(items)]
         label = f"Guess {self.names[target]}" if kind == "guess" else \
             {"words": "Words", "done": "Done", "wrong": "Wrong word"}[kind]
-        return screens.play(screens.PlayView(secret, self.marks(station), label, seat.message))
+        return screens.play(screens.PlayView(secret, self.marks(station), label,
+                                             seat.message or "</>: menu  ok: pick"))
 
     def marks(self, station: int) -> tuple[screens.GuessMark, ...]:
         """What ``station`` has guessed on each other drawing, waiting guesses marked."""
@@ -387,14 +384,12 @@ class PictomaniaTable(GameTable):
             outcome = self.match.outcome
             winners = "+".join(fit(self.names[w], 4) for w in outcome.winners)
             rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
-            return screens.scores(screens.ScoresView("Final scores", rows, f"{winners} win; ok: lobby"))
-        sheep = f" sheep {fit(self.names[r.black_sheep], 6)}" if r.black_sheep is not None else ""
+            return screens.scores(screens.ScoresView("Final: total", rows, f"{winners} win; ok: lobby"))
+        sheep = "no sheep" if r.black_sheep is None else f"sheep {fit(self.names[r.black_sheep], 4)}"
         rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))
-        if self.match.outcome is not None:
-            footer = "ok: final scores"
-        elif seat.ready:
+        if seat.ready:
             footer = f"ready: wait for {sum(not s.ready for s in self.seats)}"
         else:
-            footer = f"ok: round {r.number + 1}"
-        return screens.scores(screens.ScoresView(f"Round {r.number}{sheep}", rows, footer))
+            footer = f"{sheep}; ok: " + ("final" if self.match.outcome else f"round {r.number + 1}")
+        return screens.scores(screens.ScoresView(f"Round {r.number}: score total", rows, footer))
 
