@@ -66,19 +66,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_profile_check(args: argparse.Namespace) -> int:
-    from .profile import ProfileError, load_profile
-
+def _check_files(paths: list[str], load, error: type[Exception], describe) -> int:
+    """Load each file; print ``PATH: ok (what it holds)`` or every problem; 2 if any was bad."""
     status = 0
-    for path in args.files:
+    for path in paths:
         try:
-            profile = load_profile(path)
-        except ProfileError as e:
+            loaded = load(path)
+        except error as e:
             print(f"companion: {e}", file=sys.stderr)
             status = 2
             continue
-        print(f"{path}: ok ({profile.name}, {len(profile.stations)} stations, backend {profile.backend})")
+        print(f"{path}: ok ({describe(loaded)})")
     return status
+
+
+def cmd_profile_check(args: argparse.Namespace) -> int:
+    from .profile import ProfileError, load_profile
+
+    return _check_files(args.files, load_profile, ProfileError,
+                        lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}")
 
 
 def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path | None) -> int:
@@ -118,16 +124,8 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
 def cmd_words_check(args: argparse.Namespace) -> int:
     from .words import DeckError, load_decks
 
-    status = 0
-    for path in args.files:
-        try:
-            found = load_decks(path)
-        except DeckError as e:
-            print(f"companion: {e}", file=sys.stderr)
-            status = 2
-            continue
-        print(f"{path}: ok (" + ", ".join(f"{d.name}: {len(d.cards)} cards" for d in found) + ")")
-    return status
+    return _check_files(args.files, load_decks, DeckError,
+                        lambda decks: ", ".join(f"{d.name}: {len(d.cards)} cards" for d in decks))
 
 
 def cmd_words_print(args: argparse.Namespace) -> int:

@@ -26,10 +26,9 @@ class Match:
     _rng: random.Random | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        n, low, high = len(self.players), self.rules.min_players, self.rules.max_players
-        if not low <= n <= high:
-            allowed = str(low) if low == high else f"{low} to {high}"
-            raise IllegalAction(f"{self.rules.title} is for {allowed} players, not {n}")
+        n = len(self.players)
+        if not self.rules.min_players <= n <= self.rules.max_players:
+            raise IllegalAction(f"{self.rules.title} is for {self.rules.players_allowed()} players, not {n}")
         self.state = self.rules.new(n, self.options)
         if self.seed is not None:
             self._rng = random.Random(self.seed)

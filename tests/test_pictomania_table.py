@@ -8,26 +8,28 @@ import json
 import pytest
 
 from companion.inputs import InputEvent
-from companion.journal import JournalWriter, replay, summary
-from companion.screens.canvas import CHAR_W, LINE_H
+from companion.journal import replay, summary
+from companion.screens.canvas import LINE_H
 from companion.screens.pictomania import panel
-from companion.table import Table
 
-from helpers import MS, Clock, tap
+from helpers import MS, Clock, journaled_table, tap
 
 ANA, BEN, CY, DEE = range(4)
 
 
 @pytest.fixture
 def box(tmp_path):
-    journals = []
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben", "Cy", "Dee"), seed=11)
+    return table, Clock(), journals
 
-    def open_journal(header):
-        writer = JournalWriter(tmp_path / f"game{len(journals)}.jsonl", header)
-        journals.append(writer.path)
-        return writer
 
-    return Table(("Ana", "Ben", "Cy", "Dee"), open_journal, seed=11), Clock(), journals
+@pytest.fixture
+def dealt(box):
+    """A game with default options, dealt: everyone is drawing."""
+    table, clock, journals = box
+    game = start(table, clock)
+    ready_all(table, clock)
+    return table, clock, journals, game
 
 
 def press(table, clock, station, *keys):
@@ -128,10 +130,8 @@ def test_slap_on_a_card_replaces_it_before_the_deal(box):
     assert [c["cards"] for c in cards] == [list(before), list(after)]
 
 
-def test_two_guesses_2_ms_apart_take_the_tokens_in_edge_order_not_arrival_order(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    ready_all(table, clock)
+def test_two_guesses_2_ms_apart_take_the_tokens_in_edge_order_not_arrival_order(dealt):
+    table, clock, journals, game = dealt
     ana = game.state.round.numbers[ANA]
     open_guess(table, clock, BEN, ANA, ana)
     open_guess(table, clock, CY, ANA, ana)
@@ -159,10 +159,8 @@ def test_two_guesses_2_ms_apart_take_the_tokens_in_edge_order_not_arrival_order(
     assert r.black == (3, 2, 2, 1)
 
 
-def test_a_guess_leaves_the_menu_and_the_same_drawing_cannot_be_guessed_twice(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    ready_all(table, clock)
+def test_a_guess_leaves_the_menu_and_the_same_drawing_cannot_be_guessed_twice(dealt):
+    table, clock, journals, game = dealt
     assert game.menu(DEE) == [("guess", ANA), ("guess", BEN), ("guess", CY), ("words", None),
                               ("done", None), ("wrong", None)]
     open_guess(table, clock, DEE, BEN, 3)
@@ -173,10 +171,8 @@ def test_a_guess_leaves_the_menu_and_the_same_drawing_cannot_be_guessed_twice(bo
     assert game.seats[DEE].message == "sent: Ben 3"
 
 
-def test_done_takes_the_chosen_black_token_and_the_round_ends_with_the_last_player(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    ready_all(table, clock)
+def test_done_takes_the_chosen_black_token_and_the_round_ends_with_the_last_player(dealt):
+    table, clock, journals, game = dealt
     press(table, clock, ANA, "left", "left", "ok")          # Done: take highest (3)
     assert game.seats[ANA].mode == "token"
     press(table, clock, ANA, "right", "ok")                  # take a 2 instead
@@ -206,10 +202,8 @@ def finish_round(table, clock):
     settle(table, clock.next())
 
 
-def test_a_guess_pressed_before_the_last_done_counts_and_later_presses_are_stale(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    ready_all(table, clock)
+def test_a_guess_pressed_before_the_last_done_counts_and_later_presses_are_stale(dealt):
+    table, clock, journals, game = dealt
     cy = game.state.round.numbers[CY]
     open_guess(table, clock, BEN, CY, cy)
     for station in (ANA, CY, DEE):
@@ -249,10 +243,8 @@ def test_competitive_a_guess_after_the_last_black_token_is_too_late(box):
     assert game.state.results[0].stacks[ANA].guesses == ()
 
 
-def test_the_scoring_walk_through_then_the_next_round(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    ready_all(table, clock)
+def test_the_scoring_walk_through_then_the_next_round(dealt):
+    table, clock, journals, game = dealt
     ana = game.state.round.numbers[ANA]
     open_guess(table, clock, BEN, ANA, ana)
     confirm(table, BEN, clock.next())
@@ -310,10 +302,8 @@ def test_physical_cards_deal_only_letter_and_number(box):
     assert [x.get("event") for x in lines(journals[0])[1:]] == ["assign"]
 
 
-def test_wrong_word_is_confirmed_then_sent(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    ready_all(table, clock)
+def test_wrong_word_is_confirmed_then_sent(dealt):
+    table, clock, journals, game = dealt
     press(table, clock, CY, "left", "ok")
     assert game.seats[CY].mode == "wrong"
     press(table, clock, CY, "ok")

@@ -43,8 +43,8 @@ from typing import Any, Mapping
 
 from .. import words as decks
 from . import register
-from .base import Action, IllegalAction, Outcome, Rules, need, player_field
-from .options import OptionError, lobby_choices, parse_options
+from .base import Action, Outcome, Rules, need, player_field
+from .options import OptionError, lobby_choices
 
 LETTERS = ("A", "B", "C")
 LETTER_CARDS = 2
@@ -322,10 +322,7 @@ class Pictomania(Rules):
         OptionError for a token table that does not fit the player count, or a deck too small
         for the rounds that use it.
         """
-        if not self.min_players <= players <= self.max_players:
-            raise ValueError(f"{self.title} is for 3 to 6 players, not {players}")
-        if not isinstance(options, PictomaniaOptions):
-            options = parse_options(PictomaniaOptions, options)
+        options = self.checked_options(players, options)
         tokens = token_tables(players, options)
         if options.words == "box":
             uses = Counter(_round_deck(options, r) for r in range(1, options.rounds + 1))
