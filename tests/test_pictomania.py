@@ -411,3 +411,26 @@ def test_a_journal_without_chance_lines_draws_them_from_its_seed():
             "options": {"words": "physical"}, "seed": 11}
     header, match = replay([json.dumps(head), json.dumps({"type": "action", **done(0)})])
     assert match.state.round.assigned and match.state.round.done == (True, False, False)
+
+
+def test_a_game_with_a_user_deck_replays_with_its_deck_file(tmp_path, capsys):
+    from companion.cli import main
+
+    deck = tmp_path / "mine.toml"
+    cards = ",\n".join(json.dumps([f"w{c}{i}" for i in range(7)]) for c in range(3))
+    deck.write_text(f'[[deck]]\nname = "mine"\ncards = [\n{cards}\n]\n')
+    game = tmp_path / "game.jsonl"
+    game.write_text("\n".join(journal(
+        {"type": "chance", "event": "cards", "deck": "mine", "cards": ["mine-01", "mine-02", "mine-03"]},
+        {"type": "chance", "event": "assign", "letters": list("ABC"), "numbers": [1, 2, 3]},
+        *[{"type": "action", **done(p)} for p in range(3)],
+        options={"decks": "mine", "rounds": 1}, players=("A", "B", "C"))) + "\n")
+    try:
+        assert main(["replay", str(game), "--json"]) == 2
+        assert "option 'decks': unknown deck 'mine'" in capsys.readouterr().err
+        assert main(["replay", str(game), "--json", "--decks", str(deck)]) == 0
+        result = json.loads(capsys.readouterr().out)
+        assert result["over"] and result["scores"] == [2 - 3, 2 - 3, 1 - 3]
+        assert result["detail"]["rounds"][0]["cards"] == ["mine-01", "mine-02", "mine-03"]
+    finally:
+        words.use_user_decks([])

@@ -120,11 +120,11 @@ class ScoresView:
 
 
 def scores(view: ScoresView) -> Image.Image:
-    """Two players to a line: name, the round's score (signed), the running total; the
-    heading says which column is which."""
+    """Two players to a line: name (three letters), the round's score (signed), the running
+    total; the heading says which column is which."""
     cells = []
     for name, score, total in view.rows:
         middle = "" if score is None else f"{score:+d}"
-        cells.append(f"{fit(name, 4):<4}{middle:>3}{total:>3}")
+        cells.append(f"{name[:3]:<3}{middle:>3}{total:>4}")
     lines = [" ".join(cells[i:i + 2]) for i in range(0, len(cells), 2)]
     return panel(view.heading, footed(lines, view.footer))

@@ -390,6 +390,6 @@ class PictomaniaTable(GameTable):
         if seat.ready:
             footer = f"ready: wait for {sum(not s.ready for s in self.seats)}"
         else:
-            footer = f"{sheep}; ok: " + ("final" if self.match.outcome else f"round {r.number + 1}")
+            footer = f"{sheep}; ok: " + ("final" if self.match.outcome else "next")
         return screens.scores(screens.ScoresView(f"Round {r.number}: score total", rows, footer))
 
