@@ -4,6 +4,7 @@ the scoring walk-through, the end screen; what each station may see."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -310,3 +311,26 @@ def test_wrong_word_is_confirmed_then_sent(dealt):
     settle(table, clock.next())
     assert game.state.round.wrong_word[CY]
     assert ("guess", CY) not in game.menu(ANA) and ("wrong", None) not in game.menu(CY)
+
+
+@pytest.mark.parametrize("changes", [{}, {0: 1}, {4: 1}], ids=["box", "physical", "competitive"])
+def test_random_presses_never_break_the_table(tmp_path, changes):
+    """Any key on any station at any moment: the table keeps to the rules and every screen draws."""
+    rng = random.Random(str(changes))
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben", "Cy", "Dee"), seed=3)
+    clock = Clock()
+    start(table, clock, {**changes, 2: 2})           # two rounds
+    game = table.game
+    for _ in range(3000):
+        if table.game is None:
+            break
+        t = clock.next()
+        station, key = rng.randrange(4), rng.choice(["left", "right", "ok", "ok", "slap"])
+        tap(table, station, key, t)
+        table.tick(round((t + 60) * MS), round((t + 60) * MS))
+        for s in range(4):
+            assert table.game is None or table.game.screen(s).size == (128, 64)
+        game.match.rules.check_invariants(game.state)
+    assert table.game is None, "random presses finish the game"
+    header, match = replay(journals[0].read_text().splitlines())
+    assert match.state == game.state and match.outcome is not None

@@ -197,6 +197,8 @@ class PictomaniaTable(GameTable):
             return
         if seat.mode == "menu":
             items = self.menu(station)
+            if not items:
+                return
             if step:
                 seat.cursor = (seat.cursor + step) % len(items)
             elif key == "ok":
@@ -347,9 +349,12 @@ class PictomaniaTable(GameTable):
         secret = screens.secret_line(rnd.letters[station], rnd.numbers[station],
                                      self.word(rnd.letters[station], rnd.numbers[station]))
         items = self.menu(station)
-        kind, target = items[seat.cursor % len(items)]
-        label = f"Guess {self.names[target]}" if kind == "guess" else \
-            {"words": "Words", "done": "Done", "wrong": "Wrong word"}[kind]
+        if not items:
+            label = "waiting for the rest"
+        else:
+            kind, target = items[seat.cursor % len(items)]
+            label = f"Guess {self.names[target]}" if kind == "guess" else \
+                {"words": "Words", "done": "Done", "wrong": "Wrong word"}[kind]
         return screens.play(screens.PlayView(secret, self.marks(station), label,
                                              seat.message or "</>: menu  ok: pick"))
 
