@@ -1,6 +1,6 @@
 """The daemon as a process: start-up to the first frame, idle cost, memory, and ``--help``.
 
-Each runs the real ``companion`` command on the simulated three-station profile, so it includes
+Each runs the real ``companion`` command on the simulated two-station demo profile, so it includes
 Python's start-up and imports, as a systemd start would.
 """
 
@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROFILE = ROOT / "hardware" / "profiles" / "mock-3.toml"
+PROFILE = ROOT / "companion" / "demo" / "profile.toml"
+"""Two simulated stations, so the lobby's first game is Pay-to-Play."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 COMPANION = [sys.executable, "-m", "companion"]
 
@@ -51,7 +52,7 @@ def daemon_run(tmp: Path, idle_s: float) -> dict[str, float]:
     the lobby, then measure CPU and memory while it idles in the game for ``idle_s``."""
     script = tmp / "idle.txt"
     lobby = "".join(f"{0.2 + 0.1 * i:.1f} 1 ok\n" for i in range(6))
-    script.write_text(lobby + f"{idle_s + 2:.1f} 3 left\n")
+    script.write_text(lobby + f"{idle_s + 2:.1f} 2 left\n")
     command = COMPANION + ["run", "--profile", str(PROFILE), "--script", str(script),
                            "--journal-dir", str(tmp / "games")]
     start = time.perf_counter()

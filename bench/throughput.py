@@ -18,7 +18,7 @@ MS = 1_000_000
 def events_per_s(events: int) -> float:
     """Presses and releases through debounce, the table (lobby, then a Pay-to-Play game whose
     mover moves the cursor) and its tick: everything the loop does per input but drawing."""
-    table = Table(("Ana", "Ben", "Cy"))
+    table = Table(("Ana", "Ben"))  # two stations: the lobby offers Pay-to-Play
     debouncer = Debouncer()
     t = 0
     for key in ("ok",) * 6:  # into the game with default options

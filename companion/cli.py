@@ -25,9 +25,24 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _load_user_decks(args: argparse.Namespace) -> str | None:
+    """Make the decks of ``--decks FILE`` known to the games; the problem as text if the file is bad."""
+    if not getattr(args, "decks", None):
+        return None
+    from .words import DeckError, load_decks, use_user_decks
+
+    try:
+        use_user_decks(load_decks(args.decks))
+    except DeckError as e:
+        return str(e)
+    return None
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from .journal import JournalError, replay, summary
 
+    if problem := _load_user_decks(args):
+        return _fail(problem)
     try:
         with open(args.file, "rb") as f:
             header, match = replay(f)
@@ -81,19 +96,25 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_profile_check(args: argparse.Namespace) -> int:
-    from .profile import ProfileError, load_profile
-
+def _check_files(paths: list[str], load, error: type[Exception], describe) -> int:
+    """Load each file; print ``PATH: ok (what it holds)`` or every problem; 2 if any was bad."""
     status = 0
-    for path in args.files:
+    for path in paths:
         try:
-            profile = load_profile(path)
-        except ProfileError as e:
+            loaded = load(path)
+        except error as e:
             print(f"companion: {e}", file=sys.stderr)
             status = 2
             continue
-        print(f"{path}: ok ({profile.name}, {len(profile.stations)} stations, backend {profile.backend})")
+        print(f"{path}: ok ({describe(loaded)})")
     return status
+
+
+def cmd_profile_check(args: argparse.Namespace) -> int:
+    from .profile import ProfileError, load_profile
+
+    return _check_files(args.files, load_profile, ProfileError,
+                        lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}")
 
 
 def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path | None) -> int:
@@ -105,6 +126,8 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     from .script import ScriptError, load_script
 
     setup_logging()
+    if problem := _load_user_decks(args):
+        return _fail(problem)
     try:
         profile = load_profile(profile_path)
         presses = load_script(script_path, len(profile.stations)) if script_path else None
@@ -125,6 +148,28 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         pass
     finally:
         daemon.close()
+    return 0
+
+
+def cmd_words_check(args: argparse.Namespace) -> int:
+    from .words import DeckError, load_decks
+
+    return _check_files(args.files, load_decks, DeckError,
+                        lambda decks: ", ".join(f"{d.name}: {len(d.cards)} cards" for d in decks))
+
+
+def cmd_words_print(args: argparse.Namespace) -> int:
+    from . import words
+    from .words.sheet import save
+
+    if problem := _load_user_decks(args):
+        return _fail(problem)
+    try:
+        chosen = [words.find(name) for name in args.deck] if args.deck else list(words.catalogue().values())
+    except KeyError as e:
+        return _fail(e.args[0])
+    for path in save(chosen, args.out):
+        print(f"wrote {path}")
     return 0
 
 
@@ -245,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--script", help="drive simulated buttons from a script of timed presses")
     run.add_argument("--snapshots", help="write each station's final screen as PNG into this folder")
     run.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
+    run.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
     runner_options(run)
     run.set_defaults(func=cmd_run)
 
@@ -272,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="replay a game journal and print the result")
     rep.add_argument("file")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
+    rep.add_argument("--decks", help="the word deck file the game was played with, if your own")
     rep.set_defaults(func=cmd_replay)
 
     test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box")
@@ -289,6 +336,17 @@ def build_parser() -> argparse.ArgumentParser:
     check = prof_sub.add_parser("check", help="validate profiles; exit 2 naming every bad field")
     check.add_argument("files", nargs="+")
     check.set_defaults(func=cmd_profile_check)
+
+    words = sub.add_parser("words", help="Pictomania word decks: check your own, print cards")
+    words_sub = words.add_subparsers(dest="words_command", metavar="ACTION", required=True)
+    wcheck = words_sub.add_parser("check", help="validate deck files; exit 2 naming every problem")
+    wcheck.add_argument("files", nargs="+")
+    wcheck.set_defaults(func=cmd_words_check)
+    wprint = words_sub.add_parser("print", help="render word cards as a printable A4 PDF (or PNGs)")
+    wprint.add_argument("--deck", action="append", help="a deck to print (repeat); default: all")
+    wprint.add_argument("--decks", help="a file of your own decks to add")
+    wprint.add_argument("--out", default="pictomania-cards.pdf", help="a .pdf file, or a .png name for one PNG per page")
+    wprint.set_defaults(func=cmd_words_print)
     return parser
 
 

@@ -28,10 +28,9 @@ class Match:
     """Chance events applied so far: with the seed, it names the next draw."""
 
     def __post_init__(self) -> None:
-        n, low, high = len(self.players), self.rules.min_players, self.rules.max_players
-        if not low <= n <= high:
-            allowed = str(low) if low == high else f"{low} to {high}"
-            raise IllegalAction(f"{self.rules.title} is for {allowed} players, not {n}")
+        n = len(self.players)
+        if not self.rules.min_players <= n <= self.rules.max_players:
+            raise IllegalAction(f"{self.rules.title} is for {self.rules.players_allowed()} players, not {n}")
         self.state = self.rules.new(n, self.options)
 
     @property

@@ -1,6 +1,8 @@
-"""Shared test helpers: station inputs on a fake clock (times in ms)."""
+"""Shared test helpers: station inputs on a fake clock (times in ms), a journaled table."""
 
 from companion.inputs import InputEvent
+from companion.journal import JournalWriter
+from companion.table import Table
 
 MS = 1_000_000
 
@@ -20,3 +22,16 @@ class Clock:
     def next(self) -> float:
         self.ms += 100
         return self.ms
+
+
+def journaled_table(directory, names: tuple[str, ...], seed: int) -> tuple[Table, list]:
+    """A table whose games are journaled as ``game0.jsonl``, ``game1.jsonl``... in ``directory``;
+    the list fills with their paths as games start."""
+    journals = []
+
+    def open_journal(header):
+        writer = JournalWriter(directory / f"game{len(journals)}.jsonl", header)
+        journals.append(writer.path)
+        return writer
+
+    return Table(names, open_journal, seed=seed), journals

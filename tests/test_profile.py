@@ -133,7 +133,7 @@ def test_cli_profile_check_shipped(capsys):
     assert len(lines) == len(SHIPPED)
     for path, line in zip(SHIPPED, lines):
         profile = load_profile(path)
-        assert line == f"{path}: ok ({profile.name}, 3 stations, backend {profile.backend})"
+        assert line == f"{path}: ok ({profile.name}, {len(profile.stations)} stations, backend {profile.backend})"
 
 
 def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):

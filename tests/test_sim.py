@@ -26,12 +26,13 @@ TAP_S = 0.03
 """Real time between a tap's edges: longer than the debounce window, so no tap is a bounce."""
 
 START_GAME = "".join(f"{0.06 * (i + 1):.2f} 1 ok 0.02\n" for i in range(6))
-"""Station 1 picks the first game in the lobby, keeps its options and starts it."""
+"""Station 1 picks the first game in the lobby, keeps its options and starts it (with two
+stations the lobby's first game is Pay-to-Play)."""
 
 
 @pytest.fixture
 def sim(tmp_path):
-    simulator = Simulator(players_profile(3), tmp_path / "games", seed=1, scale=2)
+    simulator = Simulator(players_profile(2), tmp_path / "games", seed=1, scale=2)
     yield simulator
     simulator.close()
 
@@ -96,7 +97,7 @@ def test_a_click_on_a_drawn_button_presses_it(sim, tmp_path):
 
 
 def test_a_window_playing_a_script_stops_when_the_window_is_closed(sim, tmp_path):
-    script = parse_script(START_GAME + "0.45 1 ok 0.02\n" + "30 2 ok\n", 3)
+    script = parse_script(START_GAME + "0.45 1 ok 0.02\n" + "30 2 ok\n", 2)
 
     async def play():
         asyncio.get_running_loop().call_later(0.7, post, pygame.QUIT)
@@ -107,10 +108,10 @@ def test_a_window_playing_a_script_stops_when_the_window_is_closed(sim, tmp_path
 
 
 def test_the_screenshot_shows_every_station_panel_pixel_for_pixel(tmp_path):
-    simulator = Simulator(players_profile(3), None, seed=1, scale=3)
+    simulator = Simulator(players_profile(2), None, seed=1, scale=3)
     shot = tmp_path / "sim.png"
     try:
-        script = parse_script(START_GAME + "0.45 1 ok 0.02\n", 3)
+        script = parse_script(START_GAME + "0.45 1 ok 0.02\n", 2)
         asyncio.run(simulator.screenshot(shot, script))
         window = Image.open(shot).convert("RGB")
         assert window.size == simulator.window.layout.size

@@ -17,6 +17,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
+from .options import lobby_choices, parse_options
+
 Action = Mapping[str, Any]
 """A game action or chance event, as in the journal (without the ``type`` key)."""
 
@@ -45,6 +47,27 @@ class Rules:
     max_players: ClassVar[int]
     Options: ClassVar[type]
     """Frozen dataclass of the game's options (see :mod:`companion.games.options`)."""
+
+    def lobby_options(self, players: int) -> list[tuple[str, tuple[Any, ...], str]]:
+        """(field, values the lobby offers, help) for a game of ``players``.
+
+        By default the ``choices`` of the options; a game whose sensible values depend on the
+        player count (a token table) offers them here. A row's first value is preselected when
+        the option's default is not among its values.
+        """
+        return lobby_choices(self.Options)
+
+    def players_allowed(self) -> str:
+        """``2`` or ``3 to 6``: the player counts, for messages."""
+        low, high = self.min_players, self.max_players
+        return str(low) if low == high else f"{low} to {high}"
+
+    def checked_options(self, players: int, options: Any) -> Any:
+        """What :meth:`new` starts from: ``options`` as the Options dataclass (parsed if it is a
+        mapping), once ``players`` is a count the game is for (ValueError otherwise)."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"{self.title} is for {self.players_allowed()} players, not {players}")
+        return options if isinstance(options, self.Options) else parse_options(self.Options, options)
 
     def new(self, players: int, options: Any) -> Any:
         """The state before the first chance event or action."""

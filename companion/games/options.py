@@ -5,7 +5,9 @@ A game declares its options as a frozen dataclass. Each field may carry metadata
 - ``choices``: the values the lobby cycles through (and, if ``strict`` is true, the only legal
   values);
 - ``min`` / ``max``: inclusive numeric bounds;
-- ``help``: one line for the lobby and for error messages.
+- ``help``: one line for the lobby and for error messages;
+- ``check``: a function of the value returning what is wrong with it (text) or None, for rules a
+  type and bounds cannot say (a known deck name, a list of token values).
 
 Options come from journals, profiles and the lobby, so every value is checked here, once.
 """
@@ -70,6 +72,8 @@ def _check_value(cls: type, field: dataclasses.Field, value: Any) -> Any:
         raise OptionError(field.name, f"must be {_allowed(field)}, not {value!r}")
     if "max" in meta and value > meta["max"]:
         raise OptionError(field.name, f"must be {_allowed(field)}, not {value!r}")
+    if "check" in meta and (problem := meta["check"](value)):
+        raise OptionError(field.name, problem)
     return value
 
 

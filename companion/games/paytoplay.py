@@ -37,7 +37,6 @@ from typing import Any, Mapping
 
 from . import register
 from .base import Action, Outcome, Rules, need, player_field
-from .options import parse_options
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 CELL_COST = tuple(sum(cell in line for line in LINES) for cell in range(9))
@@ -151,11 +150,7 @@ class PayToPlay(Rules):
 
     def new(self, players: int, options: Any) -> PayToPlayState:
         """A first game with player 0 as X; ``options`` may also be a mapping to parse."""
-        if players != 2:
-            raise ValueError(f"{self.title} is for 2 players, not {players}")
-        if not isinstance(options, PayToPlayOptions):
-            options = parse_options(PayToPlayOptions, options)
-        return _start_game(options, game=1, totals=(0, 0))
+        return _start_game(self.checked_options(players, options), game=1, totals=(0, 0))
 
     def to_move(self, state: PayToPlayState) -> tuple[int, ...]:
         return () if state.to_move is None else (state.to_move,)

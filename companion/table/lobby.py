@@ -13,7 +13,6 @@ from typing import Any
 from PIL import Image
 
 from ..games.base import Rules
-from ..games.options import lobby_choices
 from ..inputs import InputEvent
 from ..screens.lobby import GameMenuView, OptionsView, game_menu, options_menu
 
@@ -47,8 +46,13 @@ class Lobby:
     def game(self) -> Rules:
         return self.games[self.index]
 
+    @property
+    def players(self) -> int:
+        """How many play the selected game: the first stations, as many as it takes."""
+        return min(self.game.max_players, self.stations)
+
     def _rows(self) -> list[tuple[str, tuple[Any, ...]]]:
-        return [(name, choices) for name, choices, _ in lobby_choices(self.game.Options)]
+        return [(name, choices) for name, choices, _ in self.game.lobby_options(self.players)]
 
     def handle(self, event: InputEvent) -> StartGame | None:
         if not event.pressed:
@@ -59,7 +63,8 @@ class Lobby:
                 self.index = (self.index + step) % len(self.games)
             elif event.key == "ok":
                 defaults = self.game.Options()
-                self.values = {name: getattr(defaults, name) for name, _ in self._rows()}
+                self.values = {name: getattr(defaults, name) if getattr(defaults, name) in choices
+                               else choices[0] for name, choices in self._rows()}
                 self.row = 0
             return None
         rows = self._rows()
@@ -82,8 +87,7 @@ class Lobby:
         return None
 
     def players_label(self) -> str:
-        g = self.game
-        n = min(g.max_players, self.stations)
+        g, n = self.game, self.players
         return f"{n} players" if g.min_players == n else f"{g.min_players}-{n} players"
 
     def screen(self) -> Image.Image:

@@ -1,0 +1,566 @@
+"""Pictomania (``pictomania.txt``): everybody draws a secret word at once and guesses the others'.
+
+A round shows three word cards of seven related words (letters A, B, C; numbers 1-7). Each
+player is secretly dealt a letter (two cards of each letter, so two players may share one) and a
+number (each number at most once), and draws that word. Everyone guesses the others' drawings by
+number only, at any time, in any order: one guess per drawing, never their own, never taken back.
+A player who has finished guessing takes a black token from the middle (the highest remaining by
+default; any remaining one, or none at all) and is done. The round ends when everybody is done.
+
+Scoring, per drawing, in the time order of its guesses: each correct guess takes the drawer's
+highest remaining token; tokens the drawer still holds count against them. The black sheep (the
+player with strictly the most wrong guesses; nobody on a tie for most) counts their black token
+against them; a drawer nobody guessed, who is not the black sheep, scores their black token 0.
+In the learning round (round 1, option ``learning_round``) the black token always counts for its
+owner. A drawer who declares they drew the wrong word (``wrong_word``) voids their drawing: its
+guesses give nothing and are ignored for the black sheep, the drawer keeps and subtracts all their
+tokens and their black token counts 0; their own guesses still score. Four rounds; the highest
+total wins; equal totals share the win.
+
+Readings where the seed and RULES-NOTES are silent:
+
+- Wrong word may be declared by a drawer at any time during the round, also after taking a black
+  token (they still know what they drew); once declared, the drawing takes no more guesses.
+- The learning round's "always counts positive" holds for a wrong word too: round 1 teaches
+  guessing, the complete rules (black sheep, unguessed drawer, wrong word's black token) start in
+  round 2. Its guesses are still voided. The learning round has no black sheep.
+- A wrong-word drawer who is also the black sheep scores their black token 0: it went back to
+  the middle when they admitted the wrong word, so there is nothing to move to the left.
+- Competitive variant: one black token fewer; the round ends as soon as the last one is taken,
+  or when everybody is done (when several players finish without a token).
+
+Token tables are data (:data:`PLAYER_TOKENS`, :data:`BLACK_TOKENS`); options ``tokens``
+and ``black`` replace them with comma-separated values ("3,2,1"), one player token per
+opponent and one black token per player. Word decks come from :mod:`companion.words`; option
+``words = "physical"`` deals only letters and numbers, for groups playing with printed cards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from .. import words as decks
+from . import register
+from .base import Action, Outcome, Rules, need, player_field
+from .options import OptionError, lobby_choices
+
+LETTERS = ("A", "B", "C")
+LETTER_CARDS = 2
+"""Two black letter cards of each letter: at most two players share a word card."""
+NUMBERS = range(1, 8)
+
+PLAYER_TOKENS = {3: (2, 1), 4: (2, 1, 1), 5: (3, 2, 1, 1), 6: (3, 2, 1, 1, 1)}
+"""Each player's own scoring tokens, one per opponent. Verified for 3 players; 4-6 follow the
+component set (five per colour valued 3, 2, 1, 1, 1)."""
+BLACK_TOKENS = {3: (2, 2, 1), 4: (3, 2, 2, 1), 5: (3, 3, 2, 2, 1), 6: (3, 3, 2, 2, 1, 1)}
+"""Black tokens in the middle, one per player (the competitive variant drops the lowest)."""
+RISING = "rising"
+
+
+def parse_tokens(text: str) -> tuple[int, ...]:
+    """``"3,2,1"`` as token values, highest first; ValueError for anything else."""
+    values = tuple(int(v) for v in text.split(",")) if text.strip() else ()
+    if not values or any(v < 1 or v > 9 for v in values):
+        raise ValueError(text)
+    return tuple(sorted(values, reverse=True))
+
+
+def _token_problem(text: str) -> str | None:
+    if text == "":
+        return None
+    try:
+        parse_tokens(text)
+    except ValueError:
+        return f"must be token values from 1 to 9 separated by commas (\"3,2,1\"), or empty for the standard table, not {text!r}"
+    return None
+
+
+def deck_names(text: str) -> tuple[str, ...]:
+    """The option ``decks`` as deck names: ``rising`` is the four built-in decks, easiest first."""
+    return decks.BUILTIN if text == RISING else tuple(n.strip() for n in text.split(","))
+
+
+def _decks_problem(text: str) -> str | None:
+    known = decks.catalogue()
+    unknown = [n for n in deck_names(text) if n not in known]
+    if unknown:
+        return (f"unknown deck {unknown[0]!r}: use {RISING!r}, a deck name or deck names separated "
+                f"by commas; known decks are {', '.join(known)}")
+    return None
+
+
+@dataclass(frozen=True)
+class PictomaniaOptions:
+    """The lobby's choices (see the module docstring and RULES-NOTES.md)."""
+
+    words: str = field(default="box", metadata={
+        "choices": ("box", "physical"), "strict": True,
+        "help": "box: the box shows its own word cards; physical: printed cards, the box deals only letter and number",
+    })
+    decks: str = field(default=RISING, metadata={
+        "choices": (RISING,) + decks.BUILTIN, "check": _decks_problem,
+        "help": "word decks by round: rising (green, yellow, orange, red), one deck for every round, or names by commas",
+    })
+    rounds: int = field(default=4, metadata={
+        "min": 1, "max": 4, "choices": (4, 1, 2, 3),
+        "help": "rounds in a game (the rules play four)",
+    })
+    learning_round: bool = field(default=True, metadata={
+        "choices": (True, False),
+        "help": "round 1 teaches: the black token always counts positive, no black sheep",
+    })
+    competitive: bool = field(default=False, metadata={
+        "choices": (False, True),
+        "help": "one black token fewer; the round ends when the last one is taken",
+    })
+    tokens: str = field(default="", metadata={
+        "check": _token_problem,
+        "help": "each player's tokens, e.g. 2,1,1 (one per opponent); empty: the standard table",
+    })
+    black: str = field(default="", metadata={
+        "check": _token_problem,
+        "help": "black tokens, e.g. 3,2,2,1 (one per player); empty: the standard table",
+    })
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The token values a game uses, highest first."""
+
+    player: tuple[int, ...]
+    black: tuple[int, ...]
+
+
+def token_tables(players: int, options: PictomaniaOptions) -> Tokens:
+    """The tables for ``players``: the standard ones unless the options give others."""
+    player = parse_tokens(options.tokens) if options.tokens else PLAYER_TOKENS[players]
+    black = parse_tokens(options.black) if options.black else BLACK_TOKENS[players]
+    if len(player) != players - 1:
+        raise OptionError("tokens", f"needs {players - 1} values for {players} players "
+                                           f"(one per opponent), not {len(player)}")
+    if len(black) != players:
+        raise OptionError("black", f"needs {players} values for {players} players "
+                                          f"(one per player), not {len(black)}")
+    return Tokens(player, black[:-1] if options.competitive else black)
+
+
+@dataclass(frozen=True)
+class Guess:
+    player: int
+    target: int
+    number: int
+
+
+@dataclass(frozen=True)
+class RoundPlay:
+    """A round in progress. ``cards`` (A, B, C) is empty until dealt and in physical mode;
+    ``letters``/``numbers`` are empty until assigned; ``guesses`` in time order."""
+
+    number: int
+    deck: str
+    pool: tuple[int, ...]
+    """Black tokens left in the middle, highest first."""
+    done: tuple[bool, ...]
+    black: tuple[int | None, ...]
+    """The black token each player took (None: not yet, or finished without one)."""
+    wrong_word: tuple[bool, ...]
+    cards: tuple[str, ...] = ()
+    letters: tuple[str, ...] = ()
+    numbers: tuple[int, ...] = ()
+    guesses: tuple[Guess, ...] = ()
+
+    @property
+    def assigned(self) -> bool:
+        return bool(self.numbers)
+
+    def guessed(self, player: int, target: int) -> bool:
+        return any(g.player == player and g.target == target for g in self.guesses)
+
+
+@dataclass(frozen=True)
+class StackCard:
+    """One guess on a drawing, as its stack is turned over: ``token`` is what it earned."""
+
+    player: int
+    number: int
+    correct: bool
+    token: int | None
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One drawing's stack, guesses in time order, and the tokens its drawer kept."""
+
+    drawer: int
+    letter: str
+    number: int
+    guesses: tuple[StackCard, ...]
+    kept: tuple[int, ...]
+    void: bool
+    """The drawer drew the wrong word: its guesses gave nothing and do not count as wrong."""
+
+
+@dataclass(frozen=True)
+class RoundScore:
+    number: int
+    deck: str
+    cards: tuple[str, ...]
+    stacks: tuple[Stack, ...]
+    wrong: tuple[int, ...]
+    """Each player's wrong guesses that count for the black sheep."""
+    black_sheep: int | None
+    black: tuple[int | None, ...]
+    black_counts: tuple[int, ...]
+    """What each player's black token added: its value, minus it, or 0."""
+    scores: tuple[int, ...]
+
+    def gained(self, player: int) -> tuple[int, ...]:
+        """The tokens ``player`` won with correct guesses, drawing by drawing."""
+        return tuple(c.token for s in self.stacks for c in s.guesses
+                     if c.player == player and c.token is not None)
+
+
+@dataclass(frozen=True)
+class PictomaniaState:
+    options: PictomaniaOptions
+    players: int
+    tokens: Tokens
+    round: RoundPlay | None
+    """The round in progress; None once the last round is scored."""
+    used: tuple[str, ...] = ()
+    """Every word card shown in this game (replaced ones too): none comes back."""
+    results: tuple[RoundScore, ...] = ()
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(sum(r.scores[p] for r in self.results) for p in range(self.players))
+
+
+def _round_deck(options: PictomaniaOptions, number: int) -> str:
+    names = deck_names(options.decks)
+    return names[min(number, len(names)) - 1]
+
+
+def _start_round(options: PictomaniaOptions, players: int, tokens: Tokens, number: int) -> RoundPlay:
+    return RoundPlay(
+        number=number, deck=_round_deck(options, number), pool=tokens.black,
+        done=(False,) * players, black=(None,) * players, wrong_word=(False,) * players,
+    )
+
+
+def _learning(options: PictomaniaOptions, number: int) -> bool:
+    return options.learning_round and number == 1
+
+
+def _black_sheep(wrong: tuple[int, ...]) -> int | None:
+    """The player with strictly the most wrong guesses; None on a tie for most."""
+    most = max(wrong)
+    leaders = [p for p, w in enumerate(wrong) if w == most]
+    return leaders[0] if most > 0 and len(leaders) == 1 else None
+
+
+def score_round(rnd: RoundPlay, tokens: Tokens, learning: bool) -> RoundScore:
+    """Turn over every stack in guess order and count the round (see the module docstring)."""
+    players = len(rnd.numbers)
+    stacks = []
+    wrong = [0] * players
+    for drawer in range(players):
+        left = list(tokens.player)
+        cards = []
+        void = rnd.wrong_word[drawer]
+        for g in rnd.guesses:
+            if g.target != drawer:
+                continue
+            correct = g.number == rnd.numbers[drawer]
+            token = left.pop(0) if correct and not void else None
+            wrong[g.player] += not correct and not void
+            cards.append(StackCard(g.player, g.number, correct, token))
+        stacks.append(Stack(drawer, rnd.letters[drawer], rnd.numbers[drawer], tuple(cards),
+                            tuple(left), void))
+    sheep = None if learning else _black_sheep(tuple(wrong))
+    counts = []
+    for p in range(players):
+        value = rnd.black[p] or 0
+        guessed = any(c.token is not None for c in stacks[p].guesses)
+        if learning:
+            counts.append(value)
+        elif rnd.wrong_word[p]:
+            counts.append(0)
+        elif p == sheep:
+            counts.append(-value)
+        else:
+            counts.append(value if guessed else 0)
+    gained = [0] * players
+    for s in stacks:
+        for c in s.guesses:
+            gained[c.player] += c.token or 0
+    scores = tuple(gained[p] - sum(stacks[p].kept) + counts[p] for p in range(players))
+    return RoundScore(rnd.number, rnd.deck, rnd.cards, tuple(stacks), tuple(wrong), sheep,
+                      rnd.black, tuple(counts), scores)
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+class Pictomania(Rules):
+    name = "pictomania"
+    title = "Pictomania"
+    min_players = 3
+    max_players = 6
+    Options = PictomaniaOptions
+
+    def new(self, players: int, options: Any) -> PictomaniaState:
+        """Round 1 waiting for its word cards; ``options`` may also be a mapping to parse.
+
+        OptionError for a token table that does not fit the player count, or a deck too small
+        for the rounds that use it.
+        """
+        options = self.checked_options(players, options)
+        tokens = token_tables(players, options)
+        if options.words == "box":
+            uses = Counter(_round_deck(options, r) for r in range(1, options.rounds + 1))
+            for name, rounds in uses.items():
+                size = len(decks.find(name).cards)
+                if size < decks.CARDS_PER_ROUND * rounds:
+                    raise OptionError("decks", f"deck {name!r} has {size} cards, too few for "
+                                               f"{rounds} rounds of {decks.CARDS_PER_ROUND}")
+        return PictomaniaState(options, players, tokens, _start_round(options, players, tokens, 1))
+
+    # --- chance: the word cards, then the secret letters and numbers --------------------------
+
+    def _needs_cards(self, state: PictomaniaState) -> bool:
+        return state.options.words == "box" and not state.round.cards
+
+    def chance_needed(self, state: PictomaniaState) -> bool:
+        return state.round is not None and not state.round.assigned
+
+    def unused_cards(self, state: PictomaniaState) -> list[str]:
+        """The round's deck's cards not yet shown in this game."""
+        return [c for c in decks.find(state.round.deck).ids if c not in state.used]
+
+    def draw_chance(self, state: PictomaniaState, rng) -> dict[str, Any]:
+        need(self.chance_needed(state), "no chance event is due")
+        if self._needs_cards(state):
+            unused = self.unused_cards(state)
+            need(len(unused) >= decks.CARDS_PER_ROUND,
+                 f"the {state.round.deck} deck has only {len(unused)} unused cards left")
+            return {"event": "cards", "deck": state.round.deck,
+                    "cards": rng.sample(unused, decks.CARDS_PER_ROUND)}
+        return {"event": "assign",
+                "letters": rng.sample([x for x in LETTERS for _ in range(LETTER_CARDS)], state.players),
+                "numbers": rng.sample(list(NUMBERS), state.players)}
+
+    def apply_chance(self, state: PictomaniaState, event: Action) -> PictomaniaState:
+        """``cards`` shows the round's word cards; another ``cards`` before the assignment
+        replaces some of them (someone did not know a word): cards on display may stay, no other
+        card shown in this game may come back. ``assign`` deals letters and numbers."""
+        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        need(self.chance_needed(state), "no chance event is due: the round is already dealt")
+        rnd = state.round
+        kind = event.get("event")
+        if kind == "cards":
+            need(state.options.words == "box", "physical cards: the box shows no word cards")
+            need(event.get("deck") == rnd.deck,
+                 f"round {rnd.number} uses the {rnd.deck} deck, not {event.get('deck')!r}")
+            cards = event.get("cards")
+            need(_strings(cards) and len(cards) == decks.CARDS_PER_ROUND and len(set(cards)) == len(cards),
+                 f"'cards' must be {decks.CARDS_PER_ROUND} different card ids, not {cards!r}")
+            known = decks.find(rnd.deck).ids
+            for card in cards:
+                need(card in known, f"the {rnd.deck} deck has no card {card!r}")
+                need(card not in state.used or card in rnd.cards,
+                     f"card {card!r} was already shown in this game")
+            new = tuple(c for c in cards if c not in rnd.cards)
+            return replace(state, round=replace(rnd, cards=tuple(cards)), used=state.used + new)
+        need(kind == "assign", f"unknown chance event {kind!r}: {self.name} has cards and assign")
+        need(not self._needs_cards(state), "the word cards are shown before letters and numbers are dealt")
+        letters, numbers = event.get("letters"), event.get("numbers")
+        n = state.players
+        need(_strings(letters) and len(letters) == n and set(letters) <= set(LETTERS),
+             f"'letters' must be {n} of {', '.join(LETTERS)}, not {letters!r}")
+        need(max(Counter(letters).values()) <= LETTER_CARDS,
+             f"there are only {LETTER_CARDS} letter cards of each letter: {letters!r}")
+        need(isinstance(numbers, list) and len(numbers) == n and all(_int(x) and x in NUMBERS for x in numbers),
+             f"'numbers' must be {n} numbers from 1 to 7, not {numbers!r}")
+        need(len(set(numbers)) == n, f"each number is dealt at most once: {numbers!r}")
+        return replace(state, round=replace(rnd, letters=tuple(letters), numbers=tuple(numbers)))
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def _in_play(self, state: PictomaniaState) -> RoundPlay:
+        need(state.round is not None, "the game is over")
+        need(state.round.assigned, "the round has not been dealt yet")
+        return state.round
+
+    def to_move(self, state: PictomaniaState) -> tuple[int, ...]:
+        """Players still guessing, and done players who may still admit a wrong word."""
+        rnd = state.round
+        if rnd is None or not rnd.assigned:
+            return ()
+        return tuple(p for p in range(state.players) if not rnd.done[p] or not rnd.wrong_word[p])
+
+    def legal_actions(self, state: PictomaniaState) -> list[dict[str, Any]]:
+        rnd = state.round
+        if rnd is None or not rnd.assigned:
+            return []
+        actions: list[dict[str, Any]] = []
+        for p in range(state.players):
+            if not rnd.done[p]:
+                for q in range(state.players):
+                    if q != p and not rnd.wrong_word[q] and not rnd.guessed(p, q):
+                        actions += [{"action": "guess", "player": p, "target": q, "number": n} for n in NUMBERS]
+                actions.append({"action": "done", "player": p})
+                actions += [{"action": "done", "player": p, "token": v} for v in sorted(set(rnd.pool))]
+                actions.append({"action": "done", "player": p, "token": None})
+            if not rnd.wrong_word[p]:
+                actions.append({"action": "wrong_word", "player": p})
+        return actions
+
+    def apply(self, state: PictomaniaState, action: Action) -> PictomaniaState:
+        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        rnd = self._in_play(state)
+        kind = action.get("action")
+        need(kind in ("guess", "done", "wrong_word"),
+             f"unknown action {kind!r}: {self.name} has guess, done and wrong_word")
+        n = state.players
+        p = player_field(action, n)
+        if kind == "wrong_word":
+            need(not rnd.wrong_word[p], "you have already said you drew the wrong word")
+            flags = tuple(w or q == p for q, w in enumerate(rnd.wrong_word))
+            return replace(state, round=replace(rnd, wrong_word=flags))
+        need(not rnd.done[p], "you are done: after taking a black token (or finishing) you make no more guesses")
+        if kind == "guess":
+            target = player_field(action, n, "target")
+            need(target != p, "you do not guess your own drawing")
+            need(not rnd.wrong_word[target],
+                 f"player {target} drew the wrong word: their drawing takes no guesses")
+            need(not rnd.guessed(p, target),
+                 f"you already guessed player {target}'s drawing: a guess cannot be changed or repeated")
+            number = action.get("number")
+            need(_int(number) and number in NUMBERS, f"'number' must be from 1 to 7, not {number!r}")
+            return replace(state, round=replace(rnd, guesses=rnd.guesses + (Guess(p, target, number),)))
+        if "token" not in action:
+            token = rnd.pool[0] if rnd.pool else None
+        else:
+            token = action["token"]
+            need(token is None or (_int(token) and token in rnd.pool),
+                 f"'token' must be a black token still in the middle ({', '.join(map(str, rnd.pool)) or 'none left'}) "
+                 f"or null to finish without one, not {token!r}")
+        pool = list(rnd.pool)
+        if token is not None:
+            pool.remove(token)
+        rnd = replace(rnd, pool=tuple(pool),
+                      done=tuple(d or q == p for q, d in enumerate(rnd.done)),
+                      black=tuple(token if q == p else b for q, b in enumerate(rnd.black)))
+        last_taken = state.options.competitive and token is not None and not pool
+        if all(rnd.done) or last_taken:
+            return self._end_round(state, rnd)
+        return replace(state, round=rnd)
+
+    def _end_round(self, state: PictomaniaState, rnd: RoundPlay) -> PictomaniaState:
+        score = score_round(rnd, state.tokens, _learning(state.options, rnd.number))
+        nxt = None
+        if rnd.number < state.options.rounds:
+            nxt = _start_round(state.options, state.players, state.tokens, rnd.number + 1)
+        return replace(state, round=nxt, results=state.results + (score,))
+
+    # --- results ------------------------------------------------------------------------------
+
+    def outcome(self, state: PictomaniaState) -> Outcome | None:
+        if state.round is not None:
+            return None
+        totals = state.totals
+        winners = tuple(p for p, t in enumerate(totals) if t == max(totals))
+        return Outcome(winners, totals, self.detail(state))
+
+    def scores(self, state: PictomaniaState) -> tuple[int, ...]:
+        """Totals over the rounds scored so far."""
+        return state.totals
+
+    def detail(self, state: PictomaniaState) -> dict[str, Any]:
+        rnd = state.round
+        return {
+            "round": rnd.number if rnd else len(state.results),
+            "rounds": [{
+                "deck": r.deck, "cards": list(r.cards),
+                "letters": [s.letter for s in r.stacks], "numbers": [s.number for s in r.stacks],
+                "scores": list(r.scores), "black_sheep": r.black_sheep,
+                "black": list(r.black), "black_counts": list(r.black_counts), "wrong": list(r.wrong),
+                "wrong_word": [s.drawer for s in r.stacks if s.void],
+            } for r in state.results],
+            "black_sheep": [r.black_sheep for r in state.results],
+            "player_tokens": list(state.tokens.player),
+            "black_tokens": list(state.tokens.black),
+        }
+
+    def describe(self, state: PictomaniaState) -> list[str]:
+        lines = []
+        for r in state.results:
+            sheep = f", black sheep: player {r.black_sheep}" if r.black_sheep is not None else ""
+            lines.append(f"Round {r.number} ({r.deck}): {list(r.scores)}{sheep}")
+        if state.round is not None and state.round.assigned:
+            rnd = state.round
+            lines.append(f"Round {rnd.number}: {len(rnd.guesses)} guesses, "
+                         f"{sum(rnd.done)} of {state.players} done")
+        return lines
+
+    def check_invariants(self, state: PictomaniaState) -> None:
+        n = state.players
+        assert len(state.results) <= state.options.rounds, "no more rounds than the game has"
+        assert len(state.used) == len(set(state.used)), "no word card is shown twice"
+        for r in state.results:
+            for s in r.stacks:
+                won = [c for c in s.guesses if c.token is not None]
+                assert len(won) + len(s.kept) == len(state.tokens.player), "every token is won or kept"
+                assert sorted((c.token for c in won), reverse=True) == [c.token for c in won], \
+                    "correct guesses take the drawer's tokens highest first"
+                assert len({c.player for c in s.guesses}) == len(s.guesses), "one guess per drawing"
+                assert s.drawer not in {c.player for c in s.guesses}, "nobody guesses their own drawing"
+            assert Counter(b for b in r.black if b is not None) <= Counter(state.tokens.black), \
+                "each black token is taken at most once"
+            assert all(abs(c) == (b or 0) or c == 0 for c, b in zip(r.black_counts, r.black)), \
+                "a black token counts its value, minus it, or nothing"
+        rnd = state.round
+        if rnd is None:
+            assert len(state.results) == state.options.rounds, "the game ends after its last round"
+            return
+        assert rnd.number == len(state.results) + 1, "rounds follow one another"
+        taken = [b for b in rnd.black if b is not None]
+        assert Counter(taken) + Counter(rnd.pool) == Counter(state.tokens.black), \
+            "black tokens are in the middle or with one player"
+        assert not all(rnd.done), "a round where everybody is done is scored"
+        assert all(b is None or d for b, d in zip(rnd.black, rnd.done)), "only a done player holds a black token"
+        if rnd.assigned:
+            assert len(set(rnd.numbers)) == n and all(c <= LETTER_CARDS for c in Counter(rnd.letters).values())
+        else:
+            assert not rnd.guesses and not any(rnd.done), "nobody acts before the deal"
+        pairs = [(g.player, g.target) for g in rnd.guesses]
+        assert len(pairs) == len(set(pairs)) and all(p != q for p, q in pairs), \
+            "one guess per drawing, never on your own"
+
+    def lobby_options(self, players: int) -> list[tuple[str, tuple[Any, ...], str]]:
+        """The static choices, user decks added to ``decks``, and the token tables for
+        ``players``: the standard one first, then a flat and a steep alternative."""
+        rows = []
+        for name, choices, help in lobby_choices(PictomaniaOptions):
+            if name == "decks":
+                choices += tuple(d for d in decks.catalogue() if d not in choices)
+            rows.append((name, choices, help))
+        fields = {f: PictomaniaOptions.__dataclass_fields__[f].metadata["help"]
+                  for f in ("tokens", "black")}
+        for name, standard, count in (("tokens", PLAYER_TOKENS[players], players - 1),
+                                      ("black", BLACK_TOKENS[players], players)):
+            tables = (standard, (1,) * count, tuple(range(count, 0, -1)))
+            choices = tuple(dict.fromkeys(",".join(map(str, t)) for t in tables))
+            rows.append((name, choices, fields[name]))
+        return rows
+
+
+register(Pictomania())

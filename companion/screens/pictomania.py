@@ -1,0 +1,130 @@
+"""Pictomania on a station's 128x64 panel: a title bar and four lines, one of them the choice
+that ``left``/``right`` change and ``ok`` takes (drawn lit).
+
+The screens are the player's private view while drawing (their letter, number and word on top,
+what they have guessed below), the 21 words a card at a time, the guess and black-token choices,
+then the scoring walk-through: each drawing's stack in guess order, the round's scores and the
+running totals, and the final result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import Image
+
+from .canvas import COLUMNS, LINE_H, blank, fit, text, title
+
+LINES = 4
+
+
+def panel(heading: str, lines: tuple[str, ...], selected: int | None = None) -> Image.Image:
+    """A title bar and up to four lines; ``selected`` is drawn lit, between arrows."""
+    image, draw = blank()
+    title(draw, heading)
+    for i, line in enumerate(lines[:LINES]):
+        if i == selected:
+            line = f"< {fit(line, COLUMNS - 4)} >"
+        text(draw, 1, LINE_H + 1 + i * LINE_H, fit(line, COLUMNS), invert=i == selected)
+    return image
+
+
+def footed(lines: list[str] | tuple[str, ...], footer: str) -> tuple[str, ...]:
+    """Three lines (cut or padded) and a footer on the bottom line."""
+    body = list(lines)[:LINES - 1]
+    return (*body, *[""] * (LINES - 1 - len(body)), footer)
+
+
+@dataclass(frozen=True)
+class GuessMark:
+    """What a station shows for one opponent: their name and the number guessed, if any."""
+
+    name: str
+    number: int | None
+    sent: bool = True
+    """False while the guess waits for the box to order it by time ("?" after the number)."""
+
+    def label(self) -> str:
+        mark = "-" if self.number is None else f"{self.number}{'' if self.sent else '?'}"
+        return f"{fit(self.name, 4)}:{mark}"
+
+
+def secret_line(letter: str, number: int, word: str | None) -> str:
+    """``B5 lighthouse``; just ``B5`` with physical cards."""
+    return f"{letter}{number} {word}" if word else f"{letter}{number} (card {letter}, word {number})"
+
+
+@dataclass(frozen=True)
+class PlayView:
+    secret: str
+    marks: tuple[GuessMark, ...]
+    choice: str
+    """The menu item under the cursor: ``Guess Ben``, ``Words``, ``Done``, ``Wrong word``."""
+    message: str = ""
+
+
+def play(view: PlayView) -> Image.Image:
+    """The station while drawing: secret on top, guesses (three to a line), the menu."""
+    labels = [m.label() for m in view.marks]
+    rows = [" ".join(labels[i:i + 3]) for i in range(0, len(labels), 3)]
+    rows = (rows + [""])[:2]
+    return panel(view.secret, (*rows, view.choice, view.message), selected=2)
+
+
+@dataclass(frozen=True)
+class ChoiceView:
+    """A choice being made: a heading, the value under the cursor, up to three lines of help."""
+
+    heading: str
+    value: str
+    notes: tuple[str, ...] = ()
+
+
+def choice(view: ChoiceView) -> Image.Image:
+    return panel(view.heading, (view.value, *view.notes), selected=0)
+
+
+@dataclass(frozen=True)
+class WordsView:
+    heading: str
+    words: tuple[str, ...]
+    """Up to four ``A1 apple`` lines: half a card."""
+
+
+def words(view: WordsView) -> Image.Image:
+    return panel(view.heading, view.words)
+
+
+@dataclass(frozen=True)
+class StackView:
+    """One drawing's stack turned over: who drew what, then each guess in order."""
+
+    heading: str
+    guesses: tuple[str, ...]
+    """``Ben 5 +2`` or ``Cy 3 x``, in time order."""
+    footer: str
+
+
+def stack(view: StackView) -> Image.Image:
+    pairs = [" ".join(f"{g:<10}" for g in view.guesses[i:i + 2]).rstrip()
+             for i in range(0, len(view.guesses), 2)]
+    return panel(view.heading, footed(pairs or ["no guesses"], view.footer))
+
+
+@dataclass(frozen=True)
+class ScoresView:
+    heading: str
+    rows: tuple[tuple[str, int | None, int], ...]
+    """(name, this round's score or None on the final screen, total)."""
+    footer: str
+
+
+def scores(view: ScoresView) -> Image.Image:
+    """Two players to a line: name (three letters), the round's score (signed), the running
+    total; the heading says which column is which."""
+    cells = []
+    for name, score, total in view.rows:
+        middle = "" if score is None else f"{score:+d}"
+        cells.append(f"{name[:3]:<3}{middle:>3}{total:>4}")
+    lines = [" ".join(cells[i:i + 2]) for i in range(0, len(cells), 2)]
+    return panel(view.heading, footed(lines, view.footer))

@@ -1,0 +1,410 @@
+"""Pictomania at the table: every station is a player; all of them act at once.
+
+A round has three phases on every station:
+
+- **Reading**: the three word cards, half a card a page (``left``/``right``); ``slap`` on a
+  page of words replaces that card (someone does not know a word); ``ok`` says ready. When every
+  player is ready the box deals the secret letters and numbers. With physical cards the box only
+  asks players to lay out their cards and say ready.
+- **Drawing and guessing**: the station shows its own letter, number and word on top and what it
+  has guessed. ``left``/``right`` walk a menu (``Guess <name>`` for each drawing not yet guessed,
+  ``Words``, ``Done``, ``Wrong word``), ``ok`` picks; a guess then takes a number (``left``/
+  ``right``, the three words of that number shown), and ``ok`` sends it; ``slap`` goes back.
+  ``Done`` offers the black tokens, highest first, or none.
+- **Scoring**: each station walks through every drawing's stack in guess order, then the round's
+  scores and the running totals; ``ok`` on the last page says ready for the next round. After the
+  last round a final page shows the totals and the winners; ``ok`` there returns to the lobby.
+
+Fairness: a sent guess (or done, or wrong word) is not applied when its press arrives. It waits
+until the watermark has passed its press's edge time, so every press made before it has been
+delivered, then the waiting actions are applied in edge-time order (exact-nanosecond ties in a
+random order drawn at the press). Two guesses on one drawing 2 ms apart take its tokens in the
+order they were pressed, whichever reached the box first.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from PIL import Image
+
+from .. import words as decks
+from ..games.base import IllegalAction
+from ..games.pictomania import NUMBERS, PictomaniaState, RoundScore
+from ..inputs import InputEvent
+from ..screens import pictomania as screens
+from ..screens.canvas import fit
+from .game import GameTable
+
+WORDS_PER_PAGE = screens.LINES
+
+
+@dataclass(order=True)
+class Pending:
+    """An action sent from a station, waiting for every earlier press to be delivered."""
+
+    t_ns: int
+    tiebreak: float
+    station: int = field(compare=False)
+    action: dict[str, Any] = field(compare=False)
+
+
+@dataclass
+class Station:
+    """One station's place in the menus; the game state itself lives in the match."""
+
+    mode: str = "menu"
+    """menu, number (a guess), token (done), wrong (confirm wrong word), words."""
+    cursor: int = 0
+    target: int = 0
+    number: int = 1
+    page: int = 0
+    ready: bool = False
+    message: str = ""
+
+
+class PictomaniaTable(GameTable):
+    game = "pictomania"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.players = len(self.names)
+        self.rng = random.Random(self.match.seed)
+        """Replacement word cards and the order of exactly simultaneous presses."""
+        self.pending: list[Pending] = []
+        self.seats = [Station() for _ in range(self.players)]
+        self.phase = self._phase_of_state()
+        if self.phase == "reading":
+            self._start_round()
+
+    def _phase_of_state(self) -> str:
+        """Where a table picks up a game, new or resumed from its journal: the last round's
+        review between rounds and at the end, reading before the deal, play after it."""
+        if self.match.outcome is not None:
+            return "review"
+        if not self.match.needs_chance:
+            return "play"
+        return "review" if self.state.results and not self.state.round.cards else "reading"
+
+    # --- the state, as stations need it -----------------------------------------------------
+
+    @property
+    def state(self) -> PictomaniaState:
+        return self.match.state
+
+    @property
+    def box_words(self) -> bool:
+        return self.state.options.words == "box"
+
+    def word(self, letter: str, number: int) -> str | None:
+        """The word at ``letter`` and ``number`` on this round's cards; None with physical cards."""
+        cards = self.state.round.cards
+        if not cards:
+            return None
+        return decks.card(cards["ABC".index(letter)]).word(number)
+
+    def word_lines(self) -> list[str]:
+        """The round's 21 words as ``A1 apple`` lines."""
+        return [f"{letter}{n} {self.word(letter, n)}"
+                for letter in "ABC"[:len(self.state.round.cards)] for n in NUMBERS]
+
+    def _start_round(self) -> None:
+        if self.match.needs_chance and self.box_words and not self.state.round.cards:
+            self.match.draw_chance()
+        self.phase = "reading"
+        for seat in self.seats:
+            seat.__init__()
+
+    # --- inputs -------------------------------------------------------------------------------
+
+    def showing_end(self, station: int) -> bool:
+        """The final page: before it, a station is still walking through the last round."""
+        return station >= self.players or self.seats[station].page >= len(self.review_pages()) - 1
+
+    def on_input(self, event: InputEvent) -> None:
+        if not event.pressed or event.station >= self.players:
+            return
+        seat = self.seats[event.station]
+        seat.message = ""
+        if self.phase == "reading":
+            self._reading(event, seat)
+        elif self.phase == "play":
+            self._play(event, seat)
+        else:
+            self._review(event, seat)
+
+    def _reading(self, event: InputEvent, seat: Station) -> None:
+        pages = 1 + 2 * len(self.state.round.cards)
+        if event.key in ("left", "right"):
+            seat.page = (seat.page + (1 if event.key == "right" else -1)) % pages
+        elif event.key == "slap" and seat.page > 0:
+            self._replace_card((seat.page - 1) // 2, event)
+        elif event.key == "ok":
+            seat.ready = True
+            if all(s.ready for s in self.seats):
+                self.changed(event)
+                self.match.draw_chance()
+                self.phase = "play"
+                for s in self.seats:
+                    s.__init__()
+                self.cues.append("go")
+
+    def _replace_card(self, index: int, event: InputEvent) -> None:
+        rnd = self.state.round
+        unused = self.match.rules.unused_cards(self.state)
+        seat = self.seats[event.station]
+        if not unused:
+            seat.message = "no cards left"
+            self.cues.append("illegal")
+            return
+        cards = list(rnd.cards)
+        cards[index] = self.rng.choice(unused)
+        self.changed(event)
+        self.match.chance({"event": "cards", "deck": rnd.deck, "cards": cards})
+        for s in self.seats:
+            s.ready = False
+            s.message = f"card {'ABC'[index]} replaced"
+        self.cues.append("move")
+
+    def menu(self, station: int) -> list[tuple[str, int | None]]:
+        """The station's menu now: drawings it may still guess, Words, Done, Wrong word."""
+        rnd = self.state.round
+        mine = [p.action for p in self.pending if p.station == station]
+        sent = {a["action"] for a in mine}
+        targets = {a.get("target") for a in mine}
+        items: list[tuple[str, int | None]] = []
+        finished = rnd.done[station] or "done" in sent
+        if not finished:
+            items += [("guess", q) for q in range(self.players)
+                      if q != station and not rnd.wrong_word[q] and q not in targets
+                      and not rnd.guessed(station, q)]
+        if self.box_words:
+            items.append(("words", None))
+        if not finished:
+            items.append(("done", None))
+        if not rnd.wrong_word[station] and "wrong_word" not in sent:
+            items.append(("wrong", None))
+        return items
+
+    def token_choices(self) -> list[tuple[str, int | None]]:
+        """(label, token) for Done: the highest remaining (sent without a value, so it is the
+        highest when the box applies it), each lower value, and none."""
+        pool = self.state.round.pool
+        out: list[tuple[str, int | None]] = []
+        if pool:
+            out.append((f"take highest ({pool[0]})", -1))
+            out += [(f"take a {v}", v) for v in sorted(set(pool[1:]) - {pool[0]}, reverse=True)]
+        out.append(("no black token", None))
+        return out
+
+    def _play(self, event: InputEvent, seat: Station) -> None:
+        station, key = event.station, event.key
+        step = {"left": -1, "right": 1}.get(key, 0)
+        if key == "slap":
+            seat.mode = "menu"
+            return
+        if seat.mode == "menu":
+            items = self.menu(station)
+            if not items:
+                return
+            if step:
+                seat.cursor = (seat.cursor + step) % len(items)
+            elif key == "ok":
+                kind, target = items[seat.cursor % len(items)]
+                seat.mode = {"guess": "number", "done": "token"}.get(kind, kind)
+                seat.page, seat.number, seat.target = 0, 1 if kind == "guess" else 0, target or 0
+        elif seat.mode == "number":
+            if step:
+                seat.number = (seat.number - 1 + step) % len(NUMBERS) + 1
+            elif key == "ok":
+                self._send(event, {"action": "guess", "player": station, "target": seat.target,
+                                   "number": seat.number})
+                seat.message = f"sent: {self.names[seat.target]} {seat.number}"
+        elif seat.mode == "token":
+            choices = self.token_choices()
+            if step:
+                seat.number = (seat.number + step) % len(choices)
+            elif key == "ok":
+                token = choices[seat.number % len(choices)][1]
+                action = {"action": "done", "player": station}
+                if token != -1:
+                    action["token"] = token
+                self._send(event, action)
+                seat.message = "done guessing"
+        elif seat.mode == "words":
+            if step:
+                seat.page = (seat.page + step) % (2 * len(self.state.round.cards))
+            elif key == "ok":
+                seat.mode = "menu"
+        elif seat.mode == "wrong" and key == "ok":
+            self._send(event, {"action": "wrong_word", "player": station})
+            seat.message = "wrong word: said"
+
+    def _send(self, event: InputEvent, action: dict[str, Any]) -> None:
+        """Queue the action at its press's edge time; :meth:`tick` applies it in time order."""
+        self.pending.append(Pending(event.t_ns, self.rng.random(), event.station, action))
+        seat = self.seats[event.station]
+        seat.mode = "menu"
+        seat.cursor = 0
+
+    def _review(self, event: InputEvent, seat: Station) -> None:
+        last = len(self.review_pages()) - 1
+        if event.key == "left":
+            seat.page = max(0, seat.page - 1)
+        elif event.key in ("right", "ok") and seat.page < last:
+            seat.page += 1
+        elif event.key == "ok" and self.match.outcome is None:
+            seat.ready = True
+            if all(s.ready for s in self.seats):
+                self.changed(event)
+                self._start_round()
+
+    # --- time: sent actions in edge-time order ------------------------------------------------
+
+    def tick(self, now_ns: int, watermark_ns: int) -> bool:
+        applied = False
+        while self.pending and (p := min(self.pending)).t_ns < watermark_ns:
+            self.pending.remove(p)
+            self._apply(p)
+            applied = True
+        return applied
+
+    def wakeup_ns(self) -> int | None:
+        return min(p.t_ns for p in self.pending) + 1 if self.pending else None
+
+    def _apply(self, p: Pending) -> None:
+        seat = self.seats[p.station]
+        rounds_scored = len(self.state.results)
+        self.now_ns = p.t_ns
+        try:
+            self.match.act(p.action)
+        except IllegalAction as e:
+            seat.message = str(e)
+            self.cues.append("illegal")
+            return
+        self.cues.append("pass" if p.action["action"] == "done" else "move")
+        if len(self.state.results) > rounds_scored:
+            # Whatever was sent after the round's last black token came too late.
+            self.since_ns = p.t_ns
+            self.phase = "review"
+            self.pending.clear()
+            for s in self.seats:
+                s.__init__()
+            outcome = self.match.outcome
+            self.cues.append("decided" if outcome is None else "draw" if len(outcome.winners) > 1 else "win")
+
+    # --- screens ------------------------------------------------------------------------------
+
+    @property
+    def last_result(self) -> RoundScore:
+        return self.state.results[-1]
+
+    def review_pages(self) -> list[str]:
+        """Each drawing's stack, the round's scores, and the final result after the last round."""
+        if self.phase != "review":
+            return []
+        return ["stack"] * self.players + ["scores"] + (["final"] if self.match.outcome else [])
+
+    def screen(self, station: int) -> Image.Image:
+        if station >= self.players:
+            return screens.panel("Pictomania", ("players only",))
+        seat = self.seats[station]
+        if self.phase == "reading":
+            return self._reading_screen(seat)
+        if self.phase == "review":
+            return self._review_screen(seat)
+        return self._play_screen(station, seat)
+
+    def _reading_screen(self, seat: Station) -> Image.Image:
+        rnd = self.state.round
+        waiting = sum(not s.ready for s in self.seats)
+        status = f"ready: wait for {waiting}" if seat.ready else "ok: ready"
+        if seat.page == 0:
+            if not self.box_words:
+                return screens.panel(f"Round {rnd.number}: {rnd.deck}", (
+                    "lay out 3 cards", f"of the {rnd.deck} deck", "as A, B and C", status))
+            return screens.panel(f"Round {rnd.number}: {rnd.deck}", (
+                "read the 21 words", "</>: turn pages", "slap: replace a card", status))
+        lines = self.word_lines()
+        index = seat.page - 1
+        letter, half = "ABC"[index // 2], index % 2
+        start = (index // 2) * len(NUMBERS) + half * WORDS_PER_PAGE
+        heading = f"Card {letter} {half + 1}/2" + (" ready" if seat.ready else "")
+        if seat.message:
+            heading = seat.message
+        return screens.words(screens.WordsView(heading, tuple(lines[start:start + WORDS_PER_PAGE - half])))
+
+    def _play_screen(self, station: int, seat: Station) -> Image.Image:
+        rnd = self.state.round
+        if seat.mode == "words":
+            lines = self.word_lines()
+            start = (seat.page // 2) * len(NUMBERS) + (seat.page % 2) * WORDS_PER_PAGE
+            end = (seat.page // 2 + 1) * len(NUMBERS) if seat.page % 2 else start + WORDS_PER_PAGE
+            return screens.words(screens.WordsView(f"Words {seat.page + 1}/6  ok: back", tuple(lines[start:end])))
+        if seat.mode == "number":
+            notes = tuple(f"{letter}{seat.number} {self.word(letter, seat.number)}"
+                          for letter in "ABC"[:len(rnd.cards)])
+            return screens.choice(screens.ChoiceView(
+                f"Guess {self.names[seat.target]}", f"number {seat.number}", notes or ("ok: send",)))
+        if seat.mode == "token":
+            choices = self.token_choices()
+            label = choices[seat.number % len(choices)][0]
+            left = " ".join(map(str, rnd.pool)) or "none"
+            return screens.choice(screens.ChoiceView("Done guessing?", label, (f"middle: {left}", "ok: done", "slap: back")))
+        if seat.mode == "wrong":
+            return screens.choice(screens.ChoiceView("Drew the wrong word?", "ok: yes, I did", (
+                "your drawing scores", "nothing; slap: back")))
+        secret = screens.secret_line(rnd.letters[station], rnd.numbers[station],
+                                     self.word(rnd.letters[station], rnd.numbers[station]))
+        items = self.menu(station)
+        if not items:
+            label = "waiting for the rest"
+        else:
+            kind, target = items[seat.cursor % len(items)]
+            label = f"Guess {self.names[target]}" if kind == "guess" else \
+                {"words": "Words", "done": "Done", "wrong": "Wrong word"}[kind]
+        return screens.play(screens.PlayView(secret, self.marks(station), label,
+                                             seat.message or "</>: menu  ok: pick"))
+
+    def marks(self, station: int) -> tuple[screens.GuessMark, ...]:
+        """What ``station`` has guessed on each other drawing, waiting guesses marked."""
+        rnd = self.state.round
+        out = []
+        for q in range(self.players):
+            if q == station:
+                continue
+            number = next((g.number for g in rnd.guesses if g.player == station and g.target == q), None)
+            waiting = next((p.action["number"] for p in self.pending if p.station == station
+                            and p.action.get("target") == q), None)
+            out.append(screens.GuessMark(self.names[q], number if waiting is None else waiting,
+                                         sent=waiting is None))
+        return tuple(out)
+
+    def _review_screen(self, seat: Station) -> Image.Image:
+        r = self.last_result
+        page = self.review_pages()[seat.page]
+        if page == "stack":
+            s = r.stacks[seat.page]
+            word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
+            guesses = tuple(f"{fit(self.names[c.player], 4)} {c.number} "
+                            + ("void" if s.void else f"+{c.token}" if c.token else "x")
+                            for c in s.guesses)
+            footer = f"keeps -{sum(s.kept)} black {r.black_counts[s.drawer]:+d}"
+            heading = f"{self.names[s.drawer]} {s.letter}{s.number} {word}"
+            return screens.stack(screens.StackView(heading, guesses, footer + (" WW" if s.void else "")))
+        totals = self.state.totals
+        if page == "final":
+            outcome = self.match.outcome
+            winners = "+".join(fit(self.names[w], 4) for w in outcome.winners)
+            rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
+            return screens.scores(screens.ScoresView("Final: total", rows, f"{winners} win; ok: lobby"))
+        sheep = "no sheep" if r.black_sheep is None else f"sheep {fit(self.names[r.black_sheep], 4)}"
+        rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))
+        if seat.ready:
+            footer = f"ready: wait for {sum(not s.ready for s in self.seats)}"
+        else:
+            footer = f"{sheep}; ok: " + ("final" if self.match.outcome else "next")
+        return screens.scores(screens.ScoresView(f"Round {r.number}: score total", rows, footer))
+

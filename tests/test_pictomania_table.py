@@ -1,0 +1,373 @@
+"""Pictomania at the table on a fake clock: reading, guesses ordered by edge time, black tokens,
+the scoring walk-through, the end screen; what each station may see."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from companion.inputs import InputEvent
+from companion.journal import replay, summary
+from companion.screens.canvas import LINE_H
+from companion.screens.pictomania import panel
+
+from helpers import MS, Clock, journaled_table, tap
+
+ANA, BEN, CY, DEE = range(4)
+
+
+@pytest.fixture
+def box(tmp_path):
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben", "Cy", "Dee"), seed=11)
+    return table, Clock(), journals
+
+
+@pytest.fixture
+def dealt(box):
+    """A game with default options, dealt: everyone is drawing."""
+    table, clock, journals = box
+    game = start(table, clock)
+    ready_all(table, clock)
+    return table, clock, journals, game
+
+
+def press(table, clock, station, *keys):
+    for key in keys:
+        tap(table, station, key, clock.next())
+
+
+def lines(journal):
+    return [json.loads(x) for x in journal.read_text().splitlines()]
+
+
+def start(table, clock, changes=()):
+    """Pick Pictomania; ``changes`` are (row, presses of right) before Start."""
+    while table.lobby.game.name != "pictomania":
+        press(table, clock, 0, "right")
+    press(table, clock, 0, "ok")
+    rows = dict(changes)
+    while table.lobby.row is not None:
+        press(table, clock, 0, *["right"] * rows.get(table.lobby.row, 0), "ok")
+    return table.game
+
+
+def ready_all(table, clock):
+    for station in range(4):
+        press(table, clock, station, "ok")
+
+
+def open_guess(table, clock, station, target, number):
+    """Walk ``station``'s menu to a guess on ``target`` with ``number`` chosen, not yet sent."""
+    game = table.game
+    index = game.menu(station).index(("guess", target))
+    press(table, clock, station, *["right"] * index, "ok", *["right"] * (number - 1))
+    assert game.seats[station].mode == "number" and game.seats[station].number == number
+
+
+def confirm(table, station, t_ms):
+    table.handle(InputEvent(station, "ok", True, round(t_ms * MS)))
+    table.handle(InputEvent(station, "ok", False, round((t_ms + 30) * MS)))
+
+
+def settle(table, t_ms):
+    table.tick(round(t_ms * MS), round(t_ms * MS))
+
+
+def test_the_lobby_shows_the_token_tables_for_four_players(box):
+    table, clock, journals = box
+    while table.lobby.game.name != "pictomania":
+        press(table, clock, 0, "right")
+    assert table.lobby.players_label() == "3-4 players"
+    press(table, clock, 0, "ok")
+    assert table.lobby.values["tokens"] == "2,1,1" and table.lobby.values["black"] == "3,2,2,1"
+    rows = [name for name, _, _ in table.lobby.game.lobby_options(4)]
+    assert rows == ["words", "decks", "rounds", "learning_round", "competitive", "tokens", "black"]
+    while table.lobby.row != rows.index("tokens"):
+        press(table, clock, 0, "ok")
+    press(table, clock, 0, "right")              # the flat table
+    while table.lobby.row is not None:
+        press(table, clock, 0, "ok")
+    header = lines(journals[0])[0]
+    assert header["players"] == ["Ana", "Ben", "Cy", "Dee"]
+    assert header["options"]["tokens"] == "1,1,1" and header["options"]["black"] == "3,2,2,1"
+    assert table.game.state.tokens.player == (1, 1, 1)
+
+
+def test_reading_then_the_secret_deal_when_everyone_is_ready(box):
+    table, clock, journals = box
+    game = start(table, clock)
+    assert game.phase == "reading" and len(game.state.round.cards) == 3
+    press(table, clock, BEN, "right")
+    assert game.seats[BEN].page == 1
+    first_words = game.word_lines()[:4]
+    assert game.screen(BEN) == panel("Card A 1/2", tuple(first_words))
+    for station in (ANA, BEN, CY):
+        press(table, clock, station, "ok")
+    assert game.phase == "reading" and game.seats[ANA].ready
+    press(table, clock, DEE, "ok")
+    assert game.phase == "play" and table.cues[-1] == "go"
+    rnd = game.state.round
+    events = [(x["type"], x.get("event")) for x in lines(journals[0])[1:]]
+    assert events == [("chance", "cards"), ("chance", "assign")]
+    # Each station shows its own letter, number and word, and nobody else's.
+    for station in range(4):
+        secret = f"{rnd.letters[station]}{rnd.numbers[station]} {game.word(rnd.letters[station], rnd.numbers[station])}"
+        assert game.screen(station) == game._play_screen(station, game.seats[station])
+        assert game.screen(station).crop((0, 0, 128, LINE_H)) == panel(secret, ()).crop((0, 0, 128, LINE_H))
+
+
+def test_slap_on_a_card_replaces_it_before_the_deal(box):
+    table, clock, journals = box
+    game = start(table, clock)
+    before = game.state.round.cards
+    press(table, clock, ANA, "ok")                 # ready, then Cy asks for a new card B
+    press(table, clock, CY, "right", "right", "right", "slap")
+    after = game.state.round.cards
+    assert after[0] == before[0] and after[2] == before[2] and after[1] not in before
+    assert not game.seats[ANA].ready and table.cues[-1] == "move"
+    cards = [x for x in lines(journals[0]) if x.get("event") == "cards"]
+    assert [c["cards"] for c in cards] == [list(before), list(after)]
+
+
+def test_two_guesses_2_ms_apart_take_the_tokens_in_edge_order_not_arrival_order(dealt):
+    table, clock, journals, game = dealt
+    ana = game.state.round.numbers[ANA]
+    open_guess(table, clock, BEN, ANA, ana)
+    open_guess(table, clock, CY, ANA, ana)
+    t = clock.next()
+    confirm(table, CY, t + 2)                      # Cy's press, 2 ms later, arrives first
+    confirm(table, BEN, t)
+    assert game.state.round.guesses == ()          # nothing applied before the watermark
+    assert [m.label() for m in game.marks(BEN)] == [f"Ana:{ana}?", "Cy:-", "Dee:-"]
+    assert game.wakeup_ns() == round(t * MS) + 1
+    settle(table, t + 1)                           # only Ben's press is known complete
+    assert [g.player for g in game.state.round.guesses] == [BEN]
+    settle(table, t + 5)
+    assert [(g.player, g.target) for g in game.state.round.guesses] == [(BEN, ANA), (CY, ANA)]
+    journal = [x for x in lines(journals[0]) if x.get("action") == "guess"]
+    assert [(x["player"], x["t"]) for x in journal] == [(BEN, game.seconds(round(t * MS))),
+                                                         (CY, game.seconds(round((t + 2) * MS)))]
+    assert [m.label() for m in game.marks(BEN)] == [f"Ana:{ana}", "Cy:-", "Dee:-"]
+    # Everybody takes the highest black token; the stack on Ana's drawing pays Ben 2, then Cy 1.
+    for station in (ANA, BEN, CY, DEE):
+        press(table, clock, station, "left", "left", "ok", "ok")   # Done, take highest
+    settle(table, clock.next())
+    assert game.phase == "review"
+    [r] = game.state.results
+    assert [(c.player, c.token) for c in r.stacks[ANA].guesses] == [(BEN, 2), (CY, 1)]
+    assert r.black == (3, 2, 2, 1)
+
+
+def test_a_guess_leaves_the_menu_and_the_same_drawing_cannot_be_guessed_twice(dealt):
+    table, clock, journals, game = dealt
+    assert game.menu(DEE) == [("guess", ANA), ("guess", BEN), ("guess", CY), ("words", None),
+                              ("done", None), ("wrong", None)]
+    open_guess(table, clock, DEE, BEN, 3)
+    confirm(table, DEE, clock.next())
+    assert ("guess", BEN) not in game.menu(DEE)   # already sent, even before it is applied
+    settle(table, clock.next())
+    assert ("guess", BEN) not in game.menu(DEE)
+    assert game.seats[DEE].message == "sent: Ben 3"
+
+
+def test_done_takes_the_chosen_black_token_and_the_round_ends_with_the_last_player(dealt):
+    table, clock, journals, game = dealt
+    press(table, clock, ANA, "left", "left", "ok")          # Done: take highest (3)
+    assert game.seats[ANA].mode == "token"
+    press(table, clock, ANA, "right", "ok")                  # take a 2 instead
+    settle(table, clock.next())
+    assert game.state.round.black[ANA] == 2 and game.state.round.pool == (3, 2, 1)
+    assert game.menu(ANA) == [("words", None), ("wrong", None)]
+    press(table, clock, BEN, "left", "left", "ok", "left", "ok")   # no black token
+    press(table, clock, CY, "left", "left", "ok", "ok")
+    settle(table, clock.next())
+    assert game.state.round.black == (2, None, 3, None)
+    assert game.phase == "play"
+    press(table, clock, DEE, "left", "left", "ok", "ok")
+    settle(table, clock.next())
+    assert game.phase == "review" and table.cues[-1] == "decided"
+    done = [x for x in lines(journals[0]) if x.get("action") == "done"]
+    assert done == [
+        {"type": "action", "action": "done", "player": ANA, "token": 2, "t": done[0]["t"]},
+        {"type": "action", "action": "done", "player": BEN, "token": None, "t": done[1]["t"]},
+        {"type": "action", "action": "done", "player": CY, "t": done[2]["t"]},
+        {"type": "action", "action": "done", "player": DEE, "t": done[3]["t"]},
+    ]
+
+
+def finish_round(table, clock):
+    for station in range(4):
+        press(table, clock, station, "left", "left", "ok", "ok")
+    settle(table, clock.next())
+
+
+def test_a_guess_pressed_before_the_last_done_counts_and_later_presses_are_stale(dealt):
+    table, clock, journals, game = dealt
+    cy = game.state.round.numbers[CY]
+    open_guess(table, clock, BEN, CY, cy)
+    for station in (ANA, CY, DEE):
+        press(table, clock, station, "left", "left", "ok")
+    for station in (ANA, CY):
+        press(table, clock, station, "ok")
+    t_end = clock.next()
+    confirm(table, DEE, t_end)                     # Dee's done would end the round...
+    confirm(table, BEN, t_end - 1)                 # ...but Ben's guess was pressed first
+    press(table, clock, BEN, "left", "left", "ok", "ok")
+    settle(table, clock.next())
+    r = game.state.results[0]
+    assert [(c.player, c.token) for c in r.stacks[CY].guesses] == [(BEN, 2)]
+    assert game.phase == "review"
+    # A press made before the round ended, reaching the table after it, is dropped.
+    end_ns = game.since_ns
+    table.handle(InputEvent(CY, "right", True, end_ns - 1))
+    assert game.seats[CY].page == 0
+    table.handle(InputEvent(CY, "right", True, end_ns + 1))
+    assert game.seats[CY].page == 1
+
+
+def test_competitive_a_guess_after_the_last_black_token_is_too_late(box):
+    table, clock, journals = box
+    game = start(table, clock, changes={4: 1})     # competitive: on
+    assert game.state.options.competitive and game.state.round.pool == (3, 2, 2)
+    ready_all(table, clock)
+    open_guess(table, clock, DEE, ANA, 1)
+    for station in (ANA, BEN, CY):
+        press(table, clock, station, "left", "left", "ok")
+    t = clock.next()
+    for i, station in enumerate((ANA, BEN, CY)):
+        confirm(table, station, t + i)
+    confirm(table, DEE, t + 5)                     # after Cy took the last black token
+    settle(table, t + 10)
+    assert game.phase == "review" and game.state.results[0].black == (3, 2, 2, None)
+    assert game.state.results[0].stacks[ANA].guesses == ()
+
+
+def test_the_scoring_walk_through_then_the_next_round(dealt):
+    table, clock, journals, game = dealt
+    ana = game.state.round.numbers[ANA]
+    open_guess(table, clock, BEN, ANA, ana)
+    confirm(table, BEN, clock.next())
+    settle(table, clock.next())
+    finish_round(table, clock)
+    r = game.state.results[0]
+    pages = game.review_pages()
+    assert pages == ["stack"] * 4 + ["scores"]
+    screen = game.screen(CY)                        # page 0: Ana's stack
+    assert screen == game._review_screen(game.seats[CY])
+    assert r.stacks[ANA].guesses[0].token == 2
+    assert r.scores[BEN] == 2 - (2 + 1 + 1) + 2       # nobody guessed Ben: he keeps all his tokens
+    press(table, clock, CY, "right", "right", "right", "right")
+    assert game.seats[CY].page == 4
+    press(table, clock, CY, "ok")                    # ready for round 2
+    assert game.seats[CY].ready and game.phase == "review"
+    for station in (ANA, BEN, DEE):
+        press(table, clock, station, *["ok"] * 6)
+    assert game.phase == "reading" and game.state.round.number == 2
+    assert game.state.round.deck == "yellow" and game.state.round.cards[0].startswith("yellow-")
+
+
+def test_the_last_round_ends_on_a_final_page_and_ok_returns_to_the_lobby(box):
+    table, clock, journals = box
+    game = start(table, clock, changes={2: 1})     # rounds: 4 -> 1
+    assert game.state.options.rounds == 1
+    ready_all(table, clock)
+    finish_round(table, clock)
+    assert table.game.match.outcome is not None and table.cues[-1] == "win"
+    assert game.review_pages() == ["stack"] * 4 + ["scores", "final"]
+    press(table, clock, ANA, "ok", "ok", "ok", "ok", "ok")
+    assert table.game is game and game.seats[ANA].page == 5      # on the final page
+    press(table, clock, BEN, "ok")
+    assert table.game is game                      # Ben is still on Ana's stack
+    press(table, clock, ANA, "ok")
+    assert table.game is None
+    header, match = replay(journals[0].read_text().splitlines())
+    result = summary(header, match)
+    # Nobody guessed: every drawer keeps 2+1+1, black tokens count in the learning round.
+    assert result["scores"] == [3 - 4, 2 - 4, 2 - 4, 1 - 4] and result["winners"] == [ANA]
+
+
+def test_physical_cards_deal_only_letter_and_number(box):
+    table, clock, journals = box
+    game = start(table, clock, changes={0: 1})     # words: physical
+    assert game.state.round.cards == () and game.phase == "reading"
+    press(table, clock, ANA, "right")
+    assert game.seats[ANA].page == 0               # only the instructions page
+    ready_all(table, clock)
+    rnd = game.state.round
+    assert ("words", None) not in game.menu(ANA)
+    letter, number = rnd.letters[ANA], rnd.numbers[ANA]
+    title = f"{letter}{number} (card {letter}, word {number})"
+    assert game.screen(ANA).crop((0, 0, 128, LINE_H)) == panel(title, ()).crop((0, 0, 128, LINE_H))
+    assert [x.get("event") for x in lines(journals[0])[1:]] == ["assign"]
+
+
+def test_wrong_word_is_confirmed_then_sent(dealt):
+    table, clock, journals, game = dealt
+    press(table, clock, CY, "left", "ok")
+    assert game.seats[CY].mode == "wrong"
+    press(table, clock, CY, "ok")
+    settle(table, clock.next())
+    assert game.state.round.wrong_word[CY]
+    assert ("guess", CY) not in game.menu(ANA) and ("wrong", None) not in game.menu(CY)
+
+
+@pytest.mark.parametrize("changes", [{}, {0: 1}, {4: 1}], ids=["box", "physical", "competitive"])
+def test_random_presses_never_break_the_table(tmp_path, changes):
+    """Any key on any station at any moment: the table keeps to the rules and every screen draws."""
+    rng = random.Random(str(changes))
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben", "Cy", "Dee"), seed=3)
+    clock = Clock()
+    start(table, clock, {**changes, 2: 2})           # two rounds
+    game = table.game
+    for _ in range(3000):
+        if table.game is None:
+            break
+        t = clock.next()
+        station, key = rng.randrange(4), rng.choice(["left", "right", "ok", "ok", "slap"])
+        tap(table, station, key, t)
+        table.tick(round((t + 60) * MS), round((t + 60) * MS))
+        for s in range(4):
+            assert table.game is None or table.game.screen(s).size == (128, 64)
+        game.match.rules.check_invariants(game.state)
+    assert table.game is None, "random presses finish the game"
+    header, match = replay(journals[0].read_text().splitlines())
+    assert match.state == game.state and match.outcome is not None
+
+
+def test_a_table_resumed_mid_round_picks_up_in_the_right_phase(tmp_path):
+    """A crash after the deal: the resumed table is in play, not asking for a second deal."""
+    from companion.recovery import find_interrupted
+    from companion.table import Table
+    from companion.daemon import journal_opener
+
+    from helpers import MS
+    from companion.inputs import InputEvent
+
+    names = ("Ana", "Ben", "Cy")
+    table = Table(names, journal_opener(tmp_path), seed=3)
+    t = 0
+
+    def tap(station, key):
+        nonlocal t
+        t += 30 * MS
+        table.handle(InputEvent(station, key, True, t))
+        table.handle(InputEvent(station, key, False, t + 10 * MS))
+
+    while table.lobby.game.name != "pictomania":
+        tap(0, "right")
+    tap(0, "ok")
+    while table.game is None:
+        tap(0, "ok")
+    for station in range(3):
+        tap(station, "ok")                      # everyone ready: the deal
+    assert table.game.phase == "play"
+    state = table.game.match.state
+
+    interrupted = find_interrupted(tmp_path)
+    resumed = Table(names, journal_opener(tmp_path), seed=3)
+    resumed.resume(interrupted, t + 1000 * MS)
+    assert resumed.game.phase == "play"
+    assert resumed.game.match.state == state
+    interrupted.writer.close()
