@@ -138,14 +138,15 @@ class Daemon:
         return low if held is None else min(low, held)
 
     def _present(self) -> None:
-        if self.table.version != self._shown:
-            self._shown = self.table.version
-            for station in range(len(self.profile.stations)):
-                self.box.displays.show(station, self.table.screen(station))
+        """Cues first (a decided race is heard at once), then the screens that changed."""
         for cue in self.table.cues:
             if self.box.buzzer is not None:
                 self.box.buzzer.play(cue)
         self.table.cues.clear()
+        if self.table.version != self._shown:
+            self._shown = self.table.version
+            for station in range(len(self.profile.stations)):
+                self.box.displays.show(station, self.table.screen(station))
 
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +

@@ -25,7 +25,9 @@ class Buzzer:
         loop = asyncio.get_running_loop()
         self.stop()
         self.played.append(cue)
-        for at, note in steps(cue):
+        first, *rest = steps(cue)
+        self._sound(first[1])  # now, not on the loop's next turn: a decision is heard at once
+        for at, note in rest:
             self._steps.append(loop.call_later(at, self._sound, note))
 
     def _sound(self, note: str | None) -> None:
