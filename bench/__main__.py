@@ -12,7 +12,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from . import fairness, process, throughput
+from . import fairness, latency, process, throughput
 
 
 def run(quick: bool) -> dict:
@@ -26,6 +26,7 @@ def run(quick: bool) -> dict:
     bias = fairness.tie_bias(ties)
     out.update(tie_bias_p=bias["fair"], baseline_tie_bias_p=bias["baseline"],
                tie_counts=bias["fair_counts"], baseline_tie_counts=bias["baseline_counts"])
+    out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
@@ -40,6 +41,8 @@ def table(result: dict) -> str:
          f"{result['baseline_misorder_rate_ge_100us']:.2%} by arrival", f"{result['races']} races"),
         ("tie bias p (chi-square)", f"{result['tie_bias_p']:.3g}", f"{result['baseline_tie_bias_p']:.3g} by arrival",
          f"wins {result['tie_counts']} vs {result['baseline_tie_counts']}"),
+        ("decision latency p50 / p99", f"{result['decision_latency_p50_ms']:.2f} / {result['decision_latency_p99_ms']:.2f} ms",
+         "", f"edge to buzzer, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
         ("companion --help", f"{result['help_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),

@@ -21,3 +21,12 @@ def test_exact_ties_favour_nobody_at_the_box_and_the_lowest_pin_by_arrival():
 def test_chi_square_p_value_matches_the_two_degree_closed_form():
     assert fairness.chi_square_p([10, 10, 10]) == 1.0
     assert abs(fairness.chi_square_p([20, 10, 0]) - 0.00004539992976) < 1e-12
+
+
+def test_the_daemon_never_decides_before_the_window_and_latency_bound_have_passed():
+    from bench.latency import decision_latency
+
+    result = decision_latency(5)
+    assert result["decision_races"] == 5
+    # The race may only be decided once the GPIO watermark (now - 1 ms) passes first + window.
+    assert result["decision_latency_p50_ms"] >= 1.0
