@@ -30,7 +30,7 @@ def press(table, clock, station, *keys):
 
 
 def start_paytoplay(table, clock, **changes):
-    press(table, clock, 0, "ok")  # pick the first game
+    press(table, clock, 0, "left", "ok")  # Pay-to-Play is last on the menu: one step left
     assert table.lobby.row == 0
     while table.lobby.row is not None:
         press(table, clock, 1, "ok")
@@ -49,7 +49,7 @@ def test_lobby_starts_the_chosen_game_with_default_options(box):
 
 def test_lobby_option_rows_cycle_their_choices_and_slap_goes_back(box):
     table, clock, journals = box
-    press(table, clock, 2, "ok")
+    press(table, clock, 2, "left", "ok")      # Pay-to-Play, the last game
     press(table, clock, 2, "right")           # no_double_pass: off -> on
     assert table.lobby.values["no_double_pass"] is True
     press(table, clock, 2, "ok", "right", "right")  # games: 1 -> 2 -> 4
