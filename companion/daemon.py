@@ -64,8 +64,14 @@ class Daemon:
         self.box: Box = build_box(profile, self._on_edge, pin_factory)
 
     def _on_edge(self, event: InputEvent) -> None:
-        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return."""
-        self._loop.call_soon_threadsafe(self._arrive, event)
+        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return.
+
+        Without :meth:`run`, a caller steps the daemon itself (:meth:`step` on a simulated clock):
+        the event simply waits in the inbox for the next step."""
+        if self._loop is None:
+            self._inbox.append(event)
+        else:
+            self._loop.call_soon_threadsafe(self._arrive, event)
 
     def _arrive(self, event: InputEvent) -> None:
         self._inbox.append(event)
