@@ -213,15 +213,16 @@ class TrioTable(GameTable):
         return replace(view, lines=self._guesser_lines(station))
 
     def _artist_view(self, view: TrioView, word: str) -> TrioView:
-        footer = ""
+        """The word, and what the artist's keys do now; a claim to judge takes the heading."""
+        heading = view.heading
         if self.deadline_ns is None:
             line = "ok:start  left:new" if self.match.options.allow_new_word else "ok: start the timer"
         elif self.judging:
-            line = ("Tie! " if self.tie else "") + f"Is {fit(self.names[self.judging[0]], 6)} right?"
-            footer = "ok:right  left:wrong"
+            heading = ("Tie: " if self.tie else "Is ") + f"{fit(self.names[self.judging[0]], 6)} right?"
+            line = "ok: yes   left: no"
         else:
             line = "Time up!" if self.remaining == 0 else ""
-        return replace(view, word=word, lines=(line,), footer=footer)
+        return replace(view, heading=heading, word=word, lines=(line,))
 
     def _guesser_lines(self, station: int) -> tuple[str, str]:
         names = self.names
