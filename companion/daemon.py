@@ -14,6 +14,7 @@ import logging
 import time
 from collections import deque
 from pathlib import Path
+from typing import Any, Mapping
 
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
@@ -48,14 +49,14 @@ def journal_opener(directory: Path):
 
 class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 pin_factory=None) -> None:
+                 pin_factory=None, defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.profile = profile
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         self.watermarks = Watermarks()
         self.watermarks.add_source("gpio", round(t.gpio_latency_ms * 1e6))
         names = tuple(st.name for st in profile.stations)
-        self.table = Table(names, journal_opener(journal_dir) if journal_dir else None, seed)
+        self.table = Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
         self._inbox: deque[InputEvent] = deque()
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

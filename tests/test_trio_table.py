@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from companion.cli import option_settings
 from companion.inputs import InputEvent
 from companion.journal import JournalWriter, replay, summary
 from companion.table import Table
@@ -18,9 +19,10 @@ class Box:
     """A table of three with a journal, driven in ms on a fake clock; times given to ``tap`` and
     ``tick`` count from the start of the game."""
 
-    def __init__(self, tmp_path, **options):
+    def __init__(self, tmp_path, defaults=None, **options):
         self.path = tmp_path / "trio.jsonl"
-        self.table = Table(("Ana", "Ben", "Cy"), lambda h: JournalWriter(self.path, h), seed=11)
+        self.table = Table(("Ana", "Ben", "Cy"), lambda h: JournalWriter(self.path, h), seed=11,
+                           defaults=defaults)
         self.ms = self.origin = 0.0
         self.cues = []
         self.start(options)
@@ -244,3 +246,39 @@ def test_the_seed_game_ends_at_the_table_with_the_end_screen(tmp_path):
     assert summary(header, match)["winners"] == [CY]
     box.tap(ANA, "ok")
     assert box.table.game is None
+
+
+def test_option_defaults_from_the_command_line_bring_a_word_file_to_the_lobby(tmp_path):
+    words = tmp_path / "ours.txt"
+    words.write_text("grandma's garden\nour dog Biscuit\n")
+    defaults = option_settings([f"trio.word_file={words}", "trio.only_word_file=on", "trio.tier=easy"])
+    assert defaults == {"trio": {"word_file": str(words), "only_word_file": True, "tier": "easy"}}
+    assert option_settings(["trio.word_file=none", "trio.seconds=45"]) == {"trio": {"word_file": None, "seconds": 45}}
+    box = Box(tmp_path, defaults=defaults)
+    header = json.loads(box.path.read_text().splitlines()[0])
+    assert header["options"]["tier"] == "easy"   # the lobby row started from the setting
+    options = box.game.match.options
+    assert (options.word_file, options.only_word_file) == (str(words), True)
+    assert box.game.view(ANA).word in ("grandma's garden", "our dog Biscuit")
+
+
+@pytest.mark.parametrize("item, message", [
+    ("trio.seconds=soon", "'trio.seconds=soon': option 'seconds': must be a whole number"),
+    ("trio.tier=spicy", "option 'tier': must be one of 'easy', 'medium', 'hard', 'mixed'"),
+    ("trio.colour=red", "option 'colour': unknown option; known options are seconds"),
+    ("chess.clock=5", "unknown game 'chess'"),
+    ("trio.seconds", "expected GAME.NAME=VALUE"),
+])
+def test_bad_option_settings_name_the_setting_and_the_rule(item, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        option_settings([item])
+
+
+def test_a_word_file_that_cannot_be_read_is_shown_on_every_station(tmp_path):
+    box = Box(tmp_path, defaults={"trio": {"word_file": str(tmp_path / "gone.txt")}})
+    assert box.cues[-1] == "illegal" and box.state.word is None
+    view = box.game.view(CY)
+    assert view.heading == "No words to draw" and view.lines == ("Check the word file", "gone.txt")
+    assert "No such file" in box.game.problem
+    box.tap(ANA, "ok")                            # nothing to start
+    assert box.game.deadline_ns is None

@@ -17,8 +17,9 @@ the watermark has passed the deadline and no claim is left.
 
 from __future__ import annotations
 
-import textwrap
+import logging
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from PIL import Image
@@ -29,6 +30,8 @@ from ..screens.canvas import fit
 from ..screens.trio import TrioView, screen
 from ..words import WordListError
 from .game import GameTable
+
+log = logging.getLogger(__name__)
 
 SECOND_NS = 1_000_000_000
 LAST_SECONDS = 10
@@ -48,7 +51,8 @@ class TrioTable(GameTable):
         self.round_s = options.seconds
         self.tie_window_ns = options.tie_window_ms * 1_000_000
         self.problem = ""
-        """Why no word could be drawn (a player's word file), shown on every station."""
+        """Why no word could be drawn from the players' word file (logged; the screens say
+        which file to check)."""
         self.result: tuple[str, str] = ("", "")
         """How the last round ended, for the guessers until the next timer starts."""
         self.last_word = ""
@@ -74,6 +78,7 @@ class TrioTable(GameTable):
             while self.match.needs_chance:
                 self.match.draw_chance()
         except WordListError as e:
+            log.warning("%s", e)
             self.problem = str(e)
             self.cues.append("illegal")
 
@@ -198,7 +203,7 @@ class TrioTable(GameTable):
                             footer="ok: back to lobby")
         if self.problem:
             return TrioView(names, state.scores, None, "No words to draw",
-                            lines=tuple(textwrap.wrap(self.problem, 21)[:2]),
+                            lines=("Check the word file", Path(self.match.options.word_file).name),
                             footer="hold left+right: quit")
         artist = state.artist
         timing = self.deadline_ns is not None
