@@ -75,6 +75,7 @@ def test_the_strict_leader_is_skipped_and_the_rotation_goes_on_from_who_drew():
     state = word(GAME.apply(state, {"action": "timeout"}))        # C draws
     assert state.scores == (1, 0, 0)
     assert state.skipped == A and state.artist == B               # A's turn, but A leads
+    assert GAME.detail(state)["skipped"] == GAME.detail(state)["ineligible_to_draw"] == A
     assert state.eligible is None                                 # 1 point is not 9
     state = word(GAME.apply(state, {"action": "timeout"}))
     assert state.artist == C and state.skipped is None

@@ -227,7 +227,8 @@ class Trio(Rules):
             "artist": state.artist,
             "word": state.word,
             "eligible_to_win": state.eligible,
-            "ineligible_to_draw": state.skipped,
+            "ineligible_to_draw": strict_leader(state.scores) if state.winner is None else None,
+            "skipped": state.skipped,
             "words_drawn": len(state.used),
         }
 
