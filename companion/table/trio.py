@@ -237,10 +237,10 @@ class TrioTable(GameTable):
             mine = "Your guess: judging"
         elif station in self.claims:
             mine = "Your guess: wait"
-        elif station in self.wrong_at:
-            mine = "Wrong! Guess again"
         elif self.remaining == 0:
             mine = "Time up!"
+        elif station in self.wrong_at:
+            mine = "Wrong! Guess again"
         else:
             mine = "Slap to guess!" if station < len(names) else ""
         public = ""
