@@ -117,6 +117,26 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
                         lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}")
 
 
+def option_settings(items: list[str]) -> dict[str, dict[str, object]]:
+    """``GAME.NAME=VALUE`` settings from ``--option``, each checked against that game's options."""
+    from .games import get
+    from .games.options import option_from_text, parse_options
+
+    settings: dict[str, dict[str, object]] = {}
+    for item in items:
+        key, _, text = item.partition("=")
+        game, _, name = key.partition(".")
+        if not (game and name and "=" in item):
+            raise ValueError(f"--option {item!r}: expected GAME.NAME=VALUE, e.g. trio.tier=easy")
+        try:
+            rules = get(game)
+            settings.setdefault(game, {})[name] = option_from_text(rules.Options, name, text)
+            parse_options(rules.Options, settings[game])
+        except (KeyError, ValueError) as e:
+            raise ValueError(f"--option {item!r}: {e.args[0]}") from None
+    return settings
+
+
 def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path | None) -> int:
     import asyncio
 
@@ -131,11 +151,12 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     try:
         profile = load_profile(profile_path)
         presses = load_script(script_path, len(profile.stations)) if script_path else None
-    except (ProfileError, ScriptError, OSError) as e:
+        defaults = option_settings(args.option)
+    except (ProfileError, ScriptError, OSError, ValueError) as e:
         return _fail(str(e))
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
-    daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed)
+    daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults)
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -284,6 +305,8 @@ def build_parser() -> argparse.ArgumentParser:
     def runner_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--speed", type=float, default=1.0, help="play a script this many times faster")
         p.add_argument("--seed", type=int, default=None, help="seed the chance draws (deals, words)")
+        p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
+                       help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
 
     run = sub.add_parser("run", help="run the box from a hardware profile")
     run.add_argument("--profile", required=True, help="hardware profile (TOML), see hardware/profiles/")

@@ -16,7 +16,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
@@ -56,16 +56,18 @@ def journal_opener(directory: Path):
 class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  pin_factory=None, notifier: Notifier | None = None,
-                 adapters: Callable[[EdgeCallback], Box] | None = None, referee=None) -> None:
+                 adapters: Callable[[EdgeCallback], Box] | None = None, referee=None,
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         """``adapters`` builds the box around the daemon's edge callback (the simulator's window);
         by default the profile's pins and panels are wired, on ``pin_factory`` if given.
-        ``referee`` replaces the games' :class:`Table` (the self-test)."""
+        ``referee`` replaces the games' :class:`Table` (the self-test). ``defaults`` are option
+        values the lobby starts from, per game (``--option``)."""
         self.profile = profile
         self.notifier = notifier or Notifier()
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         names = tuple(st.name for st in profile.stations)
-        self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed)
+        self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
         interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
         if interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)

@@ -35,3 +35,39 @@ def journaled_table(directory, names: tuple[str, ...], seed: int) -> tuple[Table
         return writer
 
     return Table(names, open_journal, seed=seed), journals
+
+
+class FakeClock:
+    """Simulated monotonic time for gpiozero's mock pins (patch ``gpiozero.pins.mock.monotonic``
+    with :meth:`monotonic`) and for the daemon's steps."""
+
+    def __init__(self, start_s: float = 1000.0) -> None:
+        self.ns = round(start_s * 1e9)
+
+    def monotonic(self) -> float:
+        return self.ns / 1e9
+
+
+async def play_on_fake_clock(daemon, presses, clock: FakeClock, step_ms: int = 5, tail_s: float = 1.0) -> None:
+    """Drive a script of presses on the daemon's mock pins in simulated time: every edge at its
+    own time, and a daemon step at each edge and every ``step_ms`` between, so timers and races
+    run as they would live, without waiting. Runs inside a loop (the buzzer schedules notes)."""
+    import asyncio
+
+    from companion.script import edges
+
+    start = clock.ns
+    timed = [(start + round(at_s * 1e9), station, key, pressed)
+             for at_s, station, key, pressed in edges(presses)]
+    end = timed[-1][0] + round(tail_s * 1e9)
+    grid = set(range(start, end, step_ms * MS))
+    pending = iter(timed)
+    edge = next(pending, None)
+    for t in sorted(grid | {e[0] for e in timed}):
+        clock.ns = t
+        while edge is not None and edge[0] <= t:
+            pin = daemon.box.pin(edge[1], edge[2])
+            pin.drive_low() if edge[3] else pin.drive_high()
+            edge = next(pending, None)
+        daemon.step(t)
+        await asyncio.sleep(0)

@@ -40,14 +40,17 @@ def _allowed(field: dataclasses.Field) -> str:
     return " and ".join(parts)
 
 
-def _check_value(cls: type, field: dataclasses.Field, value: Any) -> Any:
+def _kind(cls: type, field: dataclasses.Field) -> tuple[type, bool]:
+    """The field's value type, and whether it may be None."""
     hint = typing.get_type_hints(cls)[field.name]
-    kind = hint
-    optional = False
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(hint) if a is not type(None)]
-        optional = len(args) < len(typing.get_args(hint))
-        kind = args[0]
+        return args[0], len(args) < len(typing.get_args(hint))
+    return hint, False
+
+
+def _check_value(cls: type, field: dataclasses.Field, value: Any) -> Any:
+    kind, optional = _kind(cls, field)
     if value is None:
         if optional:
             return None
@@ -89,6 +92,29 @@ def parse_options(cls: type, given: Mapping[str, Any] | None) -> Any:
         raise OptionError(unknown[0], "unknown option; known options are " + ", ".join(fields))
     values = {name: _check_value(cls, fields[name], value) for name, value in given.items()}
     return cls(**values)
+
+
+TRUE, FALSE, NONE = ("true", "on", "yes"), ("false", "off", "no"), ("none", "null")
+
+
+def option_from_text(cls: type, name: str, text: str) -> Any:
+    """An option's value typed on a command line (``on``, ``12``, ``words.txt``), by the field's
+    type; :func:`parse_options` then checks it like any other value."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    if name not in fields:
+        raise OptionError(name, "unknown option; known options are " + ", ".join(fields))
+    kind, optional = _kind(cls, fields[name])
+    word = text.strip().lower()
+    if optional and word in NONE:
+        return None
+    if kind is bool and word in TRUE + FALSE:
+        return word in TRUE
+    if kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass  # parse_options names the field and what it allows
+    return text
 
 
 def options_dict(options: Any) -> dict[str, Any]:

@@ -8,7 +8,7 @@ seconds abandons the game in progress and returns to the lobby.
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from PIL import Image
 
@@ -27,13 +27,13 @@ RESUMED_BANNER_NS = 4_000_000_000
 
 class Table:
     def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.names = names
         self.stations = len(names)
         self.open_journal = open_journal
         self._seeds = random.Random(seed)
         load_tables()
-        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations)
+        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations, defaults)
         self.game: GameTable | None = None
         self.cues: list[str] = []
         self.version = 0

@@ -8,11 +8,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from PIL import Image
 
 from ..games.base import Rules
+from ..games.options import parse_options
 from ..inputs import InputEvent
 from ..screens.lobby import GameMenuView, OptionsView, game_menu, options_menu
 
@@ -32,11 +33,15 @@ def _show(value: Any) -> str:
 
 
 class Lobby:
-    def __init__(self, games: list[Rules], stations: int) -> None:
+    def __init__(self, games: list[Rules], stations: int,
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.games = [g for g in games if g.min_players <= stations]
         if not self.games:
             raise ValueError(f"no game can be played with {stations} stations")
         self.stations = stations
+        self.defaults = {name: dict(given) for name, given in (defaults or {}).items()}
+        """Per game, options the box was started with (``companion run --option``): the lobby's
+        rows start from them, and the rest go to every game of that kind as they are."""
         self.index = 0
         self.row: int | None = None
         """None on the game menu; the selected options row otherwise."""
@@ -62,7 +67,7 @@ class Lobby:
             if step:
                 self.index = (self.index + step) % len(self.games)
             elif event.key == "ok":
-                defaults = self.game.Options()
+                defaults = parse_options(self.game.Options, self.defaults.get(self.game.name))
                 self.values = {name: getattr(defaults, name) if getattr(defaults, name) in choices
                                else choices[0] for name, choices in self._rows()}
                 self.row = 0
@@ -72,7 +77,7 @@ class Lobby:
             self.row = None if self.row == 0 else self.row - 1
         elif self.row == len(rows):
             if event.key == "ok":
-                start = StartGame(self.game, dict(self.values))
+                start = StartGame(self.game, {**self.defaults.get(self.game.name, {}), **self.values})
                 self.row = None
                 return start
             if event.key == "left":

@@ -1,0 +1,254 @@
+"""Three-player Pictionary at the table: the box is the word source, the timer and the scorer.
+
+A round: the artist's station shows the word (``left`` asks for another, if allowed) and the
+timer starts on the artist's ``ok``. Every station counts down; the buzzer ticks through the last
+ten seconds and sounds the alarm at zero. A guesser calls out a guess and slaps; the artist hears
+it and judges it with ``ok`` (right) or ``left`` (wrong). A wrong guess does not stop the round.
+
+Claims are judged in the order of their slaps' edge times, never in the order they reached the
+box: a claim is put to the artist only once the watermark says every slap up to ``first claim +
+tie window`` has arrived. The other guesser's claim within that window is simultaneous: the
+artist judges both, and if both are right only the artist scores. A guesser has one claim at a
+time; slaps while it waits, or before their last wrong guess was judged, are not new claims.
+
+A slap made before the timer ran out is judged even after the alarm; the round times out once
+the watermark has passed the deadline and no claim is left.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from ..games.trio import strict_leader
+from ..inputs import InputEvent
+from ..screens.canvas import fit
+from ..screens.trio import TrioView, screen
+from ..words.wordlist import WordListError
+from .game import GameTable
+
+log = logging.getLogger(__name__)
+
+SECOND_NS = 1_000_000_000
+LAST_SECONDS = 10
+"""The buzzer ticks once a second through these last seconds."""
+
+
+def clock(seconds: int) -> str:
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class TrioTable(GameTable):
+    game = "trio"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        options = self.match.options
+        self.round_s = options.seconds
+        self.tie_window_ns = options.tie_window_ms * 1_000_000
+        self.problem = ""
+        """Why no word could be drawn from the players' word file (logged; the screens say
+        which file to check)."""
+        self.result: tuple[str, str] = ("", "")
+        """How the last round ended, for the guessers until the next timer starts."""
+        self.last_word = ""
+        self._new_round()
+        self._draw_word()
+
+    def _new_round(self) -> None:
+        self.deadline_ns: int | None = None
+        """None until the artist starts the timer."""
+        self.remaining = self.round_s
+        self.claims: dict[int, int] = {}
+        """Guesser -> edge time of their claim waiting to be put to the artist."""
+        self.judging: tuple[int, ...] = ()
+        """Claims put to the artist, in edge-time order; two are simultaneous."""
+        self.tie = False
+        self.judging_since_ns = 0
+        self.correct: list[int] = []
+        self.wrong_at: dict[int, int] = {}
+        """Guesser -> when their last claim was judged wrong: earlier slaps are spent."""
+
+    def _draw_word(self) -> None:
+        try:
+            while self.match.needs_chance:
+                self.match.draw_chance()
+        except WordListError as e:
+            log.warning("%s", e)
+            self.problem = str(e)
+            self.cues.append("illegal")
+
+    # Inputs
+
+    def on_input(self, event: InputEvent) -> None:
+        state = self.match.state
+        if not event.pressed or self.problem:
+            return
+        if event.station == state.artist:
+            self._artist_press(event)
+        elif event.key == "slap" and event.station in state.guessers and self.deadline_ns is not None:
+            self._claim(event)
+
+    def _artist_press(self, event: InputEvent) -> None:
+        if self.deadline_ns is None:
+            if event.key == "ok":
+                self.changed(event)
+                self.deadline_ns = event.t_ns + self.round_s * SECOND_NS
+                self.cues.append("go")
+            elif event.key == "left" and self.match.options.allow_new_word:
+                self.changed(event)
+                self.match.act({"action": "new_word"})
+                self._draw_word()
+        elif event.key in ("ok", "left") and self.judging and event.t_ns >= self.judging_since_ns:
+            self._judge(event, right=event.key == "ok")
+
+    def _claim(self, event: InputEvent) -> None:
+        station, t = event.station, event.t_ns
+        if t >= self.deadline_ns or t < self.wrong_at.get(station, t) or station in self.judging:
+            return
+        self.claims[station] = min(t, self.claims.get(station, t))
+
+    def _judge(self, event: InputEvent, right: bool) -> None:
+        guesser, self.judging = self.judging[0], self.judging[1:]
+        if right:
+            self.correct.append(guesser)
+        else:
+            self.wrong_at[guesser] = event.t_ns
+            self.cues.append("wrong")
+        if self.judging:
+            return
+        if len(self.correct) == 2:
+            self._end_round(event.t_ns, {"action": "both_guessed"})
+        elif self.correct:
+            self._end_round(event.t_ns, {"action": "guessed", "player": self.correct[0]})
+
+    def _end_round(self, t_ns: int, action: dict[str, Any]) -> None:
+        state = self.match.state
+        names = self.names
+        self.since_ns = self.now_ns = t_ns
+        self.match.act(action)
+        self.last_word = state.word
+        kind = action["action"]
+        if kind == "guessed":
+            headline = f"{names[action['player']]} guessed it!"
+        elif kind == "both_guessed":
+            headline = f"Tie! {names[state.artist]} +1"
+        else:
+            headline = "Time up! It was:"
+        self.result = (headline, state.word)
+        if self.match.outcome is not None:
+            self.cues.append("win")
+            return
+        if kind != "timeout":
+            self.cues.append("correct")
+        self._new_round()
+        self._draw_word()
+
+    # Time
+
+    def tick(self, now_ns: int, watermark_ns: int) -> bool:
+        if self.deadline_ns is None or self.match.outcome is not None:
+            return False
+        changed = False
+        remaining = max(0, -((now_ns - self.deadline_ns) // SECOND_NS))
+        if remaining < self.remaining:
+            self.remaining = remaining
+            changed = True
+            if remaining == 0:
+                self.cues.append("time_up")
+            elif remaining <= LAST_SECONDS:
+                self.cues.append("last_seconds")
+        if self.claims and not self.judging:
+            first = min(self.claims.values())
+            if watermark_ns >= first + self.tie_window_ns:
+                self.judging = tuple(sorted((s for s, t in self.claims.items()
+                                             if t - first < self.tie_window_ns),
+                                            key=lambda s: (self.claims[s], s)))
+                self.claims = {s: t for s, t in self.claims.items() if s not in self.judging}
+                self.tie = len(self.judging) > 1
+                self.judging_since_ns = now_ns
+                self.cues.append("tie" if self.tie else "decided")
+                changed = True
+        if not self.claims and not self.judging and watermark_ns >= self.deadline_ns:
+            self._end_round(now_ns, {"action": "timeout"})
+            changed = True
+        return changed
+
+    def wakeup_ns(self) -> int | None:
+        if self.deadline_ns is None or self.match.outcome is not None:
+            return None
+        times = []
+        if self.remaining > 0:
+            times.append(self.deadline_ns - (self.remaining - 1) * SECOND_NS)
+        if self.claims and not self.judging:
+            times.append(min(self.claims.values()) + self.tie_window_ns)
+        elif not self.judging:
+            times.append(self.deadline_ns)
+        return min(times, default=None)
+
+    # Screens
+
+    def view(self, station: int) -> TrioView:
+        state = self.match.state
+        names = self.names
+        outcome = self.match.outcome
+        if outcome is not None:
+            winner = outcome.winners[0]
+            return TrioView(names, state.scores, winner, f"{names[winner]} wins!",
+                            lines=(f"{names[winner]} guessed it:", self.last_word),
+                            footer="ok: back to lobby")
+        if self.problem:
+            return TrioView(names, state.scores, None, "No words to draw",
+                            lines=("Check the word file", Path(self.match.options.word_file).name),
+                            footer="hold left+right: quit")
+        artist = state.artist
+        timing = self.deadline_ns is not None
+        view = TrioView(
+            names, state.scores, artist,
+            heading="You draw" if station == artist else f"{names[artist]} draws",
+            clock=clock(self.remaining), hurry=timing and self.remaining <= LAST_SECONDS,
+            eligible=state.eligible, leader=strict_leader(state.scores),
+        )
+        if station == artist:
+            return self._artist_view(view, state.word)
+        return replace(view, lines=self._guesser_lines(station))
+
+    def _artist_view(self, view: TrioView, word: str) -> TrioView:
+        """The word, and what the artist's keys do now; a claim to judge takes the heading."""
+        heading = view.heading
+        if self.deadline_ns is None:
+            line = "ok:start  left:new" if self.match.options.allow_new_word else "ok: start the timer"
+        elif self.judging:
+            heading = ("Tie: " if self.tie else "Is ") + f"{fit(self.names[self.judging[0]], 6)} right?"
+            line = "ok: yes   left: no"
+        else:
+            line = "Time up!" if self.remaining == 0 else ""
+        return replace(view, heading=heading, word=word, lines=(line,))
+
+    def _guesser_lines(self, station: int) -> tuple[str, str]:
+        names = self.names
+        if self.deadline_ns is None:
+            return self.result if self.result[0] else ("Get ready to guess", "")
+        if station in self.judging:
+            mine = "Your guess: judging"
+        elif station in self.claims:
+            mine = "Your guess: wait"
+        elif self.remaining == 0:
+            mine = "Time up!"
+        elif station in self.wrong_at:
+            mine = "Wrong! Guess again"
+        else:
+            mine = "Slap to guess!" if station < len(names) else ""
+        public = ""
+        if len(self.judging) > 1:
+            public = "Tie: judging both"
+        elif self.judging and self.judging[0] != station:
+            public = f"Judging {fit(names[self.judging[0]], 12)}"
+        return mine, public
+
+    def screen(self, station: int) -> Image.Image:
+        return screen(self.view(station))
