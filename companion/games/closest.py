@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from . import register
-from .base import Action, Outcome, Rules, need, player_field
+from .base import Action, IllegalAction, Outcome, Rules, need, player_field
 from .options import parse_options
 
 PLAYERS = 3
@@ -110,7 +110,8 @@ class ClosestState:
         return frozenset(c.number for c in self.cards)
 
     def free(self) -> list[int]:
-        return [n for n in range(1, self.line + 1) if n not in self.taken]
+        taken = self.taken
+        return [n for n in range(1, self.line + 1) if n not in taken]
 
     def cards_of(self, player: int) -> list[Card]:
         return [c for c in self.cards if c.player == player]
@@ -214,12 +215,15 @@ class Closest(Rules):
                  "with the start option seat1, seat 1 (player 0) starts")
             return replace(state, starter=p)
         need(state.starter is not None, "the starting player must be chosen (start) before any card")
-        need(p == state.mover(), f"it is player {state.mover()}'s turn to place, not player {p}'s")
+        mover = state.mover()
+        need(p == mover, f"it is player {mover}'s turn to place, not player {p}'s")
         number = action.get("number")
-        need(not isinstance(number, bool) and isinstance(number, int) and 1 <= number <= state.line,
-             f"'number' must be a number of this round's line 1..{state.line}, not {number!r}"
-             + (f" ({state.options.line_length} and up are removed in round {state.round})"
-                if state.line < state.options.line_length else ""))
+        line = state.line
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= line:
+            removed = (f" ({line + 1} and up are removed in round {state.round})"
+                       if line < state.options.line_length else "")
+            raise IllegalAction(
+                f"'number' must be a number of this round's line 1..{line}, not {number!r}{removed}")
         need(number not in state.taken, f"number {number} already has a card on it")
         decoy = action.get("decoy", False)
         need(isinstance(decoy, bool), f"'decoy' must be true or false, not {decoy!r}")

@@ -111,7 +111,7 @@ class ClosestTable(GameTable):
             return False
         result = self.race.decide(watermark_ns)
         if result is not None and not result.tie:
-            self.now_ns = now_ns
+            self.now_ns = self.since_ns = now_ns
             (winner,) = result.winners
             self._start(winner, "answered first")
             self.cues.append("decided")
