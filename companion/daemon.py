@@ -137,6 +137,7 @@ class Daemon:
         """Drive the mock pins from a script, then stop the loop ``tail_s`` after the last edge."""
         stop = asyncio.Event()
         runner = asyncio.ensure_future(self.run(stop))
+        await asyncio.sleep(0)  # the loop is listening before the first press, however soon
         start = time.monotonic()
         for at_s, station, key, pressed in edges(presses):
             delay = start + at_s / speed - time.monotonic()
