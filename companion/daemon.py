@@ -134,17 +134,22 @@ class Daemon:
             self.step(time.monotonic_ns())
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
-        """Drive the mock pins from a script, then stop the loop ``tail_s`` after the last edge."""
+        """Drive the mock pins from a script, then stop the loop ``tail_s`` after the last edge.
+
+        Each edge waits its script gap (over ``speed``) after the previous edge was driven, so a
+        busy machine delays a script but never squeezes two presses into one debounce window.
+        """
         stop = asyncio.Event()
         runner = asyncio.ensure_future(self.run(stop))
         await asyncio.sleep(0)  # the loop is listening before the first press, however soon
-        start = time.monotonic()
+        last_at_s, last_driven = 0.0, time.monotonic()
         for at_s, station, key, pressed in edges(presses):
-            delay = start + at_s / speed - time.monotonic()
+            delay = last_driven + (at_s - last_at_s) / speed - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
             pin = self.box.pin(station, key)
             pin.drive_low() if pressed else pin.drive_high()
+            last_at_s, last_driven = at_s, time.monotonic()
         await asyncio.sleep(tail_s)
         stop.set()
         await runner
