@@ -298,3 +298,23 @@ def test_the_game_ends_on_the_scoring_screen_with_the_winner(box):
     assert summary(header, match)["winners"] == [BEN]
     tap(table, CY, "ok", clock.next())
     assert table.game is None
+
+
+def test_a_fourth_station_watches_without_answering_or_seeing_decoys(tmp_path):
+    table = Table(("Ana", "Ben", "Cy", "Dee"), None, seed=3)
+    clock = Clock()
+    game = start(table, clock)
+    assert game.names == ("Ana", "Ben", "Cy")
+    assert game.view(3).prompt == "First right answer"
+    t = clock.ms
+    press(table, 3, right_key(game), t + 10)               # Dee is no player: ignored
+    press(table, BEN, right_key(game), t + 20)
+    table.tick(round((t + 100) * MS), round((t + 100) * MS))
+    assert game.state.starter == BEN
+    place(table, clock, BEN, 3)
+    place(table, clock, CY, 4)
+    place(table, clock, ANA, 5)
+    tap(table, 3, "ok", clock.next())                      # anyone may go on from the scores
+    place(table, clock, CY, 1, decoy=True)
+    assert game.view(3).title == "Round 2: Ana's turn"
+    assert game.view(3).cards == ((1, CY, False),) and game.view(CY).cards == ((1, CY, True),)

@@ -207,7 +207,8 @@ class ClosestTable(GameTable):
     def _race_prompt(self, me: int | None) -> str:
         if me in self.out:
             return "Wrong: you're out"
-        if me not in self.race.stations:
+        tie_break = len(self.race.stations) < len(self.names)
+        if tie_break and me not in self.race.stations:
             return "Tie-break: " + " & ".join(self.names[p] for p in sorted(self.race.stations))
         return self.message or "First right answer"
 
