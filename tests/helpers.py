@@ -1,6 +1,8 @@
 """Shared test helpers: station inputs on a fake clock (times in ms)."""
 
 from companion.inputs import InputEvent
+from companion.journal import JournalWriter
+from companion.table import Table
 
 MS = 1_000_000
 
@@ -20,3 +22,15 @@ class Clock:
     def next(self) -> float:
         self.ms += 100
         return self.ms
+
+
+def journaled_table(directory, names=("Ana", "Ben", "Cy"), seed=7):
+    """A Table that writes each game's journal into ``directory``: (table, journal paths)."""
+    journals = []
+
+    def open_journal(header):
+        writer = JournalWriter(directory / f"game{len(journals)}.jsonl", header)
+        journals.append(writer.path)
+        return writer
+
+    return Table(names, open_journal, seed=seed), journals

@@ -8,26 +8,28 @@ import pytest
 
 from companion.games import get
 from companion.inputs import InputEvent
-from companion.journal import JournalWriter, replay, summary
+from companion.journal import replay, summary
 from companion.table import Table
 from companion.table.closest import ANSWER_KEYS, answers
 from companion.table.lobby import StartGame
 
-from helpers import MS, Clock, tap
+from helpers import MS, Clock, journaled_table, tap
 
 ANA, BEN, CY = 0, 1, 2
 
 
 @pytest.fixture
 def box(tmp_path):
-    journals = []
+    table, journals = journaled_table(tmp_path)
+    return table, Clock(), journals
 
-    def open_journal(header):
-        writer = JournalWriter(tmp_path / f"game{len(journals)}.jsonl", header)
-        journals.append(writer.path)
-        return writer
 
-    return Table(("Ana", "Ben", "Cy"), open_journal, seed=7), Clock(), journals
+@pytest.fixture
+def racing(box):
+    """A game of the default options, its start race open: (table, game, now in ms, journals)."""
+    table, clock, journals = box
+    game = start(table, clock)
+    return table, game, clock.ms, journals
 
 
 def start(table, clock, **options):
@@ -48,8 +50,16 @@ def wrong_key(game):
     return next(k for k in ANSWER_KEYS if k != right_key(game))
 
 
-def press(table, station, key, t_ms):
-    table.handle(InputEvent(station, key, True, round(t_ms * MS)))
+def answer(table, *answers):
+    """Each ``(station, right, t_ms)`` answers the question on screen, arriving in this order."""
+    for station, right, t_ms in answers:
+        key = right_key(table.game) if right else wrong_key(table.game)
+        table.handle(InputEvent(station, key, True, round(t_ms * MS)))
+
+
+def tick(table, now_ms, watermark_ms=None):
+    """Time reaches ``now_ms``; every press before ``watermark_ms`` (default: now) has arrived."""
+    table.tick(round(now_ms * MS), round((now_ms if watermark_ms is None else watermark_ms) * MS))
 
 
 def test_the_lobby_offers_the_game_and_its_options():
@@ -78,69 +88,59 @@ def test_near_misses_share_the_last_digit_and_are_positive():
         assert all(x > 0 and x % 10 == a * b % 10 for x in shown)
 
 
-def test_a_wrong_fastest_answer_loses_to_the_right_second_one(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    t = clock.ms
-    press(table, BEN, wrong_key(game), t + 100)
+def test_a_wrong_fastest_answer_loses_to_the_right_second_one(racing):
+    table, game, t, journals = racing
+    answer(table, (BEN, False, t + 100))
     assert table.cues[-1] == "wrong"
     assert game.view(BEN).prompt == "Wrong: you're out"
-    press(table, CY, right_key(game), t + 150)
-    press(table, BEN, right_key(game), t + 120)            # knocked out already: no use
-    press(table, ANA, right_key(game), t + 300)
+    answer(table, (CY, True, t + 150),
+           (BEN, True, t + 120),                           # knocked out already: no use
+           (ANA, True, t + 300))
     assert game.wakeup_ns() == round((t + 160) * MS)
-    table.tick(round((t + 400) * MS), round((t + 159) * MS))
+    tick(table, t + 400, t + 159)
     assert game.race is not None                           # the watermark has not passed
-    table.tick(round((t + 400) * MS), round((t + 160) * MS))
+    tick(table, t + 400, t + 160)
     assert game.race is None and table.cues[-1] == "decided"
     assert journal(journals) == [{"type": "action", "action": "start", "player": CY, "t": 0.4}]
     assert game.view(ANA).title == "Round 1: Cy's turn"
     assert game.view(ANA).prompt == "Cy answered first"
 
 
-def test_the_race_goes_by_edge_time_not_by_arrival(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    t = clock.ms
-    press(table, ANA, right_key(game), t + 200)            # arrives first, pressed last
-    press(table, BEN, right_key(game), t + 150)
-    press(table, BEN, wrong_key(game), t + 140)            # Ben's first answer was wrong
-    press(table, CY, right_key(game), t + 180)
-    table.tick(round((t + 300) * MS), round((t + 300) * MS))
+def test_the_race_goes_by_edge_time_not_by_arrival(racing):
+    table, game, t, journals = racing
+    answer(table, (ANA, True, t + 200),                    # arrives first, pressed last
+           (BEN, True, t + 150), (BEN, False, t + 140),    # Ben's first answer was wrong
+           (CY, True, t + 180))
+    tick(table, t + 300)
     assert journal(journals)[0]["player"] == CY
 
 
-def test_a_tie_asks_the_tied_players_a_new_product(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    t = clock.ms
-    press(table, ANA, right_key(game), t + 100)
-    press(table, BEN, right_key(game), t + 105)            # within the 10 ms window
-    table.tick(round((t + 120) * MS), round((t + 120) * MS))
+def test_a_tie_asks_the_tied_players_a_new_product(racing):
+    table, game, t, journals = racing
+    answer(table, (ANA, True, t + 100), (BEN, True, t + 105))   # within the 10 ms window
+    tick(table, t + 120)
     assert table.cues[-1] == "tie" and game.race.stations == {ANA, BEN}
     assert game.question != (17, 34)
     assert game.view(CY).prompt == "Tie-break: Ana & Ben"
     assert game.view(ANA).prompt == "Tie: Ana & Ben again"
-    press(table, ANA, right_key(game), t + 110)            # aimed at the old question: stale
-    press(table, CY, right_key(game), t + 130)             # not in the tie-break
-    press(table, BEN, right_key(game), t + 140)
-    table.tick(round((t + 200) * MS), round((t + 200) * MS))
+    answer(table, (ANA, True, t + 110),                    # aimed at the old question: stale
+           (CY, True, t + 130),                            # not in the tie-break
+           (BEN, True, t + 140))
+    tick(table, t + 200)
     assert journal(journals)[0]["player"] == BEN
 
 
-def test_when_everyone_answers_wrong_everyone_gets_a_new_product(box):
-    table, clock, journals = box
-    game = start(table, clock)
-    t = clock.ms
+def test_when_everyone_answers_wrong_everyone_gets_a_new_product(racing):
+    table, game, t, journals = racing
     for station in (ANA, BEN, CY):
-        press(table, station, wrong_key(game), t + 100 + station)
+        answer(table, (station, False, t + 100 + station))
     assert game.wakeup_ns() == round((t + 102) * MS)
-    table.tick(round((t + 110) * MS), round((t + 101) * MS))
+    tick(table, t + 110, t + 101)
     assert game.race.stations == {ANA, BEN, CY} and game.out == {ANA, BEN, CY}
-    table.tick(round((t + 110) * MS), round((t + 102) * MS))
+    tick(table, t + 110, t + 102)
     assert game.out == set() and game.view(ANA).prompt == "All wrong: new one"
-    press(table, ANA, right_key(game), t + 150)
-    table.tick(round((t + 200) * MS), round((t + 200) * MS))
+    answer(table, (ANA, True, t + 150))
+    tick(table, t + 200)
     assert journal(journals)[0]["player"] == ANA
 
 
@@ -267,9 +267,8 @@ def test_no_other_panel_shows_the_decoy_before_scoring(tmp_path):
     boxes = []
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
-        boxes.append((Table(("Ana", "Ben", "Cy"),
-                            lambda header, d=tmp_path / name: JournalWriter(d / "game.jsonl", header),
-                            seed=7), Clock(), []))
+        table, journals = journaled_table(tmp_path / name)
+        boxes.append((table, Clock(), journals))
     decoy_first, game_a = secret_screens(boxes[0], ben_decoy_first=True)
     decoy_second, game_b = secret_screens(boxes[1], ben_decoy_first=False)
     assert [(c.number, c.decoy) for c in game_a.showing.cards if c.player == BEN] == [(2, True), (3, False)]
@@ -307,9 +306,9 @@ def test_a_fourth_station_watches_without_answering_or_seeing_decoys(tmp_path):
     assert game.names == ("Ana", "Ben", "Cy")
     assert game.view(3).prompt == "First right answer"
     t = clock.ms
-    press(table, 3, right_key(game), t + 10)               # Dee is no player: ignored
-    press(table, BEN, right_key(game), t + 20)
-    table.tick(round((t + 100) * MS), round((t + 100) * MS))
+    answer(table, (3, True, t + 10),                       # Dee is no player: ignored
+           (BEN, True, t + 20))
+    tick(table, t + 100)
     assert game.state.starter == BEN
     place(table, clock, BEN, 3)
     place(table, clock, CY, 4)

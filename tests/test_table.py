@@ -4,23 +4,16 @@ import json
 
 import pytest
 
-from companion.journal import JournalWriter, replay, summary
+from companion.journal import replay, summary
 from companion.table import ABANDON_HOLD_NS, Table
 from companion.inputs import InputEvent
 
-from helpers import MS, Clock, tap
+from helpers import MS, Clock, journaled_table, tap
 
 
 @pytest.fixture
 def box(tmp_path):
-    journals = []
-
-    def open_journal(header):
-        writer = JournalWriter(tmp_path / f"game{len(journals)}.jsonl", header)
-        journals.append(writer.path)
-        return writer
-
-    table = Table(("Ana", "Ben", "Cy"), open_journal, seed=7)
+    table, journals = journaled_table(tmp_path)
     return table, Clock(), journals
 
 
