@@ -64,12 +64,14 @@ class Daemon:
         self.box: Box = build_box(profile, self._on_edge, pin_factory)
 
     def _on_edge(self, event: InputEvent) -> None:
-        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return."""
-        self._loop.call_soon_threadsafe(self._arrive, event)
+        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return.
 
-    def _arrive(self, event: InputEvent) -> None:
+        ``deque.append`` is atomic, so an edge that comes before the loop runs (a press during
+        start-up) simply waits in the inbox.
+        """
         self._inbox.append(event)
-        self._wake.set()
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake.set)
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
@@ -117,8 +119,8 @@ class Daemon:
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or forever)."""
-        self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
         stop = stop or asyncio.Event()
         self.step(time.monotonic_ns())
         while not stop.is_set():
@@ -134,22 +136,16 @@ class Daemon:
             self.step(time.monotonic_ns())
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
-        """Drive the mock pins from a script, then stop the loop ``tail_s`` after the last edge.
-
-        Each edge waits its script gap (over ``speed``) after the previous edge was driven, so a
-        busy machine delays a script but never squeezes two presses into one debounce window.
-        """
+        """Drive the mock pins from a script, then stop the loop ``tail_s`` after the last edge."""
         stop = asyncio.Event()
         runner = asyncio.ensure_future(self.run(stop))
-        await asyncio.sleep(0)  # the loop is listening before the first press, however soon
-        last_at_s, last_driven = 0.0, time.monotonic()
+        start = time.monotonic()
         for at_s, station, key, pressed in edges(presses):
-            delay = last_driven + (at_s - last_at_s) / speed - time.monotonic()
+            delay = start + at_s / speed - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
             pin = self.box.pin(station, key)
             pin.drive_low() if pressed else pin.drive_high()
-            last_at_s, last_driven = at_s, time.monotonic()
         await asyncio.sleep(tail_s)
         stop.set()
         await runner

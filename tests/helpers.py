@@ -1,4 +1,4 @@
-"""Shared test helpers: station inputs on a fake clock (times in ms)."""
+"""Shared test helpers: station inputs on a fake clock (times in ms), a journaled table."""
 
 from companion.inputs import InputEvent
 from companion.journal import JournalWriter
@@ -24,8 +24,9 @@ class Clock:
         return self.ms
 
 
-def journaled_table(directory, names=("Ana", "Ben", "Cy"), seed=7):
-    """A Table that writes each game's journal into ``directory``: (table, journal paths)."""
+def journaled_table(directory, names: tuple[str, ...], seed: int) -> tuple[Table, list]:
+    """A table whose games are journaled as ``game0.jsonl``, ``game1.jsonl``... in ``directory``;
+    the list fills with their paths as games start."""
     journals = []
 
     def open_journal(header):
@@ -34,3 +35,39 @@ def journaled_table(directory, names=("Ana", "Ben", "Cy"), seed=7):
         return writer
 
     return Table(names, open_journal, seed=seed), journals
+
+
+class FakeClock:
+    """Simulated monotonic time for gpiozero's mock pins (patch ``gpiozero.pins.mock.monotonic``
+    with :meth:`monotonic`) and for the daemon's steps."""
+
+    def __init__(self, start_s: float = 1000.0) -> None:
+        self.ns = round(start_s * 1e9)
+
+    def monotonic(self) -> float:
+        return self.ns / 1e9
+
+
+async def play_on_fake_clock(daemon, presses, clock: FakeClock, step_ms: int = 5, tail_s: float = 1.0) -> None:
+    """Drive a script of presses on the daemon's mock pins in simulated time: every edge at its
+    own time, and a daemon step at each edge and every ``step_ms`` between, so timers and races
+    run as they would live, without waiting. Runs inside a loop (the buzzer schedules notes)."""
+    import asyncio
+
+    from companion.script import edges
+
+    start = clock.ns
+    timed = [(start + round(at_s * 1e9), station, key, pressed)
+             for at_s, station, key, pressed in edges(presses)]
+    end = timed[-1][0] + round(tail_s * 1e9)
+    grid = set(range(start, end, step_ms * MS))
+    pending = iter(timed)
+    edge = next(pending, None)
+    for t in sorted(grid | {e[0] for e in timed}):
+        clock.ns = t
+        while edge is not None and edge[0] <= t:
+            pin = daemon.box.pin(edge[1], edge[2])
+            pin.drive_low() if edge[3] else pin.drive_high()
+            edge = next(pending, None)
+        daemon.step(t)
+        await asyncio.sleep(0)

@@ -219,6 +219,7 @@ def test_an_occupied_number_is_refused_and_a_missing_decoy_means_it_counts():
 def test_seat_1_starts_by_itself_with_the_seat1_option():
     lines = []
     match = Match(GAME, ClosestOptions(start="seat1"), NAMES, record=lines.append)
+    match.settle()
     assert lines == [{"type": "action", "action": "start", "player": 0, "auto": True}]
     assert match.state.starter == ANA
     with pytest.raises(IllegalAction, match="seat 1 \\(player 0\\) starts"):

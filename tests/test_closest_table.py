@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -16,11 +17,12 @@ from companion.table.lobby import StartGame
 from helpers import MS, Clock, journaled_table, tap
 
 ANA, BEN, CY = 0, 1, 2
+NAMES = ("Ana", "Ben", "Cy")
 
 
 @pytest.fixture
 def box(tmp_path):
-    table, journals = journaled_table(tmp_path)
+    table, journals = journaled_table(tmp_path, NAMES, seed=7)
     return table, Clock(), journals
 
 
@@ -79,8 +81,6 @@ def test_the_lobby_offers_the_game_and_its_options():
 
 
 def test_near_misses_share_the_last_digit_and_are_positive():
-    import random
-
     rng = random.Random(1)
     for a, b in [(17, 34), (12, 21), (19, 49)]:
         shown = answers(a, b, rng)
@@ -267,7 +267,7 @@ def test_no_other_panel_shows_the_decoy_before_scoring(tmp_path):
     boxes = []
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
-        table, journals = journaled_table(tmp_path / name)
+        table, journals = journaled_table(tmp_path / name, NAMES, seed=7)
         boxes.append((table, Clock(), journals))
     decoy_first, game_a = secret_screens(boxes[0], ben_decoy_first=True)
     decoy_second, game_b = secret_screens(boxes[1], ben_decoy_first=False)

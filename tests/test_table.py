@@ -5,7 +5,7 @@ import json
 import pytest
 
 from companion.journal import replay, summary
-from companion.table import ABANDON_HOLD_NS, Table
+from companion.table import ABANDON_HOLD_NS
 from companion.inputs import InputEvent
 
 from helpers import MS, Clock, journaled_table, tap
@@ -13,7 +13,7 @@ from helpers import MS, Clock, journaled_table, tap
 
 @pytest.fixture
 def box(tmp_path):
-    table, journals = journaled_table(tmp_path)
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben", "Cy"), seed=7)
     return table, Clock(), journals
 
 
@@ -22,15 +22,15 @@ def press(table, clock, station, *keys):
         tap(table, station, key, clock.next())
 
 
-def show_paytoplay(table, clock, station=0):
-    """Step the lobby's game menu to Pay-to-Play, wherever other games put it."""
-    while table.lobby.game.name != "paytoplay":
+def choose(table, clock, station, game):
+    """Turn the lobby's game menu to ``game`` and pick it."""
+    while table.lobby.game.name != game:
         press(table, clock, station, "right")
+    press(table, clock, station, "ok")
 
 
 def start_paytoplay(table, clock, **changes):
-    show_paytoplay(table, clock)
-    press(table, clock, 0, "ok")
+    choose(table, clock, 0, "paytoplay")
     assert table.lobby.row == 0
     while table.lobby.row is not None:
         press(table, clock, 1, "ok")
@@ -49,8 +49,7 @@ def test_lobby_starts_the_chosen_game_with_default_options(box):
 
 def test_lobby_option_rows_cycle_their_choices_and_slap_goes_back(box):
     table, clock, journals = box
-    show_paytoplay(table, clock, 2)
-    press(table, clock, 2, "ok")
+    choose(table, clock, 2, "paytoplay")
     press(table, clock, 2, "right")           # no_double_pass: off -> on
     assert table.lobby.values["no_double_pass"] is True
     press(table, clock, 2, "ok", "right", "right")  # games: 1 -> 2 -> 4
