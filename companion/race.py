@@ -17,6 +17,10 @@ A press before the race opens is a false start: recorded and shown, never counte
 lockout it also voids that station's presses until ``false_start + lockout``. Lockout is computed
 from edge times too, so a false start that arrives after the station's counted press still locks
 it out (as long as the race is undecided).
+
+A quiz race (the first *right* answer wins) also knocks a station out at its first wrong answer:
+its presses from that edge time on no longer count, while a right answer before it stands, in
+whichever order the two arrive.
 """
 
 from __future__ import annotations
@@ -90,6 +94,7 @@ class Race:
         self._presses: dict[int, set[int]] = {}
         self._false_starts: set[tuple[int, int]] = set()  # (t_ns, station)
         self._lockout_end: dict[int, int] = {}  # station -> presses before this are locked out
+        self._out_from: dict[int, int] = {}  # station -> presses from this on are knocked out
         self._first_ns: int | None = None  # set, with _winners, when the race is decided
         self._winners: dict[int, int] = {}  # winning station -> its press time, frozen
 
@@ -97,7 +102,7 @@ class Race:
         """Take one input event and say what it was, for immediate feedback to the player.
 
         Returns ``"counted"`` (this is now the station's first counted press), ``"false_start"``,
-        ``"locked_out"`` or ``"ignored"`` (a release, another key, a station not in the race, or
+        ``"locked_out"``, ``"knocked_out"`` or ``"ignored"`` (a release, another key, a station not in the race, or
         not the station's earliest press). The label reflects what has arrived so far; the
         verdict itself is computed by :meth:`decide` from edge times alone.
         """
@@ -113,19 +118,37 @@ class Race:
         self._presses.setdefault(station, set()).add(t)
         if t < self._lockout_end.get(station, t):
             return "locked_out"
+        if t >= self._out_from.get(station, t + 1):
+            return "knocked_out"
         if station in self._winners or (current is not None and current <= t):
             return "ignored"
         return "counted"
 
+    def knock_out(self, station: int, t_ns: int) -> None:
+        """A wrong answer at ``t_ns``: the station's presses from then on no longer count.
+
+        The earliest knock-out of a station holds. Once the race is decided it changes nothing.
+        """
+        if station in self.stations and self._first_ns is None:
+            self._out_from[station] = min(t_ns, self._out_from.get(station, t_ns))
+
+    def nobody_can_win(self, watermark_ns: int) -> bool:
+        """True once every station is knocked out and no press before its knock-out can still
+        arrive: the race will never have a winner (a quiz question everyone got wrong)."""
+        due = self._everyone_out_ns()
+        return due is not None and watermark_ns >= due and not self._counted()
+
     @property
     def decision_due_ns(self) -> int | None:
         """When a watermark makes the race decidable: ``first + tie_window`` once someone has
-        pressed. It moves earlier if an earlier press arrives, so re-read it after each press."""
+        pressed. It moves earlier if an earlier press arrives, so re-read it after each press.
+        With nobody counted and every station knocked out, it is when :meth:`nobody_can_win`
+        can tell."""
         first = self._first_ns
         if first is None:
             first = min(self._counted().values(), default=None)
             if first is None:
-                return None
+                return self._everyone_out_ns()
         return first + self.tie_window_ns
 
     def decide(self, watermark_ns: int) -> RaceResult | None:
@@ -160,9 +183,17 @@ class Race:
         )
 
     def _counted_ns(self, station: int) -> int | None:
-        """The station's first counted press: its earliest press not locked out."""
+        """The station's first counted press: its earliest press neither locked nor knocked out."""
         end = self._lockout_end.get(station, self.opens_at_ns)
-        return min((t for t in self._presses.get(station, ()) if t >= end), default=None)
+        out = self._out_from.get(station)
+        return min((t for t in self._presses.get(station, ())
+                    if t >= end and (out is None or t < out)), default=None)
+
+    def _everyone_out_ns(self) -> int | None:
+        """The last knock-out time once every station has one, else None."""
+        if self._first_ns is not None or not self.stations <= self._out_from.keys():
+            return None
+        return max(self._out_from[s] for s in self.stations)
 
     def _counted(self) -> dict[int, int]:
         counted = {}

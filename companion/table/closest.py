@@ -1,0 +1,256 @@
+"""The closest-number game at the table: the start race, secret decoys, the scoring screen.
+
+**Start race** (option ``start`` 17x34 or products): every station shows a product and four
+answers, one per button (``left``, ``ok``, ``right`` as they sit, then ``slap``). The first right
+answer by edge time starts round 1; a wrong answer knocks that player out of the race (a
+:class:`~companion.race.Race` with :meth:`~companion.race.Race.knock_out`, decided on the
+watermark). Right answers within the tie window are a tie: the tied players get a new product
+among themselves. If everyone answers wrong, everyone gets a new product. The questions are the
+table's own chance and are not journaled; the journal records who starts (``start``).
+
+**Placing**: the mover's station lights a free number (``left``/``right`` move, ``ok`` picks).
+In round 2 and later the first card of each player then asks, on that station only, whether it
+counts or is the decoy (``left``/``right``, ``ok`` places, ``slap`` goes back); the second card
+is whatever the first was not. Other stations see every card as a plain shape, hear the same cue
+and read the same words whatever the choice: a decoy is hollow only on its owner's station
+until the round is scored.
+
+**Scoring**: every station shows the round's cards with the decoys revealed, who won each number
+and the totals; ``ok`` on any station goes on to the next round. After the last round this is
+the end screen, with the winner in its title.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from PIL import Image
+
+from ..games.base import IllegalAction
+from ..games.closest import TIE, ClosestState, ScoredRound
+from ..inputs import InputEvent
+from ..race import Race
+from ..screens.closest import LineView, QuestionView, number_line, question
+from .game import GameTable
+
+ANSWER_KEYS = ("left", "ok", "right", "slap")
+"""The buttons in the order the answers are shown."""
+SEED_QUESTION = (17, 34)
+
+
+def product(rng: random.Random) -> tuple[int, int]:
+    """A two-digit product to work out in one's head."""
+    return rng.randint(12, 19), rng.randint(21, 49)
+
+
+def answers(a: int, b: int, rng: random.Random) -> tuple[int, int, int, int]:
+    """The right answer among three near misses with the same last digit, shuffled."""
+    right = a * b
+    misses = [right + d for d in (-100, -20, -10, 10, 20, 100) if right + d > 0]
+    shown = [right] + rng.sample(misses, 3)
+    rng.shuffle(shown)
+    return tuple(shown)
+
+
+class ClosestTable(GameTable):
+    game = "closest"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.rng = random.Random(self.match.seed)
+        self.race: Race | None = None
+        self.question = SEED_QUESTION
+        self.answers: tuple[int, int, int, int] = (0, 0, 0, 0)
+        self.out: set[int] = set()
+        """Stations whose wrong answer has arrived, told so on their own panel."""
+        self.message = ""
+        self.cursor = 0
+        self.picked: int | None = None
+        """The number the mover picked, while they choose whether it is their decoy."""
+        self.decoy = False
+        self.showing: ScoredRound | None = None
+        """The round on the scoring screen, until someone presses ok."""
+        start = self.match.options.start
+        if self.state.starter is not None:
+            self.message = f"{self.names[self.state.starter]} starts"
+        elif start == "random":
+            self._start(self.rng.randrange(len(self.names)), "drawn at random")
+        else:
+            first = SEED_QUESTION if start == "17x34" else product(self.rng)
+            self._ask(first, range(len(self.names)), self.start_ns)
+
+    @property
+    def state(self) -> ClosestState:
+        return self.match.state
+
+    # --- the start race ---------------------------------------------------------------------
+
+    def _ask(self, numbers: tuple[int, int], contenders, opens_ns: int) -> None:
+        self.question = numbers
+        self.answers = answers(*numbers, self.rng)
+        right = ANSWER_KEYS[self.answers.index(numbers[0] * numbers[1])]
+        window = self.match.options.tie_window_ms * 1_000_000
+        self.race = Race(opens_ns, window, contenders, key=right)
+        self.out = set()
+        self.since_ns = opens_ns
+
+    def _answer(self, event: InputEvent) -> None:
+        if event.station not in self.race.stations:
+            return
+        if event.key == self.race.key:
+            self.race.press(event)
+        else:
+            self.race.knock_out(event.station, event.t_ns)
+            if event.station not in self.out:
+                self.out.add(event.station)
+                self.cues.append("wrong")
+
+    def tick(self, now_ns: int, watermark_ns: int) -> bool:
+        if self.race is None:
+            return False
+        result = self.race.decide(watermark_ns)
+        if result is not None and not result.tie:
+            self.now_ns = self.since_ns = now_ns
+            (winner,) = result.winners
+            self._start(winner, "answered first")
+            self.cues.append("decided")
+        elif result is not None:
+            tied = sorted(result.winners)
+            self._ask(product(self.rng), tied, now_ns)
+            self.message = "Tie: " + " & ".join(self.names[p] for p in tied) + " again"
+            self.cues.append("tie")
+        elif self.race.nobody_can_win(watermark_ns):
+            self._ask(product(self.rng), self.race.stations, now_ns)
+            self.message = "All wrong: new one"
+            self.cues.append("wrong")
+        else:
+            return False
+        return True
+
+    def wakeup_ns(self) -> int | None:
+        return self.race.decision_due_ns if self.race is not None else None
+
+    def _start(self, player: int, how: str) -> None:
+        self.match.act({"action": "start", "player": player})
+        self.race = None
+        self.message = f"{self.names[player]} {how}"
+
+    # --- placing cards ------------------------------------------------------------------------
+
+    def on_input(self, event: InputEvent) -> None:
+        if not event.pressed:
+            return
+        if self.race is not None:
+            self._answer(event)
+        elif self.showing is not None:
+            if event.key == "ok":
+                self.changed(event)
+                self.showing = None
+                self.message = ""
+        elif event.station == self.state.mover():
+            self._choose(event)
+
+    def _choose(self, event: InputEvent) -> None:
+        step = {"left": -1, "right": 1}.get(event.key, 0)
+        if self.picked is None:
+            free = self.state.free()
+            if step:
+                self.cursor = (self.cursor + step) % len(free)
+            elif event.key == "ok":
+                self.changed(event)
+                number = free[self.cursor % len(free)]
+                rule = self.state.decoy_rule(event.station)
+                if rule is None:
+                    self.picked, self.decoy = number, False
+                else:
+                    self._place(number, rule)
+        elif step:
+            self.decoy = not self.decoy
+        elif event.key == "ok":
+            self.changed(event)
+            self._place(self.picked, self.decoy)
+        elif event.key == "slap":
+            self.picked = None
+
+    def _place(self, number: int, decoy: bool) -> None:
+        rounds = len(self.state.scored)
+        try:
+            self.match.act({"action": "place", "player": self.state.mover(), "number": number,
+                            "decoy": decoy})
+        except IllegalAction as e:
+            self.message = str(e)
+            self.cues.append("illegal")
+            return
+        self.cursor, self.picked, self.message = 0, None, ""
+        if len(self.state.scored) == rounds:
+            self.cues.append("move")
+            return
+        self.showing = self.state.scored[-1]
+        outcome = self.match.outcome
+        if outcome is None:
+            self.cues.append("decided")
+        else:
+            self.cues.append("win" if len(outcome.winners) == 1 else "draw")
+
+    # --- what each station sees ------------------------------------------------------------------
+
+    def view(self, station: int) -> QuestionView | LineView:
+        me = station if station < len(self.names) else None
+        if self.race is not None:
+            return QuestionView(f"{self.question[0]} x {self.question[1]} = ?", self.answers,
+                                self._race_prompt(me))
+        if self.showing is not None:
+            return self._scoring_view(me)
+        return self._play_view(me)
+
+    def _race_prompt(self, me: int | None) -> str:
+        if me in self.out:
+            return "Wrong: you're out"
+        tie_break = len(self.race.stations) < len(self.names)
+        if tie_break and me not in self.race.stations:
+            return "Tie-break: " + " & ".join(self.names[p] for p in sorted(self.race.stations))
+        return self.message or "First right answer"
+
+    def _scoring_view(self, me: int | None) -> LineView:
+        played = self.showing
+        outcome = self.match.outcome
+        if outcome is None:
+            heading = f"Round {played.round}: all count" if played.decoys_count else f"Round {played.round} scores"
+        elif len(outcome.winners) == 1:
+            heading = f"{self.names[outcome.winners[0]]} wins!"
+        else:
+            heading = " & ".join(self.names[p] for p in outcome.winners) + " win"
+        legend = [mark for mark, verdict in (("= tie", TIE), ("- none", None)) if verdict in played.verdicts]
+        legend.append("ok: lobby" if outcome else "ok: next")
+        return LineView(
+            title=heading, line=played.line,
+            cards=tuple((c.number, c.player, c.decoy) for c in played.cards),
+            names=self.names, totals=self.state.totals, me=me, prompt="  ".join(legend),
+            verdicts=played.verdicts, points=played.points,
+        )
+
+    def _play_view(self, me: int | None) -> LineView:
+        state = self.state
+        mover = state.mover()
+        whose = "your" if mover == me else f"{self.names[mover]}'s"
+        view = LineView(
+            title=f"Round {state.round}: {whose} turn", line=state.line,
+            cards=tuple((c.number, c.player, c.decoy and c.player == me) for c in state.cards),
+            names=self.names, totals=state.totals, me=me, prompt=self.message,
+        )
+        if mover != me:
+            return view
+        free = state.free()
+        number = free[self.cursor % len(free)] if self.picked is None else self.picked
+        rule = state.decoy_rule(me)
+        if self.picked is not None:
+            return replace(view, cursor=(number, me, self.decoy), menu=("counts", "decoy"),
+                         selected=int(self.decoy))
+        prompt = {None: "</>: number  ok", True: "This one: your decoy",
+                  False: "This one counts" if state.round > 1 else "</>: number  ok"}[rule]
+        return replace(view, cursor=(number, me, bool(rule)), prompt=prompt)
+
+    def screen(self, station: int) -> Image.Image:
+        view = self.view(station)
+        return question(view) if isinstance(view, QuestionView) else number_line(view)
