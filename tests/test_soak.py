@@ -35,8 +35,10 @@ def test_random_presses_with_kills_and_restarts_never_lose_an_action(tmp_path):
     profile = replace(profile, timing=Timing(debounce_ms=0.0))
     rnd = random.Random(21)
     live_states = {}
+    resumed = 0
     for life in range(8):
         daemon = Daemon(profile, tmp_path, seed=life)
+        resumed += daemon.table.game is not None
         asyncio.run(press_randomly(daemon, rnd, 400))
         game = daemon.table.game
         if game is not None:
@@ -46,14 +48,14 @@ def test_random_presses_with_kills_and_restarts_never_lose_an_action(tmp_path):
                     f.write(b'{"type": "action", "action": "pl')
         daemon.box.close()  # only the mock pins are released, so the next life can use them
     journals = sorted(tmp_path.glob("*.jsonl"))
-    assert len(journals) >= 3, "the random presses should have played several games"
-    finished = 0
+    assert resumed >= 3, "several lives should have started by resuming a game"
+    checked = 0
     for path in journals:
         lines = path.read_bytes().splitlines()
         if not path.read_bytes().endswith(b"\n"):
             lines = lines[:-1]  # the torn line of the last life, which no restart has cut yet
         header, match = replay(lines)
-        finished += match.outcome is not None
         if path.name in live_states and match.outcome is None:
             assert match.state == live_states[path.name], path.name
-    assert finished >= 1
+            checked += 1
+    assert checked >= 1
