@@ -17,7 +17,10 @@ from companion.games import all_games, get
 from companion.games.base import IllegalAction, Outcome
 from companion.games.options import lobby_choices, parse_options
 
-PLAYOUTS_PER_GAME = 2000
+STEPS_PER_GAME = 25_000
+"""Each game's budget of random steps, shared by its configurations. A budget of steps rather
+than of playouts keeps long games (dozens of rounds) as fast to check as short ones."""
+MIN_PLAYOUTS = 10
 STEP_CAP = 5000
 GARBAGE = [{}, {"action": "nope"}, {"action": None}, {"action": 7}, {"action": ["x"]}]
 BAD_PLAYERS = [-1, "0", True, None, 1.0]
@@ -40,8 +43,8 @@ CONFIGS = [
 ]
 
 
-def playouts(name: str) -> int:
-    return max(20, PLAYOUTS_PER_GAME // sum(1 for c in CONFIGS if c.values[0] == name))
+def steps_per_config(name: str) -> int:
+    return STEPS_PER_GAME // sum(1 for c in CONFIGS if c.values[0] == name)
 
 
 def other_players(action, players, to_move):
@@ -71,10 +74,10 @@ def playout(game, players, options, rng):
     state = game.new(players, options)
     game.check_invariants(state)
     last_action = None
-    for _ in range(STEP_CAP):
+    for step in range(STEP_CAP):
         outcome = game.outcome(state)
         if outcome is not None:
-            return state, outcome, last_action
+            return state, outcome, last_action, step
         to_move = game.to_move(state)
         legal = game.legal_actions(state)
         assert {a["player"] for a in legal if "player" in a} <= set(to_move), "only movers act"
@@ -103,8 +106,11 @@ def test_random_playouts_keep_the_protocol(name, players, given):
     game = get(name)
     options = parse_options(game.Options, given)
     rng = random.Random(f"{name}/{players}/{sorted(given.items())}")
-    for _ in range(playouts(name)):
-        state, outcome, last_action = playout(game, players, options, rng)
+    steps = done = 0
+    while steps < steps_per_config(name) or done < MIN_PLAYOUTS:
+        state, outcome, last_action, used = playout(game, players, options, rng)
+        steps += used
+        done += 1
         assert isinstance(outcome, Outcome)
         assert outcome.winners and set(outcome.winners) <= set(range(players))
         assert len(outcome.scores) == players
