@@ -149,13 +149,19 @@ class TriangleState:
         """The round number within the turn, 1 to 6, of the round being played or next dealt."""
         return ROUNDS_PER_TURN if self.over else len(self.history) % ROUNDS_PER_TURN + 1
 
+    @property
+    def dealt(self) -> tuple[Round, ...]:
+        """Every round dealt so far, the one being played included."""
+        return self.history + ((self.current,) if self.current else ())
+
+    @property
+    def latest_turn(self) -> int:
+        """The turn of the latest round dealt (1 before the first deal)."""
+        return max(len(self.dealt) - 1, 0) // ROUNDS_PER_TURN + 1
+
     def turn_rounds(self) -> tuple[Round, ...]:
-        """The rounds dealt so far in the latest turn that has any, the current one included."""
-        dealt = self.history + ((self.current,) if self.current else ())
-        if not dealt:
-            return ()
-        start = (len(dealt) - 1) // ROUNDS_PER_TURN * ROUNDS_PER_TURN
-        return dealt[start:]
+        """The rounds dealt so far in the latest turn, the one being played included."""
+        return self.dealt[(self.latest_turn - 1) * ROUNDS_PER_TURN:]
 
     def deck(self) -> Counter:
         """How many of each value are still undealt in this turn."""
@@ -375,7 +381,7 @@ class Triangle(Rules):
             else:
                 assert r.points == (0, 0, 0), "a draw or a void round scores nothing"
         assert state.current is None or not state.current.finished, "the current round is unfinished"
-        dealt = state.history + ((state.current,) if state.current else ())
+        dealt = state.dealt
         for start in range(0, len(dealt), ROUNDS_PER_TURN):
             used = Counter(c for r in dealt[start:start + ROUNDS_PER_TURN] for c in (*r.cards, r.rts))
             assert all(used[v] <= COPIES for v in VALUES), "a turn deals at most four of a value"
