@@ -27,6 +27,10 @@ from .wiring import Box, build_box
 log = logging.getLogger(__name__)
 
 IDLE_WAKE_S = 1.0
+SCRIPT_EXACT_S = 0.05
+"""A script's edge due this soon is awaited without yielding to the loop (which may be drawing a
+frame), so presses tens of ms apart keep the spacing the script gives them. An edge driven late
+delays the rest of the script by as much, for the same reason."""
 
 
 def journal_opener(directory: Path):
@@ -139,9 +143,13 @@ class Daemon:
         runner = asyncio.ensure_future(self.run(stop))
         start = time.monotonic()
         for at_s, station, key, pressed in edges(presses):
-            delay = start + at_s / speed - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
+            due = start + at_s / speed
+            if due - time.monotonic() > SCRIPT_EXACT_S:
+                await asyncio.sleep(due - time.monotonic() - SCRIPT_EXACT_S)
+            time.sleep(max(0.0, due - time.monotonic() - 0.001))
+            while time.monotonic() < due:
+                pass
+            start += time.monotonic() - due  # late: the script's clock slips, keeping its spacing
             pin = self.box.pin(station, key)
             pin.drive_low() if pressed else pin.drive_high()
         await asyncio.sleep(tail_s)

@@ -1,0 +1,116 @@
+"""Triangle end to end on gpiozero's mock pins: a script of slaps drives the real daemon loop
+(hardware/profiles/mock-3.toml), and the journal and every frame sent to the luma dummy displays
+show what the players saw."""
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.daemon import Daemon
+from companion.games.triangle import fact_true, peers
+from companion.journal import replay, summary
+from companion.profile import load_profile
+from companion.script import load_script
+
+from helpers import shows
+
+ROOT = Path(__file__).parent.parent
+SEED = 8
+"""The box's seed: its first deal is 4, 3, 5 with a 6 as the Right to Speak, four different
+values, so a card on screen can only be that card."""
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("triangle")
+    profile = load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml")
+    presses = load_script(ROOT / "companion" / "demo" / "triangle.txt", len(profile.stations))
+    daemon = Daemon(profile, tmp / "games", seed=SEED)
+    buzzer_pin = daemon.box.pin_factory.pin(profile.buzzer_pin)
+    frames = []
+    show = daemon.box.displays.show
+
+    def record(station, image):
+        """Pass each frame on to the dummy display, noting which round phase it showed."""
+        game = daemon.table.game
+        phase = None
+        if game is not None:
+            state = game.match.state
+            phase = (len(state.history), state.current is None, game.count)
+        frames.append((station, image, phase))
+        show(station, image)
+
+    daemon.box.displays.show = record
+    try:
+        asyncio.run(daemon.play_script(presses))
+        daemon.box.displays.flush()
+        panels = [device.image for device in daemon.box.displays.devices]
+        game = daemon.table.game
+    finally:
+        daemon.close()
+    [journal] = (tmp / "games").glob("*.jsonl")
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    return lines, frames, panels, game, buzzer_pin, journal
+
+
+def test_the_journal_holds_the_draw_then_bens_claim_and_statement(played):
+    lines, frames, panels, game, buzzer_pin, journal = played
+    assert lines[0]["game"] == "triangle" and lines[0]["players"] == ["Ana", "Ben", "Cy"]
+    assert lines[0]["options"]["countdown_ms"] == 250
+    events = [{k: v for k, v in x.items() if k != "t"} for x in lines[1:]]
+    assert events[0] == {"type": "chance", "event": "deal", "cards": [4, 3, 5], "rts": 6}
+    assert events[1] == {"type": "action", "action": "draw", "players": [0, 1, 2]}
+    assert events[2]["event"] == "deal"
+    assert events[3:] == [{"type": "action", "action": "claim", "player": 1},
+                          {"type": "action", "action": "state", "player": 1, "fact": "peers_even"}]
+    header, match = replay(journal.read_text().splitlines())
+    cards = tuple(events[2]["cards"])
+    expected = [0, 1, 0] if fact_true(cards, 1, "peers_even") else [3, 0, 3]
+    assert summary(header, match)["scores"] == expected
+
+
+def test_a_slap_before_zero_is_a_false_start_shown_to_cy_alone(played):
+    lines, frames, *_ = played
+    early = [(s, image) for s, image, phase in frames if phase and phase[0] == 0 and phase[2] > 0]
+    assert {s for s, _ in early} == {0, 1, 2}
+    warned = {s for s, image in early if shows(image, "Too early!")}
+    assert warned == {2}
+
+
+def test_after_the_draw_no_station_ever_shows_its_own_card_or_the_rts(played):
+    lines, frames, *_ = played
+    cards, rts = lines[1]["cards"], lines[1]["rts"]
+    after = [(s, image) for s, image, phase in frames if phase and phase[:2] == (1, True)]
+    assert {s for s, _ in after} == {0, 1, 2}
+    for station, image in after:
+        assert shows(image, "Draw:")
+        assert not shows(image, str(cards[station])), f"station {station + 1} saw its own card"
+        assert not shows(image, str(rts)), f"station {station + 1} saw the Right to Speak"
+        assert all(shows(image, str(cards[p])) for p in peers(station))
+
+
+def test_ben_alone_sees_the_rts_and_everyone_sees_who_slapped_after_him(played):
+    lines, frames, panels, game, *_ = played
+    rts = lines[3]["rts"]
+    speaking = [(s, image) for s, image, phase in frames if phase and phase[:2] == (1, False)
+                and game is not None and phase[2] == 0]
+    bens = [image for s, image in speaking if s == 1]
+    assert any(shows(image, f"Right to Speak: {rts}") for image in bens)
+    assert not any(shows(image, "Right to Speak") for s, image in speaking if s != 1)
+    # Edges 30 and 60 ms after Ben's, each taken when its pin was driven.
+    assert re.fullmatch(r"You \+(29|30|31)ms  Cy \+(59|60|61)ms", game.view(0).status)
+    assert re.fullmatch(r"Ana \+(29|30|31)ms  Cy \+(59|60|61)ms", game.view(1).status)
+    # The result: every station shows all three cards of round 2.
+    cards = lines[3]["cards"]
+    for station, panel in enumerate(panels):
+        assert all(shows(panel, str(c)) for c in cards)
+        assert shows(panel, "You")
+
+
+def test_the_buzzer_sounded_and_fell_silent(played):
+    *_, buzzer_pin, journal = played
+    assert 0.5 in [s.state for s in buzzer_pin.states]
+    assert buzzer_pin.state == 0
