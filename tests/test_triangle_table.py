@@ -276,7 +276,7 @@ def test_a_slap_before_the_timeout_keeps_the_round_alive(make):
     assert table.claimer == ANA
 
 
-def play_turn(table, t):
+def play_turn(table):
     """Six rounds in which Ana claims and states "peers are even"; returns the time after."""
     for _ in range(6):
         assert table.current is not None
@@ -290,7 +290,7 @@ def play_turn(table, t):
 
 def test_the_last_round_then_the_end_screen_with_the_settlement(make):
     table = make(turns=1, settlement=True)
-    t = play_turn(table, START)
+    t = play_turn(table)
     outcome = table.match.outcome
     assert outcome is not None and table.holding_last_round
     assert table.view(BEN).title.startswith("Ana: peers even")

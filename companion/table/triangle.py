@@ -38,8 +38,8 @@ VERDICT_LABELS = {"peers_even": "peers even", "even": "even", "odd": "odd", "gre
 
 
 def delay(ns: int) -> str:
-    """``140ms`` under a second, ``2.1s`` above."""
-    ms = ns // MS
+    """``140ms`` under a second, ``2.1s`` above, to the nearest ms or tenth of a second."""
+    ms = round(ns / MS)
     return f"{ms}ms" if ms < 1000 else f"{ns / 1e9:.1f}s"
 
 
