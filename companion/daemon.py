@@ -27,10 +27,6 @@ from .wiring import Box, build_box
 log = logging.getLogger(__name__)
 
 IDLE_WAKE_S = 1.0
-SCRIPT_EXACT_S = 0.05
-"""A script's edge due this soon is awaited without yielding to the loop (which may be drawing a
-frame), so presses tens of ms apart keep the spacing the script gives them. An edge driven late
-delays the rest of the script by as much, for the same reason."""
 
 
 def journal_opener(directory: Path):
@@ -68,12 +64,14 @@ class Daemon:
         self.box: Box = build_box(profile, self._on_edge, pin_factory)
 
     def _on_edge(self, event: InputEvent) -> None:
-        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return."""
-        self._loop.call_soon_threadsafe(self._arrive, event)
+        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return.
 
-    def _arrive(self, event: InputEvent) -> None:
+        ``deque.append`` is atomic, so an edge that comes before the loop runs (a press during
+        start-up) simply waits in the inbox.
+        """
         self._inbox.append(event)
-        self._wake.set()
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake.set)
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
@@ -143,13 +141,9 @@ class Daemon:
         runner = asyncio.ensure_future(self.run(stop))
         start = time.monotonic()
         for at_s, station, key, pressed in edges(presses):
-            due = start + at_s / speed
-            if due - time.monotonic() > SCRIPT_EXACT_S:
-                await asyncio.sleep(due - time.monotonic() - SCRIPT_EXACT_S)
-            time.sleep(max(0.0, due - time.monotonic() - 0.001))
-            while time.monotonic() < due:
-                pass
-            start += time.monotonic() - due  # late: the script's clock slips, keeping its spacing
+            delay = start + at_s / speed - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
             pin = self.box.pin(station, key)
             pin.drive_low() if pressed else pin.drive_high()
         await asyncio.sleep(tail_s)

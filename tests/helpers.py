@@ -1,6 +1,8 @@
-"""Shared test helpers: station inputs on a fake clock (times in ms)."""
+"""Shared test helpers: station inputs on a fake clock (times in ms), a journaled table."""
 
 from companion.inputs import InputEvent
+from companion.journal import JournalWriter
+from companion.table import Table
 
 MS = 1_000_000
 
@@ -22,37 +24,50 @@ class Clock:
         return self.ms
 
 
+def journaled_table(directory, names: tuple[str, ...], seed: int) -> tuple[Table, list]:
+    """A table whose games are journaled as ``game0.jsonl``, ``game1.jsonl``... in ``directory``;
+    the list fills with their paths as games start."""
+    journals = []
 
-def _text_rows(s: str, scale: int, lit: bool) -> list[str]:
-    """The cells of ``s`` as the screens draw it (scaled like the big cards), one string of
-    '0'/'1' per pixel row of the glyphs; ``lit`` False gives dark text on a lit bar."""
-    from PIL import Image, ImageDraw
+    def open_journal(header):
+        writer = JournalWriter(directory / f"game{len(journals)}.jsonl", header)
+        journals.append(writer.path)
+        return writer
 
-    from companion.screens.canvas import CHAR_W, font
-
-    cells = Image.new("L", (CHAR_W * len(s), 7), 0)
-    ImageDraw.Draw(cells).text((0, -2), s, font=font(), fill=255)
-    cells = cells.resize((cells.width * scale, 7 * scale), Image.Resampling.NEAREST)
-    on, off = ("1", "0") if lit else ("0", "1")
-    return _rows(cells, on, off)
+    return Table(names, open_journal, seed=seed), journals
 
 
-def _rows(image, on: str = "1", off: str = "0") -> list[str]:
-    w = image.width
-    pixels = image.convert("L").tobytes()
-    return ["".join(on if p else off for p in pixels[y * w:(y + 1) * w]) for y in range(image.height)]
+class FakeClock:
+    """Simulated monotonic time for gpiozero's mock pins (patch ``gpiozero.pins.mock.monotonic``
+    with :meth:`monotonic`) and for the daemon's steps."""
+
+    def __init__(self, start_s: float = 1000.0) -> None:
+        self.ns = round(start_s * 1e9)
+
+    def monotonic(self) -> float:
+        return self.ns / 1e9
 
 
-def shows(image, s: str) -> bool:
-    """Whether text ``s`` appears anywhere on a panel image, in small or big type, lit or dark."""
-    rows = _rows(image)
-    for scale in (1, 3):
-        for lit in (True, False):
-            glyphs = _text_rows(s, scale, lit)
-            for y in range(len(rows) - len(glyphs) + 1):
-                x = rows[y].find(glyphs[0])
-                while x != -1:
-                    if all(rows[y + i][x:x + len(g)] == g for i, g in enumerate(glyphs)):
-                        return True
-                    x = rows[y].find(glyphs[0], x + 1)
-    return False
+async def play_on_fake_clock(daemon, presses, clock: FakeClock, step_ms: int = 5, tail_s: float = 1.0) -> None:
+    """Drive a script of presses on the daemon's mock pins in simulated time: every edge at its
+    own time, and a daemon step at each edge and every ``step_ms`` between, so timers and races
+    run as they would live, without waiting. Runs inside a loop (the buzzer schedules notes)."""
+    import asyncio
+
+    from companion.script import edges
+
+    start = clock.ns
+    timed = [(start + round(at_s * 1e9), station, key, pressed)
+             for at_s, station, key, pressed in edges(presses)]
+    end = timed[-1][0] + round(tail_s * 1e9)
+    grid = set(range(start, end, step_ms * MS))
+    pending = iter(timed)
+    edge = next(pending, None)
+    for t in sorted(grid | {e[0] for e in timed}):
+        clock.ns = t
+        while edge is not None and edge[0] <= t:
+            pin = daemon.box.pin(edge[1], edge[2])
+            pin.drive_low() if edge[3] else pin.drive_high()
+            edge = next(pending, None)
+        daemon.step(t)
+        await asyncio.sleep(0)

@@ -4,23 +4,16 @@ import json
 
 import pytest
 
-from companion.journal import JournalWriter, replay, summary
-from companion.table import ABANDON_HOLD_NS, Table
+from companion.journal import replay, summary
+from companion.table import ABANDON_HOLD_NS
 from companion.inputs import InputEvent
 
-from helpers import MS, Clock, tap
+from helpers import MS, Clock, journaled_table, tap
 
 
 @pytest.fixture
 def box(tmp_path):
-    journals = []
-
-    def open_journal(header):
-        writer = JournalWriter(tmp_path / f"game{len(journals)}.jsonl", header)
-        journals.append(writer.path)
-        return writer
-
-    table = Table(("Ana", "Ben", "Cy"), open_journal, seed=7)
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben", "Cy"), seed=7)
     return table, Clock(), journals
 
 
@@ -30,17 +23,14 @@ def press(table, clock, station, *keys):
 
 
 def choose(table, clock, station, game):
-    """Step the lobby's game menu to ``game`` (whatever other games are registered)."""
-    for _ in table.lobby.games:
-        if table.lobby.game.name == game:
-            return
+    """Turn the lobby's game menu to ``game`` and pick it."""
+    while table.lobby.game.name != game:
         press(table, clock, station, "right")
-    pytest.fail(f"{game} is not in the lobby")
+    press(table, clock, station, "ok")
 
 
 def start_paytoplay(table, clock, **changes):
     choose(table, clock, 0, "paytoplay")
-    press(table, clock, 0, "ok")
     assert table.lobby.row == 0
     while table.lobby.row is not None:
         press(table, clock, 1, "ok")
@@ -60,7 +50,6 @@ def test_lobby_starts_the_chosen_game_with_default_options(box):
 def test_lobby_option_rows_cycle_their_choices_and_slap_goes_back(box):
     table, clock, journals = box
     choose(table, clock, 2, "paytoplay")
-    press(table, clock, 2, "ok")
     press(table, clock, 2, "right")           # no_double_pass: off -> on
     assert table.lobby.values["no_double_pass"] is True
     press(table, clock, 2, "ok", "right", "right")  # games: 1 -> 2 -> 4
@@ -169,3 +158,4 @@ def test_holding_left_and_right_abandons_the_game(box):
     assert table.game is not None
     table.tick(due, due)
     assert table.game is None and table.cues[-1] == "wrong"
+

@@ -6,7 +6,7 @@ from companion.screens.triangle import (
     scores_line,
 )
 
-from helpers import shows
+from glyphs import shows
 from test_screens import assert_golden, lit
 
 CLAIMER = RoundView("Right to Speak: 5", cards=(("Ben", 4), ("Cy", 2)), status="Ben +140ms  Cy +2.1s",

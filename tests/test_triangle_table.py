@@ -3,6 +3,7 @@ times, false starts, draws that reveal nothing, the claimer's menu, later slaps,
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import pytest
@@ -15,9 +16,11 @@ from companion.inputs import InputEvent
 from companion.journal import Header, JournalWriter, replay, summary
 from companion.screens.lobby import OptionsView, options_menu
 from companion.table import Table
+from companion.table.game import GameTable
 from companion.table.triangle import TriangleTable
 
-from helpers import MS, shows
+from helpers import MS
+from glyphs import shows
 
 S = 1000 * MS
 START = 1_000 * MS
@@ -360,3 +363,29 @@ def test_the_lobby_starts_triangle_with_its_options_and_shows_unset_ones_as_off(
         key("ok")
     assert table.game is not None and table.game.game == "triangle"
     assert table.cues == ["go", "tick"]
+
+
+resumable = pytest.mark.skipif("match" not in inspect.signature(GameTable.__init__).parameters,
+                               reason="tables resume from a journal's match once GameTable takes one")
+
+
+@resumable
+def test_a_resumed_game_counts_down_again_to_the_round_already_dealt(make):
+    table = make()
+    cards = table.current.cards
+    resumed = TriangleTable(get("triangle"), table.match.options, NAMES, 3, 3, None, START + 60 * S,
+                            match=table.match)
+    assert resumed.current.cards == cards and resumed.count == 3 and resumed.cues == ["tick"]
+    to_zero(resumed)
+    assert resumed.view(ANA).cards == tuple((NAMES[p], cards[p]) for p in peers(ANA))
+
+
+@resumable
+def test_a_resumed_game_with_a_claim_returns_to_the_claimers_menu(make):
+    table = make()
+    claim(table, BEN)
+    resumed = TriangleTable(get("triangle"), table.match.options, NAMES, 3, 3, None, START + 60 * S,
+                            match=table.match)
+    assert resumed.claimer == BEN and resumed.view(BEN).menu and resumed.cues == []
+    tap(resumed, BEN, "ok", START + 61 * S)
+    assert resumed.match.state.history[-1].fact == "peers_even"

@@ -66,11 +66,17 @@ class GameTable:
         if event.t_ns < self.since_ns:
             return
         self.now_ns = event.t_ns
-        if self.match.outcome is not None:
+        if self.match.outcome is not None and self.showing_end(event.station):
             if event.pressed and event.key == "ok":
                 self.finished = True
             return
         self.on_input(event)
+
+    def showing_end(self, station: int) -> bool:
+        """True once the game is over and ``station`` shows the end screen, where ``ok`` returns
+        to the lobby; a table that first walks players through the last result says False until
+        then, and its ``on_input`` keeps receiving that station's inputs."""
+        return True
 
     def changed(self, event: InputEvent) -> None:
         self.since_ns = event.t_ns

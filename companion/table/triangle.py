@@ -56,22 +56,32 @@ class TriangleTable(GameTable):
         self.aid_open: set[int] = set()
         self.holding_last_round = False
         """The game is over but its last round's result is still on screen, until ``ok``."""
-        self._deal(self.start_ns)
+        if self.match.needs_chance:
+            self._deal(self.start_ns)
+        else:
+            self._count_down(self.start_ns)
 
     # --- the round --------------------------------------------------------------------------
 
     def _deal(self, t_ns: int) -> None:
         self.match.draw_chance()
+        self._count_down(t_ns)
+
+    def _count_down(self, t_ns: int) -> None:
+        """Count down from ``t_ns`` to the race for the round dealt. A game resumed from its
+        journal comes here too: an unclaimed round is counted down again, a claimed one goes
+        straight back to the claimer's menu, a finished game to its end screen."""
         self.round_start_ns = t_ns
         self.opens_ns = t_ns + COUNT_FROM * self.step_ns
         self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns)
         self.result: RaceResult | None = None
-        self.count = COUNT_FROM
+        self.count = COUNT_FROM if self.racing else 0
         self.early: dict[int, str] = {}
         """Stations that slapped too early: ``false_start`` or ``locked_out``."""
         self.cursor = 0
         self.choosing_value = False
-        self.cues.append("tick")
+        if self.count:
+            self.cues.append("tick")
 
     @property
     def current(self) -> Round | None:
@@ -92,17 +102,16 @@ class TriangleTable(GameTable):
 
     # --- inputs -----------------------------------------------------------------------------
 
-    def handle(self, event: InputEvent) -> None:
-        """The end's first ``ok`` leaves the last round's result for the end screen."""
-        if (self.holding_last_round and event.pressed and event.key == "ok"
-                and event.t_ns >= self.since_ns):
-            self.holding_last_round = False
-            self.changed(event)
-            return
-        super().handle(event)
+    def showing_end(self, station: int) -> bool:
+        return not self.holding_last_round
 
     def on_input(self, event: InputEvent) -> None:
         station, key = event.station, event.key
+        if self.holding_last_round:
+            if event.pressed and key == "ok":  # from the last round's result to the end screen
+                self.holding_last_round = False
+                self.changed(event)
+            return
         if key == "left" and self.match.options.counting_aid and station < PLAYERS:
             if not event.pressed:
                 self.aid_open.discard(station)
