@@ -158,4 +158,3 @@ def test_holding_left_and_right_abandons_the_game(box):
     assert table.game is not None
     table.tick(due, due)
     assert table.game is None and table.cues[-1] == "wrong"
-
