@@ -19,9 +19,10 @@ from companion.games.base import IllegalAction, Outcome
 from companion.games.options import lobby_choices, parse_options
 
 PLAYOUTS_PER_GAME = 2000
-LONG_GAMES = {"pictomania": 200}
-"""Games whose playouts are a hundred steps of a hundred legal actions (everybody acts at once,
-for several rounds): their own, smaller budget of playouts, so the suite stays fast."""
+LONG_GAMES = {"pictomania": 200, "triangle": 200}
+"""Games whose playouts are long (Pictomania: a hundred steps of a hundred legal actions, as
+everybody acts at once; Triangle: dozens of rounds to the target): their own, smaller budget of
+playouts, so the suite stays fast."""
 MIN_PLAYOUTS = 4
 CHECKED_PER_STEP = 16
 STEP_CAP = 5000

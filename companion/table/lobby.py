@@ -27,6 +27,8 @@ class StartGame:
 
 
 def _show(value: Any) -> str:
+    if value is None:
+        return "off"
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)

@@ -1,0 +1,416 @@
+"""Triangle (``triangle.md``): three players each see the other two cards, never their own.
+
+A round deals one card to each player and one face down in the centre, the Right to Speak
+(RtS). The first player to take the RtS states one fact about their own card and scores its
+points if it is true; if it is false, each other player scores 3. Two players reaching for the
+RtS together make the round a draw: nobody scores and the cards are discarded unseen. A round
+nobody claims can be voided (the table's ``round_timeout_s``).
+
+The deck is 24 cards, four each of 1 to 6. A round uses four, so a turn of six rounds uses the
+whole deck, which is then reshuffled. The end is checked only at the end of a turn, because
+strategies that pay off late in a turn would be cut short: by default the game ends once a player
+has reached ``target``; with ``turns`` set it ends after that many turns. All top scores win.
+
+Each deal is a chance event ``{"event": "deal", "cards": [c0, c1, c2], "rts": r}``; a deal that
+needs a card this turn has already used up is refused, so a journal cannot deal a fifth 4.
+
+The options also carry the table's timing (tie window, countdown pace, false-start lockout,
+round timeout) so that a journal header records how the game was refereed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from . import register
+from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .options import parse_options
+
+PLAYERS = 3
+VALUES = tuple(range(1, 7))
+COPIES = 4
+ROUNDS_PER_TURN = len(VALUES) * COPIES // (PLAYERS + 1)
+WRONG_POINTS = 3
+
+FACTS = ("peers_even", "even", "odd", "greater", "among", "exact")
+"""The only facts a player may state, in the order the claimer's menu offers them."""
+POINTS = {"peers_even": 1, "even": 2, "odd": 2, "greater": 3, "among": 5, "exact": 8}
+
+
+@dataclass(frozen=True)
+class TriangleOptions:
+    """How long a game lasts and how the table referees it (see the module docstring)."""
+
+    target: int = field(default=25, metadata={
+        "min": 1, "choices": (25, 15, 40, 50),
+        "help": "the game ends at the end of a turn once a player has this many points",
+    })
+    turns: int | None = field(default=None, metadata={
+        "min": 1, "choices": (None, 1, 2, 3, 5),
+        "help": "play exactly this many turns of six rounds instead of playing to the target",
+    })
+    tie_window_ms: int = field(default=10, metadata={
+        "min": 1, "max": 1000, "choices": (10, 5, 20, 50),
+        "help": "slaps this close to the first one are a tie: the round is a draw",
+    })
+    false_start_lockout_ms: int = field(default=0, metadata={
+        "min": 0, "max": 5000, "choices": (0, 250, 500),
+        "help": "a slap before 0 locks that player out of the race for this long",
+    })
+    round_timeout_s: int | None = field(default=None, metadata={
+        "min": 1, "choices": (None, 10, 20, 30, 60),
+        "help": "a round nobody claims within this many seconds after 0 is void",
+    })
+    countdown_ms: int = field(default=1000, metadata={
+        "min": 100, "max": 3000, "choices": (1000, 750, 500, 250),
+        "help": "time between the counts 3, 2, 1 and 0",
+    })
+    settlement: bool = field(default=False, metadata={
+        "choices": (False, True),
+        "help": "end screen: what each player pays each other player (the score difference)",
+    })
+    counting_aid: bool = field(default=False, metadata={
+        "choices": (False, True),
+        "help": "hold left to see which cards of this turn you have seen",
+    })
+
+
+@dataclass(frozen=True)
+class Round:
+    """One dealt round and how it ended. While it is being played only ``cards``, ``rts`` and
+    perhaps ``claimer`` are set."""
+
+    cards: tuple[int, int, int]
+    rts: int
+    claimer: int | None = None
+    draw: tuple[int, ...] = ()
+    void: bool = False
+    fact: str | None = None
+    value: int | None = None
+    """The stated value, for ``exact`` only."""
+    points: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.draw) or self.void or self.fact is not None
+
+    @property
+    def correct(self) -> bool | None:
+        """Whether the stated fact was true; None when nothing was stated."""
+        if self.fact is None:
+            return None
+        return fact_true(self.cards, self.claimer, self.fact, self.value)
+
+    def seen_by(self, player: int) -> tuple[int, ...]:
+        """The cards ``player`` has seen in this round, once the countdown reached 0: the peers'
+        cards; their own card once a fact was stated; the RtS card if they claimed it."""
+        seen = [c for p, c in enumerate(self.cards) if p != player]
+        if self.fact is not None:
+            seen.append(self.cards[player])
+        if self.claimer == player:
+            seen.append(self.rts)
+        return tuple(seen)
+
+
+@dataclass(frozen=True)
+class TriangleState:
+    """The finished rounds of the whole game, the round being played, and the scores.
+
+    Turn and round numbers and the cards left in the deck all follow from ``history``.
+    """
+
+    options: TriangleOptions
+    scores: tuple[int, int, int] = (0, 0, 0)
+    history: tuple[Round, ...] = ()
+    current: Round | None = None
+
+    @property
+    def turns_done(self) -> int:
+        return len(self.history) // ROUNDS_PER_TURN
+
+    @property
+    def over(self) -> bool:
+        if self.current is not None or not self.history or len(self.history) % ROUNDS_PER_TURN:
+            return False
+        if self.options.turns is not None:
+            return self.turns_done >= self.options.turns
+        return max(self.scores) >= self.options.target
+
+    @property
+    def turn(self) -> int:
+        """The turn of the round being played (or about to be dealt; the last one once over)."""
+        return self.turns_done if self.over else self.turns_done + 1
+
+    @property
+    def round(self) -> int:
+        """The round number within the turn, 1 to 6, of the round being played or next dealt."""
+        return ROUNDS_PER_TURN if self.over else len(self.history) % ROUNDS_PER_TURN + 1
+
+    @property
+    def dealt(self) -> tuple[Round, ...]:
+        """Every round dealt so far, the one being played included."""
+        return self.history + ((self.current,) if self.current else ())
+
+    @property
+    def latest_turn(self) -> int:
+        """The turn of the latest round dealt (1 before the first deal)."""
+        return max(len(self.dealt) - 1, 0) // ROUNDS_PER_TURN + 1
+
+    def turn_rounds(self) -> tuple[Round, ...]:
+        """The rounds dealt so far in the latest turn, the one being played included."""
+        return self.dealt[(self.latest_turn - 1) * ROUNDS_PER_TURN:]
+
+    def deck(self) -> Counter:
+        """How many of each value are still undealt in this turn."""
+        if self.current is None and len(self.history) % ROUNDS_PER_TURN == 0:
+            return Counter({v: COPIES for v in VALUES})
+        used = Counter(c for r in self.turn_rounds() for c in (*r.cards, r.rts))
+        return Counter({v: COPIES - used[v] for v in VALUES})
+
+
+def peers(player: int) -> tuple[int, int]:
+    """The other two players, in seat order after ``player``."""
+    return (player + 1) % PLAYERS, (player + 2) % PLAYERS
+
+
+def fact_true(cards: tuple[int, ...], player: int, fact: str, value: int | None = None) -> bool:
+    """Whether ``player`` stating ``fact`` (``value`` for ``exact``) about these cards is true."""
+    mine = cards[player]
+    theirs = [cards[p] for p in peers(player)]
+    if fact == "peers_even":
+        return all(c % 2 == 0 for c in theirs)
+    if fact == "even":
+        return mine % 2 == 0
+    if fact == "odd":
+        return mine % 2 == 1
+    if fact == "greater":
+        return all(mine > c for c in theirs)
+    if fact == "among":
+        return mine in theirs
+    if fact == "exact":
+        return mine == value
+    raise IllegalAction(f"unknown fact {fact!r}: the facts are {', '.join(FACTS)}")
+
+
+def round_points(cards: tuple[int, ...], player: int, fact: str, value: int | None) -> tuple[int, int, int]:
+    """What a statement scores: its points to the speaker if true, else 3 to each other player."""
+    if fact_true(cards, player, fact, value):
+        return tuple(POINTS[fact] if p == player else 0 for p in range(PLAYERS))
+    return tuple(0 if p == player else WRONG_POINTS for p in range(PLAYERS))
+
+
+def settlement(scores: tuple[int, ...]) -> list[tuple[int, int, int]]:
+    """(payer, payee, amount) for each pair of players: the lower score pays the difference.
+
+    Equal scores settle at 0 and are listed with the earlier seat as payer.
+    """
+    out = []
+    for a, b in itertools.combinations(range(len(scores)), 2):
+        payer, payee = (a, b) if scores[a] <= scores[b] else (b, a)
+        out.append((payer, payee, scores[payee] - scores[payer]))
+    return out
+
+
+def _card(value: Any, where: str) -> int:
+    need(not isinstance(value, bool) and isinstance(value, int) and value in VALUES,
+         f"deal: {where} must be a card value from 1 to 6, not {value!r}")
+    return value
+
+
+class Triangle(Rules):
+    name = "triangle"
+    title = "Triangle"
+    min_players = PLAYERS
+    max_players = PLAYERS
+    Options = TriangleOptions
+
+    def new(self, players: int, options: Any) -> TriangleState:
+        """A game before its first deal; ``options`` may also be a mapping to parse."""
+        if players != PLAYERS:
+            raise ValueError(f"{self.title} is for 3 players, not {players}")
+        if not isinstance(options, TriangleOptions):
+            options = parse_options(TriangleOptions, options)
+        return TriangleState(options)
+
+    # --- chance ---------------------------------------------------------------------------
+
+    def chance_needed(self, state: TriangleState) -> bool:
+        return state.current is None and not state.over
+
+    def draw_chance(self, state: TriangleState, rng) -> dict[str, Any]:
+        pool = sorted(state.deck().elements())
+        cards = rng.sample(pool, PLAYERS + 1)
+        return {"event": "deal", "cards": cards[:PLAYERS], "rts": cards[PLAYERS]}
+
+    def apply_chance(self, state: TriangleState, event: Action) -> TriangleState:
+        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        need(self.chance_needed(state), "no deal is due: a round is being played or the game is over")
+        need(event.get("event") == "deal", f"triangle's chance event is 'deal', not {event.get('event')!r}")
+        unknown = sorted(set(event) - {"event", "cards", "rts"})
+        if unknown:
+            raise IllegalAction(f"deal: unknown field {unknown[0]!r}; a deal has cards and rts")
+        cards = event.get("cards")
+        need(isinstance(cards, (list, tuple)) and len(cards) == PLAYERS,
+             f"deal: 'cards' must list one card per player (3), not {cards!r}")
+        cards = tuple(_card(c, f"card {i}") for i, c in enumerate(cards))
+        rts = _card(event.get("rts"), "'rts'")
+        deck = state.deck()
+        wanted = Counter(cards + (rts,))
+        for value in sorted(wanted):
+            left = deck[value]
+            need(wanted[value] <= left,
+                 f"deal: this deal needs {wanted[value]} card(s) of value {value}, but only {left} "
+                 f"of the four are left in turn {state.turn}'s deck")
+        return replace(state, current=Round(cards, rts))
+
+    # --- actions --------------------------------------------------------------------------
+
+    def to_move(self, state: TriangleState) -> tuple[int, ...]:
+        current = state.current
+        if current is None:
+            return ()
+        if current.claimer is None:
+            return tuple(range(PLAYERS))
+        return (current.claimer,)
+
+    def legal_actions(self, state: TriangleState) -> list[dict[str, Any]]:
+        current = state.current
+        if current is None:
+            return []
+        if current.claimer is not None:
+            p = current.claimer
+            actions = [{"action": "state", "player": p, "fact": f} for f in FACTS if f != "exact"]
+            return actions + [{"action": "state", "player": p, "fact": "exact", "value": v} for v in VALUES]
+        actions = [{"action": "claim", "player": p} for p in range(PLAYERS)]
+        actions += [{"action": "draw", "players": list(group)}
+                    for n in (2, 3) for group in itertools.combinations(range(PLAYERS), n)]
+        return actions + [{"action": "void"}]
+
+    def apply(self, state: TriangleState, action: Action) -> TriangleState:
+        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        need(not state.over, "the game is over")
+        kind = action.get("action")
+        need(kind in ("claim", "draw", "state", "void"),
+             f"unknown action {kind!r}: {self.name} has claim, draw, state and void")
+        current = state.current
+        need(current is not None, "no round is dealt yet: the cards come first")
+        if kind == "state":
+            return self._state_fact(state, action)
+        if current.claimer is not None:
+            raise IllegalAction(f"player {current.claimer} already has the Right to Speak and must "
+                                "state a fact")
+        if kind == "claim":
+            return replace(state, current=replace(current, claimer=player_field(action, PLAYERS)))
+        if kind == "void":
+            return self._finish(state, replace(current, void=True))
+        players = action.get("players")
+        need(isinstance(players, (list, tuple)) and 2 <= len(players) <= PLAYERS,
+             f"a draw names the 2 or 3 players who slapped together, not {players!r}")
+        group = sorted(player_field({"players": p}, PLAYERS, "players") for p in players)
+        need(len(set(group)) == len(group), f"a draw names each player once, not {players!r}")
+        return self._finish(state, replace(current, draw=tuple(group)))
+
+    def _state_fact(self, state: TriangleState, action: Action) -> TriangleState:
+        current = state.current
+        need(current.claimer is not None, "nobody has the Right to Speak yet: take it first")
+        p = player_field(action, PLAYERS)
+        need(p == current.claimer,
+             f"only player {current.claimer}, who has the Right to Speak, may state a fact")
+        fact = action.get("fact")
+        need(fact in FACTS, f"'fact' must be one of {', '.join(FACTS)}, not {fact!r}"
+             " (\"my peers are odd\" and \"I am less\" are not facts of the game)")
+        value = action.get("value")
+        if fact == "exact":
+            need(not isinstance(value, bool) and isinstance(value, int) and value in VALUES,
+                 f"'exact' needs a 'value' from 1 to 6, not {value!r}")
+        else:
+            need("value" not in action, f"only 'exact' takes a 'value'; {fact!r} does not")
+            value = None
+        points = round_points(current.cards, p, fact, value)
+        return self._finish(state, replace(current, fact=fact, value=value, points=points))
+
+    @staticmethod
+    def _finish(state: TriangleState, done: Round) -> TriangleState:
+        scores = tuple(s + d for s, d in zip(state.scores, done.points))
+        return replace(state, scores=scores, history=state.history + (done,), current=None)
+
+    # --- results --------------------------------------------------------------------------
+
+    def outcome(self, state: TriangleState) -> Outcome | None:
+        if not state.over:
+            return None
+        top = max(state.scores)
+        winners = tuple(p for p, s in enumerate(state.scores) if s == top)
+        return Outcome(winners, state.scores, self.detail(state))
+
+    def scores(self, state: TriangleState) -> tuple[int, int, int]:
+        return state.scores
+
+    def detail(self, state: TriangleState) -> dict[str, Any]:
+        detail: dict[str, Any] = {
+            "turn": state.turn,
+            "round": state.round,
+            "rounds": [_round_detail(r) for r in state.history],
+            "deck": [state.deck()[v] for v in VALUES],
+        }
+        if state.options.settlement:
+            detail["settlement"] = [list(s) for s in settlement(state.scores)]
+        return detail
+
+    def describe(self, state: TriangleState) -> list[str]:
+        lines = [f"Turn {state.turn}, round {state.round} of {ROUNDS_PER_TURN}"]
+        for r in state.history[-ROUNDS_PER_TURN:]:
+            lines.append(f"  cards {list(r.cards)} rts {r.rts}: {_ending(r)}")
+        if state.current is not None:
+            lines.append(f"  dealt {list(state.current.cards)} rts {state.current.rts}")
+        return lines
+
+    def check_invariants(self, state: TriangleState) -> None:
+        assert len(state.scores) == PLAYERS and min(state.scores) >= 0, "three scores, never negative"
+        totals = tuple(sum(r.points[p] for r in state.history) for p in range(PLAYERS))
+        assert state.scores == totals, "scores are the sum of the rounds' points"
+        for r in state.history:
+            assert r.finished and sum((bool(r.draw), r.void, r.fact is not None)) == 1, \
+                "a finished round ended one way"
+            assert not r.draw or r.claimer is None, "a draw has no claimer"
+            if r.fact is not None:
+                assert r.claimer is not None and r.points == round_points(r.cards, r.claimer, r.fact, r.value)
+            else:
+                assert r.points == (0, 0, 0), "a draw or a void round scores nothing"
+        assert state.current is None or not state.current.finished, "the current round is unfinished"
+        dealt = state.dealt
+        for start in range(0, len(dealt), ROUNDS_PER_TURN):
+            used = Counter(c for r in dealt[start:start + ROUNDS_PER_TURN] for c in (*r.cards, r.rts))
+            assert all(used[v] <= COPIES for v in VALUES), "a turn deals at most four of a value"
+        assert sum(state.deck().values()) % (PLAYERS + 1) == 0, "a round takes four cards"
+        if state.over:
+            assert state.current is None and len(state.history) % ROUNDS_PER_TURN == 0, \
+                "the game ends only at the end of a turn"
+
+
+def _round_detail(r: Round) -> dict[str, Any]:
+    out: dict[str, Any] = {"cards": list(r.cards), "rts": r.rts, "points": list(r.points)}
+    if r.draw:
+        out["draw"] = list(r.draw)
+    elif r.void:
+        out["void"] = True
+    else:
+        out.update(claimer=r.claimer, fact=r.fact, correct=r.correct)
+        if r.value is not None:
+            out["value"] = r.value
+    return out
+
+
+def _ending(r: Round) -> str:
+    if r.draw:
+        return f"draw between players {', '.join(map(str, r.draw))}"
+    if r.void:
+        return "void"
+    said = f"exact {r.value}" if r.fact == "exact" else r.fact
+    return f"player {r.claimer} stated {said}: {'true' if r.correct else 'false'}, points {list(r.points)}"
+
+
+register(Triangle())

@@ -1,0 +1,317 @@
+"""Triangle at the table: the box deals, counts down, referees the race for the Right to Speak
+and shows each player exactly what the seed lets them see.
+
+A round: the box deals (a chance event) and counts 3-2-1-0, one count per ``countdown_ms`` on
+the buzzer and every display. At 0 each station shows its two peers' cards, never its own, and
+the race opens. Slaps are fed to a :class:`~companion.race.Race` by edge time; ``tick`` decides
+it once the watermark has passed the first slap plus the tie window. A slap before 0 is a false
+start, shown to the presser (with ``false_start_lockout_ms`` it also locks them out for that
+long). Several slaps within the window are a draw: the four cards are discarded unseen, so the
+box never shows a player their own card or the RtS card. A single first slap claims the RtS:
+the claimer's station privately shows its value and the fact menu (``left``/``right`` choose,
+``ok`` states, ``exact`` then asks for the value, ``slap`` goes back). After the statement every
+station shows all three cards, the verdict and the scores. Everyone sees who else slapped after
+the claimer (or the drawers) and how much later. Any station's ``ok`` deals the next round.
+
+When the last round ends the game, its result is shown first; ``ok`` then shows the end screen,
+and ``ok`` again returns to the lobby. With ``counting_aid``, holding ``left`` (outside the fact
+menu) shows which cards of the turn that player has seen.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
+from ..inputs import InputEvent
+from ..race import Race, RaceResult
+from ..screens.triangle import AidView, EndView, RoundView, aid_screen, end_screen, round_screen, scores_line
+from .game import GameTable
+
+MS = 1_000_000
+COUNT_FROM = 3
+
+MENU_LABELS = {"peers_even": "peers even", "even": "I'm even", "odd": "I'm odd",
+               "greater": "I'm greater", "among": "I'm among", "exact": "I'm exactly.."}
+VERDICT_LABELS = {"peers_even": "peers even", "even": "even", "odd": "odd", "greater": "greater",
+                  "among": "among", "exact": "exactly"}
+
+
+def delay(ns: int) -> str:
+    """``140ms`` under a second, ``2.1s`` above, to the nearest ms or tenth of a second."""
+    ms = round(ns / MS)
+    return f"{ms}ms" if ms < 1000 else f"{ns / 1e9:.1f}s"
+
+
+class TriangleTable(GameTable):
+    game = "triangle"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        options = self.match.options
+        self.step_ns = options.countdown_ms * MS
+        self.window_ns = options.tie_window_ms * MS
+        self.lockout_ns = options.false_start_lockout_ms * MS
+        self.timeout_ns = None if options.round_timeout_s is None else options.round_timeout_s * 1_000_000_000
+        self.aid_open: set[int] = set()
+        self.holding_last_round = False
+        """The game is over but its last round's result is still on screen, until ``ok``."""
+        if self.match.needs_chance:
+            self._deal(self.start_ns)
+        else:
+            self._count_down(self.start_ns)
+
+    # --- the round --------------------------------------------------------------------------
+
+    def _deal(self, t_ns: int) -> None:
+        self.match.draw_chance()
+        self._count_down(t_ns)
+
+    def _count_down(self, t_ns: int) -> None:
+        """Count down from ``t_ns`` to the race for the round dealt. A game resumed from its
+        journal comes here too: an unclaimed round is counted down again, a claimed one goes
+        straight back to the claimer's menu, a finished game to its end screen."""
+        self.round_start_ns = t_ns
+        self.opens_ns = t_ns + COUNT_FROM * self.step_ns
+        self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns)
+        self.result: RaceResult | None = None
+        self.count = COUNT_FROM if self.racing else 0
+        self.early: dict[int, str] = {}
+        """Stations that slapped too early: ``false_start`` or ``locked_out``."""
+        self.cursor = 0
+        self.choosing_value = False
+        if self.count:
+            self.cues.append("tick")
+
+    @property
+    def current(self) -> Round | None:
+        return self.match.state.current
+
+    @property
+    def last(self) -> Round:
+        """The round on screen: the one being played, else the one just finished."""
+        return self.current or self.match.state.history[-1]
+
+    @property
+    def claimer(self) -> int | None:
+        return self.current.claimer if self.current else None
+
+    @property
+    def racing(self) -> bool:
+        return self.current is not None and self.current.claimer is None
+
+    # --- inputs -----------------------------------------------------------------------------
+
+    def showing_end(self, station: int) -> bool:
+        return not self.holding_last_round
+
+    def on_input(self, event: InputEvent) -> None:
+        station, key = event.station, event.key
+        if self.holding_last_round:
+            if event.pressed and key == "ok":  # from the last round's result to the end screen
+                self.holding_last_round = False
+                self.changed(event)
+            return
+        if key == "left" and self.match.options.counting_aid and station < PLAYERS:
+            if not event.pressed:
+                self.aid_open.discard(station)
+            elif station != self.claimer:
+                self.aid_open.add(station)
+        if not event.pressed:
+            return
+        if key == "slap" and self.current is not None:
+            label = self.race.press(event)
+            if label in ("false_start", "locked_out"):
+                self.early[station] = label
+            if self.result is not None:  # decided already: only the later slaps grow
+                self.result = self.race.decide(event.t_ns)
+        if self.current is None:
+            if key == "ok":
+                self.changed(event)
+                self._deal(event.t_ns)
+        elif station == self.claimer:
+            self._menu(event)
+
+    def _menu(self, event: InputEvent) -> None:
+        """The claimer's fact menu, then for ``exact`` the value."""
+        size = len(VALUES) if self.choosing_value else len(FACTS)
+        if event.key in ("left", "right"):
+            self.cursor = (self.cursor + (1 if event.key == "right" else -1)) % size
+        elif event.key == "slap" and self.choosing_value:
+            self.choosing_value = False
+            self.cursor = FACTS.index("exact")
+        elif event.key == "ok":
+            self.changed(event)
+            if self.choosing_value:
+                self._state("exact", VALUES[self.cursor])
+            elif FACTS[self.cursor] == "exact":
+                self.choosing_value = True
+                self.cursor = 0
+            else:
+                self._state(FACTS[self.cursor])
+
+    def _state(self, fact: str, value: int | None = None) -> None:
+        action = {"action": "state", "player": self.claimer, "fact": fact}
+        if value is not None:
+            action["value"] = value
+        self.match.act(action)
+        self.cues.append("correct" if self.last.correct else "wrong")
+        self._round_over()
+
+    def _round_over(self) -> None:
+        outcome = self.match.outcome
+        if outcome is not None:
+            self.holding_last_round = True
+            self.cues.append("draw" if len(outcome.winners) > 1 else "win")
+
+    # --- time -------------------------------------------------------------------------------
+
+    def tick(self, now_ns: int, watermark_ns: int) -> bool:
+        self.now_ns = now_ns
+        if not self.racing:
+            return False
+        changed = False
+        count = max(0, COUNT_FROM - (now_ns - self.round_start_ns) // self.step_ns)
+        if count < self.count:
+            self.count = count
+            self.cues.append("go" if count == 0 else "tick")
+            changed = True
+        deadline = self._void_at()
+        if deadline is not None and watermark_ns >= deadline:
+            self.match.act({"action": "void"})
+            self.cues.append("time_up")
+            self._round_over()
+            return True
+        result = self.race.decide(watermark_ns)
+        if result is not None:
+            self.result = result
+            if result.tie:
+                self.match.act({"action": "draw", "players": sorted(result.winners)})
+                self.cues.append("tie")
+                self._round_over()
+            else:
+                (winner,) = result.winners
+                self.match.act({"action": "claim", "player": winner})
+                self.cues.append("decided")
+            return True
+        return changed
+
+    def _void_at(self) -> int | None:
+        """When an unclaimed round becomes void, if it has a timeout and nobody slapped in it."""
+        if self.timeout_ns is None:
+            return None
+        deadline = self.opens_ns + self.timeout_ns
+        due = self.race.decision_due_ns
+        if due is not None and due - self.window_ns < deadline:
+            return None
+        return deadline
+
+    def wakeup_ns(self) -> int | None:
+        if not self.racing:
+            return None
+        times = [self.race.decision_due_ns, self._void_at()]
+        if self.count > 0:
+            times.append(self.round_start_ns + (COUNT_FROM - self.count + 1) * self.step_ns)
+        return min((t for t in times if t is not None), default=None)
+
+    # --- what each station sees -------------------------------------------------------------
+
+    def _name(self, player: int, station: int) -> str:
+        return "You" if player == station else self.names[player]
+
+    def _scores(self, station: int) -> str:
+        names = tuple(self._name(p, station) for p in range(PLAYERS))
+        return scores_line(names, self.match.state.scores)
+
+    def _later(self, station: int) -> str:
+        """Who slapped after the claimer or the drawers, and how much later."""
+        if self.result is None:
+            return ""
+        return "  ".join(f"{self._name(p.station, station)} +{delay(p.delta_ns)}"
+                         for p in self.result.later())
+
+    def _peer_cards(self, station: int) -> tuple[tuple[str, int | None], ...]:
+        if station >= PLAYERS:
+            return ()
+        return tuple((self.names[p], self.last.cards[p]) for p in peers(station))
+
+    def view(self, station: int) -> RoundView:
+        state = self.match.state
+        heading = f"Turn {state.turn}  Round {state.round}/{ROUNDS_PER_TURN}"
+        current = self.current
+        if current is None:
+            return self._result_view(station)
+        if current.claimer is not None:
+            return self._speak_view(station)
+        early = self.early.get(station)
+        status = {"false_start": "Too early!", "locked_out": "Locked out!"}.get(early, "")
+        if self.lockout_ns and early:
+            status += f" {delay(self.lockout_ns)} wait"
+        if self.count > 0:
+            return RoundView(heading, count=self.count, status=status, alert=bool(early),
+                             footer=self._scores(station))
+        return RoundView(heading, cards=self._peer_cards(station), status=status or "Slap to speak!",
+                         alert=bool(early), footer=self._scores(station))
+
+    def _speak_view(self, station: int) -> RoundView:
+        claimer = self.claimer
+        later = self._later(station) or "nobody else slapped"
+        if station != claimer:
+            return RoundView(f"{self.names[claimer]} speaks", cards=self._peer_cards(station),
+                             status=later, footer=self._scores(station))
+        if self.choosing_value:
+            choice = f"I'm a {VALUES[self.cursor]} +{POINTS['exact']}"
+        else:
+            fact = FACTS[self.cursor]
+            choice = f"{MENU_LABELS[fact]} +{POINTS[fact]}"
+        return RoundView(f"Right to Speak: {self.current.rts}", cards=self._peer_cards(station),
+                         status=later, footer=choice, menu=True)
+
+    def _result_view(self, station: int) -> RoundView:
+        done = self.last
+        footer = self._scores(station)
+        if done.fact is None:
+            heading = ("Draw: " + ", ".join(self._name(p, station) for p in done.draw)
+                       if done.draw else "Nobody spoke: void")
+            return RoundView(heading, cards=self._peer_cards(station), status=self._later(station),
+                             footer=footer, more=True)
+        said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
+        points = done.points[done.claimer]
+        verdict = f"+{points}" if done.correct else "wrong"
+        cards = tuple((self._name(p, station), c) for p, c in enumerate(done.cards))
+        return RoundView(f"{self._name(done.claimer, station)}: {said} {verdict}", cards=cards,
+                         status=self._later(station) or "nobody else slapped", footer=footer,
+                         more=True)
+
+    def end_view(self) -> EndView:
+        outcome = self.match.outcome
+        winners = [self.names[p] for p in outcome.winners]
+        heading = f"{' and '.join(winners)} win" + ("s" if len(winners) == 1 else "")
+        scores = scores_line(self.names, outcome.scores)
+        if self.match.options.settlement:
+            rows = tuple(f"{self.names[payer]} pays {self.names[payee]} {amount}" if amount
+                         else f"{self.names[payer]}, {self.names[payee]}: even"
+                         for payer, payee, amount in settlement(outcome.scores))
+        else:
+            turns = self.match.state.turns_done
+            rows = (f"after {turns} turn{'s' if turns > 1 else ''}", "", "ok: back to lobby")
+        return EndView(heading, scores, rows)
+
+    def aid_view(self, station: int) -> AidView:
+        """The cards of the latest turn this player has seen; the current round's peers count
+        only once the countdown has reached 0."""
+        state = self.match.state
+        seen = [0] * len(VALUES)
+        for r in state.turn_rounds():
+            if r is self.current and self.count > 0:
+                continue
+            for card in r.seen_by(station):
+                seen[card - 1] += 1
+        return AidView(state.latest_turn, tuple(seen))
+
+    def screen(self, station: int) -> Image.Image:
+        if station in self.aid_open:
+            return aid_screen(self.aid_view(station))
+        if self.match.outcome is not None and not self.holding_last_round:
+            return end_screen(self.end_view())
+        return round_screen(self.view(station))
