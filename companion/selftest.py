@@ -13,7 +13,8 @@ from PIL import Image, ImageFont
 
 from .cues import CUES, steps
 from .inputs import KEYS, InputEvent
-from .screens.canvas import CHAR_W, HEIGHT, LINE_H, WIDTH, banner, blank, fit, text
+from .screens.canvas import CHAR_W, HEIGHT, LINE_H, WIDTH, blank, fit, text
+from .table.stuck import StuckButtons
 
 NS = 1_000_000_000
 
@@ -25,7 +26,7 @@ class SelfTest:
         self.pressed: set[tuple[int, str]] = set()
         self.last: dict[int, str] = {}
         self._previous_ns: dict[int, int] = {}
-        self.stuck_keys: set[tuple[int, str]] = set()
+        self.stuck_buttons = StuckButtons()
         self.cues: list[str] = []
         self.version = 0
         self._tour = list(CUES)
@@ -43,8 +44,8 @@ class SelfTest:
         if event.station >= self.stations:
             return
         self.version += 1
+        self.stuck_buttons.seen(event)
         if not event.pressed:
-            self.stuck_keys.discard((event.station, event.key))
             return
         self.pressed.add((event.station, event.key))
         previous = self._previous_ns.get(event.station)
@@ -54,7 +55,7 @@ class SelfTest:
         self.cues.append("tick")
 
     def stuck(self, station: int, key: str) -> None:
-        self.stuck_keys.add((station, key))
+        self.stuck_buttons.report(station, key)
         self.version += 1
 
     def tick(self, now_ns: int, watermark_ns: int) -> None:
@@ -86,10 +87,7 @@ class SelfTest:
             text(draw, 40, HEIGHT - LINE_H, fit(f"cue: {self.playing}", (WIDTH - 40) // CHAR_W))
         elif self.complete:
             text(draw, 40, HEIGHT - LINE_H, "ALL BUTTONS OK", invert=True)
-        keys = sorted(k for s, k in self.stuck_keys if s == station)
-        if keys:
-            banner(image, " ".join(keys).upper() + " STUCK")
-        return image
+        return self.stuck_buttons.mark(station, image)
 
     def report(self) -> str:
         """What a maker reads at the end: every button that never reported a press."""

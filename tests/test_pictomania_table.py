@@ -342,32 +342,26 @@ def test_a_table_resumed_mid_round_picks_up_in_the_right_phase(tmp_path):
     from companion.table import Table
     from companion.daemon import journal_opener
 
-    from helpers import MS
-    from companion.inputs import InputEvent
-
     names = ("Ana", "Ben", "Cy")
     table = Table(names, journal_opener(tmp_path), seed=3)
-    t = 0
+    clock = Clock()
 
-    def tap(station, key):
-        nonlocal t
-        t += 30 * MS
-        table.handle(InputEvent(station, key, True, t))
-        table.handle(InputEvent(station, key, False, t + 10 * MS))
+    def press(station, key):
+        tap(table, station, key, clock.next())
 
     while table.lobby.game.name != "pictomania":
-        tap(0, "right")
-    tap(0, "ok")
+        press(0, "right")
+    press(0, "ok")
     while table.game is None:
-        tap(0, "ok")
+        press(0, "ok")
     for station in range(3):
-        tap(station, "ok")                      # everyone ready: the deal
+        press(station, "ok")                    # everyone ready: the deal
     assert table.game.phase == "play"
     state = table.game.match.state
 
     interrupted = find_interrupted(tmp_path)
     resumed = Table(names, journal_opener(tmp_path), seed=3)
-    resumed.resume(interrupted, t + 1000 * MS)
+    resumed.resume(interrupted, round(clock.next() * MS))
     assert resumed.game.phase == "play"
     assert resumed.game.match.state == state
     interrupted.writer.close()

@@ -20,6 +20,7 @@ from ..recovery import Interrupted, abandon
 from ..screens.canvas import banner
 from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
+from .stuck import StuckButtons
 
 ABANDON_HOLD_NS = 2_000_000_000
 RESUMED_BANNER_NS = 4_000_000_000
@@ -41,7 +42,7 @@ class Table:
         self._held: dict[tuple[int, str], int] = {}
         self.now_ns = 0
         self.resumed_until_ns: int | None = None
-        self.stuck_keys: set[tuple[int, str]] = set()
+        self.stuck_buttons = StuckButtons()
 
     def resume(self, interrupted: Interrupted, now_ns: int) -> None:
         """Carry on with a game a crash interrupted: same state, same journal, players told."""
@@ -60,8 +61,7 @@ class Table:
         if event.station >= self.stations:
             return
         self.version += 1
-        if not event.pressed:
-            self.stuck_keys.discard((event.station, event.key))
+        self.stuck_buttons.seen(event)
         if event.key in ("left", "right"):
             if event.pressed:
                 self._held[(event.station, event.key)] = event.t_ns
@@ -136,19 +136,13 @@ class Table:
 
     def screen(self, station: int) -> Image.Image:
         if self.game is None:
-            return self._stuck_banner(station, self.lobby.screen())
+            return self.stuck_buttons.mark(station, self.lobby.screen())
         image = self.game.screen(station)
         if self.resumed_until_ns is not None:
             banner(image, "RESUMED")
-        return self._stuck_banner(station, image)
+        return self.stuck_buttons.mark(station, image)
 
     def stuck(self, station: int, key: str) -> None:
         """A button held far too long: shown on its station until it is released."""
-        self.stuck_keys.add((station, key))
+        self.stuck_buttons.report(station, key)
         self.version += 1
-
-    def _stuck_banner(self, station: int, image: Image.Image) -> Image.Image:
-        keys = sorted(k for s, k in self.stuck_keys if s == station)
-        if keys:
-            banner(image, " ".join(keys).upper() + " STUCK")
-        return image
