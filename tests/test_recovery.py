@@ -178,3 +178,16 @@ def test_games_lists_past_games_newest_first(tmp_path, capsys):
     assert out[0].endswith("not finished (resumes on start)")
     assert out[1].endswith("abandoned")
     assert out[2].endswith("scores [1, 0]  won by Alice")
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"", "line 1: the journal is empty"),
+    (b"\x00\xff garbage \x13\n", "line 1: not UTF-8 text"),
+    (b"not json at all\n", "line 1: not a JSON object"),
+    (b'{"format": "companion-journal/1", "game": "chess", "players": ["A", "B"]}\n', "unknown game 'chess'"),
+])
+def test_unusable_journals_are_reported_and_skipped(tmp_path, caplog, content, reason):
+    (tmp_path / "20260101-000000-x.jsonl").write_bytes(content)
+    assert find_interrupted(tmp_path) is None
+    assert "20260101-000000-x.jsonl cannot be resumed" in caplog.text
+    assert reason in caplog.text

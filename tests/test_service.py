@@ -143,3 +143,54 @@ def test_the_daemon_says_ready_after_its_first_frames_and_pings_from_its_loop(li
             break
     assert "READY=1\nSTATUS=3 stations" in messages
     assert messages.count("WATCHDOG=1") >= 2   # pinged at least every 100 ms for 0.35 s
+
+
+def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
+    """The pings come from the event loop itself: while the loop is stuck, none are sent, so
+    systemd's watchdog fires and restarts the service."""
+    import asyncio
+    import threading
+    import time
+
+    from companion.daemon import Daemon
+    from companion.profile import load_profile
+
+    path, sock = listener
+    pings, done = [], threading.Event()
+
+    def receive():  # a thread, so it keeps listening while the loop is blocked
+        sock.settimeout(0.05)
+        while not done.is_set():
+            try:
+                if sock.recv(100) == b"WATCHDOG=1":
+                    pings.append(time.monotonic())
+            except TimeoutError:
+                pass
+
+    listener_thread = threading.Thread(target=receive)
+    listener_thread.start()
+    notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "40000"})   # ping every 20 ms
+    daemon = Daemon(load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml"), notifier=notifier)
+    blocked = []
+
+    async def block_then_stop():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(daemon.run(stop))
+        await asyncio.sleep(0.3)
+        blocked.append(time.monotonic())
+        time.sleep(0.5)                      # the loop is hung: nothing else runs
+        blocked.append(time.monotonic())
+        await asyncio.sleep(0.3)
+        stop.set()
+        await runner
+
+    try:
+        asyncio.run(block_then_stop())
+    finally:
+        daemon.close()
+        done.set()
+        listener_thread.join()
+    start, end = blocked
+    assert not [t for t in pings if start + 0.01 < t < end], "a ping while the loop was blocked"
+    assert len([t for t in pings if t < start]) >= 5
+    assert len([t for t in pings if t > end]) >= 5
