@@ -32,6 +32,10 @@ from .wiring import Box, EdgeCallback, build_box
 log = logging.getLogger(__name__)
 
 IDLE_WAKE_S = 1.0
+SPIN_NS = 1_500_000
+"""The loop's timers wake up to a millisecond late (epoll counts whole milliseconds), so for the
+last 1.5 ms before a deadline (a race's decision) the loop keeps turning instead of sleeping:
+a race is decided within microseconds of its watermark passing, for a moment of busy CPU."""
 
 
 def journal_opener(directory: Path):
@@ -163,7 +167,10 @@ class Daemon:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)
         if not deadlines:
             return idle
-        return min(idle, max(0.0, (min(deadlines) - now_ns) / 1e9))
+        wait_ns = min(deadlines) - now_ns
+        if wait_ns < SPIN_NS:
+            return 0.0
+        return min(idle, (wait_ns - SPIN_NS) / 1e9)
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or forever)."""
