@@ -1,10 +1,14 @@
 """The daemon: one asyncio loop owns all state; adapters only stamp and enqueue.
 
-gpiozero calls our edge callback from its own thread; the callback hands the event to the loop
-with ``call_soon_threadsafe`` and returns. The loop debounces, advances the source watermark,
-lets the table act, then hands changed screens to the display writer and cues to the buzzer.
-It sleeps until the next input or the next deadline (a race decision, a held button), so an
-idle box costs almost nothing.
+gpiozero calls our edge callback from its own thread, and the button board's link its callback
+from its reader thread; each hands its item to the loop with ``call_soon_threadsafe`` and
+returns. The loop turns board frames into inputs and watermarks (:mod:`companion.board.session`),
+debounces, advances the source watermarks, lets the table act, then hands changed screens to
+the display writer and cues to the buzzer. It sleeps until the next input or the next deadline
+(a race decision, a held button), so an idle box costs almost nothing.
+
+While the button board is unplugged its watermark stands still, so a race waits for it (GPIO
+presses still arrive and count), and every screen says so until the board is back.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ import time
 from collections import deque
 from pathlib import Path
 
+from .board.session import BoardSession, LinkItem, Notice, Watermark
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
 from .profile import Profile
+from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .table import Table
 from .watermark import Watermarks
@@ -61,7 +67,13 @@ class Daemon:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
         self.stuck: list[Stuck] = []
-        self.box: Box = build_box(profile, self._on_edge, pin_factory)
+        self.notice: str | None = None
+        """Shown on every screen while set (the button board is unplugged)."""
+        self.board: BoardSession | None = None
+        if profile.board is not None:
+            self.board = BoardSession(profile.board_channels())
+            self.watermarks.add_source(self.board.source)
+        self.box: Box = build_box(profile, self._on_edge, pin_factory, self._on_board)
 
     def _on_edge(self, event: InputEvent) -> None:
         """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return."""
@@ -70,6 +82,26 @@ class Daemon:
     def _arrive(self, event: InputEvent) -> None:
         self._inbox.append(event)
         self._wake.set()
+
+    def _on_board(self, item: LinkItem) -> None:
+        """Runs in the board link's reader thread: enqueue and return."""
+        self._loop.call_soon_threadsafe(self._board_arrive, item)
+
+    def _board_arrive(self, item: LinkItem) -> None:
+        for out in self.board.handle(item):
+            if isinstance(out, InputEvent):
+                self._inbox.append(out)
+            elif isinstance(out, Watermark):
+                self.watermarks.report(out.source, out.t_ns)
+            elif isinstance(out, Notice):
+                self._tell(out.text)
+        self._wake.set()
+
+    def _tell(self, text: str | None) -> None:
+        self.notice = text
+        self._shown = -1
+        if text is not None and self.box.buzzer is not None:
+            self.box.buzzer.play("unplugged")
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
@@ -98,7 +130,10 @@ class Daemon:
         if self.table.version != self._shown:
             self._shown = self.table.version
             for station in range(len(self.profile.stations)):
-                self.box.displays.show(station, self.table.screen(station))
+                screen = self.table.screen(station)
+                if self.notice is not None:
+                    screen = with_notice(screen, self.notice)
+                self.box.displays.show(station, screen)
         for cue in self.table.cues:
             if self.box.buzzer is not None:
                 self.box.buzzer.play(cue)
@@ -119,6 +154,8 @@ class Daemon:
         """Run until ``stop`` is set (or forever)."""
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
+        if self.box.board is not None:
+            self.box.board.start()
         stop = stop or asyncio.Event()
         self.step(time.monotonic_ns())
         while not stop.is_set():
@@ -142,8 +179,7 @@ class Daemon:
             delay = start + at_s / speed - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            pin = self.box.pin(station, key)
-            pin.drive_low() if pressed else pin.drive_high()
+            self.box.press(station, key, pressed)
         await asyncio.sleep(tail_s)
         stop.set()
         await runner

@@ -3,11 +3,18 @@ process-wide ``Device.pin_factory``)."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
+from .adapters.board import BoardLink
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import DisplayWriter, open_devices
+from .board.session import LinkItem
+from .board.virtual import VirtualBoard
 from .profile import Profile
 
 
@@ -18,16 +25,34 @@ class Box:
     buttons: list[StationButton]
     displays: DisplayWriter
     buzzer: Buzzer | None
+    board: BoardLink | None = None
+    """The button board's serial link; the daemon starts it once its loop runs."""
+    virtual_board: VirtualBoard | None = None
+    """With the mock backend, the software board behind ``board``."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
         return self.pin_factory.pin(self.profile.stations[station].pins[key])
+
+    def press(self, station: int, key: str, pressed: bool) -> None:
+        """Press or release a simulated station key: a mock pin or a virtual board channel."""
+        channels = self.profile.stations[station].channels
+        if key in channels:
+            self.virtual_board.press(channels[key], pressed)
+        else:
+            pin = self.pin(station, key)
+            pin.drive_low() if pressed else pin.drive_high()
 
     def close(self) -> None:
         for button in self.buttons:
             button.close()
         if self.buzzer is not None:
             self.buzzer.close()
+        if self.board is not None:
+            self.board.close()
+        if self.virtual_board is not None:
+            self.virtual_board.close()
+            shutil.rmtree(self.virtual_board.path.parent, ignore_errors=True)
         self.displays.close()
 
 
@@ -41,8 +66,20 @@ def pin_factory_for(profile: Profile):
     return LGPIOFactory()
 
 
-def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None) -> Box:
+def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
+              on_board: Callable[[LinkItem], None] | None = None) -> Box:
+    """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
+    the link's thread), and is needed if the profile has a board."""
     factory = pin_factory or pin_factory_for(profile)
     buttons = station_buttons(profile, factory, on_edge)
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None
-    return Box(profile, factory, buttons, DisplayWriter(open_devices(profile)), buzzer)
+    box = Box(profile, factory, buttons, DisplayWriter(open_devices(profile)), buzzer)
+    if profile.board is not None:
+        port = profile.board.port
+        if profile.backend == "mock":
+            folder = Path(tempfile.mkdtemp(prefix="companion-board-"))
+            box.virtual_board = VirtualBoard(folder / "board", channels=max(profile.board_channels()) + 1)
+            box.virtual_board.start()
+            port = str(box.virtual_board.path)
+        box.board = BoardLink(port, on_board)
+    return box
