@@ -62,7 +62,8 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
             print(f"companion: {e}", file=sys.stderr)
             status = 2
             continue
-        print(f"{path}: ok ({profile.name}, {len(profile.stations)} stations, backend {profile.backend})")
+        board = f", button board on {profile.board.port}" if profile.board else ""
+        print(f"{path}: ok ({profile.name}, {len(profile.stations)} stations, backend {profile.backend}{board})")
     return status
 
 

@@ -156,7 +156,13 @@ class Daemon:
         self._wake = asyncio.Event()
         if self.box.board is not None:
             self.box.board.start()
-        stop = stop or asyncio.Event()
+        try:
+            await self._serve(stop or asyncio.Event())
+        finally:
+            if self.box.board is not None:
+                self.box.board.close()  # its thread must not call into a loop that is gone
+
+    async def _serve(self, stop: asyncio.Event) -> None:
         self.step(time.monotonic_ns())
         while not stop.is_set():
             now = time.monotonic_ns()

@@ -42,7 +42,6 @@ class ClockSync:
         self.window_ns = window_ns
         self.interval_ns = interval_ns
         self.max_drift = max_drift
-        self.exchanges = 0
         self._ref: tuple[int, int] | None = None  # (board_us, host_ns) all points are relative to
         self._last_board_us = 0
         # Per interval: [interval, (board, lowest host), (board, highest host)], relative to _ref.
@@ -65,7 +64,6 @@ class ClockSync:
         if self._ref is None or board_us < self._last_board_us:
             self.reset()
             self._ref = (board_us, sent_ns)
-        self.exchanges += 1
         self._last_board_us = board_us
         x = board_us - self._ref[0]
         low, high = (x, sent_ns - self._ref[1]), (x, received_ns - self._ref[1])

@@ -73,6 +73,11 @@ class VirtualBoard:
             self._emit(Edge(t_us, channel, int(pressed)))
             return t_us
 
+    def noise(self, data: bytes) -> None:
+        """Raw bytes on the line, as interference or a torn frame would put there."""
+        with self._lock:
+            self._write(data)
+
     def stall(self) -> None:
         with self._lock:
             if self._backlog is None:
