@@ -69,10 +69,10 @@ class Daemon:
         self.stuck: list[Stuck] = []
         self.notice: str | None = None
         """Shown on every screen while set (the button board is unplugged)."""
-        self.board: BoardSession | None = None
+        self.board_session: BoardSession | None = None
         if profile.board is not None:
-            self.board = BoardSession(profile.board_channels())
-            self.watermarks.add_source(self.board.source)
+            self.board_session = BoardSession(profile.board_channels())
+            self.watermarks.add_source(self.board_session.source)
         self.box: Box = build_box(profile, self._on_edge, pin_factory, self._on_board)
 
     def _on_edge(self, event: InputEvent) -> None:
@@ -88,14 +88,20 @@ class Daemon:
         self._loop.call_soon_threadsafe(self._board_arrive, item)
 
     def _board_arrive(self, item: LinkItem) -> None:
-        for out in self.board.handle(item):
-            if isinstance(out, InputEvent):
-                self._inbox.append(out)
-            elif isinstance(out, Watermark):
+        """A board's heartbeat only moves its watermark: worth a step only if something waits."""
+        news = False
+        for out in self.board_session.handle(item):
+            if isinstance(out, Watermark):
                 self.watermarks.report(out.source, out.t_ns)
-            elif isinstance(out, Notice):
-                self._tell(out.text)
-        self._wake.set()
+                news = news or self.table.wakeup_ns() is not None
+            else:
+                news = True
+                if isinstance(out, InputEvent):
+                    self._inbox.append(out)
+                else:
+                    self._tell(out.text)
+        if news:
+            self._wake.set()
 
     def _tell(self, text: str | None) -> None:
         self.notice = text

@@ -90,7 +90,7 @@ def test_a_late_board_press_still_wins_against_a_later_gpio_press(tmp_path):
     async def scenario():
         stop = asyncio.Event()
         runner = asyncio.ensure_future(daemon.run(stop))
-        await until(lambda: daemon.board.clock.synced)
+        await until(lambda: daemon.board_session.clock.synced)
         probe = daemon.table = RaceProbe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(3)))
         await asyncio.sleep(0.02)
         board.stall()  # from now on the board's frames are held back, as on a congested USB bus
@@ -135,7 +135,7 @@ def test_unplug_and_replug_mid_game_loses_no_applied_action(tmp_path):
     async def scenario():
         stop = asyncio.Event()
         runner = asyncio.ensure_future(daemon.run(stop))
-        await until(lambda: daemon.board.clock.synced)
+        await until(lambda: daemon.board_session.clock.synced)
         for i, (_, station, key, pressed) in enumerate(script):
             if i == unplug_at:
                 board.unplug()
@@ -145,7 +145,7 @@ def test_unplug_and_replug_mid_game_loses_no_applied_action(tmp_path):
                 seen["panels"] = [shows_notice(d.image) for d in daemon.box.displays.devices]
                 seen["cues"] = list(daemon.box.buzzer.played)
                 board.replug()
-                await until(lambda: daemon.notice is None and daemon.board.clock.synced)
+                await until(lambda: daemon.notice is None and daemon.board_session.clock.synced)
             daemon.box.press(station, key, pressed)
             await asyncio.sleep(0.03 if pressed else 0.02)
         await asyncio.sleep(0.1)
@@ -164,7 +164,7 @@ def test_unplug_and_replug_mid_game_loses_no_applied_action(tmp_path):
     [journal] = (tmp_path / "games").glob("*.jsonl")
     lines = [json.loads(x) for x in journal.read_text().splitlines()]
     assert [(x["action"], x["player"], x.get("cell")) for x in lines[1:]] == SEED_GAME
-    assert daemon.board.lost_frames == 0
+    assert daemon.board_session.lost_frames == 0
 
 
 def test_garbage_on_the_line_is_counted_and_the_link_carries_on(tmp_path):

@@ -77,6 +77,14 @@ def test_ticks_are_extended_across_the_wrap():
     assert clock.extend(14) == 24  # an edge the interrupt stamped just before: still in order
 
 
+def test_an_older_tick_does_not_move_the_clock_back():
+    minutes = 60_000_000
+    clock = ticks64.Clock64(0)
+    assert clock.extend(8 * minutes) == 8 * minutes
+    assert clock.extend(1 * minutes) == 1 * minutes  # 7 minutes old, within half a wrap
+    assert clock.extend((16 * minutes) % TICKS_PERIOD) == 16 * minutes  # 8 minutes after the newest
+
+
 def test_ten_hours_of_ticks_lose_nothing():
     start = 123_456
     clock = ticks64.Clock64(start)

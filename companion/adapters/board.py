@@ -27,11 +27,12 @@ PING_INTERVAL_S = 0.1
 FIRST_PINGS = 10
 """Pings sent quickly after connecting, so the board's clock is known within a few ms."""
 FIRST_PING_INTERVAL_S = 0.02
-READ_TIMEOUT_S = 0.01
 MAX_PINGS_OUT = 32
 
 
 class BoardLink:
+    """The serial side of one button board; ``deliver`` runs in the link's thread."""
+
     def __init__(self, port: str, deliver: Callable[[LinkItem], None], retry_s: float = 0.5) -> None:
         self.port = port
         self.deliver = deliver
@@ -78,7 +79,7 @@ class BoardLink:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                port = serial.Serial(self.port, timeout=READ_TIMEOUT_S, write_timeout=0.5)
+                port = serial.Serial(self.port, timeout=FIRST_PING_INTERVAL_S, write_timeout=0.5)
             except (serial.SerialException, OSError, ValueError):
                 self._stop.wait(self.retry_s)
                 continue
@@ -108,11 +109,16 @@ class BoardLink:
                 pings += 1
                 next_ping += FIRST_PING_INTERVAL_S if pings < FIRST_PINGS else PING_INTERVAL_S
             try:
-                data = port.read(port.in_waiting or 1)
+                data = port.read(port.in_waiting or 1)  # returns as soon as a byte is there
             except (serial.SerialException, OSError) as e:
                 return str(e) or type(e).__name__
             at_ns = time.monotonic_ns()
-            for frame in self.deframer.feed(data) if data else ():
+            bad = sum(self.errors.values())
+            frames = self.deframer.feed(data) if data else []
+            now_bad = sum(self.errors.values())
+            if now_bad > bad and now_bad & (now_bad - 1) == 0:  # 1, 2, 4, 8...: noise cannot flood the log
+                log.warning("button board on %s: %d bad frames dropped %s", self.port, now_bad, dict(self.errors))
+            for frame in frames:
                 message = frame.message
                 if isinstance(message, Pong):
                     with self._write_lock:

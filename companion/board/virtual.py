@@ -162,14 +162,15 @@ class VirtualBoard:
         while not self._stop.is_set():
             with self._lock:
                 master = self._fds[0] if self._fds else None
+                due_s = (self._reported_at or 0) / 1e6 + period_s - self.now_us() / 1e6
             if master is None:
                 self._stop.wait(period_s)
                 continue
             try:
-                ready, _, _ = select.select([master], [], [], period_s / 2)
+                ready, _, _ = select.select([master], [], [], max(0.0, due_s))
                 data = os.read(master, 4096) if ready else b""
             except OSError:  # unplugged meanwhile, or no host has the port open
-                self._stop.wait(period_s / 2)
+                self._stop.wait(period_s)
                 data = b""
             with self._lock:
                 if self._fds is None or self._fds[0] != master:
