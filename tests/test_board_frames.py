@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.board import frames as f
-from firmware import VECTORS
+from firmware_standin import VECTORS
 
 KINDS = {"hello": f.Hello, "edge": f.Edge, "heartbeat": f.Heartbeat, "pong": f.Pong,
          "ping": f.Ping, "hello_please": f.HelloPlease, "leds": f.Leds}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from companion.board.frames import Deframer, Edge, Heartbeat, Hello, Pong
-from firmware import TICKS_PERIOD, VECTORS, BOARD_ID, Pin, SerialPort, Ticks, load_main, module
+from firmware_standin import BOARD_ID, TICKS_PERIOD, VECTORS, Pin, SerialPort, Ticks, load_main, module
 
 wire = module("wire")
 ticks64 = module("ticks64")
