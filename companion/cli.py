@@ -114,7 +114,8 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
     from .profile import ProfileError, load_profile
 
     return _check_files(args.files, load_profile, ProfileError,
-                        lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}")
+                        lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}"
+                                  + (f", button board on {p.board.port}" if p.board else ""))
 
 
 def option_settings(items: list[str]) -> dict[str, dict[str, object]]:

@@ -5,6 +5,11 @@ with ``call_soon_threadsafe`` and returns. The loop debounces, advances the sour
 lets the table act, then hands changed screens to the display writer and cues to the buzzer.
 It sleeps until the next input or the next deadline (a race decision, a held button), so an
 idle box costs almost nothing.
+
+The button board's link calls back from its reader thread the same way; the loop turns board
+frames into inputs and watermarks (:mod:`companion.board.session`). While the board is unplugged
+its watermark stands still, so a race waits for it (GPIO presses still arrive and count), and
+every screen says so until the board is back.
 """
 
 from __future__ import annotations
@@ -18,12 +23,14 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from .board.session import BoardSession, LinkItem, Watermark
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
 from .notify import Notifier
 from .profile import Profile
 from .recovery import KEEP_JOURNALS, find_interrupted, rotate
+from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .table import Table
 from .watermark import Watermarks
@@ -84,11 +91,17 @@ class Daemon:
         self._shown = -1
         self._last_input_ns = time.monotonic_ns()
         self.dimmed = False
+        self.notice: str | None = None
+        """Shown on every screen while set (the button board is unplugged)."""
+        self.board_session: BoardSession | None = None
         self.box: Box = (adapters(self._on_edge) if adapters is not None
-                         else build_box(profile, self._on_edge, pin_factory))
+                         else build_box(profile, self._on_edge, pin_factory, self._on_board))
         self.watermarks = Watermarks()
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
+        if profile.board is not None:
+            self.board_session = BoardSession(profile.board_channels())
+            self.watermarks.add_source(self.board_session.source)
         self.box.displays.on_ready = self._displays_ready
         self.ready = threading.Event()
         """Set once every display has shown its first frame."""
@@ -108,6 +121,32 @@ class Daemon:
         self._inbox.append(event)
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._wake.set)
+
+    def _on_board(self, item: LinkItem) -> None:
+        """Runs in the board link's reader thread: enqueue and return."""
+        self._loop.call_soon_threadsafe(self._board_arrive, item)
+
+    def _board_arrive(self, item: LinkItem) -> None:
+        """A board's heartbeat only moves its watermark: worth a step only if something waits."""
+        news = False
+        for out in self.board_session.handle(item):
+            if isinstance(out, Watermark):
+                self.watermarks.report(out.source, out.t_ns)
+                news = news or self.table.wakeup_ns() is not None
+            else:
+                news = True
+                if isinstance(out, InputEvent):
+                    self._inbox.append(out)
+                else:
+                    self._tell(out.text)
+        if news:
+            self._wake.set()
+
+    def _tell(self, text: str | None) -> None:
+        self.notice = text
+        self._shown = -1
+        if text is not None and self.box.buzzer is not None:
+            self.box.buzzer.play("unplugged")
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
@@ -152,7 +191,10 @@ class Daemon:
         if self.table.version != self._shown:
             self._shown = self.table.version
             for station in range(len(self.profile.stations)):
-                self.box.displays.show(station, self.table.screen(station))
+                screen = self.table.screen(station)
+                if self.notice is not None:
+                    screen = with_notice(screen, self.notice)
+                self.box.displays.show(station, screen)
 
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
@@ -176,7 +218,15 @@ class Daemon:
         """Run until ``stop`` is set (or forever)."""
         self._wake = asyncio.Event()
         self._loop = asyncio.get_running_loop()
-        stop = stop or asyncio.Event()
+        if self.box.board is not None:
+            self.box.board.start()
+        try:
+            await self._turn_until(stop or asyncio.Event())
+        finally:
+            if self.box.board is not None:
+                self.box.board.close()  # its thread must not call into a loop that is gone
+
+    async def _turn_until(self, stop: asyncio.Event) -> None:
         self.step(time.monotonic_ns())
         while not stop.is_set():
             now = time.monotonic_ns()

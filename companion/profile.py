@@ -23,6 +23,8 @@ PWM_PINS = (12, 13, 18, 19)
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
 MIN_STATIONS, MAX_STATIONS = 2, 6
+BOARD_CHANNELS = range(0, 32)
+"""A button board's channels, as its firmware numbers them (``firmware/buttonboard/config.py``)."""
 
 
 class ProfileError(ValueError):
@@ -49,7 +51,18 @@ class DisplayProfile:
 class StationProfile:
     name: str
     pins: dict[str, int]
+    """Key -> GPIO pin, for a station wired to the Pi (empty on a button board)."""
     display: DisplayProfile
+    channels: dict[str, int] = field(default_factory=dict)
+    """Key -> button board channel, for a station wired to the board (empty on GPIO)."""
+
+
+@dataclass(frozen=True)
+class BoardProfile:
+    """A button board (``firmware/``) on USB serial; with the mock backend a virtual board on a
+    pseudo-terminal stands in for it and ``port`` is not opened."""
+
+    port: str
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,11 @@ class Profile:
     stations: tuple[StationProfile, ...]
     timing: Timing = field(default_factory=Timing)
     displays: Displays = field(default_factory=Displays)
+    board: BoardProfile | None = None
+
+    def board_channels(self) -> dict[int, tuple[int, str]]:
+        """Board channel -> (station index, key)."""
+        return {ch: (i, key) for i, st in enumerate(self.stations) for key, ch in st.channels.items()}
 
 
 class _Checker:
@@ -112,8 +130,8 @@ class _Checker:
 def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
     c = _Checker()
-    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays"}):
-        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays")
+    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board"}):
+        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board")
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         c.fail("name", f"must be text, not {name!r}")
@@ -135,6 +153,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     )
     used: dict[int, str] = {}
     addresses: dict[tuple[int, int, int | None], str] = {}
+    used_channels: dict[int, str] = {}
 
     def claim_pin(where: str, pin: Any) -> None:
         if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_RANGE:
@@ -145,6 +164,24 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             c.fail(where, f"GPIO {pin} is already used by {used[pin]}")
         else:
             used[pin] = where
+
+    def claim_channel(where: str, channel: Any) -> None:
+        if isinstance(channel, bool) or not isinstance(channel, int) or channel not in BOARD_CHANNELS:
+            c.fail(where, f"must be a board channel from {BOARD_CHANNELS.start} to {BOARD_CHANNELS.stop - 1}, "
+                          f"not {channel!r}")
+        elif channel in used_channels:
+            c.fail(where, f"channel {channel} is already used by {used_channels[channel]}")
+        else:
+            used_channels[channel] = where
+
+    board = None
+    if "board" in data:
+        board_data = c.table(data, "", "board", ("port",))
+        port = board_data.get("port")
+        if not isinstance(port, str) or not port.strip():
+            c.fail("board.port", f"must be the board's serial device, e.g. \"/dev/ttyACM0\", not {port!r}")
+        else:
+            board = BoardProfile(port)
 
     buzzer = c.table(data, "", "buzzer", ("pin",))
     buzzer_pin = buzzer.get("pin")
@@ -163,18 +200,24 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if not isinstance(st, dict):
             c.fail(where, "must be a table")
             continue
-        for extra in sorted(set(st) - {"name", "pins", "display"}):
-            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, display")
+        for extra in sorted(set(st) - {"name", "pins", "channels", "display"}):
+            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display")
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
             st_name = f"P{i + 1}"
-        pins_data = c.table(st, where, "pins", KEYS)
+        on_board = "channels" in st
+        if on_board and "pins" in st:
+            c.fail(where, "give either pins (GPIO) or channels (button board), not both")
+        if on_board and "board" not in data:
+            c.fail(f"{where}.channels", "a station on board channels needs a [board] table with its port")
+        wiring = "channels" if on_board else "pins"
+        wired = c.table(st, where, wiring, KEYS)
         for key in KEYS:
-            if key not in pins_data:
-                c.fail(f"{where}.pins.{key}", "missing: every station needs slap, left, ok and right")
+            if key not in wired:
+                c.fail(f"{where}.{wiring}.{key}", "missing: every station needs slap, left, ok and right")
             else:
-                claim_pin(f"{where}.pins.{key}", pins_data[key])
+                (claim_channel if on_board else claim_pin)(f"{where}.{wiring}.{key}", wired[key])
         if "display" not in st:
             c.fail(f"{where}.display", "missing: every station needs a display")
         disp = c.table(st, where, "display", ("driver", "port", "address", "width", "height", "rotate", "mux_channel"))
@@ -195,10 +238,13 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             c.fail(f"{where}.display", f"same bus, address and mux channel as {addresses[spot]}: "
                                        "give it another address, port or mux_channel")
         addresses.setdefault(spot, f"{where}.display")
-        stations.append(StationProfile(st_name, {k: pins_data.get(k) for k in KEYS}, display))
+        keys = {k: wired.get(k) for k in KEYS}
+        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}))
+    if board is not None and not used_channels:
+        c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
         raise ProfileError(source, c.problems)
-    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays)
+    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board)
 
 
 def load_profile(path: Path | str) -> Profile:

@@ -8,11 +8,18 @@ same way, so both run one referee.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
 
+from .adapters.board import BoardLink
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import Buses, DisplayWriter, display_openers
+from .board.session import LinkItem
+from .board.virtual import VirtualBoard
 from .profile import Profile
 
 
@@ -30,21 +37,34 @@ class Box:
     """The input sources the buttons report as, each with its latency bound in ns (None for an
     explicit source): the daemon's watermarks wait for exactly these."""
     buses: Buses | None = None
+    board: BoardLink | None = None
+    """The button board's serial link; the daemon starts it once its loop runs."""
+    virtual_board: VirtualBoard | None = None
+    """With the mock backend, the software board behind ``board``."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
         return self.pin_factory.pin(self.profile.stations[station].pins[key])
 
     def drive(self, station: int, key: str, pressed: bool) -> None:
-        """Press or release a station key as a script does: here, on a mock pin."""
-        pin = self.pin(station, key)
-        pin.drive_low() if pressed else pin.drive_high()
+        """Press or release a station key as a script does: a mock pin or a virtual board channel."""
+        channels = self.profile.stations[station].channels
+        if key in channels:
+            self.virtual_board.press(channels[key], pressed)
+        else:
+            pin = self.pin(station, key)
+            pin.drive_low() if pressed else pin.drive_high()
 
     def close(self) -> None:
         for button in self.buttons:
             button.close()
         if self.buzzer is not None:
             self.buzzer.close()
+        if self.board is not None:
+            self.board.close()
+        if self.virtual_board is not None:
+            self.virtual_board.close()
+            shutil.rmtree(self.virtual_board.path.parent, ignore_errors=True)
         self.displays.close()
         if self.buses is not None:
             self.buses.close()
@@ -60,11 +80,23 @@ def pin_factory_for(profile: Profile):
     return LGPIOFactory()
 
 
-def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None) -> Box:
+def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
+              on_board: Callable[[LinkItem], None] | None = None) -> Box:
+    """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
+    the link's thread), and is needed if the profile has a board."""
     factory = pin_factory or pin_factory_for(profile)
     buttons = station_buttons(profile, factory, on_edge)
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None
     latency = round(profile.timing.gpio_latency_ms * 1e6)
     buses = Buses()
     displays = DisplayWriter(openers=display_openers(profile, buses))
-    return Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses)
+    box = Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses)
+    if profile.board is not None:
+        port = profile.board.port
+        if profile.backend == "mock":
+            folder = Path(tempfile.mkdtemp(prefix="companion-board-"))
+            box.virtual_board = VirtualBoard(folder / "board", channels=max(profile.board_channels()) + 1)
+            box.virtual_board.start()
+            port = str(box.virtual_board.path)
+        box.board = BoardLink(port, on_board)
+    return box

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -133,7 +134,8 @@ def test_cli_profile_check_shipped(capsys):
     assert len(lines) == len(SHIPPED)
     for path, line in zip(SHIPPED, lines):
         profile = load_profile(path)
-        assert line == f"{path}: ok ({profile.name}, {len(profile.stations)} stations, backend {profile.backend})"
+        board = ", button board on /dev/ttyACM0" if profile.board else ""
+        assert line == f"{path}: ok ({profile.name}, {len(profile.stations)} stations, backend {profile.backend}{board})"
 
 
 def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
@@ -144,7 +146,7 @@ def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
     assert out.startswith(f"{good}: ok (")
     assert err.splitlines() == [
         f"companion: {BAD_SEVERAL}:",
-        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays",
+        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board",
         "  timing.debounce_ms: must be a number from 0 to 50, not 100",
         "  buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
         "  stations[1].pins.right: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)",
@@ -243,13 +245,13 @@ def test_bad_display_field(tmp_path, field, value, message):
 
 def test_unknown_top_level_field(tmp_path):
     assert problems(tmp_path, 'colour = "red"\n' + GOOD) == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays"]
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board"]
 
 
 def test_unknown_station_field_and_bad_name(tmp_path):
     text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
     assert problems(tmp_path, text) == [
-        "stations[2].seat: unknown field; known fields are name, pins, display",
+        "stations[2].seat: unknown field; known fields are name, pins, channels, display",
         "stations[2].name: must be a non-empty name, not ' '",
     ]
 
@@ -321,7 +323,7 @@ def test_several_problems_are_reported_at_once(tmp_path):
     with pytest.raises(ProfileError) as e:
         load_profile(path)
     assert e.value.problems == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays",
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board",
         "timing.stuck_after_s: must be a number from 0.5 to 60, not 0",
         "buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
         "stations[2].pins.slap: GPIO 4 is already used by stations[1].pins.slap",
@@ -357,3 +359,65 @@ def test_displays_settings_are_checked(tmp_path):
         "displays.mux_address: must be a whole number from 112 to 119, not 32",
         "displays.contrast: must be a whole number from 1 to 255, not 300",
     ]
+
+
+# --- button board ----------------------------------------------------------------------------
+
+ON_BOARD = GOOD.replace("pins = { slap = 5, left = 6, ok = 13, right = 19 }",
+                        "channels = { slap = 8, left = 9, ok = 10, right = 11 }")
+WITH_BOARD = ON_BOARD.replace("[buzzer]", '[board]\nport = "/dev/ttyACM0"\n\n[buzzer]')
+
+
+def test_a_station_on_the_board_maps_channels(tmp_path):
+    profile = load_profile(write(tmp_path, WITH_BOARD))
+    assert profile.board.port == "/dev/ttyACM0"
+    assert profile.stations[1].pins == {}
+    assert profile.stations[1].channels == {"slap": 8, "left": 9, "ok": 10, "right": 11}
+    assert profile.board_channels() == {8: (1, "slap"), 9: (1, "left"), 10: (1, "ok"), 11: (1, "right")}
+    assert profile.stations[0].channels == {}
+
+
+def test_channels_need_a_board(tmp_path):
+    assert problems(tmp_path, ON_BOARD) == [
+        "stations[2].channels: a station on board channels needs a [board] table with its port"]
+
+
+def test_a_board_no_station_uses(tmp_path):
+    text = GOOD.replace("[buzzer]", '[board]\nport = "/dev/ttyACM0"\n\n[buzzer]')
+    assert problems(tmp_path, text) == ["board: no station uses the board: give a station channels instead of pins"]
+
+
+def test_pins_or_channels_not_both(tmp_path):
+    text = WITH_BOARD.replace("channels = {", "pins = { slap = 5, left = 6, ok = 13, right = 19 }\nchannels = {")
+    assert problems(tmp_path, text) == ["stations[2]: give either pins (GPIO) or channels (button board), not both"]
+
+
+@pytest.mark.parametrize("value", ["32", "-1", '"a"', "true"])
+def test_channel_out_of_range(tmp_path, value):
+    text = WITH_BOARD.replace("ok = 10", f"ok = {value}")
+    assert problems(tmp_path, text) == [
+        f"stations[2].channels.ok: must be a board channel from 0 to 31, not {load_value(value)!r}"]
+
+
+def load_value(toml_value: str):
+    return tomllib.loads(f"v = {toml_value}")["v"]
+
+
+def test_a_channel_used_twice_names_both_places(tmp_path):
+    text = WITH_BOARD.replace("right = 11", "right = 9")
+    assert problems(tmp_path, text) == [
+        "stations[2].channels.right: channel 9 is already used by stations[2].channels.left"]
+
+
+def test_board_port_and_fields_are_checked(tmp_path):
+    text = WITH_BOARD.replace('port = "/dev/ttyACM0"', "port = 3\nbaud = 115200")
+    assert problems(tmp_path, text) == [
+        "board.baud: unknown field; known fields are port",
+        'board.port: must be the board\'s serial device, e.g. "/dev/ttyACM0", not 3',
+    ]
+
+
+def test_a_board_station_missing_a_key(tmp_path):
+    text = WITH_BOARD.replace(", right = 11", "")
+    assert problems(tmp_path, text) == [
+        "stations[2].channels.right: missing: every station needs slap, left, ok and right"]

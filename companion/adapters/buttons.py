@@ -46,4 +46,5 @@ def station_buttons(profile: Profile, pin_factory, on_edge: EdgeCallback) -> lis
         StationButton(st.pins[key], index, key, on_edge, pin_factory)
         for index, st in enumerate(profile.stations)
         for key in KEYS
+        if key in st.pins
     ]

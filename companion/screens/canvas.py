@@ -40,20 +40,24 @@ def centred(draw: ImageDraw.ImageDraw, y: int, s: str, invert: bool = False) -> 
 
 def title(draw: ImageDraw.ImageDraw, s: str) -> None:
     """A lit bar across the top with dark text: which screen this is."""
-    draw.rectangle((0, 0, WIDTH - 1, LINE_H - 1), fill=1)
+    _bar(draw, 0, s)
+
+
+def with_notice(image: Image.Image, s: str) -> Image.Image:
+    """``image`` with a lit bar across its bottom line saying ``s``: something a player must know
+    now, whatever the screen shows (the button board is unplugged, the game RESUMED, a button
+    STUCK)."""
+    image = image.copy()
+    _bar(ImageDraw.Draw(image), HEIGHT - LINE_H, s)
+    return image
+
+
+def _bar(draw: ImageDraw.ImageDraw, y: int, s: str) -> None:
+    draw.rectangle((0, y, WIDTH - 1, y + LINE_H - 1), fill=1)
     s = fit(s, COLUMNS)
-    draw.text(((WIDTH - len(s) * CHAR_W) // 2, 0), s, font=font(), fill=0)
+    draw.text(((WIDTH - len(s) * CHAR_W) // 2, y), s, font=font(), fill=0)
 
 
 def fit(s: str, width: int) -> str:
     """``s`` cut to ``width`` characters, marking the cut with '.'."""
     return s if len(s) <= width else s[: width - 1] + "."
-
-
-def banner(image: Image.Image, label: str) -> None:
-    """Stamp a short notice across the bottom of a screen ("RESUMED", "OK STUCK")."""
-    draw = ImageDraw.Draw(image)
-    label = f" {fit(label, COLUMNS - 2)} "
-    x = (WIDTH - len(label) * CHAR_W) // 2
-    draw.rectangle((x - 2, HEIGHT - LINE_H - 3, x + len(label) * CHAR_W + 1, HEIGHT - 1), fill=0)
-    text(draw, x, HEIGHT - LINE_H - 1, label, invert=True)

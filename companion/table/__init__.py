@@ -17,7 +17,7 @@ from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
 from ..recovery import Interrupted, abandon
-from ..screens.canvas import banner
+from ..screens.canvas import with_notice
 from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
 from .stuck import StuckButtons
@@ -139,7 +139,7 @@ class Table:
             return self.stuck_buttons.mark(station, self.lobby.screen())
         image = self.game.screen(station)
         if self.resumed_until_ns is not None:
-            banner(image, "RESUMED")
+            image = with_notice(image, "RESUMED")
         return self.stuck_buttons.mark(station, image)
 
     def stuck(self, station: int, key: str) -> None:

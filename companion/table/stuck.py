@@ -9,7 +9,7 @@ from __future__ import annotations
 from PIL import Image
 
 from ..inputs import InputEvent
-from ..screens.canvas import banner
+from ..screens.canvas import with_notice
 
 
 class StuckButtons:
@@ -27,5 +27,5 @@ class StuckButtons:
     def mark(self, station: int, image: Image.Image) -> Image.Image:
         keys = sorted(k for s, k in self.keys if s == station)
         if keys:
-            banner(image, " ".join(keys).upper() + " STUCK")
+            return with_notice(image, " ".join(keys).upper() + " STUCK")
         return image

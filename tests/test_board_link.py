@@ -1,0 +1,232 @@
+"""The button board end to end over real pseudo-terminals: the virtual board on one side, the
+serial link (pyserial) and the daemon on the other. Races wait for a board whose frames come
+late; a board unplugged mid-game is told to the players, reconnected, and nothing applied is
+lost; garbage on the line is counted and dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import time
+from pathlib import Path
+
+from PIL import ImageChops
+
+from companion.adapters.board import BoardLink
+from companion.board.frames import Leds
+from companion.board.session import UNPLUGGED, BoardSession, LinkDown, LinkUp
+from companion.board.virtual import VirtualBoard
+from companion.daemon import Daemon
+from companion.inputs import InputEvent
+from companion.profile import load_profile
+from companion.race import Race
+from companion.screens.canvas import blank
+from companion.script import edges, load_script
+from test_daemon import DEMO, SEED_GAME
+
+MS = 1_000_000
+
+PROFILE = """\
+name = "On the bench with a board"
+backend = "mock"
+
+[buzzer]
+pin = 18
+
+[board]
+port = "/dev/ttyACM0"
+
+{stations}
+"""
+GPIO = ['pins = {{ slap = 4, left = 17, ok = 27, right = 22 }}', 'pins = {{ slap = 5, left = 6, ok = 13, right = 19 }}']
+BOARD = 'channels = {{ slap = {0}, left = {1}, ok = {2}, right = {3} }}'
+
+
+def profile(tmp_path: Path, *wiring: str):
+    stations = "\n".join(f'[[stations]]\nname = "{name}"\n{w}\ndisplay = {{}}\n'
+                         for name, w in zip(["Alice", "Bob", "Cy"], wiring))
+    path = tmp_path / "box.toml"
+    path.write_text(PROFILE.format(stations=stations).replace("{{", "{").replace("}}", "}"))
+    return load_profile(path)
+
+
+async def until(condition, timeout_s: float = 3.0) -> None:
+    end = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        await asyncio.sleep(0.005)
+
+
+class RaceProbe:
+    """In the table's place: one race over every station, decided as a game table decides it
+    (from the daemon's watermark), noting the order in which presses reached it."""
+
+    def __init__(self, race: Race) -> None:
+        self.race = race
+        self.result = None
+        self.arrivals: list[int] = []
+        self.version, self.cues = 0, []
+
+    def handle(self, event: InputEvent) -> None:
+        if event.pressed:
+            self.arrivals.append(event.station)
+        self.race.press(event)
+
+    def tick(self, now_ns: int, watermark_ns: int) -> None:
+        self.result = self.result or self.race.decide(watermark_ns)
+
+    def wakeup_ns(self):
+        return self.race.decision_due_ns
+
+    def screen(self, station: int):
+        return blank()[0]
+
+
+def test_a_late_board_press_still_wins_against_a_later_gpio_press(tmp_path):
+    daemon = Daemon(profile(tmp_path, GPIO[0], GPIO[1], BOARD.format(0, 1, 2, 3)))
+    board = daemon.box.virtual_board
+
+    async def scenario():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(daemon.run(stop))
+        await until(lambda: daemon.board_session.clock.synced)
+        probe = daemon.table = RaceProbe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(3)))
+        await asyncio.sleep(0.02)
+        board.stall()  # from now on the board's frames are held back, as on a congested USB bus
+        board.press(0)  # Cy slaps first...
+        await asyncio.sleep(0.012)
+        daemon.box.drive(0, "slap", True)  # ...Alice 12 ms later, on GPIO: her press arrives first
+        await asyncio.sleep(0.06)
+        undecided = probe.result is None
+        board.resume()
+        await until(lambda: probe.result is not None)
+        stop.set()
+        await runner
+        return probe, undecided
+
+    try:
+        probe, undecided_while_late = asyncio.run(scenario())
+    finally:
+        daemon.close()
+    assert undecided_while_late, "the race must wait for the board's watermark"
+    assert probe.arrivals == [0, 2]  # out of order: Alice's press reached the race first
+    assert probe.result.winners == {2}
+    [cy, alice] = probe.result.order
+    assert (cy.station, alice.station) == (2, 0)
+    assert 11 * MS < alice.delta_ns < 40 * MS
+
+
+def shows_notice(panel) -> bool:
+    """The notice bar: the bottom text line lit across the panel."""
+    strip = panel.convert("L").crop((0, 52, 128, 64))
+    return strip.histogram()[255] > 128 * 12 * 0.6
+
+
+def test_unplug_and_replug_mid_game_loses_no_applied_action(tmp_path):
+    box = profile(tmp_path, GPIO[0], BOARD.format(4, 5, 6, 7))
+    daemon = Daemon(box, tmp_path / "games", seed=1)
+    board = daemon.box.virtual_board
+    daemon.box.board.retry_s = 0.05
+    script = edges(load_script(DEMO / "paytoplay.txt", 2))
+    unplug_at = next(i for i, e in enumerate(script) if e[1] == 1) + 16  # as Bob is about to confirm his second move
+    seen = {}
+
+    async def scenario():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(daemon.run(stop))
+        await until(lambda: daemon.board_session.clock.synced)
+        for i, (_, station, key, pressed) in enumerate(script):
+            if i == unplug_at:
+                board.unplug()
+                await until(lambda: daemon.notice == UNPLUGGED)
+                await asyncio.sleep(0.05)
+                daemon.box.displays.flush()
+                seen["panels"] = [shows_notice(d.image) for d in daemon.box.displays.devices]
+                seen["cues"] = list(daemon.box.buzzer.played)
+                board.replug()
+                await until(lambda: daemon.notice is None and daemon.board_session.clock.synced)
+            daemon.box.drive(station, key, pressed)
+            await asyncio.sleep(0.03 if pressed else 0.02)
+        await asyncio.sleep(0.1)
+        daemon.box.displays.flush()
+        seen["after"] = [shows_notice(d.image) for d in daemon.box.displays.devices]
+        stop.set()
+        await runner
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        daemon.close()
+    assert seen["panels"] == [True, True], "every player is told the board is unplugged"
+    assert "unplugged" in seen["cues"]
+    assert seen["after"] == [False, False]
+    [journal] = (tmp_path / "games").glob("*.jsonl")
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert [(x["action"], x["player"], x.get("cell")) for x in lines[1:]] == SEED_GAME
+    assert daemon.board_session.lost_frames == 0
+
+
+def test_garbage_on_the_line_is_counted_and_the_link_carries_on(tmp_path):
+    board = VirtualBoard(tmp_path / "board", drift_ppm=100)
+    board.start()
+    items: queue.Queue = queue.Queue()
+    link = BoardLink(str(board.path), items.put, retry_s=0.05)
+    session = BoardSession({3: (1, "ok")})
+    link.start()
+
+    def collect(seconds: float) -> list:
+        out, end = [], time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                out += session.handle(items.get(timeout=0.01))
+            except queue.Empty:
+                pass
+        return out
+
+    try:
+        collect(0.2)
+        assert session.clock.synced
+        board.noise(b"\x05\x01\x02\x00")  # cut short
+        board.noise(b"\x01" * 80 + b"\x00")  # far too long
+        board.noise(b"\x03\x02\x01\x04\x87\xd6\x12\x01\x01\x01\x01\x05\x04\x01\x9b\xdf\x00")  # bad CRC
+        pressed_ns = time.monotonic_ns()
+        board.press(3)
+        link.send(Leds(0b1010))
+        events = [o for o in collect(0.15) if isinstance(o, InputEvent)]
+        assert events == [InputEvent(1, "ok", True, events[0].t_ns, "board")]
+        assert abs(events[0].t_ns - pressed_ns) < 1 * MS  # on the host's clock, drift and all
+        assert link.errors == {"cobs": 1, "too_long": 1, "crc": 1}
+        assert board.leds == 0b1010
+    finally:
+        link.close()
+        board.close()
+
+
+def test_the_link_says_when_the_board_goes_and_comes_back(tmp_path):
+    board = VirtualBoard(tmp_path / "board")
+    board.start()
+    items: queue.Queue = queue.Queue()
+    link = BoardLink(str(board.path), items.put, retry_s=0.02)
+    link.start()
+
+    def kinds(until_kind, seconds=2.0) -> list:
+        seen, end = [], time.monotonic() + seconds
+        while time.monotonic() < end and until_kind not in seen:
+            try:
+                seen.append(type(items.get(timeout=0.01)))
+            except queue.Empty:
+                pass
+        return seen
+
+    try:
+        assert LinkUp in kinds(LinkUp)
+        board.unplug()
+        assert LinkDown in kinds(LinkDown)
+        time.sleep(0.1)  # still gone: the link keeps trying, quietly
+        assert not any(isinstance(items.get_nowait(), (LinkUp, LinkDown)) for _ in range(items.qsize()))
+        board.replug()
+        assert LinkUp in kinds(LinkUp)
+    finally:
+        link.close()
+        board.close()

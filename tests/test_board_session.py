@@ -1,0 +1,125 @@
+"""The board session on a fake clock: frames in, station inputs on the host clock and board
+watermarks out; held until the clock is known; lost frames and unknown channels counted; an
+unplug told to the players; buttons let go while away released on return."""
+
+from __future__ import annotations
+
+from companion.board.frames import Edge, Frame, Heartbeat, Hello, Pong
+from companion.board.session import (
+    UNPLUGGED, BoardSession, Exchanged, LinkDown, LinkUp, Notice, Received, Watermark,
+)
+from companion.inputs import InputEvent
+
+MS = 1_000_000
+BOOT_NS = 50_000 * MS  # host time at which the board's clock read 0
+HELLO = Hello(1, 12, 5000, 10000, b"virtual!")
+
+
+class Feed:
+    """Frames from one board with consecutive sequence numbers, on a fake host clock."""
+
+    def __init__(self, session: BoardSession) -> None:
+        self.session, self.seq = session, 0
+
+    def __call__(self, message, at_ns: int = BOOT_NS) -> list:
+        out = self.session.handle(Received(Frame(self.seq, message), at_ns))
+        self.seq = (self.seq + 1) & 0xFFFF
+        return out
+
+    def sync(self, board_us: int) -> list:
+        """A ping that took no time at all: board time ``board_us`` is host ``BOOT_NS + it``."""
+        host = BOOT_NS + board_us * 1000
+        self(Pong(1, board_us), host)
+        return self.session.handle(Exchanged(host, board_us, host))
+
+
+def connected(channels=None) -> tuple[BoardSession, Feed]:
+    session = BoardSession(channels or {0: (3, "slap"), 1: (3, "ok"), 4: (4, "slap")})
+    session.handle(LinkUp())
+    feed = Feed(session)
+    assert feed(HELLO) == []
+    return session, feed
+
+
+def test_edges_wait_for_the_clock_then_arrive_on_the_host_clock():
+    session, feed = connected()
+    assert feed(Edge(1_000, 4, 1)) == []
+    assert feed(Heartbeat(1_500, 1 << 4, 0, 0)) == []
+    assert feed.sync(2_000) == [
+        InputEvent(4, "slap", True, BOOT_NS + 1 * MS, "board"),
+        Watermark("board", BOOT_NS + 1_500_000),
+    ]
+    assert feed(Edge(2_500, 0, 1)) == [InputEvent(3, "slap", True, BOOT_NS + 2_500_000, "board")]
+
+
+def test_an_edge_on_a_channel_no_station_uses_is_counted_and_still_a_watermark():
+    session, feed = connected()
+    feed.sync(0)
+    assert feed(Edge(700, 9, 1)) == [Watermark("board", BOOT_NS + 700_000)]
+    assert session.unmapped_edges == 1
+
+
+def test_converted_times_never_go_backwards():
+    session, feed = connected()
+    feed.sync(10_000)
+    feed(Heartbeat(12_000, 0, 0, 0))
+    # A later exchange says the board is 0.5 ms further ahead: the same board time now maps
+    # earlier, but an edge after the reported watermark must not land before it.
+    host = BOOT_NS + 20 * MS
+    session.handle(Exchanged(host, 20_500, host))
+    [event] = feed(Edge(12_100, 1, 1))
+    assert event.t_ns >= BOOT_NS + 12 * MS
+
+
+def test_lost_frames_are_counted_from_sequence_gaps_across_the_wrap():
+    session = BoardSession({0: (0, "slap")})
+    session.handle(LinkUp())
+    feed = Feed(session)
+    feed.seq = 0xFFFC
+    feed(HELLO)
+    feed.sync(0)
+    feed(Heartbeat(100, 0, 0, 0))  # seq 0xFFFE
+    assert session.lost_frames == 0
+    feed.seq = 3  # 0xFFFF, 0, 1 and 2 never arrived
+    feed(Heartbeat(200, 0, 0, 0))
+    assert session.lost_frames == 4
+
+
+def test_unplugged_is_told_once_and_cleared_by_the_next_hello():
+    session, feed = connected()
+    assert session.handle(LinkDown("device disconnected")) == [Notice(UNPLUGGED)]
+    assert session.handle(LinkDown("still gone")) == []
+    session.handle(LinkUp())
+    feed.seq = 0
+    assert feed(HELLO) == [Notice(None)]
+    assert session.notice is None
+
+
+def test_a_button_let_go_while_unplugged_is_released_on_return():
+    session, feed = connected()
+    feed.sync(0)
+    feed(Edge(1_000, 0, 1))  # slap held...
+    feed(Edge(1_100, 1, 1))  # ...and ok held
+    session.handle(LinkDown("unplugged"))
+    session.handle(LinkUp())
+    feed.seq = 0
+    feed(HELLO)
+    feed.sync(5_000)
+    out = feed(Heartbeat(6_000, 0b10, 0, 0))  # the board restarted: only ok is still held
+    assert out == [InputEvent(3, "slap", False, BOOT_NS + 6 * MS, "board"), Watermark("board", BOOT_NS + 6 * MS)]
+
+
+def test_a_board_speaking_another_version_is_ignored_and_the_players_told():
+    session = BoardSession({0: (0, "slap")})
+    session.handle(LinkUp())
+    feed = Feed(session)
+    assert feed(Hello(2, 12, 5000, 10000, b"future!!")) == [Notice("Board firmware v2: needs v1")]
+    feed.sync(0)
+    assert feed(Edge(100, 0, 1)) == []
+
+
+def test_board_counters_come_from_heartbeats():
+    session, feed = connected()
+    feed.sync(0)
+    feed(Heartbeat(100, 0, 3, 1))
+    assert (session.overflows, session.board_rx_errors) == (3, 1)
