@@ -36,7 +36,6 @@ from typing import Any, Mapping
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
-from .options import parse_options
 
 PLAYERS = 3
 TIE = "tie"
@@ -172,10 +171,7 @@ class Closest(Rules):
 
     def new(self, players: int, options: Any) -> ClosestState:
         """Before the start race; ``options`` may also be a mapping to parse."""
-        if players != PLAYERS:
-            raise ValueError(f"{self.title} is for {PLAYERS} players, not {players}")
-        if not isinstance(options, ClosestOptions):
-            options = parse_options(ClosestOptions, options)
+        options = self.checked_options(players, options)
         return ClosestState(options)
 
     def to_move(self, state: ClosestState) -> tuple[int, ...]:

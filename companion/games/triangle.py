@@ -27,7 +27,6 @@ from typing import Any, Mapping
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
-from .options import parse_options
 
 PLAYERS = 3
 VALUES = tuple(range(1, 7))
@@ -229,10 +228,7 @@ class Triangle(Rules):
 
     def new(self, players: int, options: Any) -> TriangleState:
         """A game before its first deal; ``options`` may also be a mapping to parse."""
-        if players != PLAYERS:
-            raise ValueError(f"{self.title} is for 3 players, not {players}")
-        if not isinstance(options, TriangleOptions):
-            options = parse_options(TriangleOptions, options)
+        options = self.checked_options(players, options)
         return TriangleState(options)
 
     # --- chance ---------------------------------------------------------------------------

@@ -39,7 +39,6 @@ from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
-from .options import parse_options
 from ..words.wordlist import MAX_LENGTH, MIXED, TIERS, pool
 
 PLAYERS = 3
@@ -133,10 +132,7 @@ class Trio(Rules):
     Options = TrioOptions
 
     def new(self, players: int, options: Any) -> TrioState:
-        if players != PLAYERS:
-            raise ValueError(f"{self.title} is for {PLAYERS} players, not {players}")
-        if not isinstance(options, TrioOptions):
-            options = parse_options(TrioOptions, options)
+        options = self.checked_options(players, options)
         state = TrioState(options=options, scores=(0, 0, 0), artist=None, eligible=None,
                           skipped=None, word=None, used=(), rounds=0)
         if options.first_artist == RANDOM:
