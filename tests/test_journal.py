@@ -155,8 +155,9 @@ def test_cli_replay_unfinished_game(tmp_path, capsys):
     result = json.loads(out)
     assert code == 0
     assert (result["over"], result["winners"]) == (False, [])
-    # Alice -3 after the centre; Bob 0 after the left side; Alice's forced pass; Bob paid 2.
-    assert result["scores"] == [-1, 2]
+    # Alice -3 after the centre; Bob 0 after the left side; Alice's forced pass at -1; Bob's
+    # income comes with his turn (the seed's step 3: "Bob's points: 0").
+    assert result["scores"] == [-1, 0]
     assert result["detail"]["to_move"] == BOB
     code, out, _ = run(["replay", str(path)], capsys)
     assert code == 0
@@ -175,6 +176,27 @@ def test_cli_replay_agreed_draw_names_both(tmp_path, capsys):
     assert json.loads(out)["winners"] == [0, 1]
     code, out, _ = run(["replay", str(path)], capsys)
     assert "Result: a draw between Alice and Bob" in out.splitlines()
+
+
+DRAW = {"type": "action", "action": "draw"}
+
+
+@pytest.mark.parametrize("options, events, scores, winners", [
+    pytest.param({}, [], [0, 0], [], id="header only"),
+    pytest.param({}, [pass_(ALICE), pass_(BOB), pass_(ALICE)], [3, 2], [], id="three passes"),
+    pytest.param({}, [pass_(p) for p in (ALICE, BOB) * 3] + [DRAW], [5, 6], [0, 1],
+                 id="six passes then a draw"),
+    pytest.param({"games": 2, "draw_offer_after": 1},
+                 [pass_(ALICE), pass_(BOB), DRAW, pass_(BOB), pass_(ALICE), DRAW], [3, 3], [0, 1],
+                 id="a tournament of two agreed draws"),
+])
+def test_balances_hold_no_income_of_the_player_about_to_move(options, events, scores, winners):
+    """The seed's accounting: income belongs to the turn ("Bob gets two points and plays"), so
+    an unplayed turn (the start, an agreed draw) has credited none. Offering the draw in a
+    tournament gains nothing: two games of pass, pass, draw leave the totals equal."""
+    head, match = replay(text(header(options=options), *events))
+    result = summary(head, match)
+    assert (result["scores"], result["winners"]) == (scores, winners)
 
 
 def test_timestamps_and_blank_lines_are_allowed(tmp_path):
@@ -223,16 +245,16 @@ BAD = {
                            "'cell' must be a cell from 0 to 8 (row-major), not 9"),
     "play with a negative balance": (
         text(HEADER, play(ALICE, 4), play(BOB, 3), play(ALICE, 0)), 4,
-        "you need a positive balance to play: yours is -1 (the box already made player 0's "
+        "you need a positive balance to play: yours is -1 after your income (the box already made player 0's "
         'move automatically: {"action": "pass", "player": 0})'),
     "play with a negative balance after its auto line": (
         text(HEADER, play(ALICE, 4), play(BOB, 3), pass_(ALICE, auto=True), play(ALICE, 0)), 5,
-        "you need a positive balance to play: yours is -1 (the box already made player 0's "
+        "you need a positive balance to play: yours is -1 after your income (the box already made player 0's "
         'move automatically: {"action": "pass", "player": 0})'),
     "play with a zero balance": (
         # Seed turns 1-6, then Bob tries to block at turn 8, where his balance is 0.
         text(HEADER, *SEED_EVENTS[:5], play(BOB, 7)), 7,
-        "you need a positive balance to play: yours is 0 (the box already made player 1's "
+        "you need a positive balance to play: yours is 0 after your income (the box already made player 1's "
         'move automatically: {"action": "pass", "player": 1})'),
     "occupied cell after two forced passes": (
         # Seed turns 1-8: both were passed by the box, and now Alice, who may pay, picks a taken cell.
