@@ -15,7 +15,9 @@ Each deal is a chance event ``{"event": "deal", "cards": [c0, c1, c2], "rts": r}
 needs a card this turn has already used up is refused, so a journal cannot deal a fifth 4.
 
 The options also carry the table's timing (tie window, countdown pace, false-start lockout,
-round timeout) so that a journal header records how the game was refereed.
+round timeout) so that a journal header records how the game was refereed. Only a game with
+``round_timeout_s`` has void rounds: without it a round nobody claims waits, and a ``void``
+line is refused.
 """
 
 from __future__ import annotations
@@ -283,7 +285,9 @@ class Triangle(Rules):
         actions = [{"action": "claim", "player": p} for p in range(PLAYERS)]
         actions += [{"action": "draw", "players": list(group)}
                     for n in (2, 3) for group in itertools.combinations(range(PLAYERS), n)]
-        return actions + [{"action": "void"}]
+        if state.options.round_timeout_s is not None:
+            actions.append({"action": "void"})
+        return actions
 
     def apply(self, state: TriangleState, action: Action) -> TriangleState:
         need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
@@ -301,6 +305,9 @@ class Triangle(Rules):
         if kind == "claim":
             return replace(state, current=replace(current, claimer=player_field(action, PLAYERS)))
         if kind == "void":
+            need(state.options.round_timeout_s is not None,
+                 "a round is void only when the round timeout expires, and this game has no "
+                 "round_timeout_s: a round nobody claims waits")
             return self._finish(state, replace(current, void=True))
         players = action.get("players")
         need(isinstance(players, (list, tuple)) and 2 <= len(players) <= PLAYERS,
