@@ -168,9 +168,14 @@ def test_wrong_word_may_be_admitted_after_taking_a_black_token_and_stops_guesses
     assert YELLOW not in GAME.to_move(state)
 
 
-def test_the_learning_round_counts_a_wrong_word_drawers_black_token():
+def test_a_wrong_word_returns_the_black_token_in_the_learning_round_too():
+    """The learning round relaxes the complete scoring rules (black sheep, nobody guessed your
+    word); the wrong word is a rule of its own: the black token goes back to the middle."""
     state = play(dealt(), {"action": "wrong_word", "player": YELLOW}, *SEED_DONE)
-    assert state.results[0].black_counts[YELLOW] == 2
+    r = state.results[0]
+    assert r.black == (2, 3, 2, 1)
+    assert r.black_counts == (0, 3, 2, 1)
+    assert r.scores[YELLOW] == 0 - (2 + 1 + 1) + 0
 
 
 def test_learning_round_is_round_1_only():

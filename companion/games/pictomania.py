@@ -11,8 +11,8 @@ Scoring, per drawing, in the time order of its guesses: each correct guess takes
 highest remaining token; tokens the drawer still holds count against them. The black sheep (the
 player with strictly the most wrong guesses; nobody on a tie for most) counts their black token
 against them; a drawer nobody guessed, who is not the black sheep, scores their black token 0.
-In the learning round (round 1, option ``learning_round``) the black token always counts for its
-owner. A drawer who declares they drew the wrong word (``wrong_word``) voids their drawing: its
+In the learning round (round 1, option ``learning_round``) the black token counts for its
+owner, except a wrong word's (below). A drawer who declares they drew the wrong word (``wrong_word``) voids their drawing: its
 guesses give nothing and are ignored for the black sheep, the drawer keeps and subtracts all their
 tokens and their black token counts 0; their own guesses still score. Four rounds; the highest
 total wins; equal totals share the win.
@@ -21,9 +21,9 @@ Readings where the seed and RULES-NOTES are silent:
 
 - Wrong word may be declared by a drawer at any time during the round, also after taking a black
   token (they still know what they drew); once declared, the drawing takes no more guesses.
-- The learning round's "always counts positive" holds for a wrong word too: round 1 teaches
-  guessing, the complete rules (black sheep, unguessed drawer, wrong word's black token) start in
-  round 2. Its guesses are still voided. The learning round has no black sheep.
+- The learning round relaxes only the complete scoring rules (black sheep, a drawing nobody
+  guessed). The wrong word is a rule of its own, told to every player from the first round: its
+  black token goes back to the middle and counts 0 in the learning round too.
 - A wrong-word drawer who is also the black sheep scores their black token 0: it went back to
   the middle when they admitted the wrong word, so there is nothing to move to the left.
 - Competitive variant: one black token fewer; the round ends as soon as the last one is taken,
@@ -284,10 +284,10 @@ def score_round(rnd: RoundPlay, tokens: Tokens, learning: bool) -> RoundScore:
     for p in range(players):
         value = rnd.black[p] or 0
         guessed = any(c.token is not None for c in stacks[p].guesses)
-        if learning:
-            counts.append(value)
-        elif rnd.wrong_word[p]:
+        if rnd.wrong_word[p]:
             counts.append(0)
+        elif learning:
+            counts.append(value)
         elif p == sheep:
             counts.append(-value)
         else:
