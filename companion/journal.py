@@ -180,15 +180,13 @@ def _apply_line(match: Match, obj: Any) -> None:
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < math.inf:
         raise ValueError(f"t must be seconds since the game started (0 or more), not {t!r}")
     if kind == "chance":
-        match.chance(body)
+        match.chance_or_draw(body)
     elif kind == "action":
         if obj.get("auto") is True:
             return
-        if match.outcome is not None:
+        if match.outcome is not None and not match.rules.to_move(match.state):
             raise IllegalAction("the game is already over")
-        if match.needs_chance:
-            match.draw_chance()
-        match.act(body)
+        match.act_or_draw(body)
     else:
         raise ValueError(f"type must be 'chance' or 'action', not {kind!r}")
 

@@ -444,3 +444,50 @@ def test_replay_of_a_journaled_random_game_equals_the_live_match(tmp_path, game_
     # header_for describes the same game with every option spelled out.
     full, again = replay([json.dumps(header_for(live).as_json())] + lines[1:])
     assert again.state == live.state
+
+
+# --- chance events the journal leaves out are drawn from the seed --------------------------------
+
+def journal_of(game, players, *events, options=None, seed=5):
+    head = {"format": FORMAT, "game": game, "players": list(players), "options": options or {}}
+    if seed is not None:
+        head["seed"] = seed
+    return text(head, *events)
+
+
+def test_a_pictomania_journal_of_actions_only_draws_the_cards_then_the_assignment():
+    """Two chance events are due before the first action: both are drawn, in order."""
+    done = [{"type": "action", "action": "done", "player": p} for p in range(3)]
+    head, match = replay(journal_of("pictomania", "ABC", *done, done[0], options={"rounds": 2}))
+    result = summary(head, match)["detail"]
+    assert result["rounds"][0]["cards"] and len(result["rounds"][0]["numbers"]) == 3
+    rnd = match.state.round
+    assert rnd.number == 2 and rnd.cards and rnd.assigned and rnd.done == (True, False, False)
+    again = replay(journal_of("pictomania", "ABC", *done, done[0], options={"rounds": 2}))[1]
+    assert again.state == match.state, "the seed decides every draw"
+
+
+def test_an_assignment_without_its_word_cards_draws_the_cards_first():
+    assign = {"type": "chance", "event": "assign", "letters": ["A", "B", "C"], "numbers": [3, 5, 1]}
+    head, match = replay(journal_of("pictomania", "ABC", assign))
+    rnd = match.state.round
+    assert len(rnd.cards) == 3 and rnd.numbers == (3, 5, 1)
+    with pytest.raises(JournalError, match="line 2: the word cards are shown before letters"):
+        replay(journal_of("pictomania", "ABC", assign, seed=None))
+
+
+def test_a_chance_event_refused_for_its_own_sake_is_not_drawn_around():
+    cards = {"type": "chance", "event": "cards", "deck": "yellow", "cards": ["yellow-01"]}
+    with pytest.raises(JournalError, match="line 2: round 1 uses the green deck"):
+        replay(journal_of("pictomania", "ABC", cards))
+
+
+def test_a_trio_journal_with_a_random_first_artist_and_no_chance_lines_replays():
+    """The first artist, then the round's word, are both drawn before the first verdict."""
+    head, match = replay(journal_of("trio", "ABC", {"type": "action", "action": "timeout"},
+                                    options={"first_artist": "random"}))
+    state = match.state
+    assert state.rounds == 1 and state.artist is not None and state.word is None
+    word = {"type": "chance", "event": "word", "word": "lighthouse"}
+    head, match = replay(journal_of("trio", "ABC", word, options={"first_artist": "random"}))
+    assert match.state.word == "lighthouse" and match.state.artist is not None

@@ -85,6 +85,12 @@ class Rules:
         """Apply a recorded chance event, refusing one that contradicts the state."""
         raise IllegalAction("this game has no chance events")
 
+    def acts_before_chance(self, state: Any, action: Action) -> bool:
+        """True for an action the rules take while a chance event is due: Pictomania's wrong word
+        declared at the reveal, before the next round's cards. Replay draws a missing chance
+        event before any other action."""
+        return False
+
     def to_move(self, state: Any) -> tuple[int, ...]:
         """Players who may act now (empty when nobody, e.g. between rounds or at the end)."""
         raise NotImplementedError
