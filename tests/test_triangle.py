@@ -242,7 +242,7 @@ def test_settlement_each_pair_pays_the_difference():
 
 
 @pytest.mark.parametrize("event, rule", [
-    ({"event": "shuffle"}, "chance event is 'deal'"),
+    ({"event": "shuffle"}, "unknown chance event 'shuffle': triangle has deal"),
     ({"event": "deal", "cards": [1, 2], "rts": 3}, "one card per player"),
     ({"event": "deal", "cards": [1, 2, 7], "rts": 3}, "card 2 must be a card value from 1 to 6"),
     ({"event": "deal", "cards": [1, 2, 3], "rts": True}, "'rts' must be a card value"),

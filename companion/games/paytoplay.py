@@ -160,6 +160,7 @@ class PayToPlay(Rules):
     min_players = 2
     max_players = 2
     Options = PayToPlayOptions
+    actions = ("play", "pass", "draw")
 
     def new(self, players: int, options: Any) -> PayToPlayState:
         """A first game with player 0 as X; ``options`` may also be a mapping to parse."""
@@ -190,9 +191,8 @@ class PayToPlay(Rules):
         return None
 
     def apply(self, state: PayToPlayState, action: Action) -> PayToPlayState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(state.to_move is not None, "the game is over")
-        kind = action.get("action")
         if kind == "draw":
             need(not state.options.no_double_pass,
                  "no draws by agreement under the no-double-pass house rule")
@@ -200,8 +200,6 @@ class PayToPlay(Rules):
                  "a draw can be agreed only when both players have passed by choice on each of "
                  f"their last {state.options.draw_offer_after} turns")
             return self._end_game(replace(state, agreed_draw=True))
-        need(kind in ("play", "pass"),
-             f"unknown action {kind!r}: {self.name} has play, pass and draw")
         p = player_field(action, 2)
         need(p == state.to_move, f"it is player {state.to_move}'s turn, not player {p}'s")
         balance = after_income(state, p)

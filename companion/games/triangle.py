@@ -227,6 +227,8 @@ class Triangle(Rules):
     min_players = PLAYERS
     max_players = PLAYERS
     Options = TriangleOptions
+    actions = ("claim", "draw", "state", "void")
+    chance_events = ("deal",)
 
     def new(self, players: int, options: Any) -> TriangleState:
         """A game before its first deal; ``options`` may also be a mapping to parse."""
@@ -244,9 +246,8 @@ class Triangle(Rules):
         return {"event": "deal", "cards": cards[:PLAYERS], "rts": cards[PLAYERS]}
 
     def apply_chance(self, state: TriangleState, event: Action) -> TriangleState:
-        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        self.event_kind(event)
         need(self.chance_needed(state), "no deal is due: a round is being played or the game is over")
-        need(event.get("event") == "deal", f"triangle's chance event is 'deal', not {event.get('event')!r}")
         unknown = sorted(set(event) - {"event", "cards", "rts"})
         if unknown:
             raise IllegalAction(f"deal: unknown field {unknown[0]!r}; a deal has cards and rts")
@@ -290,11 +291,8 @@ class Triangle(Rules):
         return actions
 
     def apply(self, state: TriangleState, action: Action) -> TriangleState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(not state.over, "the game is over")
-        kind = action.get("action")
-        need(kind in ("claim", "draw", "state", "void"),
-             f"unknown action {kind!r}: {self.name} has claim, draw, state and void")
         current = state.current
         need(current is not None, "no round is dealt yet: the cards come first")
         if kind == "state":
