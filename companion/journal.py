@@ -13,7 +13,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from . import games
 from .games.base import IllegalAction
@@ -104,14 +104,21 @@ class JournalWriter:
         self._file.close()
 
 
-def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
+LineHook = Callable[[int, Match, list[dict[str, Any]]], None]
+"""Told, after each applied line, its number, the match and the events it led to: what it
+recorded, chance events drawn from the seed before it, and the automatic actions after it."""
+
+
+def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tuple[Header, Match]:
     """Apply a journal's lines (text, or bytes to decode as UTF-8); :class:`JournalError` at the
-    first bad one."""
+    first bad one. ``on_line`` follows along line by line (``companion replay --explain``)."""
     match: Match | None = None
     header: Header | None = None
     autos: list[tuple[Any, dict[str, Any]]] = []  # (state before, line) since a player's last line
+    events: list[dict[str, Any]] = []  # what the line being applied led to
 
     def record(line: dict[str, Any]) -> None:
+        events.append(line)
         if line.get("auto") is not True:
             autos.clear()
         elif match is not None:
@@ -139,6 +146,9 @@ def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
             raise JournalError(number, _explain(match, obj, autos, str(e))) from None
         except ValueError as e:
             raise JournalError(number, str(e)) from None
+        if on_line is not None:
+            on_line(number, match, list(events))
+        events.clear()
     if match is None or header is None:
         raise JournalError(1, "the journal is empty: a header line is needed")
     return header, match
