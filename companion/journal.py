@@ -1,4 +1,5 @@
-"""The journal: the product's public file format, ``companion-journal/1`` (JSON Lines).
+"""The journal: the product's public file format, ``companion-journal/1`` (JSON Lines),
+specified in ``docs/JOURNAL.md``.
 
 One file is one game: a header line, then every chance event and action in the order they
 happened. The writer appends, flushes and fsyncs each line before the table shows its result,
