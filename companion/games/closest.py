@@ -32,7 +32,7 @@ and ``tie_window_ms`` concern the table; the rules only make seat 1 start by the
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field

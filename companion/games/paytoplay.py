@@ -35,7 +35,7 @@ Options (RULES-NOTES.md; the first two come from the seed's comments):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from . import register
 from .base import Action, Outcome, Rules, need, player_field

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from collections.abc import Mapping
 from typing import Any
 
 from . import register
