@@ -75,7 +75,7 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
             out.append(f"line {number}: the box's own move, derived again by replay{origin}.")
 
     try:
-        header, match = replay(lines, on_line)
+        _, match = replay(lines, on_line)
     except JournalError as e:
         out.append(f"{e} (the replay stops here)")
         return out, False
