@@ -43,6 +43,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     if problem := _load_user_decks(args):
         return _fail(problem)
+    if args.explain:
+        return _explain(args.file)
     try:
         with open(args.file, "rb") as f:
             header, match = replay(f)
@@ -66,6 +68,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for line in match.rules.describe(match.state):
         print(line)
     return 0
+
+
+def _explain(path: str) -> int:
+    """``replay --explain``: the story on stdout; a bad line ends it and exits 2."""
+    from .explain import explain
+
+    try:
+        with open(path, "rb") as f:
+            story, ok = explain(f)
+    except OSError as e:
+        return _fail(f"{path}: {e.strerror}")
+    print("\n".join(story))
+    return 0 if ok else 2
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -342,6 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="replay a game journal and print the result")
     rep.add_argument("file")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
+    rep.add_argument("--explain", action="store_true",
+                     help="tell each line in the players' words: who did what, who gained what and why")
     rep.add_argument("--decks", help="the word deck file the game was played with, if your own")
     rep.set_defaults(func=cmd_replay)
 

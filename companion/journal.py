@@ -1,4 +1,5 @@
-"""The journal: the product's public file format, ``companion-journal/1`` (JSON Lines).
+"""The journal: the product's public file format, ``companion-journal/1`` (JSON Lines),
+specified in ``docs/JOURNAL.md``.
 
 One file is one game: a header line, then every chance event and action in the order they
 happened. The writer appends, flushes and fsyncs each line before the table shows its result,
@@ -13,7 +14,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from . import games
 from .games.base import IllegalAction
@@ -104,14 +105,21 @@ class JournalWriter:
         self._file.close()
 
 
-def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
+LineHook = Callable[[int, Match, list[dict[str, Any]]], None]
+"""Told, after each applied line, its number, the match and the events it led to: what it
+recorded, chance events drawn from the seed before it, and the automatic actions after it."""
+
+
+def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tuple[Header, Match]:
     """Apply a journal's lines (text, or bytes to decode as UTF-8); :class:`JournalError` at the
-    first bad one."""
+    first bad one. ``on_line`` follows along line by line (``companion replay --explain``)."""
     match: Match | None = None
     header: Header | None = None
     autos: list[tuple[Any, dict[str, Any]]] = []  # (state before, line) since a player's last line
+    events: list[dict[str, Any]] = []  # what the line being applied led to
 
     def record(line: dict[str, Any]) -> None:
+        events.append(line)
         if line.get("auto") is not True:
             autos.clear()
         elif match is not None:
@@ -139,6 +147,9 @@ def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
             raise JournalError(number, _explain(match, obj, autos, str(e))) from None
         except ValueError as e:
             raise JournalError(number, str(e)) from None
+        if on_line is not None:
+            on_line(number, match, list(events))
+        events.clear()
     if match is None or header is None:
         raise JournalError(1, "the journal is empty: a header line is needed")
     return header, match
@@ -180,15 +191,13 @@ def _apply_line(match: Match, obj: Any) -> None:
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < math.inf:
         raise ValueError(f"t must be seconds since the game started (0 or more), not {t!r}")
     if kind == "chance":
-        match.chance(body)
+        match.chance_or_draw(body)
     elif kind == "action":
         if obj.get("auto") is True:
             return
-        if match.outcome is not None:
+        if match.outcome is not None and not match.rules.to_move(match.state):
             raise IllegalAction("the game is already over")
-        if match.needs_chance:
-            match.draw_chance()
-        match.act(body)
+        match.act_or_draw(body)
     else:
         raise ValueError(f"type must be 'chance' or 'action', not {kind!r}")
 

@@ -255,7 +255,7 @@ def test_the_scoring_walk_through_then_the_next_round(dealt):
     pages = game.review_pages()
     assert pages == ["stack"] * 4 + ["scores"]
     screen = game.screen(CY)                        # page 0: Ana's stack
-    assert screen == game._review_screen(game.seats[CY])
+    assert screen == game._review_screen(CY, game.seats[CY])
     assert r.stacks[ANA].guesses[0].token == 2
     assert r.scores[BEN] == 2 - (2 + 1 + 1) + 2       # nobody guessed Ben: he keeps all his tokens
     press(table, clock, CY, "right", "right", "right", "right")
@@ -365,3 +365,37 @@ def test_a_table_resumed_mid_round_picks_up_in_the_right_phase(tmp_path):
     assert resumed.game.phase == "play"
     assert resumed.game.match.state == state
     interrupted.writer.close()
+
+
+def test_a_wrong_word_found_at_the_reveal_is_declared_on_the_drawers_own_stack(box):
+    """The seed finds the wrong word when the stack is turned over: on Ben's own stack page his
+    screen offers it (slap, then ok), the round is counted again, and the journal says so."""
+    table, clock, journals = box
+    game = start(table, clock, changes={2: 1})     # one round
+    ready_all(table, clock)
+    ben = game.state.round.numbers[BEN]
+    open_guess(table, clock, ANA, BEN, ben)
+    press(table, clock, ANA, "ok")
+    settle(table, clock.next())
+    finish_round(table, clock)
+    assert game.phase == "review" and game.last_result.stacks[BEN].guesses[0].token == 2
+    press(table, clock, BEN, "slap")               # on Ana's stack: nothing to declare
+    assert game.seats[BEN].mode != "wrong"
+    press(table, clock, BEN, "right")              # his own stack
+    bottom = (0, 64 - LINE_H, 128, 64)
+    offer = panel("", ("", "", "", "slap: wrong word?")).crop(bottom)
+    assert game.screen(BEN).crop(bottom) == offer
+    press(table, clock, ANA, "right")              # Ana on Ben's stack: no offer on her screen
+    assert game.seats[ANA].page == BEN and game.screen(ANA).crop(bottom) != offer
+    press(table, clock, ANA, "slap")
+    assert game.seats[ANA].mode != "wrong"
+    press(table, clock, BEN, "slap")
+    assert game.seats[BEN].mode == "wrong"
+    press(table, clock, BEN, "ok")
+    r = game.last_result
+    assert r.stacks[BEN].void and r.stacks[BEN].kept == (2, 1, 1) and r.black_counts[BEN] == 0
+    assert r.gained(ANA) == () and game.seats[BEN].page == BEN
+    assert not game.may_declare_at_reveal(BEN)
+    assert lines(journals[0])[-1]["action"] == "wrong_word" and lines(journals[0])[-1]["player"] == BEN
+    header, match = replay(journals[0].read_text().splitlines())
+    assert match.state == game.state and summary(header, match)["detail"]["rounds"][0]["wrong_word"] == [BEN]

@@ -68,11 +68,14 @@ def test_moves_cursor_over_affordable_cells_and_journals_the_play(box):
     press(table, clock, 0, "right", "right", "right", "right")
     assert game.view(0).cursor == 4
     assert game.view(0).prompt == "cost 4"
+    assert game.view(0).after_income == 1      # X's first turn pays 1, on the mover's station only
+    assert game.view(1).after_income is None
     assert game.view(1).cursor is None        # only the mover's station shows a cursor
     press(table, clock, 1, "right", "ok")     # not Ben's turn: ignored
     press(table, clock, 0, "ok")
     assert game.view(0).board == "....X...."
-    assert game.view(0).balances == (-3, 2)
+    assert game.view(0).balances == (-3, 0)      # as the seed counts: Ben is paid on his turn
+    assert game.view(1).after_income == 2
     lines = [json.loads(x) for x in journals[0].read_text().splitlines()[1:]]
     assert lines == [{"type": "action", "action": "play", "player": 0, "cell": 4, "t": lines[0]["t"]}]
     assert lines[0]["t"] > 0
@@ -86,7 +89,8 @@ def test_a_forced_pass_is_made_by_the_box_shown_and_beeped(box):
     press(table, clock, 1, "right", "right", "right", "ok")            # Ben left side: 0
     assert table.cues == ["move", "auto_pass"]
     view = table.game.view(1)
-    assert view.to_move == 1 and view.balances == (-1, 2)  # Ben's income is already paid
+    assert view.to_move == 1 and view.balances == (-1, 0)  # Ben is paid when he plays
+    assert view.after_income == 2
     assert "Ana can't pay" in table.game.view(0).prompt
     last = json.loads(journals[0].read_text().splitlines()[-1])
     assert last == {"type": "action", "action": "pass", "player": 0, "auto": True, "t": last["t"]}
@@ -110,7 +114,8 @@ def test_pass_and_the_end_screen_return_to_the_lobby(box):
     press(table, clock, 0, "left")
     assert table.game.view(0).cursor == "pass"
     press(table, clock, 0, "ok")
-    assert table.game.view(1).balances == (1, 2)
+    assert table.game.view(1).balances == (1, 0)
+    assert table.game.view(1).after_income == 2
     # Ben takes 0, 1 and 2 (each the first free cell) while Ana passes.
     for _ in range(3):
         press(table, clock, 1, "ok")

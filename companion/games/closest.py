@@ -32,7 +32,7 @@ and ``tie_window_ms`` concern the table; the rules only make seat 1 start by the
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
@@ -168,6 +168,7 @@ class Closest(Rules):
     min_players = PLAYERS
     max_players = PLAYERS
     Options = ClosestOptions
+    actions = ("start", "place")
 
     def new(self, players: int, options: Any) -> ClosestState:
         """Before the start race; ``options`` may also be a mapping to parse."""
@@ -200,10 +201,8 @@ class Closest(Rules):
         return None
 
     def apply(self, state: ClosestState, action: Action) -> ClosestState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(not state.over, "the game is over")
-        kind = action.get("action")
-        need(kind in ("start", "place"), f"unknown action {kind!r}: {self.name} has start and place")
         p = player_field(action, PLAYERS)
         if kind == "start":
             need(state.starter is None, "the starting player is already chosen")

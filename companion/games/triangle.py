@@ -15,7 +15,9 @@ Each deal is a chance event ``{"event": "deal", "cards": [c0, c1, c2], "rts": r}
 needs a card this turn has already used up is refused, so a journal cannot deal a fifth 4.
 
 The options also carry the table's timing (tie window, countdown pace, false-start lockout,
-round timeout) so that a journal header records how the game was refereed.
+round timeout) so that a journal header records how the game was refereed. Only a game with
+``round_timeout_s`` has void rounds: without it a round nobody claims waits, and a ``void``
+line is refused.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
@@ -225,6 +227,8 @@ class Triangle(Rules):
     min_players = PLAYERS
     max_players = PLAYERS
     Options = TriangleOptions
+    actions = ("claim", "draw", "state", "void")
+    chance_events = ("deal",)
 
     def new(self, players: int, options: Any) -> TriangleState:
         """A game before its first deal; ``options`` may also be a mapping to parse."""
@@ -242,9 +246,8 @@ class Triangle(Rules):
         return {"event": "deal", "cards": cards[:PLAYERS], "rts": cards[PLAYERS]}
 
     def apply_chance(self, state: TriangleState, event: Action) -> TriangleState:
-        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        self.event_kind(event)
         need(self.chance_needed(state), "no deal is due: a round is being played or the game is over")
-        need(event.get("event") == "deal", f"triangle's chance event is 'deal', not {event.get('event')!r}")
         unknown = sorted(set(event) - {"event", "cards", "rts"})
         if unknown:
             raise IllegalAction(f"deal: unknown field {unknown[0]!r}; a deal has cards and rts")
@@ -283,14 +286,13 @@ class Triangle(Rules):
         actions = [{"action": "claim", "player": p} for p in range(PLAYERS)]
         actions += [{"action": "draw", "players": list(group)}
                     for n in (2, 3) for group in itertools.combinations(range(PLAYERS), n)]
-        return actions + [{"action": "void"}]
+        if state.options.round_timeout_s is not None:
+            actions.append({"action": "void"})
+        return actions
 
     def apply(self, state: TriangleState, action: Action) -> TriangleState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(not state.over, "the game is over")
-        kind = action.get("action")
-        need(kind in ("claim", "draw", "state", "void"),
-             f"unknown action {kind!r}: {self.name} has claim, draw, state and void")
         current = state.current
         need(current is not None, "no round is dealt yet: the cards come first")
         if kind == "state":
@@ -301,6 +303,9 @@ class Triangle(Rules):
         if kind == "claim":
             return replace(state, current=replace(current, claimer=player_field(action, PLAYERS)))
         if kind == "void":
+            need(state.options.round_timeout_s is not None,
+                 "a round is void only when the round timeout expires, and this game has no "
+                 "round_timeout_s: a round nobody claims waits")
             return self._finish(state, replace(current, void=True))
         players = action.get("players")
         need(isinstance(players, (list, tuple)) and 2 <= len(players) <= PLAYERS,

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from collections.abc import Mapping
 from typing import Any
 
 from . import register
@@ -130,6 +129,8 @@ class Trio(Rules):
     min_players = PLAYERS
     max_players = PLAYERS
     Options = TrioOptions
+    actions = ("guessed", "both_guessed", "timeout", "new_word")
+    chance_events = ("first_artist", "word")
 
     def new(self, players: int, options: Any) -> TrioState:
         options = self.checked_options(players, options)
@@ -152,9 +153,8 @@ class Trio(Rules):
         return {"event": "word", "word": rng.choice(fresh)}
 
     def apply_chance(self, state: TrioState, event: Action) -> TrioState:
-        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        kind = self.event_kind(event)
         need(self.chance_needed(state), "no chance event is due: the round's word is already drawn")
-        kind = event.get("event")
         if state.artist is None:
             need(kind == "first_artist",
                  f"the first chance event of a game with a random first artist is 'first_artist', not {kind!r}")
@@ -185,10 +185,9 @@ class Trio(Rules):
         return actions
 
     def apply(self, state: TrioState, action: Action) -> TrioState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(state.winner is None, "the game is over")
         need(not self.chance_needed(state), "the round has no word yet: a 'word' chance event is due")
-        kind = action.get("action")
         if kind == "new_word":
             need(state.options.allow_new_word, "option allow_new_word is off: the artist draws the word given")
             return replace(state, word=None)
@@ -200,8 +199,6 @@ class Trio(Rules):
         if kind == "both_guessed":
             scores = tuple(s + (q == state.artist) for q, s in enumerate(state.scores))
             return self._end_round(state, scores)
-        need(kind == "timeout",
-             f"unknown action {kind!r}: {self.name} has guessed, both_guessed, timeout and new_word")
         return self._end_round(state, state.scores)
 
     def _end_round(self, state: TrioState, scores: tuple[int, ...], winner: int | None = None) -> TrioState:

@@ -36,6 +36,10 @@ class PayToPlayView:
     """Tournament progress, e.g. 'Game 2/4', shown above the accounts."""
     result: str = ""
     """Once the game is over: who won, shown where whose turn it is would be."""
+    after_income: int | None = None
+    """On the mover's own station: their balance once this turn's income is paid, the number
+    that decides whether they may place (``balances`` hold no income for the turn being played,
+    as the seed counts)."""
 
 
 def _mark(view: PayToPlayView, player: int) -> str:
@@ -73,6 +77,7 @@ def screen(view: PayToPlayView) -> Image.Image:
         row = row + balance.rjust(SIDE_COLS - len(row))
         text(draw, SIDE_X, y, row, invert=p == view.to_move)
         y += LINE_H
+    status = True
     if view.result:
         text(draw, SIDE_X, y, fit(view.result, SIDE_COLS), invert=True)
     elif view.to_move is not None and view.cursor is None:
@@ -80,9 +85,15 @@ def screen(view: PayToPlayView) -> Image.Image:
         text(draw, SIDE_X, y, fit(f"{who} turn", SIDE_COLS))
     elif view.cursor in ("pass", "draw"):
         text(draw, SIDE_X, y, "Pass" if view.cursor == "pass" else "Draw?", invert=True)
-    y = max(y + LINE_H, 64 - 2 * LINE_H)
-    for row in textwrap.wrap(view.prompt, SIDE_COLS)[: (64 - y) // LINE_H]:
+    else:
+        status = False  # a cell is selected: the prompt may use this line too
+    top = y + LINE_H * status
+    rows = textwrap.wrap(view.prompt, SIDE_COLS)
+    income = textwrap.wrap(f"after your income: {view.after_income}", SIDE_COLS)
+    if view.after_income is not None and len(rows) + len(income) <= (64 - top) // LINE_H:
+        rows += income  # only whole: a message (a refusal, a draw offer) comes first
+    y = max(top, 64 - max(2, len(rows)) * LINE_H)
+    for row in rows[: (64 - y) // LINE_H]:
         text(draw, SIDE_X, y, row)
         y += LINE_H
     return image
-

@@ -1,5 +1,7 @@
 """Pay-to-Play Tic-Tac-Toe at the table: two stations take turns; others watch.
 
+The accounts show the balances as the seed counts them, without the income of the turn being
+played; the mover's own station adds "after your income: N", the number that lets them place.
 On your turn ``left``/``right`` move a cursor over the free cells you can afford, then Pass
 (and Draw? once the endless-passing draw is on offer); ``ok`` or ``slap`` confirms. A forced pass
 is made by the box, shown on both stations and beeped. Offering the draw asks the other player,
@@ -13,7 +15,7 @@ from typing import Any
 from PIL import Image
 
 from ..games.base import IllegalAction
-from ..games.paytoplay import CELL_COST
+from ..games.paytoplay import CELL_COST, after_income
 from ..inputs import InputEvent
 from ..screens.paytoplay import PayToPlayView, screen
 from .game import GameTable
@@ -97,11 +99,13 @@ class PayToPlayTable(GameTable):
         mover = detail["to_move"]
         me = station if station < 2 else None
         cursor = None
+        income = None
         result = self._result()
         prompt = "ok: lobby" if result else self.message
         if self.offer_from is not None:
             prompt = "Accept draw? ok/left" if me == 1 - self.offer_from else "Draw offered"
         elif mover is not None and mover == me:
+            income = after_income(self.match.state, me)
             choices = self.choices()
             cursor = _choice(choices[self.cursor % len(choices)])
             if isinstance(cursor, int):
@@ -110,7 +114,7 @@ class PayToPlayTable(GameTable):
         return PayToPlayView(
             board=detail["board"], names=self.names[:2], balances=tuple(detail["balances"]),
             x=detail["x"], me=me, to_move=mover, cursor=cursor, prompt=prompt,
-            line=tuple(detail["line"] or ()), header=header, result=result,
+            line=tuple(detail["line"] or ()), header=header, result=result, after_income=income,
         )
 
     def screen(self, station: int) -> Image.Image:

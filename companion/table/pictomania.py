@@ -14,6 +14,9 @@ A round has three phases on every station:
 - **Scoring**: each station walks through every drawing's stack in guess order, then the round's
   scores and the running totals; ``ok`` on the last page says ready for the next round. After the
   last round a final page shows the totals and the winners; ``ok`` there returns to the lobby.
+  A drawer who finds at the reveal that they drew the wrong word says so on their own stack's
+  page (its bottom line reads ``slap: wrong word?``; ``slap``, then ``ok`` to confirm): the round
+  is counted again with that drawing void, until the next round's cards are shown.
 
 Fairness: a sent guess (or done, or wrong word) is not applied when its press arrives. It waits
 until the watermark has passed its press's edge time, so every press made before it has been
@@ -249,7 +252,21 @@ class PictomaniaTable(GameTable):
         seat.mode = "menu"
         seat.cursor = 0
 
+    def may_declare_at_reveal(self, station: int) -> bool:
+        """On its own stack's page, a drawer who has not said so yet may declare a wrong word."""
+        seat = self.seats[station]
+        return (self.phase == "review" and seat.page == station
+                and station in self.match.rules.to_move(self.state))
+
     def _review(self, event: InputEvent, seat: Station) -> None:
+        if seat.mode == "wrong":
+            seat.mode = "menu"
+            if event.key == "ok":
+                self._declare_at_reveal(event)
+            return
+        if event.key == "slap" and self.may_declare_at_reveal(event.station):
+            seat.mode = "wrong"
+            return
         last = len(self.review_pages()) - 1
         if event.key == "left":
             seat.page = max(0, seat.page - 1)
@@ -260,6 +277,18 @@ class PictomaniaTable(GameTable):
             if all(s.ready for s in self.seats):
                 self.changed(event)
                 self._start_round()
+
+    def _declare_at_reveal(self, event: InputEvent) -> None:
+        """Applied at once: at the reveal nobody races for anything."""
+        seat = self.seats[event.station]
+        try:
+            self.match.act({"action": "wrong_word", "player": event.station})
+        except IllegalAction as e:
+            seat.message = str(e)
+            self.cues.append("illegal")
+            return
+        self.changed(event)
+        self.cues.append("move")
 
     # --- time: sent actions in edge-time order ------------------------------------------------
 
@@ -314,7 +343,7 @@ class PictomaniaTable(GameTable):
         if self.phase == "reading":
             return self._reading_screen(seat)
         if self.phase == "review":
-            return self._review_screen(seat)
+            return self._review_screen(station, seat)
         return self._play_screen(station, seat)
 
     def _reading_screen(self, seat: Station) -> Image.Image:
@@ -354,8 +383,7 @@ class PictomaniaTable(GameTable):
             left = " ".join(map(str, rnd.pool)) or "none"
             return screens.choice(screens.ChoiceView("Done guessing?", label, (f"middle: {left}", "ok: done", "slap: back")))
         if seat.mode == "wrong":
-            return screens.choice(screens.ChoiceView("Drew the wrong word?", "ok: yes, I did", (
-                "your drawing scores", "nothing; slap: back")))
+            return _wrong_word_screen()
         secret = screens.secret_line(rnd.letters[station], rnd.numbers[station],
                                      self.word(rnd.letters[station], rnd.numbers[station]))
         items = self.menu(station)
@@ -382,9 +410,11 @@ class PictomaniaTable(GameTable):
                                          sent=waiting is None))
         return tuple(out)
 
-    def _review_screen(self, seat: Station) -> Image.Image:
+    def _review_screen(self, station: int, seat: Station) -> Image.Image:
         r = self.last_result
         page = self.review_pages()[seat.page]
+        if seat.mode == "wrong":
+            return _wrong_word_screen()
         if page == "stack":
             s = r.stacks[seat.page]
             word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
@@ -392,6 +422,8 @@ class PictomaniaTable(GameTable):
                             + ("void" if s.void else f"+{c.token}" if c.token else "x")
                             for c in s.guesses)
             footer = f"keeps -{sum(s.kept)} black {r.black_counts[s.drawer]:+d}"
+            if self.may_declare_at_reveal(station):
+                footer = "slap: wrong word?"
             heading = f"{self.names[s.drawer]} {s.letter}{s.number} {word}"
             return screens.stack(screens.StackView(heading, guesses, footer + (" WW" if s.void else "")))
         totals = self.state.totals
@@ -408,3 +440,8 @@ class PictomaniaTable(GameTable):
             footer = f"{sheep}; ok: " + ("final" if self.match.outcome else "next")
         return screens.scores(screens.ScoresView(f"Round {r.number}: score total", rows, footer))
 
+
+def _wrong_word_screen() -> Image.Image:
+    """The confirmation, while drawing and at the reveal alike."""
+    return screens.choice(screens.ChoiceView("Drew the wrong word?", "ok: yes, I did", (
+        "your drawing scores", "nothing; slap: back")))
