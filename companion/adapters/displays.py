@@ -55,12 +55,14 @@ def open_device(display: DisplayProfile, backend: str, buses: Buses | None = Non
     from luma.core.interface.serial import i2c
     from luma.oled import device as oled
 
+    from .framepack import FAST
+
     if display.mux_channel is None:
         serial = i2c(port=display.port, address=display.address)
     else:
         bus = MuxChannel(buses.get(display.port), display.mux_channel, buses.locks[display.port], mux_address)
         serial = i2c(bus=bus, address=display.address)
-    driver = getattr(oled, display.driver)
+    driver = FAST.get(display.driver) or getattr(oled, display.driver)
     panel = driver(serial, width=display.width, height=display.height, rotate=display.rotate)
     panel.persist = True  # a clean stop leaves the last screen up
     return panel
