@@ -1,0 +1,114 @@
+"""The reveal on a timing-faithful bus: real luma panels behind a TCA9548A on one I2C bus, every
+transaction charged its wire time on a fake clock (``bench/busmodel.py``)."""
+
+import threading
+
+import pytest
+from luma.core.interface.serial import i2c
+from luma.oled.device import ssd1306
+from PIL import Image
+
+from bench.busmodel import FakeClock, TimedBus, wire_ns
+from companion.adapters.displays import DisplayWriter
+from companion.adapters.framepack import FAST
+from companion.adapters.mux import MuxChannel
+
+MS = 1_000_000
+
+
+def box(stations: int, hz: int = 400_000, driver: str = "ssd1306"):
+    """``stations`` panels on channels 0.. of one multiplexer, and a writer stamping on the bus's clock."""
+    bus = TimedBus(hz, FakeClock(), driver)
+    lock = threading.Lock()
+    panels = [FAST[driver](i2c(bus=MuxChannel(bus, ch, lock), address=0x3C)) for ch in range(stations)]
+    return bus, DisplayWriter(panels, now_ns=bus.clock.now_ns)
+
+
+def frames(stations: int) -> dict[int, Image.Image]:
+    return {i: Image.new("1", (128, 64), i % 2) for i in range(stations)}
+
+
+def onsets(bus: TimedBus, since_ns: int) -> list[int]:
+    return [panel.shown_at(since_ns) for _, panel in sorted(bus.panels.items())]
+
+
+def test_a_frame_through_the_multiplexer_is_1162_bytes_in_66_transactions():
+    bus, writer = box(1)
+    before = (bus.transactions, bus.wire_bytes, bus.clock.ns)
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert writer.flush()
+    assert (bus.transactions - before[0], bus.wire_bytes - before[1]) == (66, 1162)
+    # 1,162 bytes x 9 bits + 2 bits a transaction, at 400 kHz
+    assert bus.clock.ns - before[2] == pytest.approx((1162 * 9 + 66 * 2) * 2500, abs=66)
+    writer.close()
+
+
+def test_written_one_after_another_the_sixth_station_sees_its_screen_130ms_after_the_first():
+    bus, writer = box(6)
+    since = bus.clock.ns
+    for station, image in frames(6).items():
+        writer.show(station, image)
+    assert writer.flush()
+    shown = onsets(bus, since)
+    assert max(shown) - min(shown) > 125 * MS
+    assert shown == sorted(shown)               # the writer's order is the order players see
+    writer.close()
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+def test_revealed_every_panel_lights_up_within_a_millisecond_and_says_when(driver):
+    bus, writer = box(6, driver=driver)
+    since = bus.clock.ns
+    reported = []
+    writer.reveal(frames(6), reported.append)
+    assert writer.flush()
+    shown = onsets(bus, since)
+    assert max(shown) - min(shown) < 1 * MS
+    assert reported == [dict(enumerate(shown))]  # the writer's stamps are the panels' onsets
+    assert all(bus.panels[(ch, 0x3C)].on for ch in range(6))
+    writer.close()
+
+
+def test_a_panel_switched_on_shows_its_new_frame_only_at_the_display_on_command():
+    bus, writer = box(2)
+    since = bus.clock.ns
+    writer.reveal(frames(2))
+    assert writer.flush()
+    for station in range(2):
+        changes = [kind for t, kind in bus.panels[(station, 0x3C)].changes if t > since]
+        assert changes == ["off", "on"]         # dark while written: nothing partial is seen
+    writer.close()
+
+
+def test_at_100khz_the_reveal_still_beats_the_sequential_writes_by_far():
+    bus, writer = box(6, hz=100_000)
+    since = bus.clock.ns
+    writer.reveal(frames(6))
+    assert writer.flush()
+    shown = onsets(bus, since)
+    # five more (select + display-on) pairs after the first panel's
+    assert max(shown) - min(shown) == 5 * (wire_ns(1, 100_000) + wire_ns(2, 100_000))
+    writer.close()
+
+
+def test_a_panel_that_fails_during_the_reveal_is_given_the_latest_onset_of_the_others():
+    class Unplugging(TimedBus):
+        unplugged = None
+
+        def write_i2c_block_data(self, address, register, data):
+            if self.selected == self.unplugged:
+                raise OSError(121, "Remote I/O error")
+            super().write_i2c_block_data(address, register, data)
+
+    bus = Unplugging(400_000, FakeClock())
+    lock = threading.Lock()
+    panels = [ssd1306(i2c(bus=MuxChannel(bus, ch, lock), address=0x3C)) for ch in range(3)]
+    writer = DisplayWriter(panels, now_ns=bus.clock.now_ns)
+    bus.unplugged = 1 << 2
+    reported = []
+    writer.reveal(frames(3), reported.append)
+    assert writer.flush()
+    (got,) = reported
+    assert got[2] == max(got[0], got[1]) > min(got[0], got[1])
+    assert writer.failures == [0, 0, 1]
+    writer.close()
