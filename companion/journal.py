@@ -104,6 +104,14 @@ class JournalWriter:
         self._file.close()
 
 
+NOTES = ("onset_ms", "reaction_ms")
+"""Informational fields the box adds to the action line that ends a race (claim, draw, start):
+per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
+``reaction_ms`` their counted press's time after that onset; null for a player not in the race
+or without a counted press. They are not part of the action: replay reads past them."""
+IGNORED = ("type", "t", "auto", *NOTES)
+
+
 def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
     """Apply a journal's lines (text, or bytes to decode as UTF-8); :class:`JournalError` at the
     first bad one."""
@@ -158,7 +166,7 @@ def _explain(match: Match, obj: Any, autos: list[tuple[Any, dict[str, Any]]], re
         return reason
     for state, line in reversed(autos):
         if player in match.rules.to_move(state):
-            action = {k: v for k, v in obj.items() if k not in ("type", "t", "auto")}
+            action = {k: v for k, v in obj.items() if k not in IGNORED}
             auto = {k: v for k, v in line.items() if k not in ("type", "auto")}
             try:
                 match.rules.apply(state, action)
@@ -173,7 +181,7 @@ def _apply_line(match: Match, obj: Any) -> None:
     if not isinstance(obj, dict):
         raise ValueError("an event line must be a JSON object")
     kind = obj.get("type")
-    body = {k: v for k, v in obj.items() if k not in ("type", "t", "auto")}
+    body = {k: v for k, v in obj.items() if k not in IGNORED}
     if not isinstance(obj.get("auto", False), bool):
         raise ValueError(f"auto must be true or false, not {obj['auto']!r}")
     t = obj.get("t", 0)

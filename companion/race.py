@@ -143,10 +143,11 @@ class Race:
 
     def early(self, station: int) -> str | None:
         """``"locked_out"`` if the station pressed during its lockout, else ``"false_start"`` if
-        it pressed before its onset, else None (also while the onsets are unknown)."""
-        if self.onsets is None or station not in self.stations:
+        it pressed before its onset, else None. While the onsets are unknown, only a press
+        before the opening is known to be early."""
+        if station not in self.stations:
             return None
-        onset = self.onsets[station]
+        onset = self._onset(station)
         presses = self._presses.get(station, ())
         if not any(t < onset for t in presses):
             return None
@@ -212,9 +213,14 @@ class Race:
         """The station's counted press minus its onset, if it has one."""
         return self._reactions().get(station)
 
+    def _onset(self, station: int) -> int:
+        """The station's onset; the opening while the onsets are unknown (no screen shows the
+        race before it opens)."""
+        return self.opens_at_ns if self.onsets is None else self.onsets[station]
+
     def _lockout_end(self, station: int) -> int:
         """Presses before this are void: the station's latest false start plus the lockout."""
-        onset = self.onsets[station]
+        onset = self._onset(station)
         return max((t + self.lockout_ns for t in self._presses.get(station, ()) if t < onset), default=onset)
 
     def _counted_ns(self, station: int) -> int | None:
