@@ -37,7 +37,7 @@ class FastSSD1306(ssd1306):
         image = self.preprocess(image)
         self.command(self._const.COLUMNADDR, self._colstart, self._colend - 1,
                      self._const.PAGEADDR, 0x00, self._pages - 1)
-        self.data(list(pages(image)))
+        self.data(pages(image))
 
 
 class FastSH1106(sh1106):
@@ -50,7 +50,7 @@ class FastSH1106(sh1106):
         packed = pages(image)
         for page in range(self._pages):
             self.command(0xB0 + page, self._page_address_offset, 0x10)
-            self.data(list(packed[page * self._w:(page + 1) * self._w]))
+            self.data(packed[page * self._w:(page + 1) * self._w])
 
 
 FAST = {"ssd1306": FastSSD1306, "sh1106": FastSH1106}
