@@ -77,6 +77,8 @@ def test_a_panel_switched_on_shows_its_new_frame_only_at_the_display_on_command(
     for station in range(2):
         changes = [kind for t, kind in bus.panels[(station, 0x3C)].changes if t > since]
         assert changes == ["off", "on"]         # dark while written: nothing partial is seen
+    dark = [t for ch in range(2) for t, kind in bus.panels[(ch, 0x3C)].changes if t > since and kind == "off"]
+    assert max(dark) - min(dark) < 1 * MS       # and all went dark together: nobody warned earlier
     writer.close()
 
 

@@ -207,34 +207,38 @@ class DisplayWriter:
                     log.warning("display %d: contrast failed: %s", index + 1, e)
 
     def _show_at_once(self, reveal: Reveal) -> None:
-        """Hide every panel and write its frame, then show them all back to back."""
+        """Hide every panel, write every frame, then show them all, each step back to back
+        (every panel goes dark at the same time too: the blink warns nobody earlier)."""
+        frames = reveal.frames
         now = self.clock()
-        waiting = [i for i in sorted(reveal.frames) if self.retry_at[i] > now]
+        waiting = [i for i in sorted(frames) if self.retry_at[i] > now]
         with self._cv:
             for index in waiting:  # down: shown when its retry is due
-                self._pending.setdefault(index, reveal.frames[index])
-        hidden = [i for i in sorted(reveal.frames) if i not in waiting and self._write(i, reveal.frames[i], hidden=True)]
+                self._pending.setdefault(index, frames[index])
+        hidden = [i for i in sorted(frames) if i not in waiting and self._on_device(i, frames[i], "hide")]
+        written = [i for i in hidden if self._write(i, frames[i])]
         shown = {}
-        for index in hidden:
-            try:
-                self.devices[index].show()
-            except Exception as e:
-                self._failed(index, reveal.frames[index], e)
-                continue
-            shown[index] = self.now_ns()
+        for index in written:
+            if self._on_device(index, frames[index], "show"):
+                shown[index] = self.now_ns()
         if reveal.on_shown is not None:
             reveal.on_shown(reveal.onsets(shown, self.now_ns()))
 
-    def _write(self, index: int, image: Image.Image, hidden: bool = False) -> bool:
-        """Write one frame (to a dark panel if ``hidden``); False if the display failed."""
+    def _on_device(self, index: int, image: Image.Image, action: str, *args) -> bool:
+        """Call the display's ``action`` (opening it first if need be); on failure count it and
+        retry the display later with ``image``, and return False."""
         try:
             if self.devices[index] is None:
                 self.devices[index] = self.openers[index]()
-            if hidden:
-                self.devices[index].hide()
-            self.devices[index].display(image)
+            getattr(self.devices[index], action)(*args)
         except Exception as e:  # a display fault must never stop the game
             self._failed(index, image, e)
+            return False
+        return True
+
+    def _write(self, index: int, image: Image.Image) -> bool:
+        """Write one frame; False if the display failed."""
+        if not self._on_device(index, image, "display", image):
             return False
         if self._pause[index]:
             log.info("display %d is back", index + 1)
