@@ -27,6 +27,11 @@ The numbers, and where they come from:
   switched on shows everything written while it was off at once, at the end of the 0xAF
   transaction. A command's argument bytes are parsed as arguments (a contrast of 0xAF is not a
   display-on).
+- **Not modelled: the panel's row scan.** A panel draws its rows one after another from its own
+  oscillator, about 105 frames a second for luma's SSD1306 settings (datasheet section 10.1.22:
+  Fosc / (D x K x mux)), not synchronized between panels; a change becomes visible somewhere in
+  the next ~9.5 ms, at a random phase that is the same for every station, so it adds noise but
+  favours no station. The onsets here are when the panel *took* the change.
 - **Host time** per transaction (the kernel's ioctl and the controller's interrupts) is not
   known from a source we trust; it is 0 unless given (``host_ns``), and the reveal benchmark
   reports a case with 50 us to show how it moves the result.
