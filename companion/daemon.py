@@ -96,10 +96,10 @@ class Daemon:
         self.board_session: BoardSession | None = None
         self.box: Box = (adapters(self._on_edge) if adapters is not None
                          else build_box(profile, self._on_edge, pin_factory, self._on_board))
-        self.reveals = referee is None and self.box.screens_take_time
+        self.timed_reveals = referee is None and self.box.screens_take_time
         """Real panels take time to show a screen: races wait for the onsets they report."""
         if referee is None:
-            self.table.screens_take_time = self.reveals
+            self.table.screens_take_time = self.timed_reveals
         self._shown_reveals: deque[tuple[int, list[str], dict[int, int]]] = deque()
         interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
         if interrupted is not None and len(interrupted.match.players) > len(names):
@@ -208,7 +208,7 @@ class Daemon:
         reveal's cues when its screens are shown."""
         cues = list(self.table.cues)
         self.table.cues.clear()
-        reveal = self.table.take_reveal() if self.reveals else None
+        reveal = self.table.take_reveal() if self.timed_reveals else None
         if reveal is None:
             self._play(cues)
         if self.table.version != self._shown or reveal is not None:
