@@ -55,3 +55,24 @@ def test_a_page_byte_is_a_column_of_eight_pixels_top_in_bit_zero():
     packed = pages(image)
     assert len(packed) == 1024
     assert {i: b for i, b in enumerate(packed) if b} == {0: 0x01, 128 + 5: 0x80, 1023: 0x80}
+
+
+@pytest.mark.parametrize(("driver", "expected"), [("ssd1306", FastSSD1306), ("sh1106", FastSH1106), ("ssd1309", None)])
+def test_the_box_opens_its_panels_with_our_packing_where_we_have_it(driver, expected):
+    import threading
+
+    from luma.oled import device as oled
+
+    from bench.busmodel import TimedBus
+    from companion.adapters.displays import Buses, open_device
+    from companion.profile import DisplayProfile
+
+    class ModelBuses(Buses):
+        """The bus model instead of /dev/i2c-N."""
+
+        def get(self, port):
+            self.locks.setdefault(port, threading.Lock())
+            return self._buses.setdefault(port, TimedBus())
+
+    panel = open_device(DisplayProfile(driver=driver, mux_channel=3), "pi", ModelBuses())
+    assert type(panel) is (expected or getattr(oled, driver))
