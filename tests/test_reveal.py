@@ -114,3 +114,37 @@ def test_a_panel_that_fails_during_the_reveal_is_given_the_latest_onset_of_the_o
     assert got[2] == max(got[0], got[1]) > min(got[0], got[1])
     assert writer.failures == [0, 0, 1]
     writer.close()
+
+
+def test_a_newer_frame_for_a_station_joins_the_reveal_waiting_for_the_writer():
+    class Held(TimedBus):
+        """Holds the writer inside a transfer until let go: the writer is busy."""
+
+        def __init__(self):
+            super().__init__(400_000, FakeClock())
+            self.hold = False
+            self.held = threading.Event()
+            self.go = threading.Event()
+
+        def write_i2c_block_data(self, address, register, data):
+            if self.hold:
+                self.held.set()
+                assert self.go.wait(10)
+            super().write_i2c_block_data(address, register, data)
+
+    bus = Held()
+    lock = threading.Lock()
+    panels = [ssd1306(i2c(bus=MuxChannel(bus, ch, lock), address=0x3C)) for ch in range(2)]
+    writer = DisplayWriter(panels, now_ns=bus.clock.now_ns)
+    bus.hold = True
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert bus.held.wait(10)                      # the writer is busy with station 1's frame
+    reported = []
+    writer.reveal(frames(2), reported.append)
+    writer.show(1, Image.new("1", (128, 64), 1))  # newer than the reveal's: written in it
+    bus.hold = False
+    bus.go.set()
+    assert writer.flush()
+    assert writer.written == [2, 1]               # station 2: one frame, the reveal's
+    assert len(reported) == 1 and set(reported[0]) == {0, 1}
+    writer.close()
