@@ -82,7 +82,7 @@ def test_a_panel_switched_on_shows_its_new_frame_only_at_the_display_on_command(
     writer.close()
 
 
-def test_at_100khz_the_reveal_still_beats_the_sequential_writes_by_far():
+def test_at_100khz_each_further_panel_lights_one_select_and_one_display_on_later():
     bus, writer = box(6, hz=100_000)
     since = bus.clock.ns
     writer.reveal(frames(6))
