@@ -148,3 +148,17 @@ def test_a_newer_frame_for_a_station_joins_the_reveal_waiting_for_the_writer():
     assert writer.written == [2, 1]               # station 2: one frame, the reveal's
     assert len(reported) == 1 and set(reported[0]) == {0, 1}
     writer.close()
+
+
+def test_on_the_real_clock_a_transfer_blocks_its_caller_for_at_least_its_wire_time():
+    import time
+
+    from bench.busmodel import RealClock
+
+    bus = TimedBus(100_000, RealClock())
+    panel = ssd1306(i2c(bus=bus, address=0x3C))
+    start = time.monotonic_ns()
+    panel.display(Image.new("1", (128, 64), 1))
+    # without a multiplexer: the addressing command (control byte + 6) and 32 chunks of 32 bytes
+    assert time.monotonic_ns() - start >= wire_ns(7, 100_000) + 32 * wire_ns(33, 100_000)
+    assert bus.panel(0x3C).shown_at(start) <= time.monotonic_ns()
