@@ -26,10 +26,10 @@ def noise(rnd: random.Random, size=(128, 64)) -> Image.Image:
     return image
 
 
-def sent(driver, image, rotate):
+def sent(driver, image, rotate, height=64):
     bus = RecordingBus()
-    size = (128, 64) if rotate % 2 == 0 else (64, 128)
-    panel = driver(i2c(bus=bus, address=0x3C), width=128, height=64, rotate=rotate)
+    size = (128, height) if rotate % 2 == 0 else (height, 128)
+    panel = driver(i2c(bus=bus, address=0x3C), width=128, height=height, rotate=rotate)
     assert panel.size == size
     bus.log.clear()
     panel.display(image)
@@ -45,6 +45,12 @@ def test_our_frames_are_byte_for_byte_luma_s(ours, luma, rotate):
         expected = sent(luma, image, rotate)
         assert sent(ours, image, rotate) == expected
         assert sum(len(data) for _, register, data in expected if register == 0x40) == 1024
+
+
+@pytest.mark.parametrize(("ours", "luma"), [(FastSSD1306, ssd1306), (FastSH1106, sh1106)])
+def test_a_128x32_panel_too(ours, luma):
+    image = noise(random.Random(7), (128, 32))
+    assert sent(ours, image, 0, height=32) == sent(luma, image, 0, height=32)
 
 
 def test_a_page_byte_is_a_column_of_eight_pixels_top_in_bit_zero():
