@@ -112,6 +112,24 @@ or without a counted press. They are not part of the action: replay reads past t
 IGNORED = ("type", "t", "auto", *NOTES)
 
 
+def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> list[str]:
+    """One line per race a journal records with its reaction times (see :data:`NOTES`), for
+    ``companion replay``: ``4.460 s claim: Ben 285 ms, Ana 300 ms``, fastest first."""
+    out = []
+    for text in lines:
+        try:
+            obj = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        reactions = obj.get("reaction_ms") if isinstance(obj, dict) else None
+        if not isinstance(reactions, list):
+            continue
+        timed = sorted((ms, p) for p, ms in enumerate(reactions[:len(players)]) if isinstance(ms, (int, float)))
+        who = ", ".join(f"{players[p]} {ms:.0f} ms" for ms, p in timed) or "nobody counted"
+        out.append(f"{obj.get('t', 0):.3f} s {obj.get('action')}: {who}")
+    return out
+
+
 def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
     """Apply a journal's lines (text, or bytes to decode as UTF-8); :class:`JournalError` at the
     first bad one."""

@@ -403,3 +403,19 @@ def test_a_claim_is_journaled_with_each_players_onset_and_reaction_time_and_repl
     state(table, 0)
     _, match = replay(table.path.read_text().splitlines())
     assert match.state.scores == table.match.state.scores and match.state.history[-1].claimer == BEN
+
+
+def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
+    from companion.cli import main
+
+    table = make(stations=3)
+    table.screens_take_time = True
+    to_zero(table)
+    press(table, BEN, "slap", OPENS + 325 * MS)
+    press(table, ANA, "slap", OPENS + 300 * MS)
+    table.revealed({ANA: OPENS, BEN: OPENS + 40 * MS, CY: OPENS + 1 * MS})
+    settle(table, OPENS + 2000 * MS)
+    assert main(["replay", str(table.path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("Reaction times, each from the player's own screen:")
+    assert out[at + 1:] == ["  5.000 s claim: Ben 285 ms, Ana 300 ms"]
