@@ -12,7 +12,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from . import fairness, latency, process, throughput
+from . import fairness, latency, process, reveal, throughput
 
 
 def run(quick: bool) -> dict:
@@ -26,6 +26,9 @@ def run(quick: bool) -> dict:
     bias = fairness.tie_bias(ties)
     out.update(tie_bias_p=bias["fair"], baseline_tie_bias_p=bias["baseline"],
                tie_counts=bias["fair_counts"], baseline_tie_counts=bias["baseline_counts"])
+    out.update(reveal.display_bias(ties))
+    out.update(reveal.reveal_skew())
+    out["frame_pack_ms"] = reveal.frame_pack_ms(100 if quick else 1000)
     out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
     with tempfile.TemporaryDirectory() as tmp:
@@ -41,6 +44,12 @@ def table(result: dict) -> str:
          f"{result['baseline_misorder_rate_ge_100us']:.2%} by arrival", f"{result['races']} races"),
         ("tie bias p (chi-square)", f"{result['tie_bias_p']:.3g}", f"{result['baseline_tie_bias_p']:.3g} by arrival",
          f"wins {result['tie_counts']} vs {result['baseline_tie_counts']}"),
+        ("display bias p (chi-square)", f"{result['display_bias_p']:.3g}",
+         f"{result['baseline_display_bias_p']:.3g} sequential", f"wins {result['display_wins']} vs {result['baseline_display_wins']}"),
+        ("reveal skew, 6 panels 400 kHz", f"{result['reveal_skew_ms']:.2f} ms",
+         f"{result['baseline_reveal_skew_ms']:.0f} ms sequential", "bus model, exact"),
+        ("frame packing (128x64)", f"{result['frame_pack_ms']['ours']:.3f} ms",
+         f"{result['frame_pack_ms']['luma']:.3f} ms luma", ""),
         ("decision latency p50 / p99", f"{result['decision_latency_p50_ms']:.2f} / {result['decision_latency_p99_ms']:.2f} ms",
          "", f"edge to buzzer, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),

@@ -39,7 +39,7 @@ def _load_user_decks(args: argparse.Namespace) -> str | None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .journal import JournalError, replay, summary
+    from .journal import JournalError, reaction_lines, replay, summary
 
     if problem := _load_user_decks(args):
         return _fail(problem)
@@ -47,7 +47,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _explain(args.file)
     try:
         with open(args.file, "rb") as f:
-            header, match = replay(f)
+            lines = f.read().splitlines()
+        header, match = replay(lines)
     except OSError as e:
         return _fail(f"{args.file}: {e.strerror}")
     except JournalError as e:
@@ -67,6 +68,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print("Not over yet.")
     for line in match.rules.describe(match.state):
         print(line)
+    races = reaction_lines(lines, header.players)
+    if races:
+        print("Reaction times, each from the player's own screen:")
+        for line in races:
+            print("  " + line)
     return 0
 
 

@@ -10,11 +10,17 @@ The button board's link calls back from its reader thread the same way; the loop
 frames into inputs and watermarks (:mod:`companion.board.session`). While the board is unplugged
 its watermark stands still, so a race waits for it (GPIO presses still arrive and count), and
 every screen says so until the board is back.
+
+A screen change that opens a race is a *reveal* (:mod:`companion.adapters.reveal`): on real
+panels the writer shows it on every station at once and reports each station's onset; the loop
+hands the onsets to the table (the race times each station from its own) and only then plays
+the cues that came with it, so the "go" is heard when the screens change, not before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
 import threading
@@ -79,12 +85,6 @@ class Daemon:
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         names = tuple(st.name for st in profile.stations)
         self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
-        interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
-        if interrupted is not None and len(interrupted.match.players) > len(names):
-            log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
-            interrupted.writer.close()
-        elif interrupted is not None:
-            self.table.resume(interrupted, time.monotonic_ns())
         self._inbox: deque[InputEvent] = deque()
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -96,6 +96,17 @@ class Daemon:
         self.board_session: BoardSession | None = None
         self.box: Box = (adapters(self._on_edge) if adapters is not None
                          else build_box(profile, self._on_edge, pin_factory, self._on_board))
+        self.timed_reveals = referee is None and self.box.screens_take_time
+        """Real panels take time to show a screen: races wait for the onsets they report."""
+        if referee is None:
+            self.table.screens_take_time = self.timed_reveals
+        self._shown_reveals: deque[tuple[int, list[str], dict[int, int]]] = deque()
+        interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
+        if interrupted is not None and len(interrupted.match.players) > len(names):
+            log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
+            interrupted.writer.close()
+        elif interrupted is not None:
+            self.table.resume(interrupted, time.monotonic_ns())
         self.watermarks = Watermarks()
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
@@ -148,8 +159,18 @@ class Daemon:
         if text is not None and self.box.buzzer is not None:
             self.box.buzzer.play("unplugged")
 
+    def _on_shown(self, reveal: int, cues: list[str], onsets: dict[int, int]) -> None:
+        """Runs in the display writer's thread: a reveal is on every panel; enqueue and return."""
+        self._shown_reveals.append((reveal, cues, onsets))
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake.set)
+
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
+        while self._shown_reveals:
+            reveal, cues, onsets = self._shown_reveals.popleft()
+            self._play(cues)
+            self.table.revealed(reveal, onsets)
         while self._inbox:
             raw = self._inbox.popleft()
             self._last_input_ns = max(self._last_input_ns, raw.t_ns)
@@ -183,18 +204,31 @@ class Daemon:
         return low if held is None else min(low, held)
 
     def _present(self) -> None:
-        """Cues first (a decided race is heard at once), then the screens that changed."""
-        for cue in self.table.cues:
-            if self.box.buzzer is not None:
-                self.box.buzzer.play(cue)
+        """Cues first (a decided race is heard at once), then the screens that changed; a
+        reveal's cues when its screens are shown."""
+        cues = list(self.table.cues)
         self.table.cues.clear()
-        if self.table.version != self._shown:
+        reveal = self.table.take_reveal() if self.timed_reveals else None
+        if reveal is None:
+            self._play(cues)
+        if self.table.version != self._shown or reveal is not None:
             self._shown = self.table.version
+            screens = {}
             for station in range(len(self.profile.stations)):
                 screen = self.table.screen(station)
                 if self.notice is not None:
                     screen = with_notice(screen, self.notice)
-                self.box.displays.show(station, screen)
+                screens[station] = screen
+            if reveal is None:
+                for station, screen in screens.items():
+                    self.box.displays.show(station, screen)
+            else:
+                self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
+
+    def _play(self, cues: list[str]) -> None:
+        if self.box.buzzer is not None:
+            for cue in cues:
+                self.box.buzzer.play(cue)
 
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +

@@ -41,6 +41,9 @@ class Box:
     """The button board's serial link; the daemon starts it once its loop runs."""
     virtual_board: VirtualBoard | None = None
     """With the mock backend, the software board behind ``board``."""
+    screens_take_time: bool = False
+    """Real panels: a screen is seen only once written over I2C, so a race that opens with a
+    screen change waits for the onsets the display writer reports (mock panels are instant)."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
@@ -90,7 +93,8 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     latency = round(profile.timing.gpio_latency_ms * 1e6)
     buses = Buses()
     displays = DisplayWriter(openers=display_openers(profile, buses))
-    box = Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses)
+    box = Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses,
+              screens_take_time=profile.backend == "pi")
     if profile.board is not None:
         port = profile.board.port
         if profile.backend == "mock":

@@ -355,10 +355,18 @@ def test_displays_settings_are_checked(tmp_path):
     with pytest.raises(ProfileError) as e:
         load_profile(write(tmp_path, GOOD + "\n[displays]\ncontrast = 300\nmux_address = 0x20\nglow = 1\n"))
     assert e.value.problems == [
-        "displays.glow: unknown field; known fields are mux_address, contrast, dim_contrast, dim_after_s",
+        "displays.glow: unknown field; known fields are mux_address, contrast, dim_contrast, dim_after_s, i2c_hz",
         "displays.mux_address: must be a whole number from 112 to 119, not 32",
         "displays.contrast: must be a whole number from 1 to 255, not 300",
     ]
+
+
+def test_the_displays_bus_speed_defaults_to_400khz_and_is_checked(tmp_path):
+    assert load_profile(write(tmp_path, GOOD)).displays.i2c_hz == 400_000
+    assert load_profile(write(tmp_path, GOOD + "\n[displays]\ni2c_hz = 100_000\n")).displays.i2c_hz == 100_000
+    with pytest.raises(ProfileError) as e:
+        load_profile(write(tmp_path, GOOD + '\n[displays]\ni2c_hz = "fast"\n'))
+    assert e.value.problems == ["displays.i2c_hz: must be a whole number from 10000 to 1000000, not 'fast'"]
 
 
 # --- button board ----------------------------------------------------------------------------

@@ -194,3 +194,19 @@ def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
     assert not [t for t in pings if start + 0.01 < t < end], "a ping while the loop was blocked"
     assert len([t for t in pings if t < start]) >= 5
     assert len([t for t in pings if t > end]) >= 5
+
+
+def test_install_sets_the_i2c_bus_to_400khz_once_whatever_was_there(tmp_path):
+    config = tmp_path / "config.txt"
+    for before in ("dtparam=i2c_arm=on\n[all]\n", "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\n[all]\n"):
+        config.write_text(before)
+        result = subprocess.run(["bash", str(INSTALL), "--dry-run"], capture_output=True, text=True,
+                                env={**os.environ, "BOOT_CONFIG": str(config)})
+        lines = result.stdout.splitlines()
+        command = lines[lines.index("==> I2C at 400000 Hz (after a reboot)") + 1].strip()
+        assert command.startswith("sh -c ")
+        for _ in range(2):                     # a second install changes nothing
+            subprocess.run(["sh", "-c", command[len("sh -c "):]], check=True)
+        text = config.read_text()
+        assert text.count("dtparam=i2c_arm_baudrate=400000") == 1 and "100000" not in text
+        assert text.startswith("dtparam=i2c_arm=on\n")

@@ -143,6 +143,7 @@ def test_slaps_within_the_window_are_a_draw_that_never_shows_a_player_their_card
     press(table, BEN, "slap", OPENS + 900 * MS)         # a second slap changes nothing
     settle(table, OPENS + 520 * MS)
     assert journal_lines(table)[-1] == {"type": "action", "action": "draw", "players": [0, 1, 2],
+                                        "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [503.0, 506.0, 500.0],
                                         "t": journal_lines(table)[-1]["t"]}
     assert table.cues[-1] == "tie" and table.match.state.scores == (0, 0, 0)
     for s in range(3):
@@ -382,3 +383,39 @@ def test_a_resumed_game_with_a_claim_returns_to_the_claimers_menu(make):
     assert resumed.claimer == BEN and resumed.view(BEN).menu and resumed.cues == []
     tap(resumed, BEN, "ok", START + 61 * S)
     assert resumed.match.state.history[-1].fact == "peers_even"
+
+
+def test_a_claim_is_journaled_with_each_players_onset_and_reaction_time_and_replays(make):
+    table = make(stations=3)
+    table.screens_take_time = True                      # real panels: the daemon reports onsets
+    to_zero(table)
+    assert table.reveal_asked and table.race.onsets is None
+    press(table, BEN, "slap", OPENS + 325 * MS)         # 25 ms after Ana at the pin...
+    press(table, ANA, "slap", OPENS + 300 * MS)
+    settle(table, OPENS + 2000 * MS)
+    assert table.claimer is None                        # ...nothing is decided before the onsets
+    table.revealed({ANA: OPENS, BEN: OPENS + 40 * MS, CY: OPENS + 1 * MS})
+    settle(table, OPENS + 2000 * MS)
+    assert table.claimer == BEN                         # ...but Ben's screen lit up 40 ms later
+    assert journal_lines(table)[-1] == {"type": "action", "action": "claim", "player": BEN,
+                                        "onset_ms": [0.0, 40.0, 1.0], "reaction_ms": [300.0, 285.0, None],
+                                        "t": journal_lines(table)[-1]["t"]}
+    state(table, 0)
+    _, match = replay(table.path.read_text().splitlines())
+    assert match.state.scores == table.match.state.scores and match.state.history[-1].claimer == BEN
+
+
+def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
+    from companion.cli import main
+
+    table = make(stations=3)
+    table.screens_take_time = True
+    to_zero(table)
+    press(table, BEN, "slap", OPENS + 325 * MS)
+    press(table, ANA, "slap", OPENS + 300 * MS)
+    table.revealed({ANA: OPENS, BEN: OPENS + 40 * MS, CY: OPENS + 1 * MS})
+    settle(table, OPENS + 2000 * MS)
+    assert main(["replay", str(table.path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("Reaction times, each from the player's own screen:")
+    assert out[at + 1:] == ["  5.000 s claim: Ben 285 ms, Ana 300 ms"]

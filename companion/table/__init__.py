@@ -39,6 +39,13 @@ class Table:
         self.cues: list[str] = []
         self.version = 0
         """Bumped whenever a screen may have changed, so the daemon renders only then."""
+        self.reveals = 0
+        """How many screen changes have opened a race (see :meth:`take_reveal`)."""
+        self.screens_take_time = False
+        """False: a screen is seen as soon as it is asked for (mock panels, the simulator, a
+        table on its own), so a race opens on every station as the table opens it. The daemon
+        sets it for real panels; it then shows each reveal and reports its onsets."""
+        self._reveal_due = False
         self._held: dict[tuple[int, str], int] = {}
         self.now_ns = 0
         self.resumed_until_ns: int | None = None
@@ -50,11 +57,12 @@ class Table:
         table = TABLES[match.rules.name]
         start_ns = now_ns - round(interrupted.last_t * 1e9)
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
-                          interrupted.writer, start_ns, match=match)
+                          interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time)
         self.now_ns = now_ns
         self.resumed_until_ns = now_ns + RESUMED_BANNER_NS
         self.version += 1
         self.cues.append("go")
+        self._collect()
 
     def handle(self, event: InputEvent) -> None:
         """A debounced input from a station."""
@@ -83,7 +91,8 @@ class Table:
         journal = None
         if self.open_journal is not None:
             journal = self.open_journal(Header(rules.name, names, options_dict(options), seed))
-        self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns)
+        self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns,
+                                       screens_take_time=self.screens_take_time)
         self.cues.append("go")
         self._collect()
 
@@ -91,6 +100,10 @@ class Table:
         game = self.game
         self.cues.extend(game.cues)
         game.cues.clear()
+        if game.reveal_asked:
+            game.reveal_asked = False
+            self.reveals += 1
+            self._reveal_due = True
         if game.finished:
             self._close()
 
@@ -123,6 +136,20 @@ class Table:
         if self.game.tick(now_ns, watermark_ns):
             self.version += 1
         self._collect()
+
+    def take_reveal(self) -> int | None:
+        """If the screens now due open a race, the reveal's number (once): the daemon shows them
+        on every panel at once and reports the onsets to :meth:`revealed` with that number."""
+        if not self._reveal_due:
+            return None
+        self._reveal_due = False
+        return self.reveals
+
+    def revealed(self, number: int, onsets: dict[int, int]) -> None:
+        """When each station showed reveal ``number`` (host monotonic ns; a station left out
+        showed it at once). A reveal the table has moved past is ignored."""
+        if number == self.reveals and self.game is not None and self.game.revealed(onsets):
+            self.version += 1
 
     def wakeup_ns(self) -> int | None:
         times = [max(self._held.get((s, "left"), -1), self._held.get((s, "right"), -1)) + ABANDON_HOLD_NS

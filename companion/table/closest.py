@@ -91,7 +91,8 @@ class ClosestTable(GameTable):
         self.answers = answers(*numbers, self.rng)
         right = ANSWER_KEYS[self.answers.index(numbers[0] * numbers[1])]
         window = self.match.options.tie_window_ms * 1_000_000
-        self.race = Race(opens_ns, window, contenders, key=right)
+        self.race = Race(opens_ns, window, contenders, key=right, revealed=True)
+        self.reveal(self.race)
         self.out = set()
         self.since_ns = opens_ns
 
@@ -132,7 +133,7 @@ class ClosestTable(GameTable):
         return self.race.decision_due_ns if self.race is not None else None
 
     def _start(self, player: int, how: str) -> None:
-        self.match.act({"action": "start", "player": player})
+        self.act_after(self.race, {"action": "start", "player": player})
         self.race = None
         self.message = f"{self.names[player]} {how}"
 

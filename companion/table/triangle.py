@@ -73,11 +73,9 @@ class TriangleTable(GameTable):
         straight back to the claimer's menu, a finished game to its end screen."""
         self.round_start_ns = t_ns
         self.opens_ns = t_ns + COUNT_FROM * self.step_ns
-        self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns)
+        self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns, revealed=True)
         self.result: RaceResult | None = None
         self.count = COUNT_FROM if self.racing else 0
-        self.early: dict[int, str] = {}
-        """Stations that slapped too early: ``false_start`` or ``locked_out``."""
         self.cursor = 0
         self.choosing_value = False
         if self.count:
@@ -120,9 +118,7 @@ class TriangleTable(GameTable):
         if not event.pressed:
             return
         if key == "slap" and self.current is not None:
-            label = self.race.press(event)
-            if label in ("false_start", "locked_out"):
-                self.early[station] = label
+            self.race.press(event)
             if self.result is not None:  # decided already: only the later slaps grow
                 self.result = self.race.decide(event.t_ns)
         if self.current is None:
@@ -175,6 +171,8 @@ class TriangleTable(GameTable):
         if count < self.count:
             self.count = count
             self.cues.append("go" if count == 0 else "tick")
+            if count == 0:
+                self.reveal(self.race)
             changed = True
         deadline = self._void_at()
         if deadline is not None and watermark_ns >= deadline:
@@ -186,12 +184,12 @@ class TriangleTable(GameTable):
         if result is not None:
             self.result = result
             if result.tie:
-                self.match.act({"action": "draw", "players": sorted(result.winners)})
+                self.act_after(self.race, {"action": "draw", "players": sorted(result.winners)})
                 self.cues.append("tie")
                 self._round_over()
             else:
                 (winner,) = result.winners
-                self.match.act({"action": "claim", "player": winner})
+                self.act_after(self.race, {"action": "claim", "player": winner})
                 self.cues.append("decided")
             return True
         return changed
@@ -243,7 +241,7 @@ class TriangleTable(GameTable):
             return self._result_view(station)
         if current.claimer is not None:
             return self._speak_view(station)
-        early = self.early.get(station)
+        early = self.race.early(station)
         status = {"false_start": "Too early!", "locked_out": "Locked out!"}.get(early, "")
         if self.lockout_ns and early:
             status += f" {delay(self.lockout_ns)} wait"
