@@ -264,7 +264,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     """Walk a maker through every button, display and buzzer cue; exit 1 if a button never
-    reported a press."""
+    reported a press or a display is not working."""
     import asyncio
 
     from .daemon import Daemon
@@ -292,8 +292,9 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         pass
     finally:
         daemon.close()
-    print(selftest.report())
-    return 0 if selftest.complete else 1
+    dead = daemon.box.displays.down()
+    print(selftest.report(dead))
+    return 0 if selftest.complete and not dead else 1
 
 
 def build_parser() -> argparse.ArgumentParser:

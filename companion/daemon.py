@@ -45,6 +45,12 @@ last 1.5 ms before a deadline (a race's decision) the loop keeps turning instead
 a race is decided within microseconds of its watermark passing, for a moment of busy CPU."""
 
 
+def displays_down(down: list[int]) -> str:
+    """The notice for dead displays, fitting one screen line."""
+    numbers = ",".join(str(i + 1) for i in down)
+    return f"Display {numbers} not working" if len(down) == 1 else f"Displays {numbers} failing"
+
+
 def journal_opener(directory: Path):
     """Opens one new journal file per game in ``directory``, named by start time and game,
     deleting the oldest beyond what we keep."""
@@ -91,8 +97,8 @@ class Daemon:
         self._shown = -1
         self._last_input_ns = time.monotonic_ns()
         self.dimmed = False
-        self.notice: str | None = None
-        """Shown on every screen while set (the button board is unplugged)."""
+        self._notices: dict[str, str] = {}
+        """What players must know now, by what it is about ("board", "displays")."""
         self.board_session: BoardSession | None = None
         self.box: Box = (adapters(self._on_edge) if adapters is not None
                          else build_box(profile, self._on_edge, pin_factory, self._on_board))
@@ -103,14 +109,43 @@ class Daemon:
             self.board_session = BoardSession(profile.board_channels())
             self.watermarks.add_source(self.board_session.source)
         self.box.displays.on_ready = self._displays_ready
+        self.box.displays.on_change = self._displays_changed
         self.ready = threading.Event()
-        """Set once every display has shown its first frame."""
+        """Set once every display has been sent its first frame (shown, or failed and retrying)."""
+
+    @property
+    def notice(self) -> str | None:
+        """Shown on every screen while set: the button board is unplugged, a display is dead.
+        One line fits, so the board (which holds races) comes first."""
+        return next(iter(self._notices[k] for k in ("board", "displays") if k in self._notices), None)
 
     def _displays_ready(self) -> None:
-        """Runs in the display writer's thread."""
-        log.info("ready: first frame on every display")
+        """Runs in the display writer's thread, once every display was tried: a dead panel does
+        not hold the service back (systemd would kill it at TimeoutStartSec); it is retried."""
+        status = f"{len(self.profile.stations)} stations"
+        down = self.box.displays.down()
+        if down:
+            status += "; " + displays_down(down).lower()
+            log.warning("ready without display %s: retrying in the background",
+                        ", ".join(str(i + 1) for i in down))
+        else:
+            log.info("ready: first frame on every display")
         self.ready.set()
-        self.notifier.ready(f"{len(self.profile.stations)} stations")
+        self.notifier.ready(status)
+
+    def _displays_changed(self, down: list[int]) -> None:
+        """Runs in the display writer's thread: a display failed or came back."""
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            loop.call_soon_threadsafe(self._displays_notice, down)
+        except RuntimeError:  # the loop has stopped: nobody is left to tell
+            pass
+
+    def _displays_notice(self, down: list[int]) -> None:
+        self._tell(displays_down(down) if down else None, "displays")
+        self._wake.set()
 
     def _on_edge(self, event: InputEvent) -> None:
         """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return.
@@ -142,8 +177,11 @@ class Daemon:
         if news:
             self._wake.set()
 
-    def _tell(self, text: str | None) -> None:
-        self.notice = text
+    def _tell(self, text: str | None, about: str = "board") -> None:
+        if text is None:
+            self._notices.pop(about, None)
+        else:
+            self._notices[about] = text
         self._shown = -1
         if text is not None and self.box.buzzer is not None:
             self.box.buzzer.play("unplugged")

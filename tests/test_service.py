@@ -194,3 +194,48 @@ def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
     assert not [t for t in pings if start + 0.01 < t < end], "a ping while the loop was blocked"
     assert len([t for t in pings if t < start]) >= 5
     assert len([t for t in pings if t > end]) >= 5
+
+
+def test_a_display_that_fails_at_open_does_not_hold_back_ready_and_the_game_plays_on(listener, tmp_path):
+    """Bob's panel is on an I2C bus that does not exist (as on a box whose bus overlay is not
+    set up): the real luma device fails to open. The service still says READY (naming the dead
+    display), the seed game plays to its end on Alice's panel, which tells her, and the dead
+    panel keeps being retried in the background."""
+    import asyncio
+    import functools
+    import json
+
+    from companion.adapters.displays import open_device
+    from companion.daemon import Daemon
+    from companion.profile import DisplayProfile, load_profile
+    from companion.script import load_script
+    from companion.wiring import build_box
+    from test_board_link import shows_notice
+    from test_daemon import DEMO, SEED_GAME
+
+    path, sock = listener
+    profile = load_profile(DEMO / "profile.toml")
+    missing_bus = DisplayProfile(port=31)
+    assert not Path("/dev/i2c-31").exists()
+
+    def adapters(on_edge):
+        box = build_box(profile, on_edge)
+        box.displays.openers[1] = functools.partial(open_device, missing_bus, "pi")
+        return box
+
+    daemon = Daemon(profile, tmp_path / "games", seed=1, notifier=Notifier({"NOTIFY_SOCKET": path}),
+                    adapters=adapters)
+    try:
+        asyncio.run(daemon.play_script(load_script(DEMO / "paytoplay.txt", 2), speed=5))
+        daemon.box.displays.flush()
+        alice = daemon.box.displays.devices[0].image
+    finally:
+        daemon.close()
+    assert sock.recv(100) == b"READY=1\nSTATUS=2 stations; display 2 not working"
+    assert daemon.ready.is_set()
+    assert daemon.box.displays.down() == [1] and daemon.box.displays.failures[1] >= 2, "retried"
+    assert daemon.notice == "Display 2 not working"
+    assert shows_notice(alice)
+    [journal] = (tmp_path / "games").glob("*.jsonl")
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert [(x["action"], x["player"], x.get("cell")) for x in lines[1:]] == SEED_GAME

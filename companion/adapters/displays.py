@@ -81,16 +81,23 @@ class DisplayWriter:
     """
 
     def __init__(self, devices: list | None = None, on_ready=None,
-                 openers: list[Callable[[], object]] | None = None, clock=time.monotonic) -> None:
-        """``on_ready`` is called once, from the writer thread, when every display has shown
-        its first frame: the box is ready for players (and systemd may be told so)."""
+                 openers: list[Callable[[], object]] | None = None, clock=time.monotonic,
+                 on_change=None) -> None:
+        """``on_ready`` is called once, from the writer thread, when every display has been
+        *tried* with its first frame, shown or failed: a dead panel must not keep the box (and
+        systemd) waiting; it is retried in the background. ``on_change`` is called from the
+        writer thread with :meth:`down` whenever a display fails or comes back, so the players
+        can be told."""
         self.openers = openers
         self.devices = list(devices) if devices is not None else [None] * len(openers)
         self.on_ready = on_ready
+        self.on_change = on_change
         self.clock = clock
         count = len(self.devices)
         self.failures = [0] * count
         self.written = [0] * count
+        self.tried = [False] * count
+        """Displays that have been sent their first frame, shown or not."""
         self.retry_at = [0.0] * count
         self._pause = [0.0] * count
         self._contrast: int | None = None
@@ -161,6 +168,7 @@ class DisplayWriter:
             self.devices[index].display(image)
         except Exception as e:  # a display fault must never stop the game
             self.failures[index] += 1
+            was_up = not self._pause[index]
             self._pause[index] = min(RETRY_MAX_S, max(RETRY_FIRST_S, 2 * self._pause[index]))
             self.retry_at[index] = self.clock() + self._pause[index]
             log.warning("display %d failed (%s); retrying in %.0f s", index + 1, e, self._pause[index])
@@ -168,13 +176,29 @@ class DisplayWriter:
                 self.devices[index] = None
             with self._cv:
                 self._pending.setdefault(index, image)  # a newer frame wins; else show this one
+            self._first_try(index)
+            if was_up:
+                self._changed()
             return
-        if self._pause[index]:
+        came_back = bool(self._pause[index])
+        if came_back:
             log.info("display %d is back", index + 1)
             self._pause[index] = 0.0
         self.written[index] += 1
-        if self.written[index] == 1 and all(self.written) and self.on_ready is not None:
+        self._first_try(index)
+        if came_back:
+            self._changed()
+
+    def _first_try(self, index: int) -> None:
+        if self.tried[index]:
+            return
+        self.tried[index] = True
+        if all(self.tried) and self.on_ready is not None:
             self.on_ready()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self.down())
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every frame that is due is written (a display waiting for its retry keeps
