@@ -7,9 +7,9 @@ It sleeps until the next input or the next deadline (a race decision, a held but
 idle box costs almost nothing.
 
 The button board's link calls back from its reader thread the same way; the loop turns board
-frames into inputs and watermarks (:mod:`companion.board.session`). While the board is unplugged
-its watermark stands still, so a race waits for it (GPIO presses still arrive and count), and
-every screen says so until the board is back.
+frames into inputs and watermarks (:mod:`companion.board.session`). Races wait for the board
+only while it can deliver: absent, unplugged or silent, it is dropped from the watermarks (GPIO
+races go on, its own presses are not counted) and every screen says so until it is back.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .board.session import BoardSession, LinkItem, Watermark
+from .board.session import BoardSession, Live, LinkItem, Output, Watermark
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
@@ -163,19 +163,30 @@ class Daemon:
 
     def _board_arrive(self, item: LinkItem) -> None:
         """A board's heartbeat only moves its watermark: worth a step only if something waits."""
+        if self._board_outputs(self.board_session.handle(item)):
+            self._wake.set()
+
+    def _board_outputs(self, outputs: list[Output]) -> bool:
+        """Apply what the board session says; True if the loop should step for it."""
         news = False
-        for out in self.board_session.handle(item):
+        for out in outputs:
             if isinstance(out, Watermark):
-                self.watermarks.report(out.source, out.t_ns)
+                if out.source in self.watermarks:
+                    self.watermarks.report(out.source, out.t_ns)
                 news = news or self.table.wakeup_ns() is not None
+            elif isinstance(out, Live):
+                news = True
+                if out.live and out.source not in self.watermarks:
+                    self.watermarks.add_source(out.source)
+                elif not out.live and out.source in self.watermarks:
+                    self.watermarks.remove_source(out.source)
             else:
                 news = True
                 if isinstance(out, InputEvent):
                     self._inbox.append(out)
                 else:
                     self._tell(out.text)
-        if news:
-            self._wake.set()
+        return news
 
     def _tell(self, text: str | None, about: str = "board") -> None:
         if text is None:
@@ -188,10 +199,13 @@ class Daemon:
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
+        if self.board_session is not None:
+            self._board_outputs(self.board_session.check(now_ns))
         while self._inbox:
             raw = self._inbox.popleft()
             self._last_input_ns = max(self._last_input_ns, raw.t_ns)
-            self.watermarks.saw(raw.source, raw.t_ns)
+            if raw.source in self.watermarks:  # a board that went down meanwhile no longer counts
+                self.watermarks.saw(raw.source, raw.t_ns)
             for event in self.debouncer.edge(raw):
                 self.table.handle(event)
         for item in self.debouncer.settle(now_ns):
@@ -241,7 +255,8 @@ class Daemon:
         if due is not None:
             due = self.watermarks.reaches_at(due) or due
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
-        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at) if d is not None]
+        silent_at = self.board_session.check_due_ns() if self.board_session is not None else None
+        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at) if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)
