@@ -169,3 +169,106 @@ def test_a_display_that_fails_is_retried_with_a_growing_pause_and_reopened():
     assert writer.written == [1] and writer.down() == [] and len(opened) == 1
     assert writer.contrast_level == 40
     writer.close()
+
+
+class DeadSMBus:
+    """smbus2.SMBus with no panel on the wire: it opens a real file descriptor (as the kernel's
+    /dev/i2c-N does) and every transfer fails as an unanswered address does (EREMOTEIO)."""
+
+    def __init__(self, port):
+        import os
+
+        self.fd = os.open(os.devnull, os.O_RDWR)
+
+    def _transfer(self, *args):
+        raise OSError(121, "Remote I/O error")
+
+    write_i2c_block_data = write_byte_data = write_byte = i2c_rdwr = _transfer
+
+    def close(self):
+        import os
+
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+@pytest.mark.parametrize("mux_channel", [None, 2], ids=["direct", "behind the mux"])
+def test_reopening_a_dead_panel_a_thousand_times_leaks_no_fd_and_no_memory(monkeypatch, mux_channel):
+    """The real luma ssd1306 opened over a dead bus, as the writer retries it: luma's exit hook
+    (holding the device) and a direct panel's smbus descriptor must go with each failed try."""
+    import functools
+    import gc
+    import os
+    import tracemalloc
+
+    import smbus2
+
+    from companion.adapters.displays import Buses, open_device
+    from companion.profile import DisplayProfile
+
+    monkeypatch.setattr(smbus2, "SMBus", DeadSMBus)
+    now = [0.0]
+    buses = Buses()
+    opener = functools.partial(open_device, DisplayProfile(port=1, mux_channel=mux_channel), "pi", buses)
+    writer = DisplayWriter(openers=[opener], clock=lambda: now[0])
+    frame = Image.new("1", (128, 64), 1)
+
+    def retry(times):
+        for _ in range(times):
+            writer.show(0, frame)
+            assert writer.flush()
+            now[0] = writer.retry_at[0]
+
+    def measure():
+        gc.collect()
+        return len(os.listdir("/proc/self/fd")), tracemalloc.get_traced_memory()[0]
+
+    tracemalloc.start()
+    try:
+        retry(50)  # warm up: caches, the writer's first log lines
+        fds, memory = measure()
+        retry(1000)
+        fds_after, memory_after = measure()
+    finally:
+        tracemalloc.stop()
+        writer.close()
+        buses.close()
+    assert writer.failures == [1050]
+    assert fds_after == fds
+    assert memory_after - memory < 100_000, f"{(memory_after - memory) / 1000:.0f} kB more after 1000 reopens"
+
+
+def test_a_panel_that_fails_after_opening_is_released_when_dropped(monkeypatch):
+    import gc
+    import os
+    import weakref
+
+    import smbus2
+
+    from companion.adapters.displays import open_device
+    from companion.profile import DisplayProfile
+
+    class FlakySMBus(DeadSMBus):
+        alive = True
+
+        def _transfer(self, *args):
+            if not FlakySMBus.alive:
+                super()._transfer()
+
+        write_i2c_block_data = write_byte_data = i2c_rdwr = _transfer
+
+    monkeypatch.setattr(smbus2, "SMBus", FlakySMBus)
+    fds = len(os.listdir("/proc/self/fd"))
+    writer = DisplayWriter(openers=[lambda: open_device(DisplayProfile(), "pi")])
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert writer.flush() and writer.written == [1]
+    assert len(os.listdir("/proc/self/fd")) == fds + 1
+    panel = weakref.ref(writer.devices[0])
+    FlakySMBus.alive = False
+    writer.show(0, Image.new("1", (128, 64), 0))
+    assert writer.flush() and writer.down() == [0]
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == fds
+    assert panel() is None, "nothing (luma's exit hook) holds the dropped panel"
+    writer.close()

@@ -6,10 +6,17 @@ on the same bus) and goes back to the buttons. If a display falls behind, only i
 is written. A display that fails (unplugged, a loose wire) is counted, reported, and retried
 with a growing pause, reopened from scratch (a panel that lost power needs its init sequence
 again); the game goes on meanwhile.
+
+Reopening must not leak. luma's device constructor registers an ``atexit`` hook holding the device
+(and its frame buffers, about 340 kB) *before* it sends the init sequence (luma.core 2.6,
+``device.__init__``), and a direct panel's serial opens its own smbus file descriptor. So each
+device is built with luma's hook caught (:func:`open_device`), and :func:`release_device`
+unregisters it and closes the device's own bus when the writer drops a failed panel.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import threading
@@ -46,12 +53,70 @@ class Buses:
             bus.close()
 
 
+class _ExitHookTrap:
+    """Stands in for the ``atexit`` module inside ``luma.core.device``: while a thread builds a
+    device in :func:`_caught_exit_hooks`, the hook luma registers is caught instead of registered;
+    any other registration goes through to ``atexit``."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def register(self, func, *args, **kwargs):
+        caught = getattr(self._local, "caught", None)
+        if caught is None or args or kwargs:
+            return atexit.register(func, *args, **kwargs)
+        caught.append(func)
+        return func
+
+    def __getattr__(self, name: str):
+        return getattr(atexit, name)
+
+
+_TRAP = _ExitHookTrap()
+_EXIT_HOOKS: dict[int, list] = {}
+"""id(device) -> the luma exit hooks registered for it (each holds its device)."""
+
+
+def _build(make: Callable[[], object], serial=None):
+    """``make()`` a luma device with its exit hooks kept by us: registered if it is built,
+    dropped with ``serial`` closed if it fails (its init sequence found no panel)."""
+    import luma.core.device
+
+    luma.core.device.atexit = _TRAP
+    _TRAP._local.caught = caught = []
+    try:
+        panel = make()
+    except BaseException:
+        if serial is not None:
+            serial.cleanup()  # closes the smbus a direct panel opened; nothing for a mux channel
+        raise
+    finally:
+        _TRAP._local.caught = None
+    for hook in caught:
+        atexit.register(hook)
+    _EXIT_HOOKS[id(panel)] = caught
+    return panel
+
+
+def release_device(panel) -> None:
+    """Forget a device that failed: unregister its exit hooks, close its own bus (a panel left
+    on shows its last frame; a dead one cannot be told anything)."""
+    for hook in _EXIT_HOOKS.pop(id(panel), []):
+        atexit.unregister(hook)
+    serial = getattr(panel, "_serial_interface", None)
+    if serial is not None:
+        try:
+            serial.cleanup()
+        except OSError as e:
+            log.debug("closing a failed display's bus: %s", e)
+
+
 def open_device(display: DisplayProfile, backend: str, buses: Buses | None = None, mux_address: int = 0x70):
     """The luma device for one station display: a ``dummy`` in the mock backend."""
     if backend == "mock":
         from luma.core.device import dummy
 
-        return dummy(width=display.width, height=display.height, rotate=display.rotate, mode="1")
+        return _build(lambda: dummy(width=display.width, height=display.height, rotate=display.rotate, mode="1"))
     from luma.core.interface.serial import i2c
     from luma.oled import device as oled
 
@@ -61,7 +126,7 @@ def open_device(display: DisplayProfile, backend: str, buses: Buses | None = Non
         bus = MuxChannel(buses.get(display.port), display.mux_channel, buses.locks[display.port], mux_address)
         serial = i2c(bus=bus, address=display.address)
     driver = getattr(oled, display.driver)
-    panel = driver(serial, width=display.width, height=display.height, rotate=display.rotate)
+    panel = _build(lambda: driver(serial, width=display.width, height=display.height, rotate=display.rotate), serial)
     panel.persist = True  # a clean stop leaves the last screen up
     return panel
 
@@ -171,8 +236,13 @@ class DisplayWriter:
             was_up = not self._pause[index]
             self._pause[index] = min(RETRY_MAX_S, max(RETRY_FIRST_S, 2 * self._pause[index]))
             self.retry_at[index] = self.clock() + self._pause[index]
-            log.warning("display %d failed (%s); retrying in %.0f s", index + 1, e, self._pause[index])
-            if self.openers is not None:
+            failures = self.failures[index]
+            if was_up or failures & (failures - 1) == 0:  # then at 2, 4, 8...: a dead panel cannot flood the log
+                # str(e): a log record kept by a handler must not keep the failed device alive
+                log.warning("display %d failed (%s; %d failures); retrying in %.0f s",
+                            index + 1, str(e), failures, self._pause[index])
+            if self.openers is not None and self.devices[index] is not None:
+                release_device(self.devices[index])
                 self.devices[index] = None
             with self._cv:
                 self._pending.setdefault(index, image)  # a newer frame wins; else show this one
