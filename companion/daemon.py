@@ -108,6 +108,7 @@ class Daemon:
         if profile.board is not None:
             self.board_session = BoardSession(profile.board_channels())
             self.watermarks.add_source(self.board_session.source)
+        self.box.displays.set_contrast(profile.displays.contrast)  # the panels start at their own
         self.box.displays.on_ready = self._displays_ready
         self.box.displays.on_change = self._displays_changed
         self.ready = threading.Event()

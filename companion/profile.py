@@ -16,7 +16,13 @@ from typing import Any
 from .inputs import KEYS
 
 BACKENDS = ("mock", "pi")
-DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
+DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1315")
+"""The luma.oled drivers of one-bit 128x64 panels, the only screens the box draws (luma.oled
+3.16: ``sh1106``, and ``ssd1306`` with its subclasses ``ssd1309`` and ``ssd1315``). Greyscale
+panels (``ssd1322``...) and other sizes would fail on every frame."""
+PANEL_SIZE = (128, 64)
+ROTATIONS = (0, 2)
+"""luma's rotate 1 and 3 turn a 128x64 panel into 64x128, which no screen is drawn for."""
 I2C_PINS = (2, 3)
 """GPIO 2 and 3 are I2C-1 (SDA, SCL), shared by every display and the multiplexer."""
 PWM_PINS = (12, 13, 18, 19)
@@ -126,6 +132,13 @@ class _Checker:
             return default
         return kind(value)
 
+    def choice(self, data: dict, where: str, key: str, allowed: tuple, why: str):
+        value = data.get(key, allowed[0])
+        if isinstance(value, bool) or not isinstance(value, type(allowed[0])) or value not in allowed:
+            self.fail(f"{where}.{key}", f"must be {' or '.join(map(str, allowed))} ({why}), not {value!r}")
+            return allowed[0]
+        return value
+
 
 def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
@@ -154,6 +167,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     used: dict[int, str] = {}
     addresses: dict[tuple[int, int, int | None], str] = {}
     used_channels: dict[int, str] = {}
+    placed: list[tuple[str, DisplayProfile]] = []
 
     def claim_pin(where: str, pin: Any) -> None:
         if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_RANGE:
@@ -228,9 +242,10 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             driver=driver,
             port=c.number(disp, f"{where}.display", "port", 1, 0, 31),
             address=c.number(disp, f"{where}.display", "address", 0x3C, 0x03, 0x77),
-            width=c.number(disp, f"{where}.display", "width", 128, 128, 256),
-            height=c.number(disp, f"{where}.display", "height", 64, 32, 64),
-            rotate=c.number(disp, f"{where}.display", "rotate", 0, 0, 3),
+            width=c.choice(disp, f"{where}.display", "width", PANEL_SIZE[:1], "every screen is drawn 128x64"),
+            height=c.choice(disp, f"{where}.display", "height", PANEL_SIZE[1:], "every screen is drawn 128x64"),
+            rotate=c.choice(disp, f"{where}.display", "rotate", ROTATIONS,
+                            "upright or upside down; 1 and 3 would stand the panel on its side"),
             mux_channel=c.number(disp, f"{where}.display", "mux_channel", None, 0, 7) if "mux_channel" in disp else None,
         )
         spot = (display.port, display.address, display.mux_channel)
@@ -238,13 +253,37 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             c.fail(f"{where}.display", f"same bus, address and mux channel as {addresses[spot]}: "
                                        "give it another address, port or mux_channel")
         addresses.setdefault(spot, f"{where}.display")
+        placed.append((f"{where}.display", display))
         keys = {k: wired.get(k) for k in KEYS}
         stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}))
+    if backend == "pi":
+        _check_bus_collisions(c, placed, displays.mux_address)
     if board is not None and not used_channels:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
         raise ProfileError(source, c.problems)
     return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board)
+
+
+def _check_bus_collisions(c: _Checker, placed: list[tuple[str, DisplayProfile]], mux_address: int) -> None:
+    """A panel wired straight to a bus that also carries the multiplexer must not answer at the
+    multiplexer's address, nor at the address of a panel behind it: the channel selected last
+    stays connected, so both would answer the same write."""
+    muxed: dict[tuple[int, int], str] = {}
+    for where, d in placed:
+        if d.mux_channel is not None:
+            muxed.setdefault((d.port, d.address), where)
+    mux_ports = {port for port, _ in muxed}
+    for where, d in placed:
+        if d.mux_channel is not None or d.port not in mux_ports:
+            continue
+        if d.address == mux_address:
+            c.fail(f"{where}.address", f"0x{d.address:02X} is the multiplexer's address on bus {d.port} "
+                                       "(displays.mux_address): give the display another address")
+        elif (d.port, d.address) in muxed:
+            c.fail(f"{where}.address", f"0x{d.address:02X} on bus {d.port} is also {muxed[d.port, d.address]}, "
+                                       "behind the multiplexer, and both would answer: give this display "
+                                       "another address or a mux_channel")
 
 
 def load_profile(path: Path | str) -> Profile:

@@ -272,3 +272,93 @@ def test_a_panel_that_fails_after_opening_is_released_when_dropped(monkeypatch):
     assert len(os.listdir("/proc/self/fd")) == fds
     assert panel() is None, "nothing (luma's exit hook) holds the dropped panel"
     writer.close()
+
+
+class RecordingSMBus(Bus):
+    """smbus2.SMBus as the kernel's bus would be with panels on it: every transfer recorded
+    (one shared record, as every display and the multiplexer sit on one wire)."""
+
+    wire: list = []
+    unplugged = False
+
+    def __init__(self, port):
+        self.sent = RecordingSMBus.wire
+
+    @property
+    def unplugged(self):
+        return RecordingSMBus.down
+
+    down = False
+    write_byte = Bus._transfer
+
+    def close(self):
+        pass
+
+
+CONTRAST = 0x81
+INIT_CONTRAST = 0xCF
+"""What luma's ssd1306 init sequence sets (luma.oled 3.16, ``ssd1306.__init__``): ours must follow it."""
+
+
+def contrast_commands(wire, address=0x3C):
+    """The SSD1306 contrast commands (0x81, level) sent on their own, in order."""
+    return [args[2][1] for args in wire
+            if len(args) == 3 and args[0] == address and args[1] == 0x00 and args[2][:1] == [CONTRAST]
+            and len(args[2]) == 2]
+
+
+def test_the_profile_contrast_reaches_every_panel_at_start(monkeypatch, tmp_path):
+    import asyncio
+
+    import smbus2
+
+    from companion.daemon import Daemon
+
+    monkeypatch.setattr(smbus2, "SMBus", RecordingSMBus)
+    monkeypatch.setattr(RecordingSMBus, "wire", [])
+    path = tmp_path / "box.toml"
+    stations = "".join(f'[[stations]]\npins = {{ slap = {4 + i}, left = {9 + i}, ok = {14 + i}, right = {19 + i} }}\n'
+                       f'display = {{ mux_channel = {i} }}\n' for i in range(3))
+    path.write_text(f'backend = "pi"\n[displays]\ncontrast = 77\n{stations}')
+    profile = load_profile(path)
+    assert [s.display.mux_channel for s in profile.stations] == [0, 1, 2]
+    daemon = Daemon(profile, pin_factory=MockFactory(pin_class=MockPWMPin))
+
+    async def until_ready():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(daemon.run(stop))
+        while not daemon.ready.is_set():
+            await asyncio.sleep(0.01)
+        stop.set()
+        await runner
+
+    try:
+        asyncio.run(asyncio.wait_for(until_ready(), 10))
+    finally:
+        daemon.close()
+    assert daemon.box.displays.down() == []
+    assert contrast_commands(RecordingSMBus.wire) == [INIT_CONTRAST, 77] * 3
+
+
+def test_contrast_is_sent_again_after_a_panel_is_reopened(monkeypatch):
+    import smbus2
+
+    from companion.adapters.displays import open_device
+    from companion.profile import DisplayProfile
+
+    monkeypatch.setattr(smbus2, "SMBus", RecordingSMBus)
+    monkeypatch.setattr(RecordingSMBus, "wire", [])
+    now = [0.0]
+    writer = DisplayWriter(openers=[lambda: open_device(DisplayProfile(), "pi")], clock=lambda: now[0])
+    writer.set_contrast(90)
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert writer.flush() and contrast_commands(RecordingSMBus.wire) == [INIT_CONTRAST, 90]
+    monkeypatch.setattr(RecordingSMBus, "down", True)     # the panel lost power
+    writer.show(0, Image.new("1", (128, 64), 0))
+    assert writer.flush() and writer.down() == [0]
+    monkeypatch.setattr(RecordingSMBus, "down", False)    # back, at its power-on contrast
+    now[0] = writer.retry_at[0]
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert writer.flush() and writer.down() == []
+    assert contrast_commands(RecordingSMBus.wire) == [INIT_CONTRAST, 90] * 2
+    writer.close()

@@ -230,6 +230,8 @@ class DisplayWriter:
         try:
             if self.devices[index] is None:
                 self.devices[index] = self.openers[index]()
+                if self.contrast_level is not None:  # a fresh init sequence set the panel's own
+                    self.devices[index].contrast(self.contrast_level)
             self.devices[index].display(image)
         except Exception as e:  # a display fault must never stop the game
             self.failures[index] += 1
