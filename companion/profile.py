@@ -26,6 +26,8 @@ ROTATIONS = (0, 2)
 I2C_PINS = (2, 3)
 """GPIO 2 and 3 are I2C-1 (SDA, SCL), shared by every display and the multiplexer."""
 PWM_PINS = (12, 13, 18, 19)
+"""The pins with a hardware PWM channel. gpiozero's lgpio factory drives the buzzer with lgpio's
+software PWM on any pin; keeping to these leaves room for a hardware-PWM driver."""
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
 MIN_STATIONS, MAX_STATIONS = 2, 6
@@ -201,7 +203,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     buzzer_pin = buzzer.get("pin")
     if buzzer_pin is not None:
         if buzzer_pin not in PWM_PINS:
-            c.fail("buzzer.pin", f"must be a hardware PWM pin ({', '.join(map(str, PWM_PINS))}), not {buzzer_pin!r}")
+            c.fail("buzzer.pin", f"must be a PWM-capable pin ({', '.join(map(str, PWM_PINS))}), not {buzzer_pin!r}")
         claim_pin("buzzer.pin", buzzer_pin)
 
     stations_data = data.get("stations")

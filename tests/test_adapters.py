@@ -362,3 +362,44 @@ def test_contrast_is_sent_again_after_a_panel_is_reopened(monkeypatch):
     assert writer.flush() and writer.down() == []
     assert contrast_commands(RecordingSMBus.wire) == [INIT_CONTRAST, 90] * 2
     writer.close()
+
+
+class SoftwarePWMPin(MockPWMPin):
+    """MockPWMPin as lgpio's software PWM behaves (lgpio 0.2.2 ``tx_pwm``; gpiozero 2.0.1
+    ``pins/lgpio.py`` stops it with ``tx_pwm(handle, pin, 0, 0)``): stopping the wave leaves the
+    pin at the level it was at. The worst case, modelled here: high."""
+
+    def _set_frequency(self, value):
+        if value is None and self._frequency is not None:
+            self._frequency = None
+            self._change_state(1.0)  # the wave stopped mid-pulse
+            return
+        super()._set_frequency(value)
+
+
+def test_the_buzzer_pin_is_low_after_every_cue_and_every_rest():
+    import asyncio
+
+    factory = MockFactory(pin_class=SoftwarePWMPin)
+    buzzer = Buzzer(18, factory)
+    pin = factory.pin(18)
+    buzzer._sound("A5")
+    assert pin.state == 0.5
+    buzzer._sound(None)                      # a rest inside a melody
+    assert pin.state == 0
+    buzzer._sound("C6")
+
+    async def play_a_cue_to_its_end():
+        buzzer.play("tick")                  # one note, then the silence that ends it
+        for _ in range(1000):                # waits for the silence, up to 5 s
+            if pin.frequency is None:
+                break
+            await asyncio.sleep(0.005)
+
+    asyncio.run(play_a_cue_to_its_end())
+    assert pin.frequency is None and pin.state == 0
+    buzzer._sound("A5")
+    buzzer.stop()                            # a cue cut short
+    assert pin.state == 0
+    buzzer.close()
+    factory.reset()

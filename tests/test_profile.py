@@ -148,7 +148,7 @@ def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
         f"companion: {BAD_SEVERAL}:",
         "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board",
         "  timing.debounce_ms: must be a number from 0 to 50, not 100",
-        "  buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
+        "  buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not 20",
         "  stations[1].pins.right: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)",
         "  stations[2].pins.ok: GPIO 4 is already used by stations[1].pins.slap",
         "  stations[2].pins.right: missing: every station needs slap, left, ok and right",
@@ -192,7 +192,7 @@ def test_pin_out_of_range(tmp_path, value):
 @pytest.mark.parametrize("pin", [4, 20, 26])
 def test_buzzer_needs_a_pwm_pin(tmp_path, pin):
     assert problems(tmp_path, GOOD.replace("pin = 18", f"pin = {pin}")) == [
-        f"buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not {pin}",
+        f"buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not {pin}",
         *([f"stations[1].pins.slap: GPIO 4 is already used by buzzer.pin"] if pin == 4 else []),
     ]
 
@@ -328,7 +328,7 @@ def test_several_problems_are_reported_at_once(tmp_path):
     assert e.value.problems == [
         "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board",
         "timing.stuck_after_s: must be a number from 0.5 to 60, not 0",
-        "buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
+        "buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not 20",
         "stations[2].pins.slap: GPIO 4 is already used by stations[1].pins.slap",
         "stations[2].pins.left: GPIO 2 is reserved for the displays' I2C bus (GPIO 2 and 3)",
         "stations[2].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1315, not 'st7735'",
