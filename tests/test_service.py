@@ -1,6 +1,7 @@
 """The service: systemd notifications on a real datagram socket, the unit file, the installer."""
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -82,6 +83,26 @@ def test_systemd_analyze_verify_passes(tmp_path):
     result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == ""
+
+
+def exposure(unit: Path) -> float | None:
+    """``systemd-analyze security``'s overall exposure of a unit file; None if this systemd
+    cannot rate a file offline (``--offline`` came with systemd 252)."""
+    result = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager", str(unit)],
+                            capture_output=True, text=True)
+    found = re.search(r"Overall exposure level for \S+: ([0-9.]+)", result.stdout)
+    return float(found.group(1)) if found else None
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_the_unit_is_rated_safe_by_systemd_analyze_security():
+    level = exposure(UNIT)
+    if level is None:
+        pytest.skip("this systemd-analyze cannot rate a unit file offline (needs systemd 252+)")
+    assert level <= 2.5, f"exposure {level}: systemd-analyze rates 2.5 or below OK/SAFE"
+    unit = UNIT.read_text()
+    assert "\nProcSubset=" not in unit    # gpiozero reads /proc/cpuinfo and /proc/device-tree
+    assert "PrivateDevices=yes" not in unit
 
 
 def dry_run(*args):
