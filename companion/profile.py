@@ -25,6 +25,10 @@ ROTATIONS = (0, 2)
 """luma's rotate 1 and 3 turn a 128x64 panel into 64x128, which no screen is drawn for."""
 I2C_PINS = (2, 3)
 """GPIO 2 and 3 are I2C-1 (SDA, SCL), shared by every display and the multiplexer."""
+I2C_GPIO_BUSES = {3: (23, 24), 4: (7, 8)}
+"""Software I2C buses, bus number -> (SDA, SCL) GPIO, that ``systemd/install.sh`` sets up with the
+``i2c-gpio`` overlay for a display on that ``port`` (``companion profile overlays``); their pins
+are then reserved like GPIO 2 and 3. Any other port but 1 is the maker's to set up."""
 PWM_PINS = (12, 13, 18, 19)
 """The pins with a hardware PWM channel. gpiozero's lgpio factory drives the buzzer with lgpio's
 software PWM on any pin; keeping to these leaves room for a hardware-PWM driver."""
@@ -260,6 +264,11 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}))
     if backend == "pi":
         _check_bus_collisions(c, placed, displays.mux_address)
+        for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):
+            for pin, line in zip(I2C_GPIO_BUSES[port], ("SDA", "SCL")):
+                if pin in used:
+                    c.fail(used[pin], f"GPIO {pin} is the {line} of I2C bus {port}, which a display uses "
+                                      f"(port = {port}): wire this elsewhere")
     if board is not None and not used_channels:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
@@ -300,3 +309,22 @@ def load_profile(path: Path | str) -> Profile:
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(str(path), [f"not valid TOML: {e}"]) from None
     return parse_profile(data, str(path))
+
+
+def boot_config(profile: Profile) -> list[str]:
+    """The lines ``/boot/firmware/config.txt`` needs for the profile's display buses beyond I2C-1
+    (which ``raspi-config nonint do_i2c 0`` turns on): an ``i2c-gpio`` overlay per known
+    software bus (:data:`I2C_GPIO_BUSES`)."""
+    if profile.backend != "pi":
+        return []
+    ports = sorted({st.display.port for st in profile.stations} & I2C_GPIO_BUSES.keys())
+    return [f"dtoverlay=i2c-gpio,bus={port},i2c_gpio_sda={I2C_GPIO_BUSES[port][0]},"
+            f"i2c_gpio_scl={I2C_GPIO_BUSES[port][1]}" for port in ports]
+
+
+def unknown_buses(profile: Profile) -> list[int]:
+    """Display ports neither I2C-1 nor a bus :func:`boot_config` sets up (an ``i2c-mux`` kernel
+    overlay's buses, say): the maker's to provide."""
+    if profile.backend != "pi":
+        return []
+    return sorted({st.display.port for st in profile.stations} - I2C_GPIO_BUSES.keys() - {1})

@@ -6,7 +6,9 @@
 #   systemd/install.sh --dry-run [...]         print every step instead of doing it
 #
 # What it does: apt packages (lgpio comes from apt: pip's gpiozero does not bring it, and only
-# lgpio works on a Pi 5), I2C on, a system user in the gpio, i2c and dialout groups, a venv at
+# lgpio works on a Pi 5), I2C on, the extra display buses the profile needs (i2c-gpio overlays in
+# /boot/firmware/config.txt, from `companion profile overlays`; a reboot brings them up; the
+# default profile, mux-3.toml, needs none), a system user in the gpio, i2c and dialout groups, a venv at
 # /opt/companion/venv made with --system-site-packages (so it sees apt's lgpio; Bookworm's own
 # Python is externally managed), the package, the profile at /etc/companion/profile.toml (never
 # overwritten), and the unit.
@@ -16,7 +18,8 @@ PREFIX=/opt/companion
 CONF=/etc/companion
 UNIT_DIR=/etc/systemd/system
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-PROFILE="$SRC/hardware/profiles/gpio-3.toml"
+PROFILE="$SRC/hardware/profiles/mux-3.toml"
+BOOT_CONFIG=${BOOT_CONFIG:-/boot/firmware/config.txt}
 DRY=0
 ACTION=install
 
@@ -44,6 +47,22 @@ need_root() {
   fi
 }
 
+append_line() {  # append_line LINE FILE
+  printf '%s\n' "$1" >> "$2"
+}
+
+bus_overlays() {  # the config.txt lines the profile's display buses need, each added once
+  local lines line added=0
+  lines=$(PYTHONPATH="$SRC" python3 -m companion profile overlays "$PROFILE") || exit 2
+  for line in $lines; do
+    if ! grep -qxF "$line" "$BOOT_CONFIG" 2>/dev/null; then
+      step "bus overlay $line" append_line "$line" "$BOOT_CONFIG"
+      added=1
+    fi
+  done
+  if [ "$added" = 1 ]; then echo "==> reboot once for the new I2C buses (sudo reboot)"; fi
+}
+
 install() {
   [ -f "$PROFILE" ] || { echo "install.sh: no profile at $PROFILE" >&2; exit 2; }
   step "apt package lists" apt-get update
@@ -51,6 +70,7 @@ install() {
   if command -v raspi-config >/dev/null || [ "$DRY" = 1 ]; then
     step "enable I2C" raspi-config nonint do_i2c 0
   fi
+  bus_overlays
   for group in gpio i2c dialout; do
     getent group "$group" >/dev/null || step "group $group" groupadd --system "$group"
   done

@@ -477,3 +477,23 @@ def test_a_direct_panel_beside_the_multiplexer_at_another_address_is_fine(tmp_pa
     profile = load_profile(write(tmp_path, PI_MUX % "address = 0x3D"))
     assert [s.display.mux_channel for s in profile.stations] == [0, 1, None]
     assert load_profile(write(tmp_path, PI_MUX % "address = 0x70, port = 3")).stations[2].display.port == 3
+
+
+def test_a_display_on_a_software_bus_reserves_its_pins_and_names_its_overlay(tmp_path):
+    from companion.profile import boot_config, unknown_buses
+
+    text = PI_MUX % "port = 3"
+    profile = load_profile(write(tmp_path, text))
+    assert boot_config(profile) == ["dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24"]
+    assert unknown_buses(profile) == []
+    assert problems(tmp_path, text.replace("slap = 26", "slap = 24")) == [
+        "stations[3].pins.slap: GPIO 24 is the SCL of I2C bus 3, which a display uses (port = 3): wire this elsewhere"]
+    assert unknown_buses(load_profile(write(tmp_path, PI_MUX % "port = 11"))) == [11]
+    assert boot_config(load_profile(ROOT / "hardware" / "profiles" / "mux-3.toml")) == []
+
+
+def test_profile_overlays_command_prints_the_config_lines(capsys):
+    assert main(["profile", "overlays", str(ROOT / "hardware" / "profiles" / "six-with-board.toml")]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24",
+        "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=7,i2c_gpio_scl=8"]

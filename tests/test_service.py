@@ -260,3 +260,23 @@ def test_a_display_that_fails_at_open_does_not_hold_back_ready_and_the_game_play
     [journal] = (tmp_path / "games").glob("*.jsonl")
     lines = [json.loads(x) for x in journal.read_text().splitlines()]
     assert [(x["action"], x["player"], x.get("cell")) for x in lines[1:]] == SEED_GAME
+
+
+def test_the_default_install_needs_no_bus_overlay():
+    code, out, _ = dry_run()
+    assert code == 0
+    assert "hardware/profiles/mux-3.toml" in out and "overlay" not in out
+
+
+def test_install_adds_the_bus_overlays_the_profile_needs_once(tmp_path, monkeypatch):
+    line = "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24"
+    config = tmp_path / "config.txt"
+    config.write_text("dtparam=i2c_arm=on\n")
+    monkeypatch.setenv("BOOT_CONFIG", str(config))
+    code, out, _ = dry_run("--profile", str(ROOT / "hardware" / "profiles" / "gpio-3.toml"))
+    assert code == 0
+    assert f"==> bus overlay {line}\n    append_line {line} {config}" in out
+    assert "reboot once" in out
+    config.write_text(f"dtparam=i2c_arm=on\n{line}\n")  # already there: not added again
+    code, out, _ = dry_run("--profile", str(ROOT / "hardware" / "profiles" / "gpio-3.toml"))
+    assert code == 0 and "overlay" not in out
