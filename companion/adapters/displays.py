@@ -55,7 +55,7 @@ class Buses:
 
 class _ExitHookTrap:
     """Stands in for the ``atexit`` module inside ``luma.core.device``: while a thread builds a
-    device in :func:`_caught_exit_hooks`, the hook luma registers is caught instead of registered;
+    device in :func:`_build`, the hook luma registers is caught instead of registered;
     any other registration goes through to ``atexit``."""
 
     def __init__(self) -> None:
