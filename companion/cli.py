@@ -139,6 +139,38 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
                                   + (f", button board on {p.board.port}" if p.board else ""))
 
 
+def cmd_profile_overlays(args: argparse.Namespace) -> int:
+    """The config.txt lines a profile's display buses need (for systemd/install.sh), one a line."""
+    from .profile import ProfileError, boot_config, load_profile, unknown_buses
+
+    try:
+        profile = load_profile(args.file)
+    except ProfileError as e:
+        return _fail(str(e))
+    for line in boot_config(profile):
+        print(line)
+    for port in unknown_buses(profile):
+        print(f"companion: display bus {port} is not one the installer sets up: provide /dev/i2c-{port} "
+              "yourself (e.g. an i2c-mux overlay)", file=sys.stderr)
+    return 0
+
+
+def cmd_profile_diagram(args: argparse.Namespace) -> int:
+    from .diagram import wiring_svg, wiring_table
+    from .profile import ProfileError, load_profile
+
+    try:
+        profile = load_profile(args.file)
+    except ProfileError as e:
+        return _fail(str(e))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in (("wiring.svg", wiring_svg(profile)), ("wiring.md", wiring_table(profile))):
+        (out / name).write_text(text, encoding="utf-8")
+        print(f"wrote {out / name}")
+    return 0
+
+
 def option_settings(items: list[str]) -> dict[str, dict[str, object]]:
     """``GAME.NAME=VALUE`` settings from ``--option``, each checked against that game's options."""
     from .games import get
@@ -285,7 +317,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     """Walk a maker through every button, display and buzzer cue; exit 1 if a button never
-    reported a press."""
+    reported a press or a display is not working."""
     import asyncio
 
     from .daemon import Daemon
@@ -313,8 +345,9 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         pass
     finally:
         daemon.close()
-    print(selftest.report())
-    return 0 if selftest.complete else 1
+    dead = daemon.box.displays.down()
+    print(selftest.report(dead))
+    return 0 if selftest.complete and not dead else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -383,6 +416,13 @@ def build_parser() -> argparse.ArgumentParser:
     check = prof_sub.add_parser("check", help="validate profiles; exit 2 naming every bad field")
     check.add_argument("files", nargs="+")
     check.set_defaults(func=cmd_profile_check)
+    diagram = prof_sub.add_parser("diagram", help="write a wiring picture (SVG) and table (Markdown) of a profile")
+    diagram.add_argument("file")
+    diagram.add_argument("--out", default="wiring", help="folder for wiring.svg and wiring.md (default wiring)")
+    diagram.set_defaults(func=cmd_profile_diagram)
+    overlays = prof_sub.add_parser("overlays", help="print the /boot/firmware/config.txt lines a profile's buses need")
+    overlays.add_argument("file")
+    overlays.set_defaults(func=cmd_profile_overlays)
 
     words = sub.add_parser("words", help="Pictomania word decks: check your own, print cards")
     words_sub = words.add_subparsers(dest="words_command", metavar="ACTION", required=True)
@@ -405,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
         if not on_pi_hardware():
             return cmd_sim(parser.parse_args(["sim"]))
         parser.print_help()
-        print("\nOn the box: companion run --profile hardware/profiles/gpio-3.toml")
+        print("\nOn the box: companion run --profile hardware/profiles/mux-3.toml")
         return 0
     return args.func(args)
 

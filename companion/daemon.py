@@ -7,9 +7,9 @@ It sleeps until the next input or the next deadline (a race decision, a held but
 idle box costs almost nothing.
 
 The button board's link calls back from its reader thread the same way; the loop turns board
-frames into inputs and watermarks (:mod:`companion.board.session`). While the board is unplugged
-its watermark stands still, so a race waits for it (GPIO presses still arrive and count), and
-every screen says so until the board is back.
+frames into inputs and watermarks (:mod:`companion.board.session`). Races wait for the board
+only while it can deliver: absent, unplugged or silent, it is dropped from the watermarks (GPIO
+races go on, its own presses are not counted) and every screen says so until it is back.
 
 A screen change that opens a race is a *reveal* (:mod:`companion.adapters.reveal`): on real
 panels the writer shows it on every station at once and reports each station's onset; the loop
@@ -29,7 +29,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .board.session import BoardSession, LinkItem, Watermark
+from .board.session import BoardSession, Live, LinkItem, Output, Watermark
 from .debounce import Debouncer, Stuck
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
@@ -49,6 +49,12 @@ SPIN_NS = 1_500_000
 """The loop's timers wake up to a millisecond late (epoll counts whole milliseconds), so for the
 last 1.5 ms before a deadline (a race's decision) the loop keeps turning instead of sleeping:
 a race is decided within microseconds of its watermark passing, for a moment of busy CPU."""
+
+
+def displays_down(down: list[int]) -> str:
+    """The notice for dead displays, fitting one screen line."""
+    numbers = ",".join(str(i + 1) for i in down)
+    return f"Display {numbers} not working" if len(down) == 1 else f"Displays {numbers} failing"
 
 
 def journal_opener(directory: Path):
@@ -91,8 +97,8 @@ class Daemon:
         self._shown = -1
         self._last_input_ns = time.monotonic_ns()
         self.dimmed = False
-        self.notice: str | None = None
-        """Shown on every screen while set (the button board is unplugged)."""
+        self._notices: dict[str, str] = {}
+        """What players must know now, by what it is about ("board", "displays")."""
         self.board_session: BoardSession | None = None
         self.box: Box = (adapters(self._on_edge) if adapters is not None
                          else build_box(profile, self._on_edge, pin_factory, self._on_board))
@@ -113,15 +119,45 @@ class Daemon:
         if profile.board is not None:
             self.board_session = BoardSession(profile.board_channels())
             self.watermarks.add_source(self.board_session.source)
+        self.box.displays.set_contrast(profile.displays.contrast)  # the panels start at their own
         self.box.displays.on_ready = self._displays_ready
+        self.box.displays.on_change = self._displays_changed
         self.ready = threading.Event()
-        """Set once every display has shown its first frame."""
+        """Set once every display has been sent its first frame (shown, or failed and retrying)."""
+
+    @property
+    def notice(self) -> str | None:
+        """Shown on every screen while set: the button board is unplugged, a display is dead.
+        One line fits, so the board (which holds races) comes first."""
+        return next(iter(self._notices[k] for k in ("board", "displays") if k in self._notices), None)
 
     def _displays_ready(self) -> None:
-        """Runs in the display writer's thread."""
-        log.info("ready: first frame on every display")
+        """Runs in the display writer's thread, once every display was tried: a dead panel does
+        not hold the service back (systemd would kill it at TimeoutStartSec); it is retried."""
+        status = f"{len(self.profile.stations)} stations"
+        down = self.box.displays.down()
+        if down:
+            status += "; " + displays_down(down).lower()
+            log.warning("ready without display %s: retrying in the background",
+                        ", ".join(str(i + 1) for i in down))
+        else:
+            log.info("ready: first frame on every display")
         self.ready.set()
-        self.notifier.ready(f"{len(self.profile.stations)} stations")
+        self.notifier.ready(status)
+
+    def _displays_changed(self, down: list[int]) -> None:
+        """Runs in the display writer's thread: a display failed or came back."""
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            loop.call_soon_threadsafe(self._displays_notice, down)
+        except RuntimeError:  # the loop has stopped: nobody is left to tell
+            pass
+
+    def _displays_notice(self, down: list[int]) -> None:
+        self._tell(displays_down(down) if down else None, "displays")
+        self._wake.set()
 
     def _on_edge(self, event: InputEvent) -> None:
         """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return.
@@ -139,22 +175,36 @@ class Daemon:
 
     def _board_arrive(self, item: LinkItem) -> None:
         """A board's heartbeat only moves its watermark: worth a step only if something waits."""
+        if self._board_outputs(self.board_session.handle(item)):
+            self._wake.set()
+
+    def _board_outputs(self, outputs: list[Output]) -> bool:
+        """Apply what the board session says; True if the loop should step for it."""
         news = False
-        for out in self.board_session.handle(item):
+        for out in outputs:
             if isinstance(out, Watermark):
-                self.watermarks.report(out.source, out.t_ns)
+                if out.source in self.watermarks:
+                    self.watermarks.report(out.source, out.t_ns)
                 news = news or self.table.wakeup_ns() is not None
+            elif isinstance(out, Live):
+                news = True
+                if out.live and out.source not in self.watermarks:
+                    self.watermarks.add_source(out.source)
+                elif not out.live and out.source in self.watermarks:
+                    self.watermarks.remove_source(out.source)
             else:
                 news = True
                 if isinstance(out, InputEvent):
                     self._inbox.append(out)
                 else:
                     self._tell(out.text)
-        if news:
-            self._wake.set()
+        return news
 
-    def _tell(self, text: str | None) -> None:
-        self.notice = text
+    def _tell(self, text: str | None, about: str = "board") -> None:
+        if text is None:
+            self._notices.pop(about, None)
+        else:
+            self._notices[about] = text
         self._shown = -1
         if text is not None and self.box.buzzer is not None:
             self.box.buzzer.play("unplugged")
@@ -171,10 +221,13 @@ class Daemon:
             reveal, cues, onsets = self._shown_reveals.popleft()
             self._play(cues)
             self.table.revealed(reveal, onsets)
+        if self.board_session is not None:
+            self._board_outputs(self.board_session.check(now_ns))
         while self._inbox:
             raw = self._inbox.popleft()
             self._last_input_ns = max(self._last_input_ns, raw.t_ns)
-            self.watermarks.saw(raw.source, raw.t_ns)
+            if raw.source in self.watermarks:  # a board that went down meanwhile no longer counts
+                self.watermarks.saw(raw.source, raw.t_ns)
             for event in self.debouncer.edge(raw):
                 self.table.handle(event)
         for item in self.debouncer.settle(now_ns):
@@ -237,7 +290,8 @@ class Daemon:
         if due is not None:
             due = self.watermarks.reaches_at(due) or due
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
-        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at) if d is not None]
+        silent_at = self.board_session.check_due_ns() if self.board_session is not None else None
+        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at) if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)

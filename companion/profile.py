@@ -16,10 +16,22 @@ from typing import Any
 from .inputs import KEYS
 
 BACKENDS = ("mock", "pi")
-DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
+DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1315")
+"""The luma.oled drivers of one-bit 128x64 panels, the only screens the box draws (luma.oled
+3.16: ``sh1106``, and ``ssd1306`` with its subclasses ``ssd1309`` and ``ssd1315``). Greyscale
+panels (``ssd1322``...) and other sizes would fail on every frame."""
+PANEL_SIZE = (128, 64)
+ROTATIONS = (0, 2)
+"""luma's rotate 1 and 3 turn a 128x64 panel into 64x128, which no screen is drawn for."""
 I2C_PINS = (2, 3)
 """GPIO 2 and 3 are I2C-1 (SDA, SCL), shared by every display and the multiplexer."""
+I2C_GPIO_BUSES = {3: (23, 24), 4: (7, 8)}
+"""Software I2C buses, bus number -> (SDA, SCL) GPIO, that ``systemd/install.sh`` sets up with the
+``i2c-gpio`` overlay for a display on that ``port`` (``companion profile overlays``); their pins
+are then reserved like GPIO 2 and 3. Any other port but 1 is the maker's to set up."""
 PWM_PINS = (12, 13, 18, 19)
+"""The pins with a hardware PWM channel. gpiozero's lgpio factory drives the buzzer with lgpio's
+software PWM on any pin; keeping to these leaves room for a hardware-PWM driver."""
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
 MIN_STATIONS, MAX_STATIONS = 2, 6
@@ -130,6 +142,13 @@ class _Checker:
             return default
         return kind(value)
 
+    def choice(self, data: dict, where: str, key: str, allowed: tuple, why: str):
+        value = data.get(key, allowed[0])
+        if isinstance(value, bool) or not isinstance(value, type(allowed[0])) or value not in allowed:
+            self.fail(f"{where}.{key}", f"must be {' or '.join(map(str, allowed))} ({why}), not {value!r}")
+            return allowed[0]
+        return value
+
 
 def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
@@ -159,6 +178,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     used: dict[int, str] = {}
     addresses: dict[tuple[int, int, int | None], str] = {}
     used_channels: dict[int, str] = {}
+    placed: list[tuple[str, DisplayProfile]] = []
 
     def claim_pin(where: str, pin: Any) -> None:
         if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_RANGE:
@@ -192,7 +212,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     buzzer_pin = buzzer.get("pin")
     if buzzer_pin is not None:
         if buzzer_pin not in PWM_PINS:
-            c.fail("buzzer.pin", f"must be a hardware PWM pin ({', '.join(map(str, PWM_PINS))}), not {buzzer_pin!r}")
+            c.fail("buzzer.pin", f"must be a PWM-capable pin ({', '.join(map(str, PWM_PINS))}), not {buzzer_pin!r}")
         claim_pin("buzzer.pin", buzzer_pin)
 
     stations_data = data.get("stations")
@@ -233,9 +253,10 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             driver=driver,
             port=c.number(disp, f"{where}.display", "port", 1, 0, 31),
             address=c.number(disp, f"{where}.display", "address", 0x3C, 0x03, 0x77),
-            width=c.number(disp, f"{where}.display", "width", 128, 128, 256),
-            height=c.number(disp, f"{where}.display", "height", 64, 32, 64),
-            rotate=c.number(disp, f"{where}.display", "rotate", 0, 0, 3),
+            width=c.choice(disp, f"{where}.display", "width", PANEL_SIZE[:1], "every screen is drawn 128x64"),
+            height=c.choice(disp, f"{where}.display", "height", PANEL_SIZE[1:], "every screen is drawn 128x64"),
+            rotate=c.choice(disp, f"{where}.display", "rotate", ROTATIONS,
+                            "upright or upside down; 1 and 3 would stand the panel on its side"),
             mux_channel=c.number(disp, f"{where}.display", "mux_channel", None, 0, 7) if "mux_channel" in disp else None,
         )
         spot = (display.port, display.address, display.mux_channel)
@@ -243,13 +264,42 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             c.fail(f"{where}.display", f"same bus, address and mux channel as {addresses[spot]}: "
                                        "give it another address, port or mux_channel")
         addresses.setdefault(spot, f"{where}.display")
+        placed.append((f"{where}.display", display))
         keys = {k: wired.get(k) for k in KEYS}
         stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}))
+    if backend == "pi":
+        _check_bus_collisions(c, placed, displays.mux_address)
+        for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):
+            for pin, line in zip(I2C_GPIO_BUSES[port], ("SDA", "SCL")):
+                if pin in used:
+                    c.fail(used[pin], f"GPIO {pin} is the {line} of I2C bus {port}, which a display uses "
+                                      f"(port = {port}): wire this elsewhere")
     if board is not None and not used_channels:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
         raise ProfileError(source, c.problems)
     return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board)
+
+
+def _check_bus_collisions(c: _Checker, placed: list[tuple[str, DisplayProfile]], mux_address: int) -> None:
+    """A panel wired straight to a bus that also carries the multiplexer must not answer at the
+    multiplexer's address, nor at the address of a panel behind it: the channel selected last
+    stays connected, so both would answer the same write."""
+    muxed: dict[tuple[int, int], str] = {}
+    for where, d in placed:
+        if d.mux_channel is not None:
+            muxed.setdefault((d.port, d.address), where)
+    mux_ports = {port for port, _ in muxed}
+    for where, d in placed:
+        if d.mux_channel is not None or d.port not in mux_ports:
+            continue
+        if d.address == mux_address:
+            c.fail(f"{where}.address", f"0x{d.address:02X} is the multiplexer's address on bus {d.port} "
+                                       "(displays.mux_address): give the display another address")
+        elif (d.port, d.address) in muxed:
+            c.fail(f"{where}.address", f"0x{d.address:02X} on bus {d.port} is also {muxed[d.port, d.address]}, "
+                                       "behind the multiplexer, and both would answer: give this display "
+                                       "another address or a mux_channel")
 
 
 def load_profile(path: Path | str) -> Profile:
@@ -264,3 +314,22 @@ def load_profile(path: Path | str) -> Profile:
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(str(path), [f"not valid TOML: {e}"]) from None
     return parse_profile(data, str(path))
+
+
+def boot_config(profile: Profile) -> list[str]:
+    """The lines ``/boot/firmware/config.txt`` needs for the profile's display buses beyond I2C-1
+    (which ``raspi-config nonint do_i2c 0`` turns on): an ``i2c-gpio`` overlay per known
+    software bus (:data:`I2C_GPIO_BUSES`)."""
+    if profile.backend != "pi":
+        return []
+    ports = sorted({st.display.port for st in profile.stations} & I2C_GPIO_BUSES.keys())
+    return [f"dtoverlay=i2c-gpio,bus={port},i2c_gpio_sda={I2C_GPIO_BUSES[port][0]},"
+            f"i2c_gpio_scl={I2C_GPIO_BUSES[port][1]}" for port in ports]
+
+
+def unknown_buses(profile: Profile) -> list[int]:
+    """Display ports neither I2C-1 nor a bus :func:`boot_config` sets up (an ``i2c-mux`` kernel
+    overlay's buses, say): the maker's to provide."""
+    if profile.backend != "pi":
+        return []
+    return sorted({st.display.port for st in profile.stations} - I2C_GPIO_BUSES.keys() - {1})

@@ -89,9 +89,12 @@ class SelfTest:
             text(draw, 40, HEIGHT - LINE_H, "ALL BUTTONS OK", invert=True)
         return self.stuck_buttons.mark(station, image)
 
-    def report(self) -> str:
-        """What a maker reads at the end: every button that never reported a press."""
-        if self.complete:
+    def report(self, dead_displays: list[int] = ()) -> str:
+        """What a maker reads at the end: every button that never reported a press, every display
+        that failed (by station index) and was still failing."""
+        lines = [f"station {s + 1} ({self.names[s]}): display not working (check its wiring and address)"
+                 for s in dead_displays]
+        if self.complete and not lines:
             return f"all {self.stations * len(KEYS)} buttons pressed; every display shown; {len(CUES)} cues played"
-        lines = [f"station {s + 1} ({self.names[s]}): {k} never pressed" for s, k in self.missing()]
+        lines += [f"station {s + 1} ({self.names[s]}): {k} never pressed" for s, k in self.missing()]
         return "\n".join(lines)

@@ -69,6 +69,9 @@ class Watermarks:
         if self._source(name).latency_bound_ns is None:
             self.report(name, t_ns)
 
+    def __contains__(self, name: str) -> bool:
+        return name in self._sources
+
     def remove_source(self, name: str) -> None:
         """Stop waiting for ``name`` (e.g. a board was unplugged)."""
         self._source(name)

@@ -7,10 +7,17 @@ is written. A display that fails (unplugged, a loose wire) is counted, reported,
 with a growing pause, reopened from scratch (a panel that lost power needs its init sequence
 again); the game goes on meanwhile. A screen change that opens a race is a :class:`Reveal`,
 shown on every panel at once (:mod:`companion.adapters.reveal`).
+
+Reopening must not leak. luma's device constructor registers an ``atexit`` hook holding the device
+(and its frame buffers, about 340 kB) *before* it sends the init sequence (luma.core 2.6,
+``device.__init__``), and a direct panel's serial opens its own smbus file descriptor. So each
+device is built with luma's hook caught (:func:`open_device`), and :func:`release_device`
+unregisters it and closes the device's own bus when the writer drops a failed panel.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import threading
@@ -50,12 +57,70 @@ class Buses:
             bus.close()
 
 
+class _ExitHookTrap:
+    """Stands in for the ``atexit`` module inside ``luma.core.device``: while a thread builds a
+    device in :func:`_build`, the hook luma registers is caught instead of registered;
+    any other registration goes through to ``atexit``."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def register(self, func, *args, **kwargs):
+        caught = getattr(self._local, "caught", None)
+        if caught is None or args or kwargs:
+            return atexit.register(func, *args, **kwargs)
+        caught.append(func)
+        return func
+
+    def __getattr__(self, name: str):
+        return getattr(atexit, name)
+
+
+_TRAP = _ExitHookTrap()
+_EXIT_HOOKS: dict[int, list] = {}
+"""id(device) -> the luma exit hooks registered for it (each holds its device)."""
+
+
+def _build(make: Callable[[], object], serial=None):
+    """``make()`` a luma device with its exit hooks kept by us: registered if it is built,
+    dropped with ``serial`` closed if it fails (its init sequence found no panel)."""
+    import luma.core.device
+
+    luma.core.device.atexit = _TRAP
+    _TRAP._local.caught = caught = []
+    try:
+        panel = make()
+    except BaseException:
+        if serial is not None:
+            serial.cleanup()  # closes the smbus a direct panel opened; nothing for a mux channel
+        raise
+    finally:
+        _TRAP._local.caught = None
+    for hook in caught:
+        atexit.register(hook)
+    _EXIT_HOOKS[id(panel)] = caught
+    return panel
+
+
+def release_device(panel) -> None:
+    """Forget a device that failed: unregister its exit hooks, close its own bus (a panel left
+    on shows its last frame; a dead one cannot be told anything)."""
+    for hook in _EXIT_HOOKS.pop(id(panel), []):
+        atexit.unregister(hook)
+    serial = getattr(panel, "_serial_interface", None)
+    if serial is not None:
+        try:
+            serial.cleanup()
+        except OSError as e:
+            log.debug("closing a failed display's bus: %s", e)
+
+
 def open_device(display: DisplayProfile, backend: str, buses: Buses | None = None, mux_address: int = 0x70):
     """The luma device for one station display: a ``dummy`` in the mock backend."""
     if backend == "mock":
         from luma.core.device import dummy
 
-        return dummy(width=display.width, height=display.height, rotate=display.rotate, mode="1")
+        return _build(lambda: dummy(width=display.width, height=display.height, rotate=display.rotate, mode="1"))
     from luma.core.interface.serial import i2c
     from luma.oled import device as oled
 
@@ -67,7 +132,7 @@ def open_device(display: DisplayProfile, backend: str, buses: Buses | None = Non
         bus = MuxChannel(buses.get(display.port), display.mux_channel, buses.locks[display.port], mux_address)
         serial = i2c(bus=bus, address=display.address)
     driver = FAST.get(display.driver) or getattr(oled, display.driver)
-    panel = driver(serial, width=display.width, height=display.height, rotate=display.rotate)
+    panel = _build(lambda: driver(serial, width=display.width, height=display.height, rotate=display.rotate), serial)
     panel.persist = True  # a clean stop leaves the last screen up
     return panel
 
@@ -113,18 +178,23 @@ class DisplayWriter:
 
     def __init__(self, devices: list | None = None, on_ready=None,
                  openers: list[Callable[[], object]] | None = None, clock=time.monotonic,
-                 now_ns=time.monotonic_ns) -> None:
-        """``on_ready`` is called once, from the writer thread, when every display has shown
-        its first frame: the box is ready for players (and systemd may be told so). ``now_ns``
-        stamps a reveal's onsets (the same clock as the buttons' edges)."""
+                 now_ns=time.monotonic_ns, on_change=None) -> None:
+        """``on_ready`` is called once, from the writer thread, when every display has been
+        *tried* with its first frame, shown or failed: a dead panel must not keep the box (and
+        systemd) waiting; it is retried in the background. ``on_change`` is called from the
+        writer thread with :meth:`down` whenever a display fails or comes back, so the players
+        can be told. ``now_ns`` stamps a reveal's onsets (the same clock as the buttons' edges)."""
         self.openers = openers
         self.devices = list(devices) if devices is not None else [None] * len(openers)
         self.on_ready = on_ready
+        self.on_change = on_change
         self.clock = clock
         self.now_ns = now_ns
         count = len(self.devices)
         self.failures = [0] * count
         self.written = [0] * count
+        self.tried = [False] * count
+        """Displays that have been sent their first frame, shown or not."""
         self.retry_at = [0.0] * count
         self._pause = [0.0] * count
         self._contrast: int | None = None
@@ -230,6 +300,8 @@ class DisplayWriter:
         try:
             if self.devices[index] is None:
                 self.devices[index] = self.openers[index]()
+                if self.contrast_level is not None:  # a fresh init sequence set the panel's own
+                    self.devices[index].contrast(self.contrast_level)
             getattr(self.devices[index], action)(*args)
         except Exception as e:  # a display fault must never stop the game
             self._failed(index, image, e)
@@ -240,24 +312,46 @@ class DisplayWriter:
         """Write one frame; False if the display failed."""
         if not self._on_device(index, image, "display", image):
             return False
-        if self._pause[index]:
+        came_back = bool(self._pause[index])
+        if came_back:
             log.info("display %d is back", index + 1)
             self._pause[index] = 0.0
         self.written[index] += 1
-        if self.written[index] == 1 and all(self.written) and self.on_ready is not None:
-            self.on_ready()
+        self._first_try(index)
+        if came_back:
+            self._changed()
         return True
+
+    def _first_try(self, index: int) -> None:
+        if self.tried[index]:
+            return
+        self.tried[index] = True
+        if all(self.tried) and self.on_ready is not None:
+            self.on_ready()
 
     def _failed(self, index: int, image: Image.Image, e: Exception) -> None:
         """Count the failure and retry the display later, with this frame unless a newer one comes."""
         self.failures[index] += 1
+        was_up = not self._pause[index]
         self._pause[index] = min(RETRY_MAX_S, max(RETRY_FIRST_S, 2 * self._pause[index]))
         self.retry_at[index] = self.clock() + self._pause[index]
-        log.warning("display %d failed (%s); retrying in %.0f s", index + 1, e, self._pause[index])
-        if self.openers is not None:
+        failures = self.failures[index]
+        if was_up or failures & (failures - 1) == 0:  # then at 2, 4, 8...: a dead panel cannot flood the log
+            # str(e): a log record kept by a handler must not keep the failed device alive
+            log.warning("display %d failed (%s; %d failures); retrying in %.0f s",
+                        index + 1, str(e), failures, self._pause[index])
+        if self.openers is not None and self.devices[index] is not None:
+            release_device(self.devices[index])
             self.devices[index] = None
         with self._cv:
             self._pending.setdefault(index, image)  # a newer frame wins; else show this one
+        self._first_try(index)
+        if was_up:
+            self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self.down())
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every frame that is due is written (a display waiting for its retry keeps
