@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -43,6 +44,12 @@ SPIN_NS = 1_500_000
 """The loop's timers wake up to a millisecond late (epoll counts whole milliseconds), so for the
 last 1.5 ms before a deadline (a race's decision) the loop keeps turning instead of sleeping:
 a race is decided within microseconds of its watermark passing, for a moment of busy CPU."""
+SWITCH_INTERVAL_S = 0.001
+"""The interpreter's GIL switch interval while the daemon runs (Python's default is 5 ms). A GPIO
+edge reaches the daemon through lgpio's callback thread, which waits for the GIL whenever the
+display writer is packing a frame: about one switch interval, sometimes several. At 1 ms a press
+waits about 1 ms instead of 5 and its tail shrinks with it (``bench/gpio_model.py``), for no
+measurable cost in frames written (``python -m bench.handoff``)."""
 
 
 def journal_opener(directory: Path):
@@ -220,9 +227,12 @@ class Daemon:
         self._loop = asyncio.get_running_loop()
         if self.box.board is not None:
             self.box.board.start()
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:
             await self._turn_until(stop or asyncio.Event())
         finally:
+            sys.setswitchinterval(switch_interval)
             if self.box.board is not None:
                 self.box.board.close()  # its thread must not call into a loop that is gone
 
