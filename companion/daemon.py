@@ -26,10 +26,12 @@ from typing import Any, Callable, Mapping
 
 from .board.session import BoardSession, LinkItem, Watermark
 from .debounce import Debouncer, Stuck
+from .delivery import DeliveryWatch
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
 from .notify import Notifier
 from .profile import Profile
+from .race import LatePress, watching_late_presses
 from .recovery import KEEP_JOURNALS, find_interrupted, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
@@ -93,6 +95,9 @@ class Daemon:
         elif interrupted is not None:
             self.table.resume(interrupted, time.monotonic_ns())
         self._inbox: deque[InputEvent] = deque()
+        self._arrived_ns: dict[InputEvent, int] = {}
+        """When each GPIO edge in the inbox reached the daemon, to measure its delivery delay."""
+        self._handling_delay_ns: int | None = None
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
@@ -103,6 +108,7 @@ class Daemon:
         self.board_session: BoardSession | None = None
         self.box: Box = (adapters(self._on_edge) if adapters is not None
                          else build_box(profile, self._on_edge, pin_factory, self._on_board))
+        self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
         self.watermarks = Watermarks()
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
@@ -125,6 +131,8 @@ class Daemon:
         ``deque.append`` is atomic, so an edge that comes before the loop runs (a press during
         start-up) simply waits in the inbox.
         """
+        if event.source == "gpio":
+            self._arrived_ns[event] = time.monotonic_ns()
         self._inbox.append(event)
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._wake.set)
@@ -156,13 +164,21 @@ class Daemon:
             self.box.buzzer.play("unplugged")
 
     def step(self, now_ns: int) -> None:
+        """Everything that arrived, then everything due by ``now_ns``; a race that finds a press
+        came too late for it tells :attr:`delivery`."""
+        with watching_late_presses(self._late_press):
+            self._step(now_ns)
+
+    def _step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
         while self._inbox:
             raw = self._inbox.popleft()
+            self._measure_delivery(raw)
             self._last_input_ns = max(self._last_input_ns, raw.t_ns)
             self.watermarks.saw(raw.source, raw.t_ns)
             for event in self.debouncer.edge(raw):
                 self.table.handle(event)
+        self._handling_delay_ns = None  # presses the debouncer held have no delivery of their own
         for item in self.debouncer.settle(now_ns):
             if isinstance(item, Stuck):
                 log.warning("station %d %s button stuck", item.station + 1, item.key)
@@ -173,6 +189,17 @@ class Daemon:
         self._dim(now_ns)
         self._present()
         self.notifier.alive(now_ns)
+
+    def _measure_delivery(self, raw: InputEvent) -> None:
+        """Note a GPIO edge's delivery delay, kept for a late press it may turn out to be."""
+        arrived = self._arrived_ns.pop(raw, None)
+        self._handling_delay_ns = None if arrived is None else arrived - raw.t_ns
+        if self._handling_delay_ns is not None:
+            self.delivery.saw(self._handling_delay_ns)
+
+    def _late_press(self, press: LatePress) -> None:
+        """A race was decided without this press, which would have changed the verdict."""
+        self.delivery.late(press, self._handling_delay_ns)
 
     def _dim(self, now_ns: int) -> None:
         """Dim every display when nobody has pressed anything for a while; brighten on a press."""
@@ -292,4 +319,5 @@ class Daemon:
         return paths
 
     def close(self) -> None:
+        log.info("%s", self.delivery.summary())
         self.box.close()
