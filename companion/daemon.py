@@ -98,6 +98,9 @@ class Daemon:
         self._arrived_ns: dict[InputEvent, int] = {}
         """When each GPIO edge in the inbox reached the daemon, to measure its delivery delay."""
         self._handling_delay_ns: int | None = None
+        self._edge_clock_ns: Callable[[], int] = time.monotonic_ns
+        """The clock edge times are on, to stamp arrivals: the pin factory's ticks once the box is
+        built (the kernel's CLOCK_MONOTONIC with lgpio; a test's clock with mock pins)."""
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
@@ -109,6 +112,9 @@ class Daemon:
         self.box: Box = (adapters(self._on_edge) if adapters is not None
                          else build_box(profile, self._on_edge, pin_factory, self._on_board))
         self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
+        ticks = getattr(self.box.pin_factory, "ticks", None)
+        if ticks is not None:
+            self._edge_clock_ns = lambda: round(ticks() * 1e9)
         self.watermarks = Watermarks()
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
@@ -132,7 +138,7 @@ class Daemon:
         start-up) simply waits in the inbox.
         """
         if event.source == "gpio":
-            self._arrived_ns[event] = time.monotonic_ns()
+            self._arrived_ns[event] = self._edge_clock_ns()
         self._inbox.append(event)
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._wake.set)

@@ -23,6 +23,11 @@ log = logging.getLogger(__name__)
 KEEP = 1000
 """Delays kept for the rolling p99 (the most recent presses)."""
 MS = 1_000_000
+MARGIN = 1.5
+"""A self-test sees a few dozen presses, so the bound it asks for is its worst delay times this:
+the tail a few dozen presses cannot show is in the margin."""
+PROFILE_MAX_MS = 50
+"""The largest ``timing.gpio_latency_ms`` a profile accepts."""
 
 
 def nearest_rank(sorted_values: list[int], q: float) -> int:
@@ -75,3 +80,25 @@ class DeliveryWatch:
         return (f"GPIO delivery: {self.presses} edges, p99 {self.p99_ns() / MS:.1f} ms, max "
                 f"{self.max_ns / MS:.1f} ms{bound}; {self.beyond_bound} beyond the bound, "
                 f"{self.late_presses} late presses")
+
+    def check(self) -> tuple[bool, str]:
+        """For the self-test: the delay distribution, whether the bound covers it (the worst
+        delay with :data:`MARGIN` to spare) and, if not, which bound to set."""
+        if not self.recent:
+            return True, "GPIO delivery: no GPIO button was pressed, nothing measured"
+        delays = sorted(self.recent)
+        seen = ", ".join(f"{name} {nearest_rank(delays, q) / MS:.1f}" for name, q in
+                         (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)))
+        line = (f"GPIO delivery delay of {len(delays)} edges while every display was written: "
+                f"{seen}, max {delays[-1] / MS:.1f} ms")
+        need_ms = math.ceil(MARGIN * delays[-1] / MS)
+        if self.bound_ns is None:
+            return True, line
+        bound = f"timing.gpio_latency_ms = {self.bound_ns / MS:g}"
+        if need_ms * MS <= self.bound_ns:
+            return True, f"{line}\nthe profile's {bound} covers it (it needs {need_ms} ms with margin)"
+        if need_ms > PROFILE_MAX_MS:
+            return False, (f"{line}\nthe profile's {bound} does NOT cover it, and no bound a profile "
+                           f"allows would ({need_ms} ms needed): the box is too loaded for fair races")
+        return False, (f"{line}\nthe profile's {bound} does NOT cover it: set "
+                       f"timing.gpio_latency_ms = {need_ms} in the profile")
