@@ -8,6 +8,11 @@ and :class:`~companion.watermark.Watermarks`, delivered the way a Pi delivers th
 - Button-board presses: stamped by the board; the frame crosses USB serial in order (FIFO) with
   1 to 20 ms of delay, among heartbeats sent every 2 ms that carry the board's watermark.
 
+Those GPIO delays stay within the 1 ms the box used to assume, so that case cannot see a bound
+that is too short. :func:`gpio_model_misorder` races three GPIO stations with every press late
+as the GPIO delivery model says (:mod:`bench.gpio_model`: lgpio's poll and sort hold, then the
+GIL hand-off with its heavy tail), at any bounds, all judging the same races.
+
 The baseline is what quiz buzzers do: the first *arrival* wins, there are no ties, and
 simultaneous GPIO edges reach the callback in pin order (the interrupt handler walks pins in
 ascending order).
