@@ -2,7 +2,6 @@
 
 import asyncio
 import logging
-from dataclasses import replace
 from pathlib import Path
 
 import gpiozero.pins.mock
@@ -41,23 +40,30 @@ def deliver_late(monkeypatch, station: int, key: str, by_s: float) -> None:
     monkeypatch.setattr(StationButton, "_fire_events", late)
 
 
-def test_a_press_delivered_after_the_decision_with_an_earlier_edge_is_reported(tmp_path, monkeypatch, caplog):
-    """Triangle on mock pins: Ana slaps 0.4 s after 0; Ben's slap reaches the box 40 ms after
-    hers, but its edge was 5 ms before hers. The race was decided 30 ms after Ana's slap (tie
-    window + GPIO bound), so Ben's slap is too late: the verdict stands, and says so."""
+def first_round(tmp_path, monkeypatch, ben_late_s: float, ana_at_s: float, ben_at_s: float) -> Daemon:
+    """Triangle's first round on mock pins: Ana and Ben slap (when their mock pins are driven,
+    in seconds after 0), every slap of Ben's delivered ``ben_late_s`` after its edge."""
     clock = FakeClock()
     monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
-    deliver_late(monkeypatch, BEN, "slap", 0.045)
+    deliver_late(monkeypatch, BEN, "slap", ben_late_s)
     daemon = Daemon(load_profile(PROFILE), tmp_path / "games", seed=8)
-    assert daemon.delivery.bound_ns == 20 * MS
     lobby = lobby_to_triangle(daemon)
     zero = lobby[-1].at_s + 3.0  # the countdown reaches 0 three seconds after the game starts
-    slaps = [ScriptPress(zero + 0.400, ANA, "slap"), ScriptPress(zero + 0.440, BEN, "slap")]
+    slaps = [ScriptPress(zero + ana_at_s, ANA, "slap"), ScriptPress(zero + ben_at_s, BEN, "slap")]
     try:
-        with caplog.at_level(logging.WARNING, logger="companion.delivery"):
-            asyncio.run(play_on_fake_clock(daemon, lobby + slaps, clock))
+        asyncio.run(play_on_fake_clock(daemon, lobby + slaps, clock))
     finally:
         daemon.close()
+    return daemon
+
+
+def test_a_press_delivered_after_the_decision_with_an_earlier_edge_is_reported(tmp_path, monkeypatch, caplog):
+    """Ana slaps 0.4 s after 0; Ben's slap reaches the box 40 ms after hers, but its edge was
+    5 ms before hers. The race was decided 30 ms after Ana's slap (tie window + GPIO bound), so
+    Ben's slap is too late: the verdict stands, and says so."""
+    with caplog.at_level(logging.WARNING, logger="companion.delivery"):
+        daemon = first_round(tmp_path, monkeypatch, 0.045, 0.400, 0.440)
+    assert daemon.delivery.bound_ns == 20 * MS
     assert daemon.table.game.result.winners == {ANA}  # frozen: the game acted on it
     assert daemon.delivery.late_presses == 1
     assert daemon.delivery.beyond_bound == 1
@@ -71,18 +77,8 @@ def test_a_press_delivered_after_the_decision_with_an_earlier_edge_is_reported(t
 def test_a_press_within_the_bound_is_not_late_and_wins(tmp_path, monkeypatch, caplog):
     """Ben's slap reaches the box 5 ms after Ana's, 19 ms after its edge (within the 20 ms bound),
     which was 14 ms before hers: he wins, nothing is reported."""
-    clock = FakeClock()
-    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
-    deliver_late(monkeypatch, BEN, "slap", 0.019)
-    daemon = Daemon(load_profile(PROFILE), tmp_path / "games", seed=8)
-    lobby = lobby_to_triangle(daemon)
-    zero = lobby[-1].at_s + 3.0
-    slaps = [ScriptPress(zero + 0.400, ANA, "slap"), ScriptPress(zero + 0.405, BEN, "slap")]
-    try:
-        with caplog.at_level(logging.WARNING, logger="companion.delivery"):
-            asyncio.run(play_on_fake_clock(daemon, lobby + slaps, clock))
-    finally:
-        daemon.close()
+    with caplog.at_level(logging.WARNING, logger="companion.delivery"):
+        daemon = first_round(tmp_path, monkeypatch, 0.019, 0.400, 0.405)
     assert daemon.table.game.result.winners == {BEN}
     assert daemon.delivery.late_presses == 0 and daemon.delivery.beyond_bound == 0
     assert not caplog.records
