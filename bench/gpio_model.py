@@ -3,11 +3,13 @@
 A GPIO edge is stamped by the kernel in the interrupt (CLOCK_MONOTONIC, the time races are
 decided on). The event then travels, and every step makes it later:
 
-1. **lgpio's alert thread** (lgpio 0.2.2, ``lgPthAlerts.c``; see ``LIBRARY-NOTES.md``) polls the
-   line fds every 0.5 ms and keeps each event 500 us to sort it among the others before emitting
-   it (``emit(count, nowGT-500000)``): the event reaches the Python notification pipe 0.5 to
-   1.05 ms after its edge (the poll period plus the sort hold, plus the sleep's overshoot).
-   Drawn uniformly from :data:`POLL_SORT_NS`.
+1. **lgpio's alert thread** (lg v0.2.2, ``lgPthAlerts.c``, read at that tag; see also
+   ``LIBRARY-NOTES.md``) waits in ``ppoll`` on the line fds with a 0.5 ms timeout
+   (``tspec = {0, 5e5}``), reads an edge as soon as it comes, and after every poll emits only the
+   events older than 500 us, to sort them among the other lines' first
+   (``emit(count, nowGT-500000)``). An edge therefore leaves for the Python notification pipe
+   at the first poll at least 0.5 ms after it: 0.5 to about 1.05 ms late. Drawn uniformly from
+   :data:`POLL_SORT_NS`.
 2. **The hand-off to Python.** lgpio's Python callback thread reads the pipe and calls gpiozero,
    which calls the daemon's edge callback: a thread that needs the GIL. While the display writer
    packs a frame in Python (luma's ``display()``, 0.7 ms a frame on x86, 15-30 ms on a Zero), it
