@@ -34,6 +34,7 @@ LOAD_FRAME_NS = 20_000_000
 
 @functools.cache
 def _big_font() -> ImageFont.FreeTypeFont:
+    """Loaded once: under load every screen is drawn 50 times a second."""
     return ImageFont.load_default(size=40)
 
 
