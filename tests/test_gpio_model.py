@@ -34,6 +34,6 @@ def test_a_delivery_adds_lgpios_poll_and_sort_hold_to_the_handoff():
 
 
 def test_the_old_bound_misjudges_races_under_the_model_and_the_default_does_not():
-    rates = gpio_model_misorder(3_000, (1 * MS, 20 * MS))
+    rates = gpio_model_misorder(3_000, (1 * MS, 30 * MS))
     assert rates[1 * MS] > 0.01
-    assert rates[20 * MS] == 0
+    assert rates[30 * MS] == 0
