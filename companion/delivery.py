@@ -65,7 +65,7 @@ class DeliveryWatch:
         delay = "unmeasured" if delay_ns is None else f"{delay_ns / MS:.1f} ms"
         log.warning("late press: station %d pressed %.1f ms %s the first press and %s, but arrived "
                     "after the race was decided (delivery delay %s; raise timing.gpio_latency_ms, "
-                    "see companion selftest)", press.station + 1, abs(press.t_ns - press.first_ns) / MS,
+                    "see companion selftest)", press.station + 1, abs(press.behind_ns) / MS,
                     "before" if press.would_have_won else "after", effect, delay)
 
     def p99_ns(self) -> int | None:

@@ -70,18 +70,18 @@ class RaceResult:
 
 @dataclass(frozen=True, slots=True)
 class LatePress:
-    """A press that arrived after its race was decided and would have changed the verdict: with
-    an edge before the frozen ``first_ns`` it would have won, inside the tie window it would
-    have tied."""
+    """A press that arrived after its race was decided and would have changed the verdict.
+    ``behind_ns`` is how far it was behind the winning press: below 0 it would have won, below
+    the tie window it would have tied."""
 
     station: int
     t_ns: int
-    first_ns: int
+    behind_ns: int
     winners: frozenset[int]
 
     @property
     def would_have_won(self) -> bool:
-        return self.t_ns < self.first_ns
+        return self.behind_ns < 0
 
 
 _late_press_watcher: ContextVar[Callable[[LatePress], None] | None] = ContextVar("late_press_watcher", default=None)
@@ -160,7 +160,7 @@ class Race:
             return "knocked_out"
         if station in self._winners or (current is not None and current <= t):
             return "ignored"
-        if self._first_ns is not None and t - self._first_ns < self.tie_window_ns:
+        if self._first_ns is not None and self._behind_ns(t) < self.tie_window_ns:
             self._report_late(station, t)
         return "counted"
 
@@ -222,10 +222,14 @@ class Race:
             ),
         )
 
+    def _behind_ns(self, t_ns: int) -> int:
+        """How far a press at ``t_ns`` is behind the decided race's winning press."""
+        return t_ns - self._first_ns
+
     def _report_late(self, station: int, t_ns: int) -> None:
         watcher = _late_press_watcher.get()
         if watcher is not None:
-            watcher(LatePress(station, t_ns, self._first_ns, frozenset(self._winners)))
+            watcher(LatePress(station, t_ns, self._behind_ns(t_ns), frozenset(self._winners)))
 
     def _counted_ns(self, station: int) -> int | None:
         """The station's first counted press: its earliest press neither locked nor knocked out."""
