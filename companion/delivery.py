@@ -59,14 +59,15 @@ class DeliveryWatch:
                         delay_ns / MS, self.bound_ns / MS)
 
     def late(self, press: LatePress, delay_ns: int | None) -> None:
-        """A race found ``press`` too late; ``delay_ns`` is its delivery delay if measured."""
+        """A race found ``press`` too late; ``delay_ns`` is its delivery delay if it came from
+        GPIO (from a button board, its source's watermark broke its promise)."""
         self.late_presses += 1
         effect = "would have won" if press.would_have_won else "would have tied"
-        delay = "unmeasured" if delay_ns is None else f"{delay_ns / MS:.1f} ms"
+        cause = ("not from GPIO: its source reported past it before delivering it" if delay_ns is None else
+                 f"delivery delay {delay_ns / MS:.1f} ms; raise timing.gpio_latency_ms, see companion selftest")
         log.warning("late press: station %d pressed %.1f ms %s the first press and %s, but arrived "
-                    "after the race was decided (delivery delay %s; raise timing.gpio_latency_ms, "
-                    "see companion selftest)", press.station + 1, abs(press.behind_ns) / MS,
-                    "before" if press.would_have_won else "after", effect, delay)
+                    "after the race was decided (%s)", press.station + 1, abs(press.behind_ns) / MS,
+                    "before" if press.would_have_won else "after", effect, cause)
 
     def p99_ns(self) -> int | None:
         """The p99 of the recent delays (None before the first press)."""

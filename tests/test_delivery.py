@@ -169,3 +169,13 @@ def test_any_delivery_within_the_bound_gives_the_edge_time_verdict(edges, delays
                   key=lambda d: d.arrival)
     assert decide_fair(feed, bound, board=False) == truth(times)
     assert WINDOW == 10 * MS
+
+
+def test_a_late_press_from_the_button_board_blames_its_source_not_the_gpio_bound(caplog):
+    watch = DeliveryWatch(30 * MS)
+    with caplog.at_level(logging.WARNING, logger="companion.delivery"):
+        watch.late(LatePress(2, 103 * MS, 3 * MS, frozenset({0})), None)
+    assert watch.late_presses == 1
+    assert caplog.messages == ["late press: station 3 pressed 3.0 ms after the first press and would have "
+                               "tied, but arrived after the race was decided (not from GPIO: its source "
+                               "reported past it before delivering it)"]
