@@ -23,6 +23,7 @@ import asyncio
 import functools
 import logging
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -31,10 +32,12 @@ from typing import Any, Callable, Mapping
 
 from .board.session import BoardSession, Live, LinkItem, Output, Watermark
 from .debounce import Debouncer, Stuck
+from .delivery import DeliveryWatch
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
 from .notify import Notifier
 from .profile import Profile
+from .race import LatePress, watching_late_presses
 from .recovery import KEEP_JOURNALS, find_interrupted, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
@@ -49,6 +52,13 @@ SPIN_NS = 1_500_000
 """The loop's timers wake up to a millisecond late (epoll counts whole milliseconds), so for the
 last 1.5 ms before a deadline (a race's decision) the loop keeps turning instead of sleeping:
 a race is decided within microseconds of its watermark passing, for a moment of busy CPU."""
+SWITCH_INTERVAL_S = 0.001
+"""The interpreter's GIL switch interval while the daemon runs (Python's default is 5 ms). A GPIO
+edge reaches the daemon through lgpio's callback thread, which waits for the GIL whenever the
+display writer is packing a frame: about one switch interval, sometimes several. At 1 ms a press
+waits about 1 ms instead of 5 and its tail shrinks with it (``bench/gpio_model.py``), at a cost in
+frames packed within our measurement's noise (``python -m bench.handoff``: 1,376 frames/s at 5 ms,
+1,321-1,743 at 1 ms). Below 1 ms the machine's scheduling, not the interval, sets the tail."""
 
 
 def displays_down(down: list[int]) -> str:
@@ -92,6 +102,12 @@ class Daemon:
         names = tuple(st.name for st in profile.stations)
         self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
         self._inbox: deque[InputEvent] = deque()
+        self._arrived_ns: dict[InputEvent, int] = {}
+        """When each GPIO edge in the inbox reached the daemon, to measure its delivery delay."""
+        self._handling_delay_ns: int | None = None
+        self._edge_clock_ns: Callable[[], int] = time.monotonic_ns
+        """The clock edge times are on, to stamp arrivals: the pin factory's ticks once the box is
+        built (the kernel's CLOCK_MONOTONIC with lgpio; a test's clock with mock pins)."""
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
@@ -113,6 +129,10 @@ class Daemon:
             interrupted.writer.close()
         elif interrupted is not None:
             self.table.resume(interrupted, time.monotonic_ns())
+        self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
+        ticks = getattr(self.box.pin_factory, "ticks", None)
+        if ticks is not None:
+            self._edge_clock_ns = lambda: round(ticks() * 1e9)
         self.watermarks = Watermarks()
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
@@ -165,6 +185,8 @@ class Daemon:
         ``deque.append`` is atomic, so an edge that comes before the loop runs (a press during
         start-up) simply waits in the inbox.
         """
+        if event.source == "gpio":
+            self._arrived_ns[event] = self._edge_clock_ns()
         self._inbox.append(event)
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._wake.set)
@@ -216,6 +238,12 @@ class Daemon:
             self._loop.call_soon_threadsafe(self._wake.set)
 
     def step(self, now_ns: int) -> None:
+        """Everything that arrived, then everything due by ``now_ns``; a race that finds a press
+        came too late for it tells :attr:`delivery`."""
+        with watching_late_presses(self._late_press):
+            self._step(now_ns)
+
+    def _step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
         while self._shown_reveals:
             reveal, cues, onsets = self._shown_reveals.popleft()
@@ -225,11 +253,13 @@ class Daemon:
             self._board_outputs(self.board_session.check(now_ns))
         while self._inbox:
             raw = self._inbox.popleft()
+            self._measure_delivery(raw)
             self._last_input_ns = max(self._last_input_ns, raw.t_ns)
             if raw.source in self.watermarks:  # a board that went down meanwhile no longer counts
                 self.watermarks.saw(raw.source, raw.t_ns)
             for event in self.debouncer.edge(raw):
                 self.table.handle(event)
+        self._handling_delay_ns = None  # presses the debouncer held have no delivery of their own
         for item in self.debouncer.settle(now_ns):
             if isinstance(item, Stuck):
                 log.warning("station %d %s button stuck", item.station + 1, item.key)
@@ -240,6 +270,17 @@ class Daemon:
         self._dim(now_ns)
         self._present()
         self.notifier.alive(now_ns)
+
+    def _measure_delivery(self, raw: InputEvent) -> None:
+        """Note a GPIO edge's delivery delay, kept for a late press it may turn out to be."""
+        arrived = self._arrived_ns.pop(raw, None)
+        self._handling_delay_ns = None if arrived is None else arrived - raw.t_ns
+        if self._handling_delay_ns is not None:
+            self.delivery.saw(self._handling_delay_ns)
+
+    def _late_press(self, press: LatePress) -> None:
+        """A race was decided without this press, which would have changed the verdict."""
+        self.delivery.late(press, self._handling_delay_ns)
 
     def _dim(self, now_ns: int) -> None:
         """Dim every display when nobody has pressed anything for a while; brighten on a press."""
@@ -308,9 +349,12 @@ class Daemon:
         self._loop = asyncio.get_running_loop()
         if self.box.board is not None:
             self.box.board.start()
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:
             await self._turn_until(stop or asyncio.Event())
         finally:
+            sys.setswitchinterval(switch_interval)
             if self.box.board is not None:
                 self.box.board.close()  # its thread must not call into a loop that is gone
 
@@ -370,4 +414,5 @@ class Daemon:
         return paths
 
     def close(self) -> None:
+        log.info("%s", self.delivery.summary())
         self.box.close()

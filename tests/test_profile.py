@@ -78,7 +78,7 @@ def test_gpio_3_profile_values():
     profile = load_profile(ROOT / "hardware" / "profiles" / "gpio-3.toml")
     assert profile.name == "Three stations on GPIO"
     assert profile.backend == "pi"
-    assert profile.timing == Timing(5.0, 5.0, 1.0)
+    assert profile.timing == Timing(5.0, 5.0, 30.0)
     assert [s.name for s in profile.stations] == ["P1", "P2", "P3"]
     assert profile.stations[0].pins == {"slap": 4, "left": 17, "ok": 27, "right": 22}
     assert [(s.display.driver, s.display.port, s.display.address) for s in profile.stations] == [
