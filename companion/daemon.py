@@ -84,7 +84,7 @@ class Daemon:
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
             interrupted.writer.close()
         elif interrupted is not None:
-            self.table.resume(interrupted, time.monotonic_ns())
+            self.table.offer_resume(interrupted)
         self._inbox: deque[InputEvent] = deque()
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -158,8 +158,8 @@ class Daemon:
                 self.table.handle(event)
         for item in self.debouncer.settle(now_ns):
             if isinstance(item, Stuck):
-                log.warning("station %d %s button stuck", item.station + 1, item.key)
-                self.table.stuck(item.station, item.key)
+                if self.table.stuck(item.station, item.key):
+                    log.warning("station %d %s button stuck", item.station + 1, item.key)
             else:
                 self.table.handle(item)
         self.table.tick(now_ns, self.watermark(now_ns))

@@ -54,9 +54,10 @@ class SelfTest:
         self.last[event.station] = f"{event.key}{gap}"
         self.cues.append("tick")
 
-    def stuck(self, station: int, key: str) -> None:
+    def stuck(self, station: int, key: str) -> bool:
         self.stuck_buttons.report(station, key)
         self.version += 1
+        return True
 
     def tick(self, now_ns: int, watermark_ns: int) -> None:
         """Play the cue tour: each cue, then the next once it has finished."""

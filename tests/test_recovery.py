@@ -19,6 +19,7 @@ from companion.profile import load_profile
 from companion.recovery import ABANDONED, abandon, cut_torn_line, find_interrupted, rotate
 from companion.table import Table
 
+from glyphs import shows
 from helpers import MS
 
 ROOT = Path(__file__).parent.parent
@@ -116,6 +117,9 @@ def test_the_daemon_resumes_and_shows_it(tmp_path):
     expected = replay(seed_game[:6])[1].state
     daemon = Daemon(load_profile(MOCK3), tmp_path)
     try:
+        assert daemon.table.game is None                             # asked first, on every station
+        assert all(shows(daemon.table.screen(s), "Resume Pay-to-Play") for s in range(3))
+        daemon.table.handle(InputEvent(2, "ok", True, 5 * MS))
         game = daemon.table.game
         assert game is not None and game.match.state == expected
         image = daemon.table.screen(0)
@@ -127,6 +131,22 @@ def test_the_daemon_resumes_and_shows_it(tmp_path):
         daemon.close()
     before = len(path.read_text().splitlines())
     assert before == 6
+
+
+def test_left_at_the_offer_starts_afresh_and_the_old_game_is_marked_abandoned(tmp_path):
+    seed_game = (ROOT / "tests" / "journals" / "paytoplay-seed.jsonl").read_text().splitlines()
+    path = tmp_path / "20260101-000000-paytoplay.jsonl"
+    path.write_text("\n".join(seed_game[:6]) + "\n")
+    daemon = Daemon(load_profile(MOCK3), tmp_path)
+    try:
+        daemon.table.handle(InputEvent(0, "right", True, 5 * MS))   # no answer: still asked
+        assert daemon.table.offer is not None
+        daemon.table.handle(InputEvent(0, "left", True, 9 * MS))
+        assert daemon.table.game is None and daemon.table.offer is None
+        assert daemon.table.screen(1).tobytes() == daemon.table.lobby.screen().tobytes()
+        assert [p.name for p in tmp_path.iterdir()] == [f"20260101-000000-paytoplay{ABANDONED}"]
+    finally:
+        daemon.close()
 
 
 def test_kill_9_mid_game_loses_no_applied_action(tmp_path):

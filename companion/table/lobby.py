@@ -48,6 +48,8 @@ class Lobby:
         self.row: int | None = None
         """None on the game menu; the selected options row otherwise."""
         self.values: dict[str, Any] = {}
+        self.seated: int | None = None
+        """How many took their seats for the selected game (see :mod:`.seating`), if asked."""
 
     @property
     def game(self) -> Rules:
@@ -55,8 +57,8 @@ class Lobby:
 
     @property
     def players(self) -> int:
-        """How many play the selected game: the first stations, as many as it takes."""
-        return min(self.game.max_players, self.stations)
+        """How many play the selected game: those seated, else every station it can take."""
+        return self.seated or min(self.game.max_players, self.stations)
 
     def _rows(self) -> list[tuple[str, tuple[Any, ...]]]:
         return [(name, choices) for name, choices, _ in self.game.lobby_options(self.players)]
