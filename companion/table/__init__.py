@@ -167,7 +167,7 @@ class Table:
                 self.game.handle(replace(event, station=len(self.seats)))
                 self._collect()
             return
-        for passed in self.chords.feed(event):
+        for passed in self.chords.feed(event, self.game.races_on_left_right()):
             self._to_game(passed)
 
     def _to_game(self, event: InputEvent) -> None:

@@ -28,8 +28,9 @@ class Chords:
         self.since: dict[int, int] = {}
         """Station -> edge time the chord was completed, while both keys stay held."""
 
-    def feed(self, event: InputEvent) -> list[InputEvent]:
-        """The inputs to pass on to the game, in order, now that ``event`` has come."""
+    def feed(self, event: InputEvent, at_once: bool = False) -> list[InputEvent]:
+        """The inputs to pass on to the game, in order, now that ``event`` has come; ``at_once``
+        passes a ``left``/``right`` press on without waiting for the window (a race answer)."""
         out = self.due(event.t_ns)
         station, key = event.station, event.key
         held = self.held.setdefault(station, set())
@@ -46,6 +47,8 @@ class Chords:
                 self.since[station] = event.t_ns
                 return out
             out += self._flush(station)
+            if at_once:
+                return out + [event]
             self.pending[station] = event
             return out
         held.discard(key)

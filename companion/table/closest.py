@@ -106,6 +106,9 @@ class ClosestTable(GameTable):
                 self.out.add(event.station)
                 self.cues.append("wrong")
 
+    def races_on_left_right(self) -> bool:
+        return self.race is not None
+
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         if self.race is None:
             return False
