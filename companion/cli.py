@@ -20,6 +20,21 @@ def default_journal_dir() -> Path:
     return Path(base) / "companion" / "games"
 
 
+def journal_dir(args: argparse.Namespace, scripted: bool) -> Path:
+    """``--journal-dir`` if given; else a fresh temporary folder for a scripted or screenshot run
+    (so a script never leaves an unfinished game for the box to offer next time, nor finds one),
+    and the state directory otherwise."""
+    if args.journal_dir:
+        return Path(args.journal_dir)
+    if scripted:
+        import tempfile
+
+        path = Path(tempfile.mkdtemp(prefix="companion-games-"))
+        print(f"journals of this scripted run: {path}", file=sys.stderr)
+        return path
+    return default_journal_dir()
+
+
 def _fail(message: str) -> int:
     print(f"companion: {message}", file=sys.stderr)
     return 2
@@ -157,7 +172,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return _fail(str(e))
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
-    daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults)
+    daemon = Daemon(profile, journal_dir(args, presses is not None), seed=args.seed, defaults=defaults)
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -248,7 +263,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         presses = load_script(args.script, len(profile.stations)) if args.script else None
     except (ProfileError, ScriptError, OSError) as e:
         return _fail(str(e))
-    sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, scale=args.scale or (3 if args.screenshot else None))
+    journals = journal_dir(args, presses is not None or bool(args.screenshot))
+    sim = Simulator(profile, journals, seed=args.seed, scale=args.scale or (3 if args.screenshot else None))
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
@@ -313,7 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", required=True, help="hardware profile (TOML), see hardware/profiles/")
     run.add_argument("--script", help="drive simulated buttons from a script of timed presses")
     run.add_argument("--snapshots", help="write each station's final screen as PNG into this folder")
-    run.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
+    run.add_argument("--journal-dir", help="where game journals go (default: the state directory; "
+                                           "a temporary folder with --script)")
     run.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
     runner_options(run)
     run.set_defaults(func=cmd_run)
@@ -335,7 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--screenshot", metavar="FILE",
                      help="start up (and play the script), save the window as PNG and exit; needs no display")
     sim.add_argument("--scale", type=int, choices=range(1, 7), help="screen pixels per OLED pixel (default: fit the screen)")
-    sim.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
+    sim.add_argument("--journal-dir", help="where game journals go (default: the state directory; "
+                                           "a temporary folder with --script or --screenshot)")
     runner_options(sim)
     sim.set_defaults(func=cmd_sim)
 

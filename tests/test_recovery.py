@@ -118,7 +118,7 @@ def test_the_daemon_resumes_and_shows_it(tmp_path):
     daemon = Daemon(load_profile(MOCK3), tmp_path)
     try:
         assert daemon.table.game is None                             # asked first, on every station
-        assert all(shows(daemon.table.screen(s), "Resume Pay-to-Play") for s in range(3))
+        assert all(shows(daemon.table.screen(s), "ok: resume") for s in range(3))
         daemon.table.handle(InputEvent(2, "ok", True, 5 * MS))
         game = daemon.table.game
         assert game is not None and game.match.state == expected
@@ -211,3 +211,22 @@ def test_unusable_journals_are_reported_and_skipped(tmp_path, caplog, content, r
     assert find_interrupted(tmp_path) is None
     assert "20260101-000000-x.jsonl cannot be resumed" in caplog.text
     assert reason in caplog.text
+
+
+def test_a_resumed_game_keeps_its_seats_and_the_other_stations_watch(tmp_path):
+    """A Pictionary game seated at stations 2, 3 and 4 of a four-station box comes back there."""
+    lines = (ROOT / "tests" / "journals" / "trio-seed-example.jsonl").read_text().splitlines()
+    header = json.loads(lines[0]) | {"stations": [2, 3, 4]}
+    path = tmp_path / "20260101-000000-trio.jsonl"
+    path.write_text("\n".join([json.dumps(header)] + lines[1:3]) + "\n")
+    daemon = Daemon(load_profile(ROOT / "hardware" / "profiles" / "mock-4.toml"), tmp_path)
+    try:
+        table = daemon.table
+        assert all(shows(table.screen(s), "Three-player") for s in range(4))
+        table.handle(InputEvent(0, "ok", True, 5 * MS))
+        assert table.seats == (1, 2, 3) and table.seat_of(0) is None
+        assert shows(table.screen(0), "Watching")
+        artist, word = table.game.match.state.artist, table.game.match.state.word
+        assert [shows(table.screen(s), word) for s in range(4)] == [s == artist + 1 for s in range(4)]
+    finally:
+        daemon.close()

@@ -3,30 +3,33 @@ announcement that a game was abandoned."""
 
 from __future__ import annotations
 
+import textwrap
+
 from PIL import Image
 
-from .canvas import COLUMNS, LINE_H, blank, centred, fit, title
+from .canvas import COLUMNS, LINE_H, blank, centred, title
 
 
-def _screen(heading: str, lines: tuple[str, ...]) -> Image.Image:
+def _screen(heading: str, game: str, keys: tuple[str, ...]) -> Image.Image:
+    """The game's title on one or two lines under ``heading``, then what each key does."""
     image, draw = blank()
     title(draw, heading)
-    for i, line in enumerate(lines):
-        centred(draw, (i + 1) * LINE_H + 3, fit(line, COLUMNS))
+    lines = textwrap.wrap(game, COLUMNS)[:2] + list(keys)
+    for i, line in enumerate(lines[:4]):
+        centred(draw, (i + 1) * LINE_H + 3, line)
     return image
 
 
 def resume_screen(game: str, since: str) -> Image.Image:
     """Every station, when the box starts with a game a crash or power cut interrupted."""
-    return _screen("Unfinished game", (f"Resume {game}", f"from {since}?", "ok: resume",
-                                       "left: new game"))
+    return _screen(f"Resume from {since}?", game, ("ok: resume", "left: new game"))
 
 
 def confirm_screen(game: str) -> Image.Image:
     """The station that held ``left``+``right``: abandon for good, or keep playing."""
-    return _screen("Abandon the game?", (game, "ok: abandon it", "other key: play on"))
+    return _screen("Abandon the game?", game, ("ok: abandon it", "other key: play on"))
 
 
 def abandoned_screen(game: str) -> Image.Image:
     """Every station, once a game was abandoned."""
-    return _screen("Game abandoned", (game, "was abandoned.", "ok: back to games"))
+    return _screen("Game abandoned", game, ("ok: back to games",))

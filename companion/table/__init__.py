@@ -140,10 +140,10 @@ class Table:
             self.seating = Seating(self.lobby.game, self.names)
         else:
             start = self.lobby.handle(event)
-            if self.lobby.row is None:
-                self.lobby.seated, self.seated = None, None
             if start is not None:
                 self.start(start, event.t_ns)
+            elif self.lobby.row is None:  # back on the game menu: the seats go with the game
+                self.lobby.seated, self.seated = None, None
 
     def _seat(self, event: InputEvent) -> None:
         result = self.seating.handle(event)

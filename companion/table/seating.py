@@ -78,7 +78,7 @@ class Seating:
     def screen(self, station: int) -> Image.Image:
         rules, count = self.rules, len(self.joined)
         wanted = rules.players_allowed().replace(" to ", "-")
-        joined = " ".join(self.joined[s] for s in sorted(self.joined)) or "nobody yet"
+        joined = tuple(self.joined[s] for s in sorted(self.joined)) or (rules.title,)
         if station in self.joined:
             mine = f"You: <{self.joined[station]}>"
             short = rules.min_players - count
@@ -87,4 +87,4 @@ class Seating:
             full = count >= rules.max_players
             mine = "Full: you watch" if full else "slap: join"
             hint = "left: back to games"
-        return seating_screen(SeatingView(rules.title, joined, f"{count} in, {wanted} play", mine, hint))
+        return seating_screen(SeatingView(f"{count} of {wanted}", joined, mine, hint))

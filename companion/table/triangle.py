@@ -250,7 +250,8 @@ class TriangleTable(GameTable):
         if self.count > 0:
             return RoundView(heading, count=self.count, status=status, alert=bool(early),
                              footer=self._scores(station))
-        return RoundView(heading, cards=self._peer_cards(station), status=status or "Slap to speak!",
+        call = "Slap to speak!" if station < PLAYERS else ""  # a station that watches cannot
+        return RoundView(heading, cards=self._peer_cards(station), status=status or call,
                          alert=bool(early), footer=self._scores(station))
 
     def _speak_view(self, station: int) -> RoundView:
