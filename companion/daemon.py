@@ -89,6 +89,9 @@ class Daemon:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
+        self._lit: tuple[str, ...] | None = None
+        self._blink_at_ns: int | None = None
+        """When a board LED's blink next turns over (board LEDs only hold on or off)."""
         self._last_input_ns = time.monotonic_ns()
         self.dimmed = False
         self.notice: str | None = None
@@ -165,6 +168,7 @@ class Daemon:
         self.table.tick(now_ns, self.watermark(now_ns))
         self._dim(now_ns)
         self._present()
+        self._light(now_ns)
         self.notifier.alive(now_ns)
 
     def _dim(self, now_ns: int) -> None:
@@ -196,6 +200,22 @@ class Daemon:
                     screen = with_notice(screen, self.notice)
                 self.box.displays.show(station, screen)
 
+    def _light(self, now_ns: int) -> None:
+        """The station lights, when they change; a blinking board LED turned over when due."""
+        lights = self.box.lights
+        if lights is None:
+            return
+        lit = self.table.lights()
+        if lit != self._lit:
+            self._lit = lit
+            lights.show(lit)
+            self._blink_at_ns = None
+        elif self._blink_at_ns is not None and now_ns >= self._blink_at_ns:
+            lights.blink_step()
+            self._blink_at_ns = None
+        if self._blink_at_ns is None and lights.next_blink_s() is not None:
+            self._blink_at_ns = now_ns + round(lights.next_blink_s() * 1e9)
+
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
         tie window): wake when every source's watermark will have passed it."""
@@ -203,7 +223,7 @@ class Daemon:
         if due is not None:
             due = self.watermarks.reaches_at(due) or due
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
-        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at) if d is not None]
+        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, self._blink_at_ns) if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)

@@ -54,6 +54,12 @@ class SelfTest:
         self.last[event.station] = f"{event.key}{gap}"
         self.cues.append("tick")
 
+    def lights(self) -> tuple[str, ...]:
+        """A station's light comes on once every one of its buttons has been pressed: the maker
+        sees the station pass, and that its LED works."""
+        return tuple("on" if all((s, k) in self.pressed for k in KEYS) else "off"
+                     for s in range(self.stations))
+
     def stuck(self, station: int, key: str) -> bool:
         self.stuck_buttons.report(station, key)
         self.version += 1

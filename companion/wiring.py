@@ -18,6 +18,7 @@ from .adapters.board import BoardLink
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import Buses, DisplayWriter, display_openers
+from .adapters.lights import StationLights
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
@@ -41,6 +42,9 @@ class Box:
     """The button board's serial link; the daemon starts it once its loop runs."""
     virtual_board: VirtualBoard | None = None
     """With the mock backend, the software board behind ``board``."""
+    lights: StationLights | None = None
+    """The stations' LEDs, if any station has one: anything with ``show(states)``,
+    ``next_blink_s()``, ``blink_step()`` and ``close()``."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
@@ -60,6 +64,8 @@ class Box:
             button.close()
         if self.buzzer is not None:
             self.buzzer.close()
+        if self.lights is not None:
+            self.lights.close()
         if self.board is not None:
             self.board.close()
         if self.virtual_board is not None:
@@ -99,4 +105,8 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
             box.virtual_board.start()
             port = str(box.virtual_board.path)
         box.board = BoardLink(port, on_board)
+    pins = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and not st.channels}
+    board_leds = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and st.channels}
+    if pins or board_leds:
+        box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
     return box

@@ -274,6 +274,12 @@ class Table:
             image = with_notice(image, "RESUMED")
         return image
 
+    def lights(self) -> tuple[str, ...]:
+        """Each station's light (``off``, ``on``, ``blink``): the game's, from seats to stations."""
+        lit = self.game.lights() if self.game is not None and self.confirming is None else {}
+        seats = self.seats
+        return tuple(lit.get(seats.index(s), "off") if s in seats else "off" for s in range(self.stations))
+
     def stuck(self, station: int, key: str) -> bool:
         """A button held far too long: shown on its station until it is released. A key held as
         half of the abandon chord is not stuck: False, and nothing is shown."""

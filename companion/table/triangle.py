@@ -310,6 +310,12 @@ class TriangleTable(GameTable):
                 seen[card - 1] += 1
         return AidView(state.latest_turn, tuple(seen))
 
+    def lights(self) -> dict[int, str]:
+        """The claimer's light, or the drawers' blinking, until the next round counts down."""
+        if self.result is None:
+            return {}
+        return {p: "blink" if self.result.tie else "on" for p in self.result.winners}
+
     def screen(self, station: int) -> Image.Image:
         if station in self.aid_open:
             return aid_screen(self.aid_view(station))

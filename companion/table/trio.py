@@ -190,6 +190,10 @@ class TrioTable(GameTable):
             times.append(self.deadline_ns)
         return min(times, default=None)
 
+    def lights(self) -> dict[int, str]:
+        """The guesser the artist is judging, or both of a simultaneous pair blinking."""
+        return {p: "blink" if self.tie else "on" for p in self.judging}
+
     # Screens
 
     def view(self, station: int) -> TrioView:
