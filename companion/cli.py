@@ -35,6 +35,12 @@ def journal_dir(args: argparse.Namespace, scripted: bool) -> Path:
     return default_journal_dir()
 
 
+def settings_file(journals: Path) -> Path:
+    """The box settings beside the journals: ``settings.json`` in the state directory when the
+    journals are in its ``games`` folder, else in the journal folder itself."""
+    return journals.parent / "settings.json" if journals == default_journal_dir() else journals / "settings.json"
+
+
 def _fail(message: str) -> int:
     print(f"companion: {message}", file=sys.stderr)
     return 2
@@ -172,7 +178,8 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return _fail(str(e))
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
-    daemon = Daemon(profile, journal_dir(args, presses is not None), seed=args.seed, defaults=defaults)
+    journals = journal_dir(args, presses is not None)
+    daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals))
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -264,7 +271,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
     except (ProfileError, ScriptError, OSError) as e:
         return _fail(str(e))
     journals = journal_dir(args, presses is not None or bool(args.screenshot))
-    sim = Simulator(profile, journals, seed=args.seed, scale=args.scale or (3 if args.screenshot else None))
+    sim = Simulator(profile, journals, seed=args.seed, scale=args.scale or (3 if args.screenshot else None),
+                    settings_path=settings_file(journals))
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))

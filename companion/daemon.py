@@ -32,6 +32,7 @@ from .profile import Profile
 from .recovery import KEEP_JOURNALS, find_interrupted, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
+from .settings import load_settings, save_settings
 from .table import Table
 from .watermark import Watermarks
 from .wiring import Box, EdgeCallback, build_box
@@ -68,17 +69,22 @@ class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  pin_factory=None, notifier: Notifier | None = None,
                  adapters: Callable[[EdgeCallback], Box] | None = None, referee=None,
-                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 settings_path: Path | None = None) -> None:
         """``adapters`` builds the box around the daemon's edge callback (the simulator's window);
         by default the profile's pins and panels are wired, on ``pin_factory`` if given.
         ``referee`` replaces the games' :class:`Table` (the self-test). ``defaults`` are option
-        values the lobby starts from, per game (``--option``)."""
+        values the lobby starts from, per game (``--option``). ``settings_path`` is the box
+        settings file (:mod:`companion.settings`): read at start, written when players change it."""
         self.profile = profile
         self.notifier = notifier or Notifier()
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         names = tuple(st.name for st in profile.stations)
-        self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
+        self.settings_path = settings_path
+        self.settings = load_settings(settings_path)
+        self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults,
+                                      self.settings)
         interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
         if interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
@@ -106,6 +112,8 @@ class Daemon:
             self.board_session = BoardSession(profile.board_channels())
             self.watermarks.add_source(self.board_session.source)
         self.box.displays.on_ready = self._displays_ready
+        if self.box.buzzer is not None:
+            self.box.buzzer.set_volume(self.settings.volume)
         self.ready = threading.Event()
         """Set once every display has shown its first frame."""
 
@@ -188,6 +196,7 @@ class Daemon:
 
     def _present(self) -> None:
         """Cues first (a decided race is heard at once), then the screens that changed."""
+        self._apply_settings()
         for cue in self.table.cues:
             if self.box.buzzer is not None:
                 self.box.buzzer.play(cue)
@@ -199,6 +208,20 @@ class Daemon:
                 if self.notice is not None:
                     screen = with_notice(screen, self.notice)
                 self.box.displays.show(station, screen)
+
+    def _apply_settings(self) -> None:
+        """Box settings the players changed: heard from the next cue on, and saved."""
+        settings = getattr(self.table, "settings", self.settings)
+        if settings == self.settings:
+            return
+        self.settings = settings
+        if self.box.buzzer is not None:
+            self.box.buzzer.set_volume(settings.volume)
+        if self.settings_path is not None:
+            try:
+                save_settings(self.settings_path, settings)
+            except OSError as e:
+                log.error("cannot save the box settings to %s: %s", self.settings_path, e.strerror)
 
     def _light(self, now_ns: int) -> None:
         """The station lights, when they change; a blinking board LED turned over when due."""

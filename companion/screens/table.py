@@ -33,3 +33,17 @@ def confirm_screen(game: str) -> Image.Image:
 def abandoned_screen(game: str) -> Image.Image:
     """Every station, once a game was abandoned."""
     return _screen("Game abandoned", game, ("ok: back to games",))
+
+
+def settings_screen(volume: int, loudest: int) -> Image.Image:
+    """The box's settings: the buzzer volume as a number and a bar."""
+    image, draw = blank()
+    title(draw, "Box settings")
+    centred(draw, LINE_H + 3, f"Buzzer volume: {volume}")
+    width = 100
+    left = (128 - width) // 2
+    top = 2 * LINE_H + 6
+    draw.rectangle((left, top, left + width - 1, top + 9), outline=1)
+    draw.rectangle((left, top, left + width * volume // loudest - 1, top + 9), fill=1)
+    centred(draw, 4 * LINE_H + 3, "</>: change  ok: done")
+    return image

@@ -27,6 +27,8 @@ from ..recovery import Interrupted, abandon
 from ..screens.canvas import with_notice
 from ..screens.seating import spectator
 from ..screens.table import abandoned_screen, confirm_screen, resume_screen
+from ..settings import BoxSettings
+from .box_settings import SettingsPage
 from .chord import Chords
 from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
@@ -40,7 +42,8 @@ S = 1_000_000_000
 
 class Table:
     def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
-                 seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 settings: BoxSettings | None = None) -> None:
         self.names = names
         self.stations = len(names)
         self.open_journal = open_journal
@@ -65,6 +68,13 @@ class Table:
         """The title of the game just abandoned, shown until a station presses ``ok``."""
         self.offer: Interrupted | None = None
         """A game a crash interrupted, offered on every station until ``ok`` or ``left``."""
+        self.settings_page = SettingsPage(settings or BoxSettings())
+        self.on_settings_page = False
+        """True while the game menu shows the Box settings page (after the last game)."""
+
+    @property
+    def settings(self) -> BoxSettings:
+        return self.settings_page.settings
 
     # --- seats ---------------------------------------------------------------------------------
 
@@ -135,6 +145,8 @@ class Table:
             self._play(event)
         elif self.seating is not None:
             self._seat(event)
+        elif self._turns_to_settings(event):
+            self._settings(event)
         elif self.lobby.row is None and event.pressed and event.key == "ok" \
                 and needs_seating(self.lobby.game, self.stations):
             self.seating = Seating(self.lobby.game, self.names)
@@ -144,6 +156,24 @@ class Table:
                 self.start(start, event.t_ns)
             elif self.lobby.row is None:  # back on the game menu: the seats go with the game
                 self.lobby.seated, self.seated = None, None
+
+    def _turns_to_settings(self, event: InputEvent) -> bool:
+        """On the game menu, the Box settings page comes after the last game and before the first."""
+        if self.lobby.row is not None or not event.pressed:
+            return self.on_settings_page
+        last = len(self.lobby.games) - 1
+        return self.on_settings_page or (event.key, self.lobby.index) in (("right", last), ("left", 0))
+
+    def _settings(self, event: InputEvent) -> None:
+        if not self.on_settings_page:
+            self.on_settings_page = True
+            return
+        step = self.settings_page.handle(event)
+        self.cues.extend(self.settings_page.cues)
+        self.settings_page.cues.clear()
+        if step:
+            self.on_settings_page = False
+            self.lobby.index = 0 if step > 0 else len(self.lobby.games) - 1
 
     def _seat(self, event: InputEvent) -> None:
         result = self.seating.handle(event)
@@ -259,7 +289,12 @@ class Table:
         if self.abandoned is not None:
             return abandoned_screen(self.abandoned)
         if self.game is None:
-            return self.seating.screen(station) if self.seating is not None else self.lobby.screen()
+            if self.seating is not None:
+                return self.seating.screen(station)
+            if self.on_settings_page:
+                count = len(self.lobby.games)
+                return self.settings_page.screen(count, count + 1)
+            return self.lobby.screen()
         if station == self.confirming:
             return confirm_screen(self.game.match.rules.title)
         seat = self.seat_of(station)
