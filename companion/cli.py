@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -59,8 +60,25 @@ def _load_user_decks(args: argparse.Namespace) -> str | None:
     return None
 
 
+PLAYER_NUMBERS = re.compile(r"\b[Pp]layers? (\d+(?:, \d+)*)\b")
+"""``player 1`` or ``players 0, 2`` in the games' own descriptions, which number players from 0."""
+
+
+def named(line: str, names: tuple[str, ...]) -> str:
+    """A game's description line with each player index replaced by the name and the seat as
+    the box numbers them, from 1: ``player 1 stated greater`` -> ``Ben (seat 2) stated greater``."""
+    def name(match: re.Match) -> str:
+        seats = [int(n) for n in match.group(1).split(", ")]
+        if any(seat >= len(names) for seat in seats):
+            return match.group(0)
+        return " and ".join(f"{names[seat]} (seat {seat + 1})" for seat in seats)
+
+    return PLAYER_NUMBERS.sub(name, line)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from .journal import JournalError, replay, summary
+    from .recovery import ABANDONED
 
     if problem := _load_user_decks(args):
         return _fail(problem)
@@ -76,16 +94,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(json.dumps(result))
         return 0
     print(f"{match.rules.title}: {', '.join(header.players)}")
-    for name, score in zip(header.players, result["scores"]):
-        print(f"  {name}: {score}")
+    for seat, (name, score) in enumerate(zip(header.players, result["scores"]), start=1):
+        print(f"  {name} (seat {seat}): {score}")
     if result["over"]:
         winners = [header.players[w] for w in result["winners"]]
         everyone = len(winners) == len(header.players) > 1
         print(("Result: a draw between " if everyone else "Result: won by ") + " and ".join(winners))
+    elif str(args.file).endswith(ABANDONED):
+        print("Abandoned by the players before the end.")
     else:
         print("Not over yet.")
     for line in match.rules.describe(match.state):
-        print(line)
+        print(named(line, header.players))
     return 0
 
 
