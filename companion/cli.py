@@ -241,11 +241,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _run_daemon(Path(args.profile), args, Path(args.script) if args.script else None)
 
 
+DEMOS = {"triangle": ("triangle.toml", "triangle.txt", 1.0, ["triangle.countdown_ms=250"]),
+         "paytoplay": ("profile.toml", "paytoplay.txt", 4.0, [])}
+"""Each demo game's profile and script (in ``companion/demo/``), the script's default speed and
+the options it plays with. Triangle's race is timed by the box's clock, so its script runs at the
+box's own pace and a short countdown keeps the demo short."""
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     demo = Path(__file__).parent / "demo"
+    profile, script, speed, options = DEMOS[args.game]
+    args.speed = speed if args.speed is None else args.speed
+    args.option = options + args.option
     args.snapshots = args.out
     args.journal_dir = args.out
-    status = _run_daemon(demo / "profile.toml", args, demo / "paytoplay.txt")
+    status = _run_daemon(demo / profile, args, demo / script)
     if status == 0:
         print(f"Demo game played; journal and station images in {args.out}/")
     return status
@@ -363,10 +373,14 @@ def build_parser() -> argparse.ArgumentParser:
     runner_options(run)
     run.set_defaults(func=cmd_run)
 
-    demo = sub.add_parser("demo", help="play a scripted demo game headlessly and write the station images")
+    demo = sub.add_parser("demo", help="play a scripted demo game headlessly and write the station images",
+                          description="Plays a scripted game on simulated buttons without any display and "
+                                      "writes its journal and every station's last screen as PNG: a round of "
+                                      "Triangle with a race (default), or the seed game of Pay-to-Play.")
     demo.add_argument("--out", default="demo-out", help="folder for the journal and PNGs (default demo-out)")
+    demo.add_argument("--game", choices=sorted(DEMOS), default="triangle", help="which demo (default triangle)")
     runner_options(demo)
-    demo.set_defaults(func=cmd_demo, speed=4.0)
+    demo.set_defaults(func=cmd_demo, speed=None)
 
     sim = sub.add_parser("sim", help="the whole box in a window: keys and clicks are the buttons (needs pygame)",
                          description="Every station's screen and buttons in one window. Each station's keys are "
