@@ -225,6 +225,7 @@ def cmd_words_check(args: argparse.Namespace) -> int:
 def cmd_words_print(args: argparse.Namespace) -> int:
     from . import words
     from .words.sheet import save
+    from .words.vector import CardsError
 
     if problem := _load_user_decks(args):
         return _fail(problem)
@@ -232,7 +233,11 @@ def cmd_words_print(args: argparse.Namespace) -> int:
         chosen = [words.find(name) for name in args.deck] if args.deck else list(words.catalogue().values())
     except KeyError as e:
         return _fail(e.args[0])
-    for path in save(chosen, args.out):
+    try:
+        written = save(chosen, args.out)
+    except CardsError as e:
+        return _fail(str(e))
+    for path in written:
         print(f"wrote {path}")
     return 0
 
@@ -426,7 +431,10 @@ def build_parser() -> argparse.ArgumentParser:
     wcheck = words_sub.add_parser("check", help="validate deck files; exit 2 naming every problem")
     wcheck.add_argument("files", nargs="+")
     wcheck.set_defaults(func=cmd_words_check)
-    wprint = words_sub.add_parser("print", help="render word cards as a printable A4 PDF (or PNGs)")
+    wprint = words_sub.add_parser("print", help="render word cards as a printable A4 PDF (or PNGs)",
+                                  description="Word cards, eight to an A4 page, ready to cut out: a vector "
+                                              "PDF (needs the cards extra: pip install \".[cards]\") or, "
+                                              "for a .png name, one 150 dpi PNG per page.")
     wprint.add_argument("--deck", action="append", help="a deck to print (repeat); default: all")
     wprint.add_argument("--decks", help="a file of your own decks to add")
     wprint.add_argument("--out", default="pictomania-cards.pdf", help="a .pdf file, or a .png name for one PNG per page")
