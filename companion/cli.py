@@ -368,7 +368,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
                        help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
 
-    run = sub.add_parser("run", help="run the box from a hardware profile")
+    run = sub.add_parser("run", help="run the box from a hardware profile",
+                         description="Runs the box: buttons, displays, buzzer and lights as the profile wires "
+                                     "them, until stopped (the service runs this). With --script, simulated "
+                                     "pins are pressed from a script of timed presses and the run stops after "
+                                     "it; --snapshots then saves each station's last screen.")
     run.add_argument("--profile", required=True, help="hardware profile (TOML), see hardware/profiles/")
     run.add_argument("--script", help="drive simulated buttons from a script of timed presses")
     run.add_argument("--snapshots", help="write each station's final screen as PNG into this folder")
@@ -404,31 +408,48 @@ def build_parser() -> argparse.ArgumentParser:
     runner_options(sim)
     sim.set_defaults(func=cmd_sim)
 
-    rep = sub.add_parser("replay", help="replay a game journal and print the result")
-    rep.add_argument("file")
+    rep = sub.add_parser("replay", help="replay a game journal and print the result",
+                         description="Reads a game journal (companion-journal/1) from the start and prints the "
+                                     "players with their seats, the scores, how it ended and the game's last "
+                                     "state. A bad line exits 2 naming the line and the reason.")
+    rep.add_argument("file", help="a journal file, e.g. from companion games")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
     rep.add_argument("--decks", help="the word deck file the game was played with, if your own")
     rep.set_defaults(func=cmd_replay)
 
-    test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box")
+    test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box",
+                          description="Shows each station's number on its display, plays every buzzer cue in "
+                                      "turn and reports each button as it is pressed; a station's light comes "
+                                      "on once all its buttons were pressed. Exits 1 if a button never "
+                                      "reported a press.")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
     runner_options(test)
     test.set_defaults(func=cmd_selftest)
 
-    past = sub.add_parser("games", help="list past games (journals), newest first")
+    past = sub.add_parser("games", help="list past games (journals), newest first",
+                          description="One line per game journal, newest first: the file, the game, the "
+                                      "players, the scores and how it ended (won, abandoned, not finished).")
     past.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals are")
     past.set_defaults(func=cmd_games)
 
-    prof = sub.add_parser("profile", help="hardware profile tools")
+    prof = sub.add_parser("profile", help="hardware profile tools",
+                          description="Hardware profiles (TOML) say which pin or board channel is which "
+                                      "station's button, display and light; see hardware/README.md.")
     prof_sub = prof.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
-    check = prof_sub.add_parser("check", help="validate profiles; exit 2 naming every bad field")
+    check = prof_sub.add_parser("check", help="validate profiles; exit 2 naming every bad field",
+                                description="Checks each profile completely and prints every problem, each "
+                                            "naming its field (pins used twice, unknown fields, bad values).")
     check.add_argument("files", nargs="+")
     check.set_defaults(func=cmd_profile_check)
 
-    words = sub.add_parser("words", help="Pictomania word decks: check your own, print cards")
+    words = sub.add_parser("words", help="Pictomania word decks: check your own, print cards",
+                           description="Word decks for Pictomania: check a deck file of your own (TOML [[deck]] "
+                                       "tables: name, title, cards of seven words each) or print cards.")
     words_sub = words.add_subparsers(dest="words_command", metavar="ACTION", required=True)
-    wcheck = words_sub.add_parser("check", help="validate deck files; exit 2 naming every problem")
+    wcheck = words_sub.add_parser("check", help="validate deck files; exit 2 naming every problem",
+                                  description="Checks each deck file and prints every problem, each naming "
+                                              "its deck and card.")
     wcheck.add_argument("files", nargs="+")
     wcheck.set_defaults(func=cmd_words_check)
     wprint = words_sub.add_parser("print", help="render word cards as a printable A4 PDF (or PNGs)",

@@ -442,3 +442,17 @@ def test_cli_replay_says_an_abandoned_game_was_abandoned(tmp_path, capsys):
     path.write_text("\n".join(seed_lines(SEED)[:4]) + "\n", encoding="utf-8")
     code, out, _ = run(["replay", str(path)], capsys)
     assert code == 0 and "Abandoned by the players before the end." in out.splitlines()
+
+
+def test_every_command_has_a_help_description():
+    from companion.cli import build_parser
+
+    def walk(parser):
+        for action in parser._actions:
+            for name, sub in getattr(action, "choices", None).items() if hasattr(action, "_name_parser_map") else ():
+                yield name, sub
+                yield from walk(sub)
+
+    commands = dict(walk(build_parser()))
+    assert {"run", "demo", "sim", "replay", "selftest", "games", "profile", "words", "check", "print"} <= set(commands)
+    assert [name for name, sub in commands.items() if not sub.description] == []
