@@ -5,9 +5,13 @@ swap, Triangle's counting aid while held), yet the same key is the first half of
 abandons the game. So a ``left``/``right`` press is held back for :data:`CHORD_WINDOW_NS`: if the
 other key of the pair comes within it, both are the chord and the game never sees them (nor their
 releases); otherwise the press is passed on with its own edge time, as soon as the window has
-passed or anything else happens on that station (another key, its release). People pressing two
-buttons "together" press them within a few tens of milliseconds of each other; 80 ms keeps a
-menu step quick while catching a chord pressed a little unevenly.
+passed or anything else happens on that station (another key, its release: a quick tap reaches
+the game on its release, typically 50-100 ms after the press). The window is a chosen bound, not
+a measured one: two fingers meant to press "together" rarely land more than a few tens of
+milliseconds apart, and 80 ms delays a held menu key by less than a frame-and-a-half of the
+panels' refresh. Races answered with ``left``/``right`` are not delayed at all
+(:meth:`~companion.table.game.GameTable.races_on_left_right`). Decisions never depend on the
+delay: a game sees every press with its own edge time.
 """
 
 from __future__ import annotations
