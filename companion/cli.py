@@ -131,7 +131,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         elif result["over"]:
             state = "won by " + " and ".join(header.players[w] for w in result["winners"])
         else:
-            state = "not finished (resumes on start)" if path == paths[-1] else "not finished"
+            state = "not finished (offered on start)" if path == paths[-1] else "not finished"
         print(f"{path.name}  {match.rules.title}  {', '.join(header.players)}  "
               f"scores {result['scores']}  {state}")
     return 0

@@ -195,7 +195,7 @@ def test_games_lists_past_games_newest_first(tmp_path, capsys):
     assert [line.split()[0] for line in out] == [
         "20260103-000000-paytoplay.jsonl", f"20260102-000000-paytoplay{ABANDONED}",
         "20260101-000000-paytoplay.jsonl"]
-    assert out[0].endswith("not finished (resumes on start)")
+    assert out[0].endswith("not finished (offered on start)")
     assert out[1].endswith("abandoned")
     assert out[2].endswith("scores [1, 0]  won by Alice")
 

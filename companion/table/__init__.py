@@ -69,6 +69,7 @@ class Table:
         self.offer: Interrupted | None = None
         """A game a crash interrupted, offered on every station until ``ok`` or ``left``."""
         self.settings_page = SettingsPage(settings or BoxSettings())
+        self.lobby.pages_after = 1
         self.on_settings_page = False
         """True while the game menu shows the Box settings page (after the last game)."""
 

@@ -50,6 +50,9 @@ class Lobby:
         self.values: dict[str, Any] = {}
         self.seated: int | None = None
         """How many took their seats for the selected game (see :mod:`.seating`), if asked."""
+        self.pages_after = 0
+        """Pages the game menu turns to after the last game (the table's Box settings), counted
+        in the menu's "2/6"."""
 
     @property
     def game(self) -> Rules:
@@ -101,6 +104,7 @@ class Lobby:
 
     def screen(self) -> Image.Image:
         if self.row is None:
-            return game_menu(GameMenuView(self.game.title, self.players_label(), self.index, len(self.games)))
+            return game_menu(GameMenuView(self.game.title, self.players_label(), self.index,
+                                          len(self.games) + self.pages_after))
         rows = tuple((name.replace("_", " "), _show(self.values[name])) for name, _ in self._rows())
         return options_menu(OptionsView(self.game.title, rows + (("Start", ""),), self.row))
