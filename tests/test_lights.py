@@ -152,3 +152,26 @@ def test_the_daemon_lights_the_winners_led_on_mock_pins(tmp_path):
         assert [pin.state for pin in leds] == [0, 1, 0]
     finally:
         daemon.close()
+
+
+def test_the_daemon_turns_a_blinking_board_led_over_and_wakes_for_it(tmp_path):
+    from companion.daemon import Daemon
+
+    daemon = Daemon(load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml"), tmp_path)
+    sent: list[Leds] = []
+    daemon.box.lights.close()
+    daemon.box.lights = StationLights({}, None, {0: 0, 1: 1, 2: 2}, sent.append)
+    daemon.table.lights = lambda: ("blink", "off", "on")  # a tie's light, as a table would say
+    try:
+        t = 10**12
+        daemon._light(t)
+        assert sent == [Leds(0b101)]
+        assert daemon._next_wake_s(t) <= 0.25
+        daemon._light(t + 100 * MS)
+        assert sent == [Leds(0b101)]                          # not due yet
+        daemon._light(t + 250 * MS)
+        assert sent[-1] == Leds(0b100)                        # the blink's dark half
+        daemon._light(t + 500 * MS)
+        assert sent[-1] == Leds(0b101)
+    finally:
+        daemon.close()
