@@ -41,6 +41,7 @@ from .race import LatePress, watching_late_presses
 from .recovery import KEEP_JOURNALS, find_interrupted, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
+from .settings import load_settings, save_settings
 from .table import Table
 from .watermark import Watermarks
 from .wiring import Box, EdgeCallback, build_box
@@ -90,17 +91,22 @@ class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  pin_factory=None, notifier: Notifier | None = None,
                  adapters: Callable[[EdgeCallback], Box] | None = None, referee=None,
-                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 settings_path: Path | None = None) -> None:
         """``adapters`` builds the box around the daemon's edge callback (the simulator's window);
         by default the profile's pins and panels are wired, on ``pin_factory`` if given.
         ``referee`` replaces the games' :class:`Table` (the self-test). ``defaults`` are option
-        values the lobby starts from, per game (``--option``)."""
+        values the lobby starts from, per game (``--option``). ``settings_path`` is the box
+        settings file (:mod:`companion.settings`): read at start, written when players change it."""
         self.profile = profile
         self.notifier = notifier or Notifier()
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         names = tuple(st.name for st in profile.stations)
-        self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
+        self.settings_path = settings_path
+        self.settings = load_settings(settings_path)
+        self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults,
+                                      self.settings)
         self._inbox: deque[InputEvent] = deque()
         self._arrived_ns: dict[InputEvent, int] = {}
         """When each GPIO edge in the inbox reached the daemon, to measure its delivery delay."""
@@ -123,12 +129,15 @@ class Daemon:
         if referee is None:
             self.table.screens_take_time = self.timed_reveals
         self._shown_reveals: deque[tuple[int, list[str], dict[int, int]]] = deque()
+        self._lit: tuple[str, ...] | None = None
+        self._blink_at_ns: int | None = None
+        """When a board LED's blink next turns over (board LEDs only hold on or off)."""
         interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
         if interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
             interrupted.writer.close()
         elif interrupted is not None:
-            self.table.resume(interrupted, time.monotonic_ns())
+            self.table.offer_resume(interrupted)
         self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
         ticks = getattr(self.box.pin_factory, "ticks", None)
         if ticks is not None:
@@ -142,6 +151,8 @@ class Daemon:
         self.box.displays.set_contrast(profile.displays.contrast)  # the panels start at their own
         self.box.displays.on_ready = self._displays_ready
         self.box.displays.on_change = self._displays_changed
+        if self.box.buzzer is not None:
+            self.box.buzzer.set_volume(self.settings.volume)
         self.ready = threading.Event()
         """Set once every display has been sent its first frame (shown, or failed and retrying)."""
 
@@ -262,13 +273,14 @@ class Daemon:
         self._handling_delay_ns = None  # presses the debouncer held have no delivery of their own
         for item in self.debouncer.settle(now_ns):
             if isinstance(item, Stuck):
-                log.warning("station %d %s button stuck", item.station + 1, item.key)
-                self.table.stuck(item.station, item.key)
+                if self.table.stuck(item.station, item.key) is not False:  # False: held on purpose
+                    log.warning("station %d %s button stuck", item.station + 1, item.key)
             else:
                 self.table.handle(item)
         self.table.tick(now_ns, self.watermark(now_ns))
         self._dim(now_ns)
         self._present()
+        self._light(now_ns)
         self.notifier.alive(now_ns)
 
     def _measure_delivery(self, raw: InputEvent) -> None:
@@ -300,6 +312,7 @@ class Daemon:
     def _present(self) -> None:
         """Cues first (a decided race is heard at once), then the screens that changed; a
         reveal's cues when its screens are shown."""
+        self._apply_settings()
         cues = list(self.table.cues)
         self.table.cues.clear()
         reveal = self.table.take_reveal() if self.timed_reveals else None
@@ -324,6 +337,37 @@ class Daemon:
             for cue in cues:
                 self.box.buzzer.play(cue)
 
+    def _apply_settings(self) -> None:
+        """Box settings the players changed: heard from the next cue on, and saved."""
+        settings = getattr(self.table, "settings", self.settings)
+        if settings == self.settings:
+            return
+        self.settings = settings
+        if self.box.buzzer is not None:
+            self.box.buzzer.set_volume(settings.volume)
+        if self.settings_path is not None:
+            try:
+                save_settings(self.settings_path, settings)
+            except OSError as e:
+                log.error("cannot save the box settings to %s: %s", self.settings_path, e.strerror)
+
+    def _light(self, now_ns: int) -> None:
+        """The station lights, when they change; a blinking board LED turned over when due."""
+        lights = self.box.lights
+        referee_lights = getattr(self.table, "lights", None)  # a probe standing in may have none
+        if lights is None or referee_lights is None:
+            return
+        lit = referee_lights()
+        if lit != self._lit:
+            self._lit = lit
+            lights.show(lit)
+            self._blink_at_ns = None
+        elif self._blink_at_ns is not None and now_ns >= self._blink_at_ns:
+            lights.blink_step()
+            self._blink_at_ns = None
+        if self._blink_at_ns is None and lights.next_blink_s() is not None:
+            self._blink_at_ns = now_ns + round(lights.next_blink_s() * 1e9)
+
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
         tie window): wake when every source's watermark will have passed it."""
@@ -332,7 +376,8 @@ class Daemon:
             due = self.watermarks.reaches_at(due) or due
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
         silent_at = self.board_session.check_due_ns() if self.board_session is not None else None
-        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at) if d is not None]
+        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at, self._blink_at_ns)
+                     if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)

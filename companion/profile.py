@@ -37,6 +37,8 @@ GPIO_RANGE = range(2, 28)
 MIN_STATIONS, MAX_STATIONS = 2, 6
 BOARD_CHANNELS = range(0, 32)
 """A button board's channels, as its firmware numbers them (``firmware/buttonboard/config.py``)."""
+BOARD_LEDS = range(0, 32)
+"""A button board's LEDs: bits of the host's LEDS message (``firmware/PROTOCOL.md``)."""
 
 
 class ProfileError(ValueError):
@@ -67,6 +69,9 @@ class StationProfile:
     display: DisplayProfile
     channels: dict[str, int] = field(default_factory=dict)
     """Key -> button board channel, for a station wired to the board (empty on GPIO)."""
+    led: int | None = None
+    """The station's light, if it has one: a GPIO pin for a station on pins, the board's LED
+    number for a station on board channels (lit for the race winner, blinking for a tie)."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     addresses: dict[tuple[int, int, int | None], str] = {}
     used_channels: dict[int, str] = {}
     placed: list[tuple[str, DisplayProfile]] = []
+    used_leds: dict[int, str] = {}
 
     def claim_pin(where: str, pin: Any) -> None:
         if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_RANGE:
@@ -231,8 +237,8 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if not isinstance(st, dict):
             c.fail(where, "must be a table")
             continue
-        for extra in sorted(set(st) - {"name", "pins", "channels", "display"}):
-            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display")
+        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led"}):
+            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led")
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
@@ -272,7 +278,18 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         addresses.setdefault(spot, f"{where}.display")
         placed.append((f"{where}.display", display))
         keys = {k: wired.get(k) for k in KEYS}
-        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}))
+        led = st.get("led")
+        if led is not None and on_board:
+            if isinstance(led, bool) or not isinstance(led, int) or led not in BOARD_LEDS:
+                c.fail(f"{where}.led", f"must be a board LED number from {BOARD_LEDS.start} to "
+                                       f"{BOARD_LEDS.stop - 1}, not {led!r}")
+            elif led in used_leds:
+                c.fail(f"{where}.led", f"board LED {led} is already used by {used_leds[led]}")
+            else:
+                used_leds[led] = f"{where}.led"
+        elif led is not None:
+            claim_pin(f"{where}.led", led)
+        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led))
     if backend == "pi":
         _check_bus_collisions(c, placed, displays.mux_address)
         for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):

@@ -76,9 +76,16 @@ class SelfTest:
         self.last[event.station] = f"{event.key}{gap}"
         self.cues.append("tick")
 
-    def stuck(self, station: int, key: str) -> None:
+    def lights(self) -> tuple[str, ...]:
+        """A station's light comes on once every one of its buttons has been pressed: the maker
+        sees the station pass, and that its LED works."""
+        return tuple("on" if all((s, k) in self.pressed for k in KEYS) else "off"
+                     for s in range(self.stations))
+
+    def stuck(self, station: int, key: str) -> bool:
         self.stuck_buttons.report(station, key)
         self.version += 1
+        return True
 
     def tick(self, now_ns: int, watermark_ns: int) -> None:
         """Play the cue tour: each cue, then the next once it has finished; under load, a new

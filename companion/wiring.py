@@ -18,6 +18,7 @@ from .adapters.board import BoardLink
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import Buses, DisplayWriter, display_openers
+from .adapters.lights import StationLights
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
@@ -44,6 +45,9 @@ class Box:
     screens_take_time: bool = False
     """Real panels: a screen is seen only once written over I2C, so a race that opens with a
     screen change waits for the onsets the display writer reports (mock panels are instant)."""
+    lights: StationLights | None = None
+    """The stations' LEDs, if any station has one: anything with ``show(states)``,
+    ``next_blink_s()``, ``blink_step()`` and ``close()``."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
@@ -63,6 +67,8 @@ class Box:
             button.close()
         if self.buzzer is not None:
             self.buzzer.close()
+        if self.lights is not None:
+            self.lights.close()
         if self.board is not None:
             self.board.close()
         if self.virtual_board is not None:
@@ -103,4 +109,8 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
             box.virtual_board.start()
             port = str(box.virtual_board.path)
         box.board = BoardLink(port, on_board)
+    pins = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and not st.channels}
+    board_leds = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and st.channels}
+    if pins or board_leds:
+        box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
     return box

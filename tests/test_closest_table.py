@@ -57,6 +57,7 @@ def answer(table, *answers):
     for station, right, t_ms in answers:
         key = right_key(table.game) if right else wrong_key(table.game)
         table.handle(InputEvent(station, key, True, round(t_ms * MS)))
+        table.handle(InputEvent(station, key, False, round((t_ms + 30) * MS)))  # lets left/right on
 
 
 def tick(table, now_ms, watermark_ms=None):
@@ -314,7 +315,9 @@ def test_a_fourth_station_watches_without_answering_or_seeing_decoys(tmp_path):
     place(table, clock, BEN, 3)
     place(table, clock, CY, 4)
     place(table, clock, ANA, 5)
-    tap(table, 3, "ok", clock.next())                      # anyone may go on from the scores
+    tap(table, 3, "ok", clock.next())                      # Dee watches: no say
+    assert game.view(ANA).title.startswith("Round 1")
+    tap(table, ANA, "ok", clock.next())                    # any player goes on from the scores
     place(table, clock, CY, 1, decoy=True)
     assert game.view(3).title == "Round 2: Ana's turn"
     assert game.view(3).cards == ((1, CY, False),) and game.view(CY).cards == ((1, CY, True),)

@@ -42,6 +42,9 @@ def test_two_guesses_2_ms_apart_on_mock_pins_take_tokens_in_edge_order(tmp_path,
         while table.lobby.game.name != "pictomania":
             await tap(ANA, "right")
         await tap(ANA, "ok")
+        for station in range(4):
+            await tap(station, "slap")                     # who plays: all four
+        await tap(ANA, "ok")
         while table.lobby.row is not None:
             await tap(ANA, "ok")
         for station in range(4):

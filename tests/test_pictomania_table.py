@@ -13,7 +13,7 @@ from companion.journal import replay, summary
 from companion.screens.canvas import LINE_H
 from companion.screens.pictomania import panel
 
-from helpers import MS, Clock, journaled_table, tap
+from helpers import MS, Clock, journaled_table, take_seats, tap
 
 ANA, BEN, CY, DEE = range(4)
 
@@ -47,6 +47,7 @@ def start(table, clock, changes=()):
     while table.lobby.game.name != "pictomania":
         press(table, clock, 0, "right")
     press(table, clock, 0, "ok")
+    take_seats(table, range(table.stations), clock.next)
     rows = dict(changes)
     while table.lobby.row is not None:
         press(table, clock, 0, *["right"] * rows.get(table.lobby.row, 0), "ok")
@@ -81,6 +82,7 @@ def test_the_lobby_shows_the_token_tables_for_four_players(box):
         press(table, clock, 0, "right")
     assert table.lobby.players_label() == "3-4 players"
     press(table, clock, 0, "ok")
+    take_seats(table, range(4), clock.next)
     assert table.lobby.values["tokens"] == "2,1,1" and table.lobby.values["black"] == "3,2,2,1"
     rows = [name for name, _, _ in table.lobby.game.lobby_options(4)]
     assert rows == ["words", "decks", "rounds", "learning_round", "competitive", "tokens", "black"]
@@ -222,8 +224,10 @@ def test_a_guess_pressed_before_the_last_done_counts_and_later_presses_are_stale
     # A press made before the round ended, reaching the table after it, is dropped.
     end_ns = game.since_ns
     table.handle(InputEvent(CY, "right", True, end_ns - 1))
+    table.handle(InputEvent(CY, "right", False, end_ns + 1))
     assert game.seats[CY].page == 0
-    table.handle(InputEvent(CY, "right", True, end_ns + 1))
+    table.handle(InputEvent(CY, "right", True, end_ns + 2))
+    table.handle(InputEvent(CY, "right", False, end_ns + 3))
     assert game.seats[CY].page == 1
 
 

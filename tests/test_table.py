@@ -6,8 +6,10 @@ import pytest
 
 from companion.journal import replay, summary
 from companion.table import ABANDON_HOLD_NS
+from companion.table.chord import CHORD_WINDOW_NS
 from companion.inputs import InputEvent
 
+from glyphs import shows
 from helpers import MS, Clock, journaled_table, tap
 
 
@@ -27,11 +29,16 @@ def choose(table, clock, station, game):
     while table.lobby.game.name != game:
         press(table, clock, station, "right")
     press(table, clock, station, "ok")
+    if table.seating is not None:  # the first stations, as many as the game needs, take the seats
+        for s in range(table.lobby.game.min_players):
+            press(table, clock, s, "slap")
+        press(table, clock, 0, "ok")
 
 
 def start_paytoplay(table, clock, **changes):
+    """Pay-to-Play on a three-station box: stations 1 and 2 take the seats."""
     choose(table, clock, 0, "paytoplay")
-    assert table.lobby.row == 0
+    assert table.seats == (0, 1) and table.lobby.row == 0
     while table.lobby.row is not None:
         press(table, clock, 1, "ok")
     assert table.game is not None
@@ -56,7 +63,7 @@ def test_lobby_option_rows_cycle_their_choices_and_slap_goes_back(box):
     assert table.lobby.values["games"] == 4
     press(table, clock, 2, "slap", "slap")    # back to row 0, then to the game menu
     assert table.lobby.row is None
-    press(table, clock, 2, "ok")
+    choose(table, clock, 2, "paytoplay")
     assert table.lobby.values["games"] == 1   # a fresh pick starts from the defaults
 
 
@@ -151,18 +158,70 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
     assert json.loads(journals[0].read_text().splitlines()[-1])["action"] == "draw"
 
 
-def test_holding_left_and_right_abandons_the_game(box):
+def hold_chord(table, station, t_ms):
+    """Press ``left`` then ``right`` 10 ms later on ``station``; returns when the chord began."""
+    table.handle(InputEvent(station, "left", True, round(t_ms * MS)))
+    table.handle(InputEvent(station, "right", True, round((t_ms + 10) * MS)))
+    return round((t_ms + 10) * MS)
+
+
+def test_holding_left_and_right_counts_down_asks_then_abandons(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    before = table.game.view(1)
+    since = hold_chord(table, 1, clock.next())
+    countdown = [table.screen(1)]
+    while (due := table.wakeup_ns()) < since + ABANDON_HOLD_NS:
+        table.tick(due, due)
+        countdown.append(table.screen(1))
+    assert [shows(image, f"KEEP HOLDING {n}s") for image, n in zip(countdown, (2, 1))] == [True, True]
+    assert not shows(table.screen(0), "KEEP HOLDING")        # on the holding station only
+    assert table.game.view(1) == before                       # the game never saw left or right
+    table.tick(due, due)
+    assert table.confirming == 1 and shows(table.screen(1), "Abandon the game?")
+    assert table.stuck(1, "left") is False                    # a chord held on is not a stuck key
+    table.handle(InputEvent(1, "left", False, due + 100 * MS))
+    table.handle(InputEvent(1, "right", False, due + 110 * MS))
+    assert table.game is not None                             # releasing is no answer
+    tap(table, 1, "ok", due / MS + 200)
+    assert table.game is None and table.cues[-1] == "wrong"
+    assert all(shows(table.screen(s), "Game abandoned") for s in range(3))
+    assert journals[0].name not in [p.name for p in journals[0].parent.iterdir()]  # marked abandoned
+    tap(table, 2, "ok", due / MS + 400)
+    assert table.screen(2).tobytes() == table.lobby.screen().tobytes()
+
+
+def test_any_other_key_at_the_confirmation_keeps_playing(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    since = hold_chord(table, 0, clock.next())
+    table.tick(since + ABANDON_HOLD_NS, since + ABANDON_HOLD_NS)
+    assert table.confirming == 0
+    tap(table, 0, "slap", (since + ABANDON_HOLD_NS) / MS + 100)
+    assert table.confirming is None and table.game is not None and table.game.match.outcome is None
+
+
+def test_a_quick_left_reaches_the_game_and_a_spectator_cannot_abandon(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    tap(table, 0, "left", clock.next())
+    assert table.game.view(0).cursor == "pass"                # left still steps the cursor
+    since = hold_chord(table, 2, clock.next())                # station 3 watches
+    table.tick(since + 3 * ABANDON_HOLD_NS, since + 3 * ABANDON_HOLD_NS)
+    assert table.confirming is None and table.game is not None
+    assert shows(table.screen(2), "Watching")
+
+
+def test_a_held_left_reaches_the_game_once_the_chord_window_passed(box):
     table, clock, journals = box
     start_paytoplay(table, clock)
     t = clock.next()
-    table.handle(InputEvent(1, "left", True, round(t * MS)))
-    table.handle(InputEvent(1, "right", True, round((t + 10) * MS)))
+    table.handle(InputEvent(0, "left", True, round(t * MS)))
+    assert table.game.view(0).cursor != "pass"               # held back: a chord may follow
     due = table.wakeup_ns()
-    assert due == round((t + 10) * MS) + ABANDON_HOLD_NS
-    table.tick(due - 1, due - 1)
-    assert table.game is not None
+    assert due == round(t * MS) + CHORD_WINDOW_NS
     table.tick(due, due)
-    assert table.game is None and table.cues[-1] == "wrong"
+    assert table.game.view(0).cursor == "pass"
 
 
 def test_a_stuck_button_is_shown_on_its_station_until_released(box):

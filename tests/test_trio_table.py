@@ -282,3 +282,44 @@ def test_a_word_file_that_cannot_be_read_is_shown_on_every_station(tmp_path):
     assert "No such file" in box.game.problem
     box.tap(ANA, "ok")                            # nothing to start
     assert box.game.deadline_ns is None
+
+
+def test_the_artist_takes_back_a_right_judgement_until_the_next_timer(box):
+    start_timer(box, 0)
+    box.tap(CY, "slap", 5 * S)
+    box.tick(6 * S)
+    box.tap(ANA, "ok", 7 * S)                     # judged right: Cy and Ana +1, Ben draws next
+    assert box.state.scores == (1, 0, 1) and box.state.artist == BEN
+    assert box.game.view(ANA).lines[1] == "right: it was wrong"
+    assert box.game.view(CY).lines[1] != "right: it was wrong"  # only the artist who judged
+    box.tap(CY, "right", 8 * S)                   # not Cy's to take back
+    assert box.state.scores == (1, 0, 1)
+    box.tap(ANA, "right", 9 * S)
+    assert box.actions()[-1] == {"action": "correct"} and box.state.scores == (0, 0, 0)
+    assert box.state.artist == BEN and box.cues[-1] == "wrong"
+    assert box.game.view(CY).lines == ("Judgement undone", f"{box.game.last_word}: no points")
+    header, match = replay(box.path.read_text().splitlines())
+    assert match.state == box.state               # the journal replays the correction
+    box.tap(ANA, "right", 10 * S)                 # only once
+    assert box.actions().count({"action": "correct"}) == 1
+
+
+def test_no_correction_once_the_next_timer_runs(box):
+    start_timer(box, 0)
+    box.tap(CY, "slap", 5 * S)
+    box.tick(6 * S)
+    box.tap(ANA, "ok", 7 * S)
+    start_timer(box, 8 * S)                       # Ben starts drawing
+    box.tap(ANA, "right", 9 * S)
+    assert box.state.scores == (1, 0, 1) and {"action": "correct"} not in box.actions()
+
+
+def test_the_artist_turns_a_wrong_judgement_into_a_right_one(box):
+    start_timer(box, 0)
+    box.tap(BEN, "slap", 5 * S)
+    box.tick(6 * S)
+    box.tap(ANA, "left", 7 * S)                   # judged wrong
+    assert box.game.view(ANA).lines == ("right: it was right",)
+    box.tap(ANA, "right", 8 * S)
+    assert box.actions() == [{"action": "guessed", "player": BEN}]
+    assert box.state.scores == (1, 1, 0)

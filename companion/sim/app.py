@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..adapters.displays import DisplayWriter, open_device
+from ..adapters.lights import StationLights
 from ..daemon import Daemon
 from ..profile import DisplayProfile, Profile, StationProfile
 from ..script import ScriptPress
@@ -37,7 +38,8 @@ class SimBox(Box):
         panels = [open_device(replace(st.display, rotate=0), "mock") for st in profile.stations]
         buzzer = MixerBuzzer()
         super().__init__(profile, None, [], DisplayWriter(panels), buzzer, {SOURCE: KEYBOARD_LATENCY_NS})
-        self.window = Window(profile, panels, buzzer, on_edge, scale)
+        self.lights = StationLights({}, None)  # no pins: the window draws each station's lamp
+        self.window = Window(profile, panels, buzzer, on_edge, scale, self.lights)
 
     def drive(self, station: int, key: str, pressed: bool) -> None:
         self.window.deliver(station, key, pressed, "script")
@@ -49,8 +51,9 @@ class SimBox(Box):
 
 class Simulator:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 scale: int | None = None) -> None:
-        self.daemon = Daemon(profile, journal_dir, seed, adapters=lambda on_edge: SimBox(profile, on_edge, scale))
+                 scale: int | None = None, settings_path: Path | None = None) -> None:
+        self.daemon = Daemon(profile, journal_dir, seed, adapters=lambda on_edge: SimBox(profile, on_edge, scale),
+                             settings_path=settings_path)
         self.window: Window = self.daemon.box.window
 
     async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:

@@ -71,6 +71,8 @@ class ClosestTable(GameTable):
         self.decoy = False
         self.showing: ScoredRound | None = None
         """The round on the scoring screen, until someone presses ok."""
+        self.lit: dict[int, str] = {}
+        """The start race's winner (on) or tied players (blinking), until the first card."""
         start = self.match.options.start
         if self.state.starter is not None:
             self.message = f"{self.names[self.state.starter]} starts"
@@ -107,6 +109,12 @@ class ClosestTable(GameTable):
                 self.out.add(event.station)
                 self.cues.append("wrong")
 
+    def lights(self) -> dict[int, str]:
+        return self.lit
+
+    def races_on_left_right(self) -> bool:
+        return self.race is not None
+
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         if self.race is None:
             return False
@@ -115,11 +123,13 @@ class ClosestTable(GameTable):
             self.now_ns = self.since_ns = now_ns
             (winner,) = result.winners
             self._start(winner, "answered first")
+            self.lit = {winner: "on"}
             self.cues.append("decided")
         elif result is not None:
             tied = sorted(result.winners)
             self._ask(product(self.rng), tied, now_ns)
             self.message = "Tie: " + " & ".join(self.names[p] for p in tied) + " again"
+            self.lit = {p: "blink" for p in tied}
             self.cues.append("tie")
         elif self.race.nobody_can_win(watermark_ns):
             self._ask(product(self.rng), self.race.stations, now_ns)
@@ -175,6 +185,7 @@ class ClosestTable(GameTable):
             self.picked = None
 
     def _place(self, number: int, decoy: bool) -> None:
+        self.lit = {}
         rounds = len(self.state.scored)
         try:
             self.match.act({"action": "place", "player": self.state.mover(), "number": number,

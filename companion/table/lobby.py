@@ -48,6 +48,11 @@ class Lobby:
         self.row: int | None = None
         """None on the game menu; the selected options row otherwise."""
         self.values: dict[str, Any] = {}
+        self.seated: int | None = None
+        """How many took their seats for the selected game (see :mod:`.seating`), if asked."""
+        self.pages_after = 0
+        """Pages the game menu turns to after the last game (the table's Box settings), counted
+        in the menu's "2/6"."""
 
     @property
     def game(self) -> Rules:
@@ -55,8 +60,8 @@ class Lobby:
 
     @property
     def players(self) -> int:
-        """How many play the selected game: the first stations, as many as it takes."""
-        return min(self.game.max_players, self.stations)
+        """How many play the selected game: those seated, else every station it can take."""
+        return self.seated or min(self.game.max_players, self.stations)
 
     def _rows(self) -> list[tuple[str, tuple[Any, ...]]]:
         return [(name, choices) for name, choices, _ in self.game.lobby_options(self.players)]
@@ -99,6 +104,7 @@ class Lobby:
 
     def screen(self) -> Image.Image:
         if self.row is None:
-            return game_menu(GameMenuView(self.game.title, self.players_label(), self.index, len(self.games)))
+            return game_menu(GameMenuView(self.game.title, self.players_label(), self.index,
+                                          len(self.games) + self.pages_after))
         rows = tuple((name.replace("_", " "), _show(self.values[name])) for name, _ in self._rows())
         return options_menu(OptionsView(self.game.title, rows + (("Start", ""),), self.row))

@@ -248,7 +248,8 @@ class TriangleTable(GameTable):
         if self.count > 0:
             return RoundView(heading, count=self.count, status=status, alert=bool(early),
                              footer=self._scores(station))
-        return RoundView(heading, cards=self._peer_cards(station), status=status or "Slap to speak!",
+        call = "Slap to speak!" if station < PLAYERS else ""  # a station that watches cannot
+        return RoundView(heading, cards=self._peer_cards(station), status=status or call,
                          alert=bool(early), footer=self._scores(station))
 
     def _speak_view(self, station: int) -> RoundView:
@@ -306,6 +307,12 @@ class TriangleTable(GameTable):
             for card in r.seen_by(station):
                 seen[card - 1] += 1
         return AidView(state.latest_turn, tuple(seen))
+
+    def lights(self) -> dict[int, str]:
+        """The claimer's light, or the drawers' blinking, until the next round counts down."""
+        if self.result is None:
+            return {}
+        return {p: "blink" if self.result.tie else "on" for p in self.result.winners}
 
     def screen(self, station: int) -> Image.Image:
         if station in self.aid_open:

@@ -72,6 +72,8 @@ class TrioTable(GameTable):
         self.correct: list[int] = []
         self.wrong_at: dict[int, int] = {}
         """Guesser -> when their last claim was judged wrong: earlier slaps are spent."""
+        self.last_wrong: int | None = None
+        """The guesser the artist last judged wrong, while the artist may still correct it."""
 
     def _draw_word(self) -> None:
         try:
@@ -87,6 +89,8 @@ class TrioTable(GameTable):
     def on_input(self, event: InputEvent) -> None:
         state = self.match.state
         if not event.pressed or self.problem:
+            return
+        if event.key == "right" and self._correct(event):
             return
         if event.station == state.artist:
             self._artist_press(event)
@@ -106,6 +110,31 @@ class TrioTable(GameTable):
         elif event.key in ("ok", "left") and self.judging and event.t_ns >= self.judging_since_ns:
             self._judge(event, right=event.key == "ok")
 
+    def corrector(self) -> int | None:
+        """Who may take back the last judgement with ``right`` now: the artist who judged a guess
+        right, until the next timer starts; or the artist who just judged a guess wrong, while
+        nothing else is being judged in that round."""
+        state = self.match.state
+        if self.deadline_ns is None:
+            return state.judged[0] if state.judged is not None else None
+        return state.artist if self.last_wrong is not None and not self.judging else None
+
+    def _correct(self, event: InputEvent) -> bool:
+        if event.station != self.corrector():
+            return False
+        self.changed(event)
+        if self.deadline_ns is not None:  # the guess judged wrong was right after all
+            guesser, self.last_wrong = self.last_wrong, None
+            self.wrong_at.pop(guesser, None)
+            self.claims.pop(guesser, None)
+            self._end_round(event.t_ns, {"action": "guessed", "player": guesser})
+            return True
+        self.match.act({"action": "correct"})
+        self.result = ("Judgement undone", f"{self.last_word}: no points")
+        self.cues.append("wrong")
+        self._draw_word()
+        return True
+
     def _claim(self, event: InputEvent) -> None:
         station, t = event.station, event.t_ns
         if t >= self.deadline_ns or t < self.wrong_at.get(station, t) or station in self.judging:
@@ -114,6 +143,7 @@ class TrioTable(GameTable):
 
     def _judge(self, event: InputEvent, right: bool) -> None:
         guesser, self.judging = self.judging[0], self.judging[1:]
+        self.last_wrong = None if right else guesser
         if right:
             self.correct.append(guesser)
         else:
@@ -190,6 +220,10 @@ class TrioTable(GameTable):
             times.append(self.deadline_ns)
         return min(times, default=None)
 
+    def lights(self) -> dict[int, str]:
+        """The guesser the artist is judging, or both of a simultaneous pair blinking."""
+        return {p: "blink" if self.tie else "on" for p in self.judging}
+
     # Screens
 
     def view(self, station: int) -> TrioView:
@@ -225,6 +259,8 @@ class TrioTable(GameTable):
         elif self.judging:
             heading = ("Tie: " if self.tie else "Is ") + f"{fit(self.names[self.judging[0]], 6)} right?"
             line = "ok: yes   left: no"
+        elif self.corrector() == self.match.state.artist:
+            line = "right: it was right"
         else:
             line = "Time up!" if self.remaining == 0 else ""
         return replace(view, heading=heading, word=word, lines=(line,))
@@ -232,6 +268,8 @@ class TrioTable(GameTable):
     def _guesser_lines(self, station: int) -> tuple[str, str]:
         names = self.names
         if self.deadline_ns is None:
+            if station == self.corrector():
+                return self.result[0], "right: it was wrong"
             return self.result if self.result[0] else ("Get ready to guess", "")
         if station in self.judging:
             mine = "Your guess: judging"
