@@ -162,7 +162,8 @@ def test_a_slap_before_zero_is_a_false_start_shown_to_the_presser_only(make):
     assert table.view(CY).status == "Too early!" and table.view(CY).alert
     assert shows(table.screen(CY), "Too early!") and not shows(table.screen(BEN), "Too early!")
     to_zero(table)
-    assert table.view(CY).status == "Too early!"
+    assert table.view(CY).status == "Slap to speak!", "the race is open: no longer too early"
+    assert not table.view(CY).alert and not shows(table.screen(CY), "Too early!")
     assert table.view(ANA).status == "Slap to speak!"
     # Without a lockout Cy may still race: her slap after 0 counts.
     claim(table, CY)
@@ -174,11 +175,25 @@ def test_a_false_start_lockout_voids_the_pressers_slaps_for_its_length(make):
     press(table, ANA, "slap", OPENS - 100 * MS)         # locked out until OPENS + 150 ms
     assert table.view(ANA).status == "Too early! 250ms wait"
     to_zero(table)
-    press(table, ANA, "slap", OPENS + 50 * MS)
+    press(table, ANA, "slap", OPENS + 50 * MS)          # locked out until OPENS + 300 ms
     assert table.view(ANA).status == "Locked out! 250ms wait"
     press(table, BEN, "slap", OPENS + 100 * MS)
     settle(table, OPENS + 200 * MS)
     assert table.claimer == BEN
+
+
+def test_the_lockout_wait_is_shown_until_it_is_over(make):
+    table = make(false_start_lockout_ms=250)
+    press(table, ANA, "slap", OPENS - 100 * MS)
+    to_zero(table)
+    press(table, ANA, "slap", OPENS + 50 * MS)          # locked out until OPENS + 300 ms
+    assert table.view(ANA).status == "Locked out! 250ms wait"
+    assert table.wakeup_ns() <= OPENS + 300 * MS, "the screen is redrawn when the wait ends"
+    settle(table, OPENS + 299 * MS)
+    assert table.view(ANA).status == "Locked out! 250ms wait"
+    assert table.tick(OPENS + 300 * MS, OPENS + 300 * MS), "the screen changed"
+    assert table.view(ANA).status == "Slap to speak!", "the wait is over: the message goes"
+    assert not shows(table.screen(ANA), "wait")
 
 
 def test_the_claimer_alone_sees_the_rts_and_chooses_a_fact(make):

@@ -54,6 +54,7 @@ class TriangleTable(GameTable):
         self.lockout_ns = options.false_start_lockout_ms * MS
         self.timeout_ns = None if options.round_timeout_s is None else options.round_timeout_s * 1_000_000_000
         self.aid_open: set[int] = set()
+        self._last_now = self.start_ns
         self.holding_last_round = False
         """The game is over but its last round's result is still on screen, until ``ok``."""
         if self.match.needs_chance:
@@ -76,8 +77,10 @@ class TriangleTable(GameTable):
         self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns)
         self.result: RaceResult | None = None
         self.count = COUNT_FROM if self.racing else 0
-        self.early: dict[int, str] = {}
-        """Stations that slapped too early: ``false_start`` or ``locked_out``."""
+        self.early: dict[int, tuple[str, int]] = {}
+        """Stations that slapped too early, and when their lockout ends (their slap's time when
+        there is no lockout): told "Too early!" until the race opens, and how long they wait
+        until the wait is over."""
         self.cursor = 0
         self.choosing_value = False
         if self.count:
@@ -122,7 +125,8 @@ class TriangleTable(GameTable):
         if key == "slap" and self.current is not None:
             label = self.race.press(event)
             if label in ("false_start", "locked_out"):
-                self.early[station] = label
+                end = max(event.t_ns + self.lockout_ns, self.early.get(station, ("", 0))[1])
+                self.early[station] = (label, end)
             if self.result is not None:  # decided already: only the later slaps grow
                 self.result = self.race.decide(event.t_ns)
         if self.current is None:
@@ -176,6 +180,9 @@ class TriangleTable(GameTable):
             self.count = count
             self.cues.append("go" if count == 0 else "tick")
             changed = True
+        if any(self._last_now < end <= now_ns for _, end in self.early.values()):
+            changed = True  # a lockout ended: its "wait" goes
+        self._last_now = now_ns
         deadline = self._void_at()
         if deadline is not None and watermark_ns >= deadline:
             self.match.act({"action": "void"})
@@ -212,6 +219,7 @@ class TriangleTable(GameTable):
         times = [self.race.decision_due_ns, self._void_at()]
         if self.count > 0:
             times.append(self.round_start_ns + (COUNT_FROM - self.count + 1) * self.step_ns)
+        times += [end for _, end in self.early.values() if end > self.now_ns]
         return min((t for t in times if t is not None), default=None)
 
     # --- what each station sees -------------------------------------------------------------
@@ -243,15 +251,23 @@ class TriangleTable(GameTable):
             return self._result_view(station)
         if current.claimer is not None:
             return self._speak_view(station)
-        early = self.early.get(station)
-        status = {"false_start": "Too early!", "locked_out": "Locked out!"}.get(early, "")
-        if self.lockout_ns and early:
-            status += f" {delay(self.lockout_ns)} wait"
+        status = self._early_status(station)
         if self.count > 0:
-            return RoundView(heading, count=self.count, status=status, alert=bool(early),
+            return RoundView(heading, count=self.count, status=status, alert=bool(status),
                              footer=self._scores(station))
         return RoundView(heading, cards=self._peer_cards(station), status=status or "Slap to speak!",
-                         alert=bool(early), footer=self._scores(station))
+                         alert=bool(status), footer=self._scores(station))
+
+    def _early_status(self, station: int) -> str:
+        """"Too early!" while it is still true: during the countdown, and with a lockout until
+        the player's wait is over (then their slap counts again)."""
+        if station not in self.early:
+            return ""
+        label, end = self.early[station]
+        said = "Locked out!" if label == "locked_out" else "Too early!"
+        if end > self.now_ns:
+            return f"{said} {delay(self.lockout_ns)} wait"
+        return said if self.count > 0 else ""
 
     def _speak_view(self, station: int) -> RoundView:
         claimer = self.claimer
