@@ -186,6 +186,7 @@ def test_two_correct_claims_within_the_tie_window_score_for_the_artist_only(box)
     assert box.game.view(ANA).lines == ("ok: yes   left: no",)
     box.tap(ANA, "ok", 6 * S)
     assert box.actions() == [] and box.game.view(ANA).heading == "Tie: Cy right?"
+    assert box.game.view(BEN).lines == ("You were right!", "Judging Cy"), "not asked to slap again"
     box.tap(ANA, "ok", 7 * S)
     assert box.actions() == [{"action": "both_guessed"}]
     assert box.state.scores == (1, 0, 0)

@@ -25,6 +25,7 @@ from PIL import Image
 from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
 from ..inputs import InputEvent
 from ..race import Race, RaceResult
+from ..screens.canvas import COLUMNS, WIDTH, abbreviate, fitting, measure
 from ..screens.triangle import AidView, EndView, RoundView, aid_screen, end_screen, round_screen, scores_line
 from .game import GameTable
 
@@ -235,8 +236,12 @@ class TriangleTable(GameTable):
         """Who slapped after the claimer or the drawers, and how much later."""
         if self.result is None:
             return ""
-        return "  ".join(f"{self._name(p.station, station)} +{delay(p.delta_ns)}"
-                         for p in self.result.later())
+        later = [(self._name(p.station, station), delay(p.delta_ns)) for p in self.result.later()]
+        for gap in ("  ", " "):
+            line = fitting(lambda w: gap.join(f"{abbreviate(name, w)} +{d}" for name, d in later))
+            if measure(line) <= WIDTH:
+                break
+        return line
 
     def _peer_cards(self, station: int) -> tuple[tuple[str, int | None], ...]:
         if station >= PLAYERS:
@@ -273,7 +278,7 @@ class TriangleTable(GameTable):
         claimer = self.claimer
         later = self._later(station) or "nobody else slapped"
         if station != claimer:
-            return RoundView(f"{self.names[claimer]} speaks", cards=self._peer_cards(station),
+            return RoundView(fitting(lambda w: f"{abbreviate(self.names[claimer], w)} speaks"), cards=self._peer_cards(station),
                              status=later, footer=self._scores(station))
         if self.choosing_value:
             choice = f"I'm a {VALUES[self.cursor]} +{POINTS['exact']}"
@@ -287,26 +292,31 @@ class TriangleTable(GameTable):
         done = self.last
         footer = self._scores(station)
         if done.fact is None:
-            heading = ("Draw: " + ", ".join(self._name(p, station) for p in done.draw)
+            heading = (fitting(lambda w: "Draw: " + ", ".join(abbreviate(self._name(p, station), w)
+                                                               for p in done.draw), COLUMNS - 1)
                        if done.draw else "Nobody spoke: void")
             return RoundView(heading, cards=self._peer_cards(station), status=self._later(station),
                              footer=footer, more=True)
         said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
         points = done.points[done.claimer]
-        verdict = f"+{points}" if done.correct else "wrong"
+        verdict = f" +{points}" if done.correct else "? No"
         cards = tuple((self._name(p, station), c) for p, c in enumerate(done.cards))
-        return RoundView(f"{self._name(done.claimer, station)}: {said} {verdict}", cards=cards,
+        name = self._name(done.claimer, station)
+        return RoundView(fitting(lambda w: f"{abbreviate(name, w)}: {said}{verdict}", COLUMNS - 1), cards=cards,
                          status=self._later(station) or "nobody else slapped", footer=footer,
                          more=True)
 
     def end_view(self) -> EndView:
         outcome = self.match.outcome
         winners = [self.names[p] for p in outcome.winners]
-        heading = f"{' and '.join(winners)} win" + ("s" if len(winners) == 1 else "")
+        ending = " wins" if len(winners) == 1 else " win"
+        heading = fitting(lambda w: " and ".join(abbreviate(n, w) for n in winners) + ending, COLUMNS - 1)
         scores = scores_line(self.names, outcome.scores)
         if self.match.options.settlement:
-            rows = tuple(f"{self.names[payer]} pays {self.names[payee]} {amount}" if amount
-                         else f"{self.names[payer]}, {self.names[payee]}: even"
+            rows = tuple(fitting(lambda w: f"{abbreviate(self.names[payer], w)} pays "
+                                           f"{abbreviate(self.names[payee], w)} {amount}" if amount
+                                 else f"{abbreviate(self.names[payer], w)}, {abbreviate(self.names[payee], w)}: even",
+                                 COLUMNS - 1)
                          for payer, payee, amount in settlement(outcome.scores))
         else:
             turns = self.match.state.turns_done
