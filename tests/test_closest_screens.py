@@ -18,7 +18,7 @@ SCRIPTED_END = LineView(
     title="Ben wins!", line=10,
     cards=((4, ANA, False), (10, BEN, True), (6, CY, False), (2, ANA, True), (7, BEN, False),
            (3, CY, True)),
-    names=NAMES, totals=(7, 8, 4), me=ANA, prompt="= tie  ok: lobby",
+    names=NAMES, totals=(7, 8, 4), me=ANA,
     verdicts=(ANA, ANA, ANA, ANA, "tie", CY, BEN, BEN, BEN, BEN), points=(4, 4, 1),
 )
 
@@ -30,7 +30,7 @@ def card_box(number):
 
 def verdict_box(number):
     x = X0 + (number - 1) * SLOT
-    return (x, VERDICTS_Y - 2, x + SLOT - 1, VERDICTS_Y + 8)
+    return (x, VERDICTS_Y - 1, x + SLOT - 1, VERDICTS_Y + 8)
 
 
 def test_the_scripted_end_screen_matches_the_reviewed_image():
@@ -58,7 +58,7 @@ def test_the_cursor_lights_its_number_and_shows_the_card_about_to_be_placed():
     cursor = number_line(LineView("Round 1", 10, (), NAMES, (0, 0, 0), me=BEN, cursor=(7, BEN, False)))
     x = X0 + 6 * SLOT
     slot = (x, 12, x + SLOT - 1, CARDS_Y + SHAPE)
-    assert lit(cursor, slot) > 0.6 * SLOT * (CARDS_Y + SHAPE - 12) > lit(plain, slot)
+    assert lit(cursor, slot) > 0.5 * SLOT * (CARDS_Y + SHAPE - 12) > lit(plain, slot)
     outside = (0, 12, x - 1, CARDS_Y + SHAPE)
     assert lit(cursor, outside) == lit(plain, outside)
 
@@ -70,7 +70,7 @@ def test_the_scoring_row_shows_a_winner_a_tie_and_nothing_counted_differently():
     nothing = number_line(LineView("Round 5", 3, ((1, BEN, True),), NAMES, (0, 0, 0),
                                    verdicts=(None, None, None), points=(0, 0, 0)))
     x = (WIDTH - 3 * SLOT) // 2
-    dash = lit(nothing, (x, VERDICTS_Y - 2, x + SLOT - 1, VERDICTS_Y + 8))
+    dash = lit(nothing, (x, VERDICTS_Y - 1, x + SLOT - 1, VERDICTS_Y + 8))
     assert 0 < dash < row[4]
 
 

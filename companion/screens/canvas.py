@@ -123,9 +123,16 @@ def centred(draw: ImageDraw.ImageDraw, y: int, s: str, invert: bool = False) -> 
     text(draw, max(0, (WIDTH - measure(s)) // 2), y, s, invert)
 
 
-def title(draw: ImageDraw.ImageDraw, s: str) -> None:
-    """A lit bar across the top with dark text: which screen this is."""
-    _bar(draw, 0, s)
+def title(draw: ImageDraw.ImageDraw, s: str, more: bool = False) -> None:
+    """A lit bar across the top with dark text: which screen this is. ``more`` adds a small
+    arrow at its right end that says "press ok to go on"."""
+    if not more:
+        _bar(draw, 0, s)
+        return
+    draw.rectangle((0, 0, WIDTH - 1, LINE_H - 1), fill=1)
+    text(draw, max(0, (WIDTH - CHAR_W - measure(s)) // 2), 0, s, fill=0, width=WIDTH - CHAR_W)
+    x = WIDTH - 3
+    draw.polygon([(x - 3, 2), (x - 3, LINE_H - 4), (x, LINE_H // 2 - 1)], fill=0)
 
 
 def with_notice(image: Image.Image, s: str) -> Image.Image:

@@ -67,16 +67,6 @@ def big_text(image: Image.Image, x: int, y: int, s: str) -> None:
     image.paste(small.resize((small.width * BIG, small.height * BIG), Image.Resampling.NEAREST), (x, y))
 
 
-def _top_bar(draw, s: str, more: bool) -> None:
-    if not more:
-        title(draw, s)
-        return
-    draw.rectangle((0, 0, WIDTH - 1, LINE_H - 1), fill=1)
-    text(draw, max(0, (WIDTH - CHAR_W - len(s) * CHAR_W) // 2), 0, s, fill=0, width=WIDTH - CHAR_W)
-    x = WIDTH - 3
-    draw.polygon([(x - 3, 2), (x - 3, LINE_H - 4), (x, LINE_H // 2 - 1)], fill=0)
-
-
 def _band(image: Image.Image, draw, view: RoundView) -> None:
     """The countdown number, or each card as its owner's name beside a big value, centred in
     a column of its own."""
@@ -96,7 +86,7 @@ def _band(image: Image.Image, draw, view: RoundView) -> None:
 
 def round_screen(view: RoundView) -> Image.Image:
     image, draw = blank()
-    _top_bar(draw, view.title, view.more)
+    title(draw, view.title, view.more)
     _band(image, draw, view)
     if view.status:
         centred(draw, STATUS_Y, view.status, invert=view.alert)
@@ -112,7 +102,7 @@ def round_screen(view: RoundView) -> Image.Image:
 
 def end_screen(view: EndView) -> Image.Image:
     image, draw = blank()
-    _top_bar(draw, view.title, more=True)
+    title(draw, view.title, more=True)
     centred(draw, LINE_H + 2, view.scores)
     for i, row in enumerate(view.rows[:3]):
         text(draw, 2, 2 * LINE_H + 4 + i * LINE_H, row)
