@@ -8,6 +8,7 @@ from companion.journal import replay, summary
 from companion.table import ABANDON_HOLD_NS
 from companion.inputs import InputEvent
 
+from glyphs import shows
 from helpers import MS, Clock, journaled_table, tap
 
 
@@ -135,8 +136,12 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
         press(table, clock, 1, "left", "ok")
     choices = [a["action"] for a in table.game.choices()]
     assert choices[-2:] == ["pass", "draw"]
+    assert table.game.view(0).prompt == "cost 3 <: Draw?", "the mover is told where Draw? is"
     press(table, clock, 0, "left", "ok")      # Draw? is last: one left from the first cell
-    assert table.game.view(1).prompt == "Accept draw? ok/left"
+    asked, offerer = table.game.view(1), table.game.view(0)
+    assert asked.status == offerer.status == "Draw?" and asked.prompt == "ok: yes left: no"
+    assert offerer.prompt == "Ben decides"
+    assert not shows(table.screen(0), "your turn") and shows(table.screen(1), "left: no")
     press(table, clock, 1, "left")            # declined
     assert table.game.match.outcome is None and table.game.view(0).prompt == "Draw declined"
     assert table.game.view(0).cursor == "draw"   # the cursor stays on Draw?
@@ -144,6 +149,23 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
     press(table, clock, 1, "ok")              # accepted
     assert table.game.match.outcome.winners == (0, 1)
     assert json.loads(journals[0].read_text().splitlines()[-1])["action"] == "draw"
+
+
+def test_an_agreed_draw_is_listed_as_a_draw(tmp_path, capsys):
+    from companion.cli import main
+
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben"), seed=7)
+    clock = Clock()
+    start_paytoplay(table, clock)
+    for _ in range(3):
+        press(table, clock, 0, "left", "ok")
+        press(table, clock, 1, "left", "ok")
+    press(table, clock, 0, "left", "ok")
+    press(table, clock, 1, "ok")
+    journals[0].rename(tmp_path / "20260101-000000-paytoplay.jsonl")
+    assert main(["games", "--journal-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("a draw") and "won by" not in out
 
 
 def test_holding_left_and_right_abandons_the_game(box):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from .canvas import CHAR_W, LINE_H, blank, fit, text
+from .canvas import CHAR_W, LINE_H, abbreviate, blank, fitting, lines_fit, text
 
 CELL = 20
 BOARD_X, BOARD_Y = 2, 2
@@ -36,6 +36,8 @@ class PayToPlayView:
     """Tournament progress, e.g. 'Game 2/4', shown above the accounts."""
     result: str = ""
     """Once the game is over: who won, shown where whose turn it is would be."""
+    status: str = ""
+    """Instead of whose turn it is: what the game waits for (a draw offer's answer)."""
 
 
 def _mark(view: PayToPlayView, player: int) -> str:
@@ -64,24 +66,24 @@ def screen(view: PayToPlayView) -> Image.Image:
         _draw_mark(draw, mark, x0, y0, fill=0 if lit else 1)
     y = 0
     if view.header:
-        text(draw, SIDE_X, y, fit(view.header, SIDE_COLS))
+        text(draw, SIDE_X, y, view.header)
         y += LINE_H
     for p in (0, 1):
         name = "You" if p == view.me else view.names[p]
         balance = str(view.balances[p])
-        row = f"{_mark(view, p)} {fit(name, SIDE_COLS - 3 - len(balance))}"
+        row = f"{_mark(view, p)} {abbreviate(name, SIDE_COLS - 3 - len(balance))}"
         row = row + balance.rjust(SIDE_COLS - len(row))
         text(draw, SIDE_X, y, row, invert=p == view.to_move)
         y += LINE_H
-    if view.result:
-        text(draw, SIDE_X, y, fit(view.result, SIDE_COLS), invert=True)
+    if view.result or view.status:
+        text(draw, SIDE_X, y, view.result or view.status, invert=True)
     elif view.to_move is not None and view.cursor is None:
-        who = "your" if view.to_move == view.me else f"{fit(view.names[view.to_move], 5)}'s"
-        text(draw, SIDE_X, y, fit(f"{who} turn", SIDE_COLS))
+        text(draw, SIDE_X, y, "your turn" if view.to_move == view.me else
+             fitting(lambda w: f"{abbreviate(view.names[view.to_move], w)}'s turn", SIDE_COLS))
     elif view.cursor in ("pass", "draw"):
         text(draw, SIDE_X, y, "Pass" if view.cursor == "pass" else "Draw?", invert=True)
     y = max(y + LINE_H, 64 - 2 * LINE_H)
-    for row in textwrap.wrap(view.prompt, SIDE_COLS)[: (64 - y) // LINE_H]:
+    for row in lines_fit(textwrap.wrap(view.prompt, SIDE_COLS), (64 - y) // LINE_H, SIDE_X, y):
         text(draw, SIDE_X, y, row)
         y += LINE_H
     return image
