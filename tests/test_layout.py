@@ -18,6 +18,7 @@ from companion import games
 from companion.games.options import parse_options
 from companion.inputs import InputEvent
 from companion.profile import MAX_NAME
+from companion.rulebook import pages
 from companion.screens.canvas import checking
 from companion.table import Table
 from companion.table.game import TABLES, load_tables
@@ -118,7 +119,8 @@ def test_no_text_is_cut_off_on_any_screen_of_a_game(name):
 
 
 def test_no_text_is_cut_off_in_the_lobby():
-    """Every game, every option row with every value, on the menus of a 6-station box."""
+    """Every game, every option row with every value, and every rules page, on the menus of a
+    6-station box."""
     table = Table(NAMES, seed=1)
     lobby = table.lobby
     problems = []
@@ -135,5 +137,13 @@ def test_no_text_is_cut_off_in_the_lobby():
                     lobby.screen()
             lobby.row = len(rows)
             lobby.screen()
+            lobby.row = None
+            table.handle(InputEvent(0, "slap", True, 0))
+            for page in range(len(pages(lobby.game.name))):
+                assert lobby.rules_page == page
+                lobby.screen()
+                table.handle(InputEvent(0, "right", True, 0))
+            table.handle(InputEvent(0, "ok", True, 0))
+            assert lobby.rules_page is None
         problems += [f"{lobby.game.name}: {o}" for o in overflows]
     assert not problems, "\n".join(problems)

@@ -43,13 +43,14 @@ def lines(journal):
 
 
 def start(table, clock, changes=()):
-    """Pick Pictomania; ``changes`` are (row, presses of right) before Start."""
+    """Pick Pictomania; ``changes`` are (row, presses of right; negative: of left) before Start."""
     while table.lobby.game.name != "pictomania":
         press(table, clock, 0, "right")
     press(table, clock, 0, "ok")
     rows = dict(changes)
     while table.lobby.row is not None:
-        press(table, clock, 0, *["right"] * rows.get(table.lobby.row, 0), "ok")
+        steps = rows.get(table.lobby.row, 0)
+        press(table, clock, 0, *["right" if steps > 0 else "left"] * abs(steps), "ok")
     return table.game
 
 
@@ -270,7 +271,7 @@ def test_the_scoring_walk_through_then_the_next_round(dealt):
 
 def test_the_last_round_ends_on_a_final_page_and_ok_returns_to_the_lobby(box):
     table, clock, journals = box
-    game = start(table, clock, changes={2: 1})     # rounds: 4 -> 1
+    game = start(table, clock, changes={2: -3})    # rounds: 4 -> 1
     assert game.state.options.rounds == 1
     ready_all(table, clock)
     finish_round(table, clock)

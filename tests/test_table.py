@@ -48,17 +48,55 @@ def test_lobby_starts_the_chosen_game_with_default_options(box):
     assert table.cues == ["go"]
 
 
-def test_lobby_option_rows_cycle_their_choices_and_slap_goes_back(box):
+def test_lobby_option_rows_step_through_ascending_choices_and_slap_goes_back(box):
     table, clock, journals = box
     choose(table, clock, 2, "paytoplay")
     press(table, clock, 2, "right")           # no_double_pass: off -> on
     assert table.lobby.values["no_double_pass"] is True
     press(table, clock, 2, "ok", "right", "right")  # games: 1 -> 2 -> 4
     assert table.lobby.values["games"] == 4
+    press(table, clock, 2, "right", "right")  # 6 is the most: right stops there
+    assert table.lobby.values["games"] == 6
+    press(table, clock, 2, "left")            # left is less
+    assert table.lobby.values["games"] == 4
     press(table, clock, 2, "slap", "slap")    # back to row 0, then to the game menu
     assert table.lobby.row is None
     press(table, clock, 2, "ok")
     assert table.lobby.values["games"] == 1   # a fresh pick starts from the defaults
+
+
+def test_every_numeric_option_is_offered_in_ascending_order():
+    from companion import games
+    from companion.table.game import TABLES, load_tables
+
+    load_tables()
+    for rules in games.all_games():
+        if rules.name not in TABLES:
+            continue
+        for name, choices, _ in rules.lobby_options(rules.max_players):
+            numbers = [c for c in choices if isinstance(c, (int, float))]
+            assert numbers == sorted(numbers), f"{rules.name}.{name}: {choices}"
+            assert choices.index(None) == 0 if None in choices else True, "off comes first"
+
+
+def test_the_lobby_shows_a_games_rules_and_each_options_meaning(box):
+    table, clock, journals = box
+    while table.lobby.game.name != "triangle":
+        press(table, clock, 0, "right")
+    assert shows(table.screen(0), "slap: rules")
+    press(table, clock, 0, "slap")
+    assert shows(table.screen(0), "Triangle 1/8") and shows(table.screen(0), "3 players. The box")
+    press(table, clock, 0, "right", "right", "right")
+    assert shows(table.screen(0), "Triangle 4/8") and shows(table.screen(0), "peers even +1: both")
+    press(table, clock, 0, "left")
+    assert shows(table.screen(0), "Triangle 3/8")
+    press(table, clock, 0, "ok")              # back to the game menu
+    assert table.lobby.rules_page is None and table.lobby.game.name == "triangle"
+    press(table, clock, 0, "ok", "ok", "ok", "ok")   # to the lockout row
+    image = table.screen(0)
+    assert shows(image, "lockout") and shows(image, "<0ms>") and shows(image, "slap before 0: wait")
+    press(table, clock, 0, "right")
+    assert shows(table.screen(0), "<250ms>")
 
 
 def test_moves_cursor_over_affordable_cells_and_journals_the_play(box):

@@ -9,7 +9,7 @@ import pytest
 from PIL import ImageChops
 
 from companion.games import get
-from companion.games.options import lobby_choices, parse_options
+from companion.games.options import lobby_choices, option_label, parse_options, show_value
 from companion.games.triangle import FACTS, TriangleOptions, fact_true, peers
 from companion.inputs import InputEvent
 from companion.journal import Header, JournalWriter, replay, summary
@@ -367,11 +367,10 @@ def test_the_lobby_starts_triangle_with_its_options_and_shows_unset_ones_as_off(
     key("ok")
     key("ok")                                            # to the turns row
     defaults = TriangleOptions()
-    shown = {None: "off", False: "off", True: "on"}
-    rows = tuple((f.replace("_", " "), shown.get(getattr(defaults, f), str(getattr(defaults, f))))
+    rows = tuple((option_label(TriangleOptions, f)[0], show_value(TriangleOptions, f, getattr(defaults, f)))
                  for f, _, _ in lobby_choices(TriangleOptions)) + (("Start", ""),)
-    assert rows[1] == ("turns", "off")
-    expected = options_menu(OptionsView("Triangle", rows, 1))
+    assert rows[1] == ("turns", "off") and rows[2] == ("tie window", "10ms")
+    expected = options_menu(OptionsView("Triangle", rows, 1, "play N turns instead"))
     assert ImageChops.difference(table.screen(0).convert("L"), expected.convert("L")).getbbox() is None
     while table.lobby.row is not None:
         key("ok")

@@ -53,9 +53,10 @@ class Box:
         while lobby.game.name != "trio":
             self.tap(ANA, "right")
         self.tap(ANA, "ok")
-        for name, _ in lobby._rows():
-            while lobby.values[name] != options.get(name, lobby.values[name]):
-                self.tap(ANA, "right")
+        for name, choices in lobby._rows():
+            wanted = options.get(name, lobby.values[name])
+            while lobby.values[name] != wanted:
+                self.tap(ANA, "right" if choices.index(wanted) > choices.index(lobby.values[name]) else "left")
             self.tap(ANA, "ok")
         self.tap(ANA, "ok")                       # Start
         assert self.table.game is not None
