@@ -206,6 +206,24 @@ def test_an_agreed_draw_is_listed_as_a_draw(tmp_path, capsys):
     assert out.rstrip().endswith("a draw") and "won by" not in out
 
 
+def test_holding_right_and_pressing_ok_shows_the_rules_during_a_game(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    t = clock.next()
+    table.handle(InputEvent(1, "right", True, round(t * MS)))
+    table.handle(InputEvent(1, "ok", True, round((t + 20) * MS)))
+    table.handle(InputEvent(1, "ok", False, round((t + 60) * MS)))
+    table.handle(InputEvent(1, "right", False, round((t + 80) * MS)))
+    assert shows(table.screen(1), "Pay-to-Play 1/6") and not shows(table.screen(0), "Pay-to-Play 1/6")
+    press(table, clock, 1, "right")           # a page on, not a move
+    assert shows(table.screen(1), "Pay-to-Play 2/6")
+    press(table, clock, 0, "ok")              # Ana plays on meanwhile
+    assert table.game.match.state.board != "." * 9
+    press(table, clock, 1, "slap")            # back to the game
+    assert not table.rules_open and shows(table.screen(1), "cost")
+    assert table.game.match.state.board.count(".") == 8, "no key read as a move"
+
+
 def test_holding_left_and_right_abandons_the_game(box):
     table, clock, journals = box
     start_paytoplay(table, clock)

@@ -2,7 +2,9 @@
 
 It receives debounced inputs and the passage of time, and offers a screen per station and
 the buzzer cues to play. Holding ``left`` and ``right`` together on any station for two
-seconds abandons the game in progress and returns to the lobby.
+seconds abandons the game in progress and returns to the lobby. Holding ``right`` and pressing
+``ok`` during a game shows that station the game's rules (``left``/``right`` turn the pages,
+``ok`` or ``slap`` go back to the game, which carries on meanwhile).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
 from ..recovery import Interrupted, abandon
+from ..rulebook import pages
 from ..screens.canvas import with_notice
 from .game import TABLES, GameTable, load_tables
-from .lobby import Lobby, StartGame
+from .lobby import Lobby, StartGame, rules_screen, turn_page
 from .stuck import StuckButtons
 
 ABANDON_HOLD_NS = 2_000_000_000
@@ -43,6 +46,8 @@ class Table:
         self.now_ns = 0
         self.resumed_until_ns: int | None = None
         self.stuck_buttons = StuckButtons()
+        self.rules_open: dict[int, int] = {}
+        """Stations reading the rules during a game, and the page each is on."""
 
     def resume(self, interrupted: Interrupted, now_ns: int) -> None:
         """Carry on with a game a crash interrupted: same state, same journal, players told."""
@@ -72,8 +77,26 @@ class Table:
             if start is not None:
                 self.start(start, event.t_ns)
             return
+        if self._rules(event):
+            return
         self.game.handle(event)
         self._collect()
+
+    def _rules(self, event: InputEvent) -> bool:
+        """The rules chord and the rules pages: True if ``event`` was theirs, not the game's."""
+        station = event.station
+        if station in self.rules_open:
+            if event.pressed:
+                page = turn_page(self.rules_open[station], len(pages(self.game.match.rules.name)), event.key)
+                if page is None:
+                    del self.rules_open[station]
+                else:
+                    self.rules_open[station] = page
+            return True
+        if event.pressed and event.key == "ok" and (station, "right") in self._held:
+            self.rules_open[station] = 0
+            return True
+        return False
 
     def start(self, start: StartGame, now_ns: int) -> None:
         rules = start.rules
@@ -103,6 +126,7 @@ class Table:
         self.game = None
         self.resumed_until_ns = None
         self._held.clear()
+        self.rules_open.clear()
 
     def tick(self, now_ns: int, watermark_ns: int) -> None:
         """Time passing: abandon holds, then the game's own timers and races."""
@@ -137,7 +161,10 @@ class Table:
     def screen(self, station: int) -> Image.Image:
         if self.game is None:
             return self.stuck_buttons.mark(station, self.lobby.screen())
-        image = self.game.screen(station)
+        if station in self.rules_open:
+            image = rules_screen(self.game.match.rules.name, self.rules_open[station])
+        else:
+            image = self.game.screen(station)
         if self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
         return self.stuck_buttons.mark(station, image)
