@@ -33,7 +33,8 @@ class PayToPlayView:
     """The bottom line: a cost, an automatic pass, a draw offer, the result."""
     line: tuple[int, ...] = ()
     header: str = ""
-    """Tournament progress, e.g. 'Game 2/4', shown above the accounts."""
+    """Tournament progress, e.g. 'Game 2/4', shown above the accounts when the prompt leaves
+    room."""
     result: str = ""
     """Once the game is over: who won, shown where whose turn it is would be."""
     status: str = ""
@@ -65,7 +66,9 @@ def screen(view: PayToPlayView) -> Image.Image:
             draw.rectangle((x0 + 2, y0 + 2, x0 + CELL - 2, y0 + CELL - 2), fill=1)
         _draw_mark(draw, mark, x0, y0, fill=0 if lit else 1)
     y = 0
-    if view.header:
+    line, lit = _turn_line(view)
+    prompt = textwrap.wrap(view.prompt, SIDE_COLS)
+    if view.header and len(prompt) + bool(line) <= 1:  # the prompt comes first when room is short
         text(draw, SIDE_X, y, view.header)
         y += LINE_H
     for p in (0, 1):
@@ -75,16 +78,25 @@ def screen(view: PayToPlayView) -> Image.Image:
         row = row + balance.rjust(SIDE_COLS - len(row))
         text(draw, SIDE_X, y, row, invert=p == view.to_move)
         y += LINE_H
-    if view.result or view.status:
-        text(draw, SIDE_X, y, view.result or view.status, invert=True)
-    elif view.to_move is not None and view.cursor is None:
-        text(draw, SIDE_X, y, "your turn" if view.to_move == view.me else
-             fitting(lambda w: f"{abbreviate(view.names[view.to_move], w)}'s turn", SIDE_COLS))
-    elif view.cursor in ("pass", "draw"):
-        text(draw, SIDE_X, y, "Pass" if view.cursor == "pass" else "Draw?", invert=True)
-    y = max(y + LINE_H, 64 - 2 * LINE_H)
-    for row in lines_fit(textwrap.wrap(view.prompt, SIDE_COLS), (64 - y) // LINE_H, SIDE_X, y):
+    if line:
+        text(draw, SIDE_X, y, line, invert=lit)
+        y += LINE_H
+    y = max(y, 64 - 2 * LINE_H)
+    for row in lines_fit(prompt, (64 - y) // LINE_H, SIDE_X, y):
         text(draw, SIDE_X, y, row)
         y += LINE_H
     return image
 
+
+def _turn_line(view: PayToPlayView) -> tuple[str, bool]:
+    """The line under the accounts, and whether it is lit: the result, what the game waits
+    for, the mover's Pass or Draw?, or whose turn it is (left out when the prompt says more)."""
+    if view.result or view.status:
+        return view.result or view.status, True
+    if view.cursor in ("pass", "draw"):
+        return ("Pass" if view.cursor == "pass" else "Draw?"), True
+    if view.to_move is not None and view.cursor is None and not view.prompt:
+        if view.to_move == view.me:
+            return "your turn", False
+        return fitting(lambda w: f"{abbreviate(view.names[view.to_move], w)}'s turn", SIDE_COLS), False
+    return "", False

@@ -80,7 +80,7 @@ class PayToPlayTable(GameTable):
         if self.match.outcome is not None:
             self.cues.append("draw" if len(self.match.outcome.winners) > 1 else "win")
         elif auto:
-            self.message = " & ".join(names[a["player"]] for a in auto) + " can't pay"
+            self.message = ("both" if len(auto) > 1 else abbreviate(names[auto[0]["player"]], SIDE_COLS)) + " can't pay"
             self.cues.append("auto_pass")
         else:
             self.cues.append("move" if action["action"] == "play" else "pass")

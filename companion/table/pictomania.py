@@ -24,6 +24,7 @@ order they were pressed, whichever reached the box first.
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,8 +36,10 @@ from ..games.base import IllegalAction
 from ..games.pictomania import NUMBERS, PictomaniaState, RoundScore
 from ..inputs import InputEvent
 from ..screens import pictomania as screens
-from ..screens.canvas import COLUMNS, abbreviate, fitting
+from ..screens.canvas import WIDTH, abbreviate, fitting, measure
 from .game import GameTable
+
+log = logging.getLogger(__name__)
 
 WORDS_PER_PAGE = screens.LINES
 
@@ -285,7 +288,8 @@ class PictomaniaTable(GameTable):
         try:
             self.match.act(p.action)
         except IllegalAction as e:
-            seat.message = str(e)
+            log.info("%s: %s", self.names[p.station], e)
+            seat.message = "void: drew wrong word" if "wrong word" in str(e) else "not allowed now"
             self.cues.append("illegal")
             return
         self.cues.append("pass" if p.action["action"] == "done" else "move")
@@ -368,7 +372,7 @@ class PictomaniaTable(GameTable):
                                      self.word(rnd.letters[station], rnd.numbers[station]))
         items = self.menu(station)
         if not items:
-            label = "waiting for the rest"
+            label = "wait for others"
         else:
             kind, target = items[seat.cursor % len(items)]
             label = f"Guess {self.names[target]}" if kind == "guess" else \
@@ -400,6 +404,8 @@ class PictomaniaTable(GameTable):
             outcome = self.match.outcome
             ending = " wins!" if len(outcome.winners) == 1 else " win!"
             winners = fitting(lambda w: " & ".join(abbreviate(self.names[p], w) for p in outcome.winners) + ending)
+            if measure(winners) > WIDTH - 2:
+                winners = f"shared by {len(outcome.winners)} players"
             rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
             return screens.scores(screens.ScoresView("Totals  ok: lobby", rows, winners))
         rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))

@@ -223,7 +223,8 @@ class TrioTable(GameTable):
         if self.deadline_ns is None:
             line = "ok:start  left:new" if self.match.options.allow_new_word else "ok: start the timer"
         elif self.judging:
-            heading = ("Tie: " if self.tie else "Is ") + f"{abbreviate(self.names[self.judging[0]], 5)} right?"
+            name = self.names[self.judging[0]]
+            heading = fitting(lambda w: ("Tie: " if self.tie else "Is ") + f"{abbreviate(name, w)} right?", 15)
             line = "ok: yes   left: no"
         else:
             line = "Time up!" if self.remaining == 0 else ""
