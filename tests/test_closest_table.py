@@ -54,10 +54,15 @@ def wrong_key(game):
 
 
 def answer(table, *answers):
-    """Each ``(station, right, t_ms)`` answers the question on screen, arriving in this order."""
+    """Each ``(station, right, t_ms)`` answers the question on screen, arriving in this order;
+    the buttons are let go 50 ms later."""
+    pressed = []
     for station, right, t_ms in answers:
         key = right_key(table.game) if right else wrong_key(table.game)
         table.handle(InputEvent(station, key, True, round(t_ms * MS)))
+        pressed.append((station, key, t_ms))
+    for station, key, t_ms in pressed:
+        table.handle(InputEvent(station, key, False, round((t_ms + 50) * MS)))
 
 
 def tick(table, now_ms, watermark_ms=None):
@@ -71,8 +76,10 @@ def test_the_lobby_offers_the_game_and_its_options():
     while table.lobby.game.name != "closest":
         tap(table, ANA, "right", clock.next())
     tap(table, ANA, "ok", clock.next())
-    tap(table, ANA, "right", clock.next())                 # line length 10 -> 6
-    assert table.lobby.values == {"line_length": 6, "start": "17x34", "tie_window_ms": 10}
+    tap(table, ANA, "right", clock.next())                 # line length 10 is the most
+    assert table.lobby.values == {"line_length": 10, "start": "17x34", "tie_window_ms": 10}
+    tap(table, ANA, "left", clock.next())                  # 10 -> 9
+    assert table.lobby.values == {"line_length": 9, "start": "17x34", "tie_window_ms": 10}
     for _ in range(3):
         tap(table, ANA, "ok", clock.next())
     tap(table, ANA, "ok", clock.next())                    # Start

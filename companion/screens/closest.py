@@ -22,8 +22,10 @@ SHAPE = 10
 MARK = 8
 """A player's shape in the text rows."""
 NUMBERS_Y = 11
-CARDS_Y = 23
-VERDICTS_Y = 34
+CARDS_Y = 22
+VERDICTS_Y = 35
+VERDICT = 6
+"""Who won a number: always a filled shape, so smaller than a card."""
 ROW_Y = (36, 50)
 """Text rows under the line: the players row, then the prompt."""
 SCORED_ROW_Y = (41, 52)
@@ -115,7 +117,9 @@ def number_line(view: LineView) -> Image.Image:
                        ink=0 if lit else 1)
         if view.verdicts is not None:
             _verdict(draw, view.verdicts[n - 1], x)
-    if view.verdicts is not None:
+    if view.verdicts is not None:  # a rule between the cards and who won each number
+        x0 = _slot_x(view, 1)
+        draw.line((x0, VERDICTS_Y - 2, x0 + view.line * SLOT - 1, VERDICTS_Y - 2), fill=1)
         _scored_row(draw, "round", [f"+{p}" for p in view.points], SCORED_ROW_Y[0])
         _scored_row(draw, "total", [str(t) for t in view.totals], SCORED_ROW_Y[1])
         return image
@@ -129,7 +133,7 @@ def number_line(view: LineView) -> Image.Image:
 
 def _verdict(draw: ImageDraw.ImageDraw, verdict: int | str | None, x: int) -> None:
     if isinstance(verdict, int):
-        draw_shape(draw, verdict, x + (SLOT - MARK) // 2, VERDICTS_Y, size=MARK)
+        draw_shape(draw, verdict, x + (SLOT - VERDICT) // 2, VERDICTS_Y, size=VERDICT)
     else:
         text(draw, x + (SLOT - CHAR_W) // 2 + 1, VERDICTS_Y - 2, "=" if verdict == "tie" else "-")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from .canvas import CHAR_W, COLUMNS, LINE_H, WIDTH, abbreviate, blank, centred, font, text, title
+from .canvas import CHAR_W, LINE_H, WIDTH, abbreviate, blank, centred, text, title
 
 MESSAGE_Y = (LINE_H + 1, 2 * LINE_H + 1)
 RULE_Y = 3 * LINE_H + 1
@@ -52,7 +52,7 @@ def _clock(draw, view: TrioView) -> None:
     x = WIDTH - len(view.clock) * CHAR_W - 2
     if view.hurry:
         draw.rectangle((x - 2, 1, WIDTH - 2, LINE_H - 2), fill=0)
-    draw.text((x, 0), view.clock, font=font(), fill=1 if view.hurry else 0)
+    text(draw, x, 0, view.clock, fill=1 if view.hurry else 0)
 
 
 def status(view: TrioView) -> str:
