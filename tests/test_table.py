@@ -79,6 +79,23 @@ def test_every_numeric_option_is_offered_in_ascending_order():
             assert choices.index(None) == 0 if None in choices else True, "off comes first"
 
 
+def test_the_readme_explains_every_lobby_option_as_the_lobby_does():
+    from pathlib import Path
+
+    from companion import games
+    from companion.games.options import option_label
+    from companion.table.game import TABLES, load_tables
+
+    load_tables()
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    for rules in games.all_games():
+        if rules.name not in TABLES:
+            continue
+        for name, _, help in rules.lobby_options(rules.max_players):
+            label, brief = option_label(rules.Options, name)
+            assert f"| {label} (`{name}`) |" in readme and f"| {brief} | {help} |" in readme, name
+
+
 def test_the_lobby_shows_a_games_rules_and_each_options_meaning(box):
     table, clock, journals = box
     while table.lobby.game.name != "triangle":
