@@ -227,10 +227,8 @@ def test_holding_right_and_pressing_ok_shows_the_rules_during_a_game(box):
     table, clock, journals = box
     start_paytoplay(table, clock)
     t = clock.next()
-    table.handle(InputEvent(1, "right", True, round(t * MS)))
-    table.handle(InputEvent(1, "ok", True, round((t + 20) * MS)))
-    table.handle(InputEvent(1, "ok", False, round((t + 60) * MS)))
-    table.handle(InputEvent(1, "right", False, round((t + 80) * MS)))
+    for key, pressed, after in (("right", True, 0), ("ok", True, 20), ("ok", False, 60), ("right", False, 80)):
+        table.handle(InputEvent(1, key, pressed, round((t + after) * MS)))
     assert shows(table.screen(1), "Pay-to-Play 1/6") and not shows(table.screen(0), "Pay-to-Play 1/6")
     press(table, clock, 1, "right")           # a page on, not a move
     assert shows(table.screen(1), "Pay-to-Play 2/6")
