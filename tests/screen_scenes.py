@@ -159,6 +159,9 @@ def closest(stage: str) -> Image.Image:
     t = _closest_place(table, t, 2)
     mover = table.state.mover()
     t = tap(table, mover, "right", t)
+    if stage == "decoy":  # the first card of round 2: counts, or the decoy?
+        t = tap(table, mover, "ok", t)
+        t = tap(table, mover, "right", t)
     return table.screen(mover)
 
 
@@ -215,6 +218,7 @@ SCENES = {
     "pictomania-swap": pictomania_swap,
     "closest-turn": lambda: closest("turn"),
     "closest-scores": lambda: closest("scores"),
+    "closest-round-2": lambda: closest("round 2"),
     "closest-decoy": lambda: closest("decoy"),
     "paytoplay-turn": lambda: paytoplay("turn"),
     "paytoplay-draw-menu": lambda: paytoplay("menu"),

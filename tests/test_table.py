@@ -191,7 +191,8 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
         press(table, clock, 1, "left", "ok")
     choices = [a["action"] for a in table.game.choices()]
     assert choices[-2:] == ["pass", "draw"]
-    assert table.game.view(0).prompt == "cost 3 <: Draw?", "the mover is told where Draw? is"
+    assert table.game.view(0).prompt == "cost 3\n<: Draw?", "the mover is told where Draw? is"
+    assert shows(table.screen(0), "<: Draw?")
     press(table, clock, 0, "left", "ok")      # Draw? is last: one left from the first cell
     asked, offerer = table.game.view(1), table.game.view(0)
     assert asked.status == offerer.status == "Draw?" and asked.prompt == "ok: yes left: no"

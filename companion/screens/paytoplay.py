@@ -30,7 +30,8 @@ class PayToPlayView:
     cursor: int | str | None
     """Selected cell, 'pass' or 'draw' on the mover's own station; None elsewhere."""
     prompt: str = ""
-    """The bottom line: a cost, an automatic pass, a draw offer, the result."""
+    """The bottom lines: a cost, an automatic pass, a draw offer, the result; wrapped to the
+    side's width, a new line at each ``\n``."""
     line: tuple[int, ...] = ()
     header: str = ""
     """Tournament progress, e.g. 'Game 2/4', shown above the accounts when the prompt leaves
@@ -67,7 +68,7 @@ def screen(view: PayToPlayView) -> Image.Image:
         _draw_mark(draw, mark, x0, y0, fill=0 if lit else 1)
     y = 0
     line, lit = _turn_line(view)
-    prompt = textwrap.wrap(view.prompt, SIDE_COLS)
+    prompt = [row for part in view.prompt.split("\n") for row in textwrap.wrap(part, SIDE_COLS)]
     if view.header and len(prompt) + bool(line) <= 1:  # the prompt comes first when room is short
         text(draw, SIDE_X, y, view.header)
         y += LINE_H

@@ -117,8 +117,10 @@ class PayToPlayTable(GameTable):
             cursor = _choice(choices[self.cursor % len(choices)])
             if isinstance(cursor, int):
                 prompt = prompt or f"cost {CELL_COST[cursor]}"
-            if any(c["action"] == "draw" for c in choices) and cursor != "draw" and not self.message:
-                prompt = (prompt + " " if prompt else "") + "<: Draw?"
+            if cursor == "draw":
+                prompt = prompt or "ok: offer it"
+            elif any(c["action"] == "draw" for c in choices) and not self.message:
+                prompt = (prompt + "\n" if prompt else "") + "<: Draw?"
         header = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
         return PayToPlayView(
             board=detail["board"], names=self.names[:2], balances=tuple(detail["balances"]),
