@@ -39,7 +39,7 @@ def test_scene_matches_the_reviewed_image(name):
     ("closest-scores", "total", "ok: next"),
     ("closest-turn", "ok: place", "number  ok"),
     ("paytoplay-accept-draw", "left: no", "Ana's turn"),
-    ("paytoplay-draw-menu", "ok: offer it", "your turn"),
+    ("paytoplay-draw-menu", "ok: offer", "your turn"),
     ("closest-decoy", "decoy", "number"),
     ("paytoplay-draw-offered", "decides", "your turn"),
     ("paytoplay-balance-win", "on points", "Alice"),

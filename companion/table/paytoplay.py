@@ -118,7 +118,7 @@ class PayToPlayTable(GameTable):
             if isinstance(cursor, int):
                 prompt = prompt or f"cost {CELL_COST[cursor]}"
             if cursor == "draw":
-                prompt = prompt or "ok: offer it"
+                prompt = prompt or "ok: offer"
             elif any(c["action"] == "draw" for c in choices) and not self.message:
                 prompt = (prompt + "\n" if prompt else "") + "<: Draw?"
         header = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
