@@ -31,7 +31,7 @@ def test_scene_matches_the_reviewed_image(name):
     ("triangle-lockout-over", "Slap to speak!", "wait"),
     ("trio-tie-judged-right", "You were right!", "Slap to guess!"),
     ("triangle-verdict", "Ana: peers even? No", "wro."),
-    ("lobby-triangle-lockout", "<0ms>", "lockout."),
+    ("lobby-triangle-lockout", "<off>", "lockout."),
     ("pictomania-stack", "ok: next", "keeps"),
     ("pictomania-scores", "no black sheep", "no sheep;"),
     ("pictomania-final", "Ben wins!", "Ben win;"),

@@ -111,7 +111,7 @@ def test_the_lobby_shows_a_games_rules_and_each_options_meaning(box):
     assert table.lobby.rules_page is None and table.lobby.game.name == "triangle"
     press(table, clock, 0, "ok", "ok", "ok", "ok")   # to the lockout row
     image = table.screen(0)
-    assert shows(image, "lockout") and shows(image, "<0ms>") and shows(image, "slap before 0: wait")
+    assert shows(image, "lockout") and shows(image, "<off>") and shows(image, "slap before 0: wait")
     press(table, clock, 0, "right")
     assert shows(table.screen(0), "<250ms>")
 

@@ -140,12 +140,13 @@ def option_label(options_cls: type, name: str) -> tuple[str, str]:
 
 
 def show_value(options_cls: type, name: str, value: Any) -> str:
-    """An option's value as the lobby shows it: ``off``/``on``, a number with its unit (the
-    field's ``unit``, else ``ms`` or ``s`` from a name ending in ``_ms`` or ``_s``)."""
-    if value is None:
+    """An option's value as the lobby shows it: ``off``/``on`` (also for the field's ``off``
+    value, a lockout of 0), a number with its unit (the field's ``unit``, else ``ms`` or ``s``
+    from a name ending in ``_ms`` or ``_s``)."""
+    meta = {f.name: f.metadata for f in dataclasses.fields(options_cls)}[name]
+    if value is None or ("off" in meta and value == meta["off"] and not isinstance(value, bool)):
         return "off"
     if isinstance(value, bool):
         return "on" if value else "off"
-    meta = {f.name: f.metadata for f in dataclasses.fields(options_cls)}[name]
     unit = meta.get("unit", "ms" if name.endswith("_ms") else "s" if name.endswith("_s") else "")
     return f"{value}{unit}" if isinstance(value, (int, float)) else str(value)

@@ -61,7 +61,7 @@ class TriangleOptions:
     false_start_lockout_ms: int = field(default=0, metadata={
         "min": 0, "max": 5000, "choices": (0, 250, 500),
         "help": "a slap before 0 locks that player out of the race for this long",
-        "label": "lockout", "brief": "slap before 0: wait",
+        "label": "lockout", "brief": "slap before 0: wait", "off": 0,
     })
     round_timeout_s: int | None = field(default=None, metadata={
         "min": 1, "choices": (None, 10, 20, 30, 60),
