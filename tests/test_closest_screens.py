@@ -4,7 +4,7 @@ from PIL import Image, ImageChops
 
 from companion.screens.canvas import HEIGHT, WIDTH, blank
 from companion.screens.closest import (
-    CARDS_Y, SHAPE, SLOT, VERDICTS_Y, LineView, QuestionView, draw_shape, number_line, question,
+    CARDS_Y, NUMBERS_Y, SHAPE, SLOT, VERDICTS_Y, LineView, QuestionView, draw_shape, number_line, question,
 )
 
 from test_screens import assert_golden, lit
@@ -83,3 +83,19 @@ def test_the_question_shows_the_answers_in_button_order_and_the_prompt():
     assert ImageChops.difference(one, swapped).getbbox()[3] <= answers_rows[3]
     assert ImageChops.difference(one, other).getbbox()[1] >= prompt_row[1]
     assert lit(one, answers_rows) > 100
+
+
+def test_a_ruler_tick_parts_every_number_from_the_next_so_9_10_never_reads_910():
+    image = number_line(LineView("Round 1", 10, (), NAMES, (0, 0, 0)))
+    for n in range(2, 11):
+        x = X0 + (n - 1) * SLOT
+        assert image.getpixel((x, NUMBERS_Y + 9)), f"no tick before {n}"
+        assert not image.getpixel((x, NUMBERS_Y + 3)), "the tick stays below the digits"
+
+
+def test_cards_are_big_enough_to_tell_a_decoy_from_a_counting_card():
+    assert SHAPE >= 10   # 1.7 mm on a 0.96" panel (128 px over 21.7 mm)
+    filled, hollow = blank(), blank()
+    draw_shape(filled[1], BEN, 0, 0)
+    draw_shape(hollow[1], BEN, 0, 0, hollow=True)
+    assert lit(filled[0], (0, 0, SHAPE, SHAPE)) - lit(hollow[0], (0, 0, SHAPE, SHAPE)) >= 30
