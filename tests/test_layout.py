@@ -156,3 +156,26 @@ def test_no_text_is_cut_off_in_the_lobby():
             assert lobby.rules_page is None
         problems += [f"{lobby.game.name}: {o}" for o in overflows]
     assert not problems, "\n".join(problems)
+
+
+def test_the_largest_numbers_fit():
+    """Scores and balances past what a game usually reaches, with the longest names: a Triangle
+    game of five turns can pass 200 points, a Pictomania total go far below zero, a Pay-to-Play
+    tournament's balance reach two digits either way."""
+    from companion.screens import closest, paytoplay, pictomania, triangle, trio
+
+    names3 = NAMES[:3]
+    with checking() as overflows:
+        line = triangle.scores_line(("You",) + names3[1:], (240, 199, -18))
+        triangle.round_screen(triangle.RoundView("Turn 5  Round 6/6", cards=((NAMES[0], 6), (NAMES[1], None)),
+                                                 footer=line))
+        triangle.end_screen(triangle.EndView("x", triangle.scores_line(names3, (240, 239, 199)), ()))
+        closest.number_line(closest.LineView("Round 9", 10, (), names3, (99, 99, 99), me=0))
+        closest.number_line(closest.LineView("Round 9", 10, (), names3, (99, 99, 99), verdicts=(None,) * 10,
+                                             points=(10, 10, 10)))
+        pictomania.scores(pictomania.ScoresView("Round 4  ok: next", tuple(
+            (n, -19, -99) for n in NAMES), "no black sheep"))
+        paytoplay.screen(paytoplay.PayToPlayView("XOXOXOOXO", NAMES[:2], (-9, 99), 0, None, 1, None,
+                                                 prompt="on points ok: lobby", header="Game 6/6"))
+        trio.screen(trio.TrioView(names3, (12, 11, 10), 0, "x draws", clock="10:00", eligible=0, leader=0))
+    assert not overflows, "\n".join(map(str, overflows))
