@@ -149,6 +149,8 @@ def cmd_games(args: argparse.Namespace) -> int:
         result = summary(header, match)
         if path.name.endswith(ABANDONED):
             state = "abandoned"
+        elif result["over"] and len(result["winners"]) == len(header.players) > 1:
+            state = "a draw"
         elif result["over"]:
             state = "won by " + " and ".join(header.players[w] for w in result["winners"])
         else:

@@ -35,6 +35,9 @@ software PWM on any pin; keeping to these leaves room for a hardware-PWM driver.
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
 MIN_STATIONS, MAX_STATIONS = 2, 6
+MAX_NAME = 10
+"""Longest station name: the screens are 21 characters wide and show up to three names on a
+line; the layout test renders every screen with names this long."""
 BOARD_CHANNELS = range(0, 32)
 """A button board's channels, as its firmware numbers them (``firmware/buttonboard/config.py``)."""
 BOARD_LEDS = range(0, 32)
@@ -242,6 +245,10 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
+            st_name = f"P{i + 1}"
+        elif len(st_name) > MAX_NAME:
+            c.fail(f"{where}.name", f"must be at most {MAX_NAME} characters (the screens show it "
+                                    f"whole), not {st_name!r} ({len(st_name)})")
             st_name = f"P{i + 1}"
         on_board = "channels" in st
         if on_board and "pins" in st:

@@ -13,6 +13,7 @@ from companion.journal import replay, summary
 from companion.screens.canvas import LINE_H
 from companion.screens.pictomania import panel
 
+from glyphs import shows
 from helpers import MS, Clock, journaled_table, take_seats, tap
 
 ANA, BEN, CY, DEE = range(4)
@@ -43,14 +44,15 @@ def lines(journal):
 
 
 def start(table, clock, changes=()):
-    """Pick Pictomania; ``changes`` are (row, presses of right) before Start."""
+    """Pick Pictomania; ``changes`` are (row, presses of right; negative: of left) before Start."""
     while table.lobby.game.name != "pictomania":
         press(table, clock, 0, "right")
     press(table, clock, 0, "ok")
     take_seats(table, range(table.stations), clock.next)
     rows = dict(changes)
     while table.lobby.row is not None:
-        press(table, clock, 0, *["right"] * rows.get(table.lobby.row, 0), "ok")
+        steps = rows.get(table.lobby.row, 0)
+        press(table, clock, 0, *["right" if steps > 0 else "left"] * abs(steps), "ok")
     return table.game
 
 
@@ -129,6 +131,11 @@ def test_slap_on_a_card_replaces_it_before_the_deal(box):
     after = game.state.round.cards
     assert after[0] == before[0] and after[2] == before[2] and after[1] not in before
     assert not game.seats[ANA].ready and table.cues[-1] == "move"
+    ana = table.screen(ANA)                        # on the first page, ready before the swap
+    assert shows(ana, "Cy swapped card B") and shows(ana, "new card: ok again")
+    assert shows(table.screen(BEN), "Cy swapped card B") and shows(table.screen(CY), "You swapped card B")
+    press(table, clock, ANA, "ok")
+    assert game.seats[ANA].ready and shows(table.screen(ANA), "ready: waiting for 3")
     cards = [x for x in lines(journals[0]) if x.get("event") == "cards"]
     assert [c["cards"] for c in cards] == [list(before), list(after)]
 
@@ -260,6 +267,10 @@ def test_the_scoring_walk_through_then_the_next_round(dealt):
     assert pages == ["stack"] * 4 + ["scores"]
     screen = game.screen(CY)                        # page 0: Ana's stack
     assert screen == game._review_screen(CY, game.seats[CY])
+    assert shows(screen, "Ana drew  ok: next") and not shows(screen, "keeps")
+    press(table, clock, CY, "ok")                    # ok turns the page too
+    assert game.seats[CY].page == 1 and shows(game.screen(CY), "Ben drew  ok: next")
+    press(table, clock, CY, "left")
     assert r.stacks[ANA].guesses[0].token == 2
     assert r.scores[BEN] == 2 - (2 + 1 + 1) + 2       # nobody guessed Ben: he keeps all his tokens
     press(table, clock, CY, "right", "right", "right", "right")
@@ -274,7 +285,7 @@ def test_the_scoring_walk_through_then_the_next_round(dealt):
 
 def test_the_last_round_ends_on_a_final_page_and_ok_returns_to_the_lobby(box):
     table, clock, journals = box
-    game = start(table, clock, changes={2: 1})     # rounds: 4 -> 1
+    game = start(table, clock, changes={2: -3})    # rounds: 4 -> 1
     assert game.state.options.rounds == 1
     ready_all(table, clock)
     finish_round(table, clock)

@@ -259,6 +259,13 @@ def test_unknown_station_field_and_bad_name(tmp_path):
     ]
 
 
+def test_a_name_longer_than_the_screens_show_is_refused(tmp_path):
+    assert problems(tmp_path, GOOD.replace('name = "Ben"', 'name = "Bartholomew"')) == [
+        "stations[2].name: must be at most 10 characters (the screens show it whole), "
+        "not 'Bartholomew' (11)"]
+    assert load_profile(write(tmp_path, GOOD.replace('name = "Ben"', 'name = "Maximilian"'))).stations[1].name == "Maximilian"
+
+
 def test_unknown_backend(tmp_path):
     assert problems(tmp_path, GOOD.replace('"mock"', '"arduino"')) == [
         "backend: must be one of mock, pi, not 'arduino'"]

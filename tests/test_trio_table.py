@@ -53,9 +53,10 @@ class Box:
         while lobby.game.name != "trio":
             self.tap(ANA, "right")
         self.tap(ANA, "ok")
-        for name, _ in lobby._rows():
-            while lobby.values[name] != options.get(name, lobby.values[name]):
-                self.tap(ANA, "right")
+        for name, choices in lobby._rows():
+            wanted = options.get(name, lobby.values[name])
+            while lobby.values[name] != wanted:
+                self.tap(ANA, "right" if choices.index(wanted) > choices.index(lobby.values[name]) else "left")
             self.tap(ANA, "ok")
         self.tap(ANA, "ok")                       # Start
         assert self.table.game is not None
@@ -186,6 +187,7 @@ def test_two_correct_claims_within_the_tie_window_score_for_the_artist_only(box)
     assert box.game.view(ANA).lines == ("ok: yes   left: no",)
     box.tap(ANA, "ok", 6 * S)
     assert box.actions() == [] and box.game.view(ANA).heading == "Tie: Cy right?"
+    assert box.game.view(BEN).lines == ("You were right!", "Judging Cy"), "not asked to slap again"
     box.tap(ANA, "ok", 7 * S)
     assert box.actions() == [{"action": "both_guessed"}]
     assert box.state.scores == (1, 0, 0)
@@ -297,7 +299,7 @@ def test_the_artist_takes_back_a_right_judgement_until_the_next_timer(box):
     box.tap(ANA, "right", 9 * S)
     assert box.actions()[-1] == {"action": "correct"} and box.state.scores == (0, 0, 0)
     assert box.state.artist == BEN and box.cues[-1] == "wrong"
-    assert box.game.view(CY).lines == ("Judgement undone", f"{box.game.last_word}: no points")
+    assert box.game.view(CY).lines == ("Undone: no points", box.game.last_word)
     header, match = replay(box.path.read_text().splitlines())
     assert match.state == box.state               # the journal replays the correction
     box.tap(ANA, "right", 10 * S)                 # only once

@@ -57,26 +57,32 @@ class TrioOptions:
     seconds: int = field(default=60, metadata={
         "min": 10, "max": 600, "choices": (30, 45, 60, 90, 120),
         "help": "seconds the artist has to draw, from their ok",
+        "label": "time", "brief": "time to draw", "unit": "s",
     })
     eligible_at: int = field(default=9, metadata={
         "min": 1, "choices": (5, 7, 9, 12),
         "help": "points (with a strict lead at the start of a round) to be eligible to win",
+        "label": "win at", "brief": "points to win (lead)",
     })
     tie_window_ms: int = field(default=10, metadata={
         "min": 1, "max": 1000, "choices": (5, 10, 20, 50, 100),
         "help": "two guessers' slaps this close are simultaneous",
+        "label": "tie window", "brief": "slaps this close: tie",
     })
     first_artist: str = field(default="1", metadata={
         "choices": ("1", "2", "3", RANDOM), "strict": True,
         "help": "the seat that draws first, or random",
+        "label": "first artist", "brief": "seat that draws first",
     })
     allow_new_word: bool = field(default=True, metadata={
-        "choices": (True, False),
+        "choices": (False, True),
         "help": "the artist may ask for another word before starting the timer",
+        "label": "new word", "brief": "artist may swap word",
     })
     tier: str = field(default=MIXED, metadata={
         "choices": TIERS + (MIXED,), "strict": True,
         "help": "which of the box's words: easy, medium, hard or mixed",
+        "label": "words", "brief": "how hard the words",
     })
     word_file: str | None = field(default=None, metadata={
         "help": "a text file of your own words, one word or short phrase per line",

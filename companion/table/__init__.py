@@ -7,7 +7,9 @@ screen from seat to station on the way out; a station without a seat watches. Ho
 and ``right`` together on a seated station counts down on its screen for two seconds, then asks
 to confirm (``ok`` abandons, any other key keeps playing); an abandoned game is announced on
 every station until ``ok`` returns to the lobby. A game a crash interrupted is offered on every
-station before it is resumed.
+station before it is resumed. Holding ``right`` and pressing ``ok`` during a game shows that
+station the game's rules (``left``/``right`` turn the pages, ``ok`` or ``slap`` go back to the
+game, which carries on meanwhile).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
 from ..recovery import Interrupted, abandon
+from ..rulebook import pages
 from ..screens.canvas import with_notice
 from ..screens.seating import spectator
 from ..screens.table import abandoned_screen, confirm_screen, resume_screen
@@ -31,7 +34,7 @@ from ..settings import BoxSettings
 from .box_settings import SettingsPage
 from .chord import Chords
 from .game import TABLES, GameTable, load_tables
-from .lobby import Lobby, StartGame
+from .lobby import Lobby, StartGame, rules_screen, turn_page
 from .seating import BACK, Seated, Seating, needs_seating
 from .stuck import StuckButtons
 
@@ -79,6 +82,8 @@ class Table:
         self.lobby.pages_after = 1
         self.on_settings_page = False
         """True while the game menu shows the Box settings page (after the last game)."""
+        self.rules_open: dict[int, int] = {}
+        """Stations reading the rules during a game, and the page each is on."""
 
     @property
     def settings(self) -> BoxSettings:
@@ -156,8 +161,8 @@ class Table:
             self._seat(event)
         elif self._turns_to_settings(event):
             self._settings(event)
-        elif self.lobby.row is None and event.pressed and event.key == "ok" \
-                and needs_seating(self.lobby.game, self.stations):
+        elif self.lobby.row is None and self.lobby.rules_page is None and event.pressed \
+                and event.key == "ok" and needs_seating(self.lobby.game, self.stations):
             self.seating = Seating(self.lobby.game, self.names)
         else:
             start = self.lobby.handle(event)
@@ -168,7 +173,7 @@ class Table:
 
     def _turns_to_settings(self, event: InputEvent) -> bool:
         """On the game menu, the Box settings page comes after the last game and before the first."""
-        if self.lobby.row is not None or not event.pressed:
+        if self.lobby.row is not None or self.lobby.rules_page is not None or not event.pressed:
             return self.on_settings_page
         last = len(self.lobby.games) - 1
         return self.on_settings_page or (event.key, self.lobby.index) in (("right", last), ("left", 0))
@@ -206,6 +211,8 @@ class Table:
                 self.game.handle(replace(event, station=len(self.seats)))
                 self._collect()
             return
+        if self._rules(event):
+            return
         for passed in self.chords.feed(event, self.game.races_on_left_right()):
             self._to_game(passed)
 
@@ -214,6 +221,24 @@ class Table:
             return
         self.game.handle(replace(event, station=self.seat_of(event.station)))
         self._collect()
+
+    def _rules(self, event: InputEvent) -> bool:
+        """The rules chord and the rules pages: True if ``event`` was theirs, not the game's.
+        Releases go on as ever (the abandon chord keeps track of what is held)."""
+        station = event.station
+        if not event.pressed:
+            return False
+        if station in self.rules_open:
+            page = turn_page(self.rules_open[station], len(pages(self.game.match.rules.name)), event.key)
+            if page is None:
+                del self.rules_open[station]
+            else:
+                self.rules_open[station] = page
+            return True
+        if event.key == "ok" and "right" in self.chords.held.get(station, ()):
+            self.rules_open[station] = 0
+            return True
+        return False
 
     def start(self, start: StartGame, now_ns: int) -> None:
         rules = start.rules
@@ -255,6 +280,7 @@ class Table:
         self.confirming = None
         self.chords.clear()
         self.lobby.seated, self.seated = None, None
+        self.rules_open.clear()
         self.version += 1
 
     # --- time -----------------------------------------------------------------------------------
@@ -331,7 +357,10 @@ class Table:
         seat = self.seat_of(station)
         if seat is None:
             return spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
-        image = self.game.screen(seat)
+        if station in self.rules_open:
+            image = rules_screen(self.game.match.rules.name, self.rules_open[station])
+        else:
+            image = self.game.screen(seat)
         since = self.chords.since.get(station)
         if since is not None:
             left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)

@@ -45,4 +45,5 @@ class SettingsPage:
     def screen(self, index: int, count: int) -> Image.Image:
         if self.editing:
             return settings_screen(self.settings.volume, len(VOLUMES))
-        return game_menu(GameMenuView(TITLE, f"volume {self.settings.volume}/{len(VOLUMES)}", index, count))
+        return game_menu(GameMenuView(TITLE, f"volume {self.settings.volume}/{len(VOLUMES)}", index, count,
+                                      "</>: game  ok: open"))

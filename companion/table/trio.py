@@ -26,7 +26,7 @@ from PIL import Image
 
 from ..games.trio import strict_leader
 from ..inputs import InputEvent
-from ..screens.canvas import fit
+from ..screens.canvas import abbreviate, fitting
 from ..screens.trio import TrioView, screen
 from ..words.wordlist import WordListError
 from .game import GameTable
@@ -130,7 +130,7 @@ class TrioTable(GameTable):
             self._end_round(event.t_ns, {"action": "guessed", "player": guesser})
             return True
         self.match.act({"action": "correct"})
-        self.result = ("Judgement undone", f"{self.last_word}: no points")
+        self.result = ("Undone: no points", self.last_word)
         self.cues.append("wrong")
         self._draw_word()
         return True
@@ -164,9 +164,9 @@ class TrioTable(GameTable):
         self.last_word = state.word
         kind = action["action"]
         if kind == "guessed":
-            headline = f"{names[action['player']]} guessed it!"
+            headline = fitting(lambda w: f"{abbreviate(names[action['player']], w)} guessed it!")
         elif kind == "both_guessed":
-            headline = f"Tie! {names[state.artist]} +1"
+            headline = fitting(lambda w: f"Tie! {abbreviate(names[state.artist], w)} +1")
         else:
             headline = "Time up! It was:"
         self.result = (headline, state.word)
@@ -232,8 +232,8 @@ class TrioTable(GameTable):
         outcome = self.match.outcome
         if outcome is not None:
             winner = outcome.winners[0]
-            return TrioView(names, state.scores, winner, f"{names[winner]} wins!",
-                            lines=(f"{names[winner]} guessed it:", self.last_word),
+            return TrioView(names, state.scores, winner, fitting(lambda w: f"{abbreviate(names[winner], w)} wins!"),
+                            lines=(fitting(lambda w: f"{abbreviate(names[winner], w)} guessed it:"), self.last_word),
                             footer="ok: back to lobby")
         if self.problem:
             return TrioView(names, state.scores, None, "No words to draw",
@@ -243,7 +243,7 @@ class TrioTable(GameTable):
         timing = self.deadline_ns is not None
         view = TrioView(
             names, state.scores, artist,
-            heading="You draw" if station == artist else f"{names[artist]} draws",
+            heading="You draw" if station == artist else f"{abbreviate(names[artist], 9)} draws",
             clock=clock(self.remaining), hurry=timing and self.remaining <= LAST_SECONDS,
             eligible=state.eligible, leader=strict_leader(state.scores),
         )
@@ -257,7 +257,8 @@ class TrioTable(GameTable):
         if self.deadline_ns is None:
             line = "ok:start  left:new" if self.match.options.allow_new_word else "ok: start the timer"
         elif self.judging:
-            heading = ("Tie: " if self.tie else "Is ") + f"{fit(self.names[self.judging[0]], 6)} right?"
+            name = self.names[self.judging[0]]
+            heading = fitting(lambda w: ("Tie: " if self.tie else "Is ") + f"{abbreviate(name, w)} right?", 15)
             line = "ok: yes   left: no"
         elif self.corrector() == self.match.state.artist:
             line = "right: it was right"
@@ -271,7 +272,9 @@ class TrioTable(GameTable):
             if station == self.corrector():
                 return self.result[0], "right: it was wrong"
             return self.result if self.result[0] else ("Get ready to guess", "")
-        if station in self.judging:
+        if station in self.correct:
+            mine = "You were right!"
+        elif station in self.judging:
             mine = "Your guess: judging"
         elif station in self.claims:
             mine = "Your guess: wait"
@@ -285,7 +288,7 @@ class TrioTable(GameTable):
         if len(self.judging) > 1:
             public = "Tie: judging both"
         elif self.judging and self.judging[0] != station:
-            public = f"Judging {fit(names[self.judging[0]], 12)}"
+            public = f"Judging {abbreviate(names[self.judging[0]], 12)}"
         return mine, public
 
     def screen(self, station: int) -> Image.Image:
