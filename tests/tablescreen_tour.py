@@ -1,0 +1,43 @@
+"""Games played through the referee's Table on a fake clock by seeded random presses, for the
+table screen's tests: every state the monkey reaches is a state the public view must handle."""
+
+from __future__ import annotations
+
+import random
+
+from companion.inputs import KEYS
+
+from helpers import MS, journaled_table, tap
+
+NAMES = ("Ana", "Ben", "Cy", "Dee")
+WEIGHTS = {"slap": 3, "ok": 4, "left": 2, "right": 2}
+
+
+def start(table, game: str, t_ms: float) -> float:
+    """Pick ``game`` in the lobby with its default options; returns the clock after."""
+    while table.lobby.game.name != game:
+        t_ms += 100
+        tap(table, 0, "right", t_ms)
+    while table.game is None:
+        t_ms += 100
+        tap(table, 0, "ok", t_ms)
+    return t_ms
+
+
+def tour(tmp_path, game: str, seed: int, steps: int, players: int = 3):
+    """Yield the table after every press and every tick of a randomly played game (and the
+    games after it, back from the lobby), ``steps`` presses in all."""
+    table, _ = journaled_table(tmp_path, NAMES[:players], seed=seed)
+    rng = random.Random(seed)
+    keys = [k for k in KEYS for _ in range(WEIGHTS[k])]
+    yield table
+    t_ms = start(table, game, 0)
+    yield table
+    for _ in range(steps):
+        if table.game is None:
+            t_ms = start(table, game, t_ms)
+        t_ms += rng.choice((3, 7, 60, 120, 400, 1100))
+        tap(table, rng.randrange(players), rng.choice(keys), t_ms)
+        yield table
+        table.tick(round((t_ms + 60) * MS), round((t_ms + 55) * MS))
+        yield table
