@@ -145,6 +145,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     from .logs import setup_logging
     from .profile import ProfileError, load_profile
     from .script import ScriptError, load_script
+    from .tablescreen.display import TableScreenError
 
     setup_logging()
     if problem := _load_user_decks(args):
@@ -157,7 +158,10 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return _fail(str(e))
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
-    daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults)
+    try:
+        daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults)
+    except TableScreenError as e:
+        return _fail(str(e))
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -222,6 +226,17 @@ def on_pi_hardware() -> bool:
         return False
 
 
+def screen_size(text: str) -> tuple[int, int]:
+    """``1280x720`` as (1280, 720)."""
+    try:
+        width, height = (int(n) for n in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be WIDTHxHEIGHT, e.g. 1280x720, not {text!r}") from None
+    if not (320 <= width <= 7680 and 180 <= height <= 4320):
+        raise argparse.ArgumentTypeError(f"must be from 320x180 to 7680x4320, not {text!r}")
+    return width, height
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -248,7 +263,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         presses = load_script(args.script, len(profile.stations)) if args.script else None
     except (ProfileError, ScriptError, OSError) as e:
         return _fail(str(e))
-    sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, scale=args.scale or (3 if args.screenshot else None))
+    sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, scale=args.scale or (3 if args.screenshot else None),
+                    table_screen=args.table_screen)
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
@@ -336,6 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="start up (and play the script), save the window as PNG and exit; needs no display")
     sim.add_argument("--scale", type=int, choices=range(1, 7), help="screen pixels per OLED pixel (default: fit the screen)")
     sim.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
+    sim.add_argument("--table-screen", nargs="?", const=(1280, 720), type=screen_size, metavar="WxH",
+                     help="open the table screen (the public state, as on a TV) in a second window "
+                          "(default 1280x720); with --screenshot it is saved as FILE.table.png")
     runner_options(sim)
     sim.set_defaults(func=cmd_sim)
 

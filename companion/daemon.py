@@ -33,6 +33,7 @@ from .recovery import KEEP_JOURNALS, find_interrupted, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .table import Table
+from .tablescreen.public import Narrator
 from .watermark import Watermarks
 from .wiring import Box, EdgeCallback, build_box
 
@@ -103,6 +104,8 @@ class Daemon:
             self.board_session = BoardSession(profile.board_channels())
             self.watermarks.add_source(self.board_session.source)
         self.box.displays.on_ready = self._displays_ready
+        self.narrator = Narrator()
+        """Makes the table screen's public view, if the box has a table screen."""
         self.ready = threading.Event()
         """Set once every display has shown its first frame."""
 
@@ -195,6 +198,8 @@ class Daemon:
                 if self.notice is not None:
                     screen = with_notice(screen, self.notice)
                 self.box.displays.show(station, screen)
+            if self.box.table_screen is not None and isinstance(self.table, Table):
+                self.box.table_screen.show(self.narrator.view(self.table))
 
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
