@@ -96,6 +96,25 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    """Per player across the journals: games played and won, points, reaction times; charts."""
+    from .history import as_json, plot, read_history, report
+
+    directory = Path(args.journal_dir)
+    history = read_history(directory)
+    if not history.games and not history.unreadable:
+        print(f"no games in {directory}")
+        return 0
+    print(json.dumps(as_json(history)) if args.json else "\n".join(report(history)))
+    if args.plot:
+        try:
+            for path in plot(history, Path(args.plot)):
+                print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+        except ImportError as e:
+            return _fail(f"--plot needs matplotlib (pip install \".[plot]\"): {e}")
+    return 0
+
+
 def _check_files(paths: list[str], load, error: type[Exception], describe) -> int:
     """Load each file; print ``PATH: ok (what it holds)`` or every problem; 2 if any was bad."""
     status = 0
@@ -373,6 +392,12 @@ def build_parser() -> argparse.ArgumentParser:
     past = sub.add_parser("games", help="list past games (journals), newest first")
     past.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals are")
     past.set_defaults(func=cmd_games)
+
+    hist = sub.add_parser("history", help="per player across past games: played, won, points, reaction times")
+    hist.add_argument("--journal-dir", "--dir", default=str(default_journal_dir()), help="where game journals are")
+    hist.add_argument("--json", action="store_true", help="print one JSON object")
+    hist.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR (needs matplotlib: pip install \".[plot]\")")
+    hist.set_defaults(func=cmd_history)
 
     prof = sub.add_parser("profile", help="hardware profile tools")
     prof_sub = prof.add_subparsers(dest="profile_command", metavar="ACTION", required=True)

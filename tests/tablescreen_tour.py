@@ -26,8 +26,8 @@ def start(table, game: str, t_ms: float) -> float:
 
 def tour(tmp_path, game: str, seed: int, steps: int, players: int = 3):
     """Yield the table after every press and every tick of a randomly played game (and the
-    games after it, back from the lobby), ``steps`` presses in all."""
-    table, _ = journaled_table(tmp_path, NAMES[:players], seed=seed)
+    games after it, back from the lobby), ``steps`` presses in all; journals go to ``tmp_path``."""
+    table, _ = journaled_table(tmp_path, NAMES[:players], seed=seed, prefix=f"{game}-{seed}-")
     rng = random.Random(seed)
     keys = [k for k in KEYS for _ in range(WEIGHTS[k])]
     yield table
