@@ -158,7 +158,7 @@ def test_the_race_puts_a_dot_per_press_on_the_axis_in_time_order():
     image = render(RACE, (1280, 720))
     axis_y = 20 * 4 + 13 * 8 + 16 + 24  # below the heading: top of the body + 6 units
     row = [image.getpixel((x, axis_y)) for x in range(image.width)]
-    body = int(1280 * 0.28) + 10 * 4  # right of the scores
+    body = (3 + 9) * 6 * 4 + 18 * 4  # right of the scores: names of 3 letters, a score
     firsts = {p: row.index(colour(p), body) for p in range(3)}
     assert firsts[1] < firsts[0] < firsts[2]
     # Ana at 141 of 210 ms along the axis, to the pixel's rounding.

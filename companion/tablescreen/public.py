@@ -197,11 +197,14 @@ def trio_view(t) -> PublicView:
     if not timing:
         lines = (t.result[0], t.result[1]) if t.result[0] else ("the artist reads the word",)
         return replace(base, lines=lines, footer="the artist's ok starts the timer")
+    slaps = {**t.slaps, **t.claims}  # every claim this round, by edge time
     race: tuple[RacePress, ...] = ()
-    if t.claims:  # slaps waiting to be put to the artist, by edge time
-        first = min(t.claims.values())
-        race = tuple(RacePress(names[s], s, (ts - first) / MS, "waiting")
-                     for s, ts in sorted(t.claims.items(), key=lambda kv: (kv[1], kv[0])))
+    if slaps:
+        first = min(slaps.values())
+        race = tuple(RacePress(names[s], s, (ts - first) / MS,
+                               "judging" if s in t.judging else "waiting" if s in t.claims
+                               else "right" if s in t.correct else "wrong")
+                     for s, ts in sorted(slaps.items(), key=lambda kv: (kv[1], kv[0])))
     if t.judging:
         heading = "Tie: judging both" if t.tie else f"Is {names[t.judging[0]]} right?"
         return replace(base, heading=heading, race=race, lines=("the artist judges",))

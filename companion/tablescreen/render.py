@@ -85,10 +85,11 @@ def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[st
     top = 20 * u + p.line_h(2 * u) + 4 * u
     bottom = h - p.line_h() - 4 * u
     left = 8 * u
-    if view.names:
-        side = max(w * 28 // 100, 60 * u)
-        _scores(p, view, (8 * u, top, side, bottom))
-        left = side + 10 * u
+    if view.names:  # as wide as the longest name and a score need, within a quarter or so
+        wanted = (max(len(n) for n in view.names) + 9) * CHAR_W * u  # name, " *", score
+        side = min(max(wanted, 50 * u), w * 28 // 100)
+        _scores(p, view, (8 * u, top, 8 * u + side, bottom))
+        left = side + 18 * u
     box = (left, top, w - 8 * u, bottom)
     _body(p, view, box)
     if view.footer:
@@ -119,7 +120,7 @@ def _scores(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> Non
         if i == view.mark and not view.over:
             p.text(x0, y, ">", fill=ACCENT)
         label = name + (" *" if i in view.winners else "")
-        p.text(x0 + 8 * u, y, label, fill=colour(i), width=x1 - x0 - 40 * u)
+        p.text(x0 + 8 * u, y, label, fill=colour(i), width=x1 - x0 - 38 * u)  # a score's 5 columns
         if i < len(view.scores):
             score = view.scores[i]
             p.text(x1, y, str(score), align="right")
@@ -214,8 +215,8 @@ def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, 
             break
         if r.note == "false start":
             when = f"{r.delta_ms:+.0f} ms false start"
-        elif r.note in ("first", "tie"):
-            when = r.note if r.delta_ms == 0 else f"+{r.delta_ms:.0f} ms {r.note}"
+        elif r.delta_ms == 0:
+            when = r.note or "first"
         else:
             when = f"+{r.delta_ms:.0f} ms" + (f" {r.note}" if r.note else "")
         p.text(x0, y, f"{r.name} {when}", fill=colour(r.player), width=x1 - x0)
