@@ -144,3 +144,29 @@ def test_the_daemon_shows_the_public_view_of_the_game_on_the_table_screen(tmp_pa
         assert 1 < screen.frames <= daemon.table.version + 1
     finally:
         daemon.close()
+
+
+# --- the simulator ------------------------------------------------------------------------------
+
+def test_sim_table_screen_screenshot_is_the_public_view_after_the_script(tmp_path, monkeypatch):
+    """``companion sim --table-screen 640x360 --script S --screenshot F`` saves F.table.png: the
+    game the script started, drawn as the renderer draws its public view."""
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    script = tmp_path / "start.txt"
+    script.write_text("".join(f"{0.06 * (i + 1):.2f} 1 ok 0.02\n" for i in range(6)))
+    shot = tmp_path / "shot.png"
+    status = main(["sim", "--players", "2", "--table-screen", "640x360", "--script", str(script),
+                   "--screenshot", str(shot), "--journal-dir", str(tmp_path / "games")])
+    assert status == 0
+    table = Image.open(tmp_path / "shot.table.png").convert("RGB")
+    assert table.size == (640, 360)
+    view = PublicView("Pay-to-Play", "Ana to play (X)", ("Ana", "Ben"), (1, 0), mark=0, board="." * 9,
+                      trail=((1, 0),))
+    assert ImageChops.difference(table, render(view, (640, 360))).getbbox() is None
+
+
+@pytest.mark.parametrize("size", ["12x7", "wide", "10000x10000"])
+def test_a_bad_table_screen_size_is_named(size, capsys):
+    with pytest.raises(SystemExit):
+        main(["sim", "--table-screen", size])
+    assert "--table-screen: must be" in capsys.readouterr().err
