@@ -124,3 +124,9 @@ def test_plot_writes_a_chart_per_game_and_the_reaction_times(played, tmp_path, c
 def test_no_journals_says_so(tmp_path, capsys):
     assert main(["history", "--dir", str(tmp_path / "none")]) == 0
     assert capsys.readouterr().out == f"no games in {tmp_path / 'none'}\n"
+
+
+def test_plot_without_matplotlib_says_how_to_get_it(played, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    assert main(["history", "--dir", str(played), "--plot", str(tmp_path / "charts")]) == 2
+    assert 'companion: --plot needs matplotlib (pip install ".[plot]")' in capsys.readouterr().err
