@@ -181,3 +181,18 @@ def test_a_blank_view_draws_nothing_but_the_header():
 @pytest.mark.parametrize("name,view", [("race", RACE), ("end", END), ("cards", CARDS)])
 def test_table_screens_match_the_reviewed_images(name, view):
     assert_golden(render(view, (640, 360)), f"table-{name}.png")
+
+
+def test_the_lobby_shows_the_game_menu_then_the_chosen_games_options():
+    from companion.inputs import InputEvent
+    from companion.table import Table
+
+    table = Table(("Ana", "Ben", "Cy"))
+    menu = Narrator().view(table)
+    assert (menu.heading, menu.lines[0]) == ("Choose a game", f"{table.lobby.game.title}: 3 players")
+    table.handle(InputEvent(0, "ok", True, 1))
+    table.handle(InputEvent(0, "right", True, 2))  # the first option's next value
+    options = Narrator().view(table)
+    name, value = next(iter(table.lobby.values.items()))
+    assert options.heading == table.lobby.game.title
+    assert options.lines[0] == f"{name.replace('_', ' ')}: {value}"

@@ -24,6 +24,8 @@ from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
 from ..race import RaceResult
 from ..table.lobby import _show
+from ..table.triangle import VERDICT_LABELS
+from ..table.trio import LAST_SECONDS, clock
 
 MS = 1_000_000
 
@@ -94,21 +96,19 @@ def race_presses(result: RaceResult | None, names: tuple[str, ...]) -> tuple[Rac
 
 
 def lobby_view(table) -> PublicView:
+    """The game menu, or the chosen game's options as the lobby has them."""
     lobby = table.lobby
     if lobby.row is None:
-        lines = (f"{lobby.game.title}: {lobby.players_label()}", "",
-                 "left/right: choose a game   ok: pick")
-    else:
-        lines = tuple(f"{name.replace('_', ' ')}: {_show(lobby.values[name])}"
-                      for name in lobby.values) + ("", "ok on Start starts the game")
-        return PublicView("Tabletop Companion", lobby.game.title, names=table.names, lines=lines)
-    return PublicView("Tabletop Companion", "Choose a game", names=table.names, lines=lines)
+        return PublicView("Tabletop Companion", "Choose a game", names=table.names, lines=(
+            f"{lobby.game.title}: {lobby.players_label()}", "", "left/right: choose a game   ok: pick"))
+    options = tuple(f"{name.replace('_', ' ')}: {_show(value)}" for name, value in lobby.values.items())
+    return PublicView("Tabletop Companion", lobby.game.title, names=table.names,
+                      lines=options + ("", "ok on Start starts the game"))
 
 
 # --- one function per game ---------------------------------------------------------------------
 
 def triangle_view(t) -> PublicView:
-    from ..table.triangle import VERDICT_LABELS
     state = t.match.state
     names = t.names
     base = PublicView("Triangle", "", names, tuple(state.scores),
@@ -179,7 +179,6 @@ def _number_line(line: int, cards, names: tuple[str, ...], reveal: bool) -> str:
 
 
 def trio_view(t) -> PublicView:
-    from ..table.trio import LAST_SECONDS, clock
     state = t.match.state
     names = t.names
     base = PublicView("Pictionary", "", names, tuple(state.scores), turn=f"Round {state.rounds + 1}")
@@ -255,15 +254,17 @@ def paytoplay_view(t) -> PublicView:
     detail = t.match.rules.detail(t.match.state)
     names = t.names[:2]
     mover = detail["to_move"]
-    result = t._result()
     turn = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
-    heading = result or (f"{names[mover]} to play ({'XO'[mover != detail['x']]})" if mover is not None else "")
-    outcome = t.match.outcome
-    view = PublicView("Pay-to-Play", heading, names, tuple(detail["balances"]), turn=turn, mark=mover,
+    view = PublicView("Pay-to-Play", "", names, tuple(detail["balances"]), turn=turn, mark=mover,
                       board=detail["board"], lines=(t.message,) if t.message else ())
+    outcome = t.match.outcome
     if outcome is not None:
-        view = replace(view, winners=tuple(outcome.winners), over=True, footer="ok: back to the lobby")
-    return view
+        winners = tuple(outcome.winners)
+        heading = "Draw!" if len(winners) > 1 else _winners(names, winners)
+        return replace(view, heading=heading, winners=winners, over=True, footer="ok: back to the lobby")
+    if mover is None:
+        return view
+    return replace(view, heading=f"{names[mover]} to play ({'XO'[mover != detail['x']]})")
 
 
 def _winners(names: tuple[str, ...], winners: tuple[int, ...]) -> str:
