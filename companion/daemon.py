@@ -20,6 +20,7 @@ import signal
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -199,7 +200,8 @@ class Daemon:
                     screen = with_notice(screen, self.notice)
                 self.box.displays.show(station, screen)
             if self.box.table_screen is not None and isinstance(self.table, Table):
-                self.box.table_screen.show(self.narrator.view(self.table))
+                view = self.narrator.view(self.table)
+                self.box.table_screen.show(view if self.notice is None else replace(view, footer=self.notice))
 
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +

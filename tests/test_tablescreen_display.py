@@ -142,6 +142,12 @@ def test_the_daemon_shows_the_public_view_of_the_game_on_the_table_screen(tmp_pa
         assert view.game == "Pay-to-Play" and view.board.count(".") == 8
         assert ImageChops.difference(screen.image, render(view, (640, 360))).getbbox() is None
         assert 1 < screen.frames <= daemon.table.version + 1
+        daemon.notice = "Board unplugged"  # what every station is told is told the table too
+        daemon._shown = -1
+        daemon._present()
+        assert screen.flush()
+        told = replace(view, footer="Board unplugged")
+        assert ImageChops.difference(screen.image, render(told, (640, 360))).getbbox() is None
     finally:
         daemon.close()
 

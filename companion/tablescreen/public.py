@@ -244,10 +244,10 @@ def pictomania_view(t) -> PublicView:
         return replace(base, heading="Read the words", lines=lines,
                        footer=f"waiting for {waiting} to say ready" if waiting else "")
     guessed = [sum(g.player == p for g in rnd.guesses) for p in range(len(names))]
-    progress = tuple(f"{names[p]}: {guessed[p]} guessed" + ("; done" if rnd.done[p] else "")
-                     for p in range(len(names)))
+    progress = "guesses: " + ", ".join(f"{names[p]} {guessed[p]}" + (" done" if rnd.done[p] else "")
+                                       for p in range(len(names)))
     pool = " ".join(map(str, rnd.pool)) or "none"
-    return replace(base, heading="Draw and guess", lines=progress, footer=f"black tokens left: {pool}")
+    return replace(base, heading="Draw and guess", turn=f"{base.turn}   black tokens {pool}", footer=progress)
 
 
 def paytoplay_view(t) -> PublicView:

@@ -100,12 +100,12 @@ def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[st
 def _header(p: Painter, view: PublicView) -> None:
     w, u = p.image.width, p.u
     p.draw.rectangle((0, 0, w - 1, 16 * u), fill=PANEL)
-    p.text(8 * u, 3 * u, view.game, fill=ACCENT)
+    title_end = 8 * u + p.text(8 * u, 3 * u, view.game, fill=ACCENT) + 8 * u
     right = w - 8 * u
     if view.clock:
         right -= p.text(right, 3 * u, view.clock, fill=ALERT if view.hurry else TEXT, align="right") + 8 * u
     if view.turn and not view.over:
-        p.text(right, 3 * u, view.turn, fill=DIM, align="right", width=right - w // 3)
+        p.text(right, 3 * u, view.turn, fill=DIM, align="right", width=right - title_end)
 
 
 def _scores(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> None:
@@ -187,13 +187,16 @@ def _word_cards(p: Painter, view: PublicView, box: tuple[int, int, int, int]) ->
     u = p.u
     gap = 6 * u
     width = (x1 - x0 - gap * (len(view.cards) - 1)) // len(view.cards)
-    height = p.line_h() * 8 + 8 * u
+    longest = max(len(word) for card in view.cards for word in card.words) + 2
+    scale = next((s for s in range(u, 1, -1) if longest * CHAR_W * s <= width - 6 * u), 1)
+    height = p.line_h() + p.line_h(scale) * 7 + 8 * u
     for i, card in enumerate(view.cards):
         left = x0 + i * (width + gap)
         p.draw.rectangle((left, y, left + width, y + height), fill=PANEL)
         p.text(left + width // 2, y + 2 * u, f"Card {card.letter}", fill=ACCENT, align="centre")
-        for n, word in enumerate(card.words, start=1):
-            p.text(left + 3 * u, y + 4 * u + n * p.line_h(), f"{n} {word}", width=width - 6 * u)
+        for n, word in enumerate(card.words, start=1):  # smaller type rather than cut words
+            p.text(left + 3 * u, y + 4 * u + p.line_h() + (n - 1) * p.line_h(scale), f"{n} {word}",
+                   scale=scale, width=width - 6 * u)
     return y + height + 6 * u
 
 
