@@ -164,7 +164,7 @@ def closest_view(t) -> PublicView:
             winners = tuple(outcome.winners)
             return replace(base, heading=_winners(names, winners), winners=winners, over=True,
                            lines=(points,), footer="ok: back to the lobby")
-        return replace(base, heading=f"Round {played.round} scored", lines=(points, *lines),
+        return replace(base, heading=f"Round {played.round} scored", turn=f"Round {played.round}", lines=(points, *lines),
                        footer="ok: next round")
     mover = state.mover()
     heading = f"{names[mover]}'s turn" if mover is not None else ""
@@ -173,8 +173,8 @@ def closest_view(t) -> PublicView:
 
 
 def _number_line(line: int, cards, names: tuple[str, ...], reveal: bool) -> str:
-    """``1 2 Ana 4 ...``: who holds each number; a decoy is marked only when ``reveal``."""
-    held = {c.number: names[c.player] + ("*" if reveal and c.decoy else "") for c in cards}
+    """``1 2 3:Ana 4 ...``: who holds each number; a decoy is marked only when ``reveal``."""
+    held = {c.number: f"{c.number}:{names[c.player]}" + ("*" if reveal and c.decoy else "") for c in cards}
     return " ".join(held.get(n, str(n)) for n in range(1, line + 1))
 
 
