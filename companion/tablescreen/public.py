@@ -6,7 +6,10 @@ their times, Pictomania's three word cards, Pictionary's timer, and each scoring
 It never shows a secret: a player's own Triangle card (so never the cards while a round is played,
 nor after a draw, which discards them unseen) and the Right to Speak card, a closest-number decoy
 before its round is scored, Pictionary's word while it is being drawn, and Pictomania's letters
-and numbers (nor the numbers players guessed) before the round's scoring.
+and numbers (nor the numbers players guessed) before the round's scoring. Nor does it show the
+closest-number game's question while its race is open: each station is timed from the moment its
+own screen showed the question, and a TV showing it sooner or later would undo that; the
+question and its answer come with the race's timeline once it is decided.
 
 :class:`Narrator` turns the referee's :class:`~companion.table.Table` into a :class:`PublicView`
 by reading each game table's public fields (one function per game). It also keeps the game's
@@ -146,12 +149,13 @@ def closest_view(t) -> PublicView:
     state = t.state
     names = t.names
     base = PublicView("Closest number", "", names, tuple(state.totals), turn=f"Round {state.round}")
-    if t.race is not None:
-        a, b = t.question
-        answers = tuple(f"{key:>5}: {n}" for key, n in zip(("left", "ok", "right", "slap"), t.answers))
+    a, b = t.question
+    if t.race is not None:  # the question only on the stations, each timed from its own screen
         out = tuple(f"{names[p]}: wrong, out" for p in sorted(t.out) if p < len(names))
-        return replace(base, heading=f"{a} x {b} = ?", lines=(*answers, "", t.message, *out))
-    race = race_presses(getattr(t, "last_race", None), names)
+        return replace(base, heading="Answer on your screen", lines=(t.message, *out))
+    race = race_presses(t.last_race, names)
+    if race and state.round == 1 and not state.cards and t.showing is None:
+        base = replace(base, lines=(f"{a} x {b} = {a * b}",))
     if t.showing is not None:
         played = t.showing
         won = "  ".join(f"{n} " + ({None: "-", TIE: "="}[v] if v in (None, TIE) else names[v])
@@ -169,7 +173,7 @@ def closest_view(t) -> PublicView:
     mover = state.mover()
     heading = f"{names[mover]}'s turn" if mover is not None else ""
     return replace(base, heading=heading, mark=mover, race=race,
-                   lines=(_number_line(state.line, state.cards, names, reveal=False), t.message))
+                   lines=(*base.lines, _number_line(state.line, state.cards, names, reveal=False), t.message))
 
 
 def _number_line(line: int, cards, names: tuple[str, ...], reveal: bool) -> str:
