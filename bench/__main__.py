@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import fairness, latency, plot, process, reveal, throughput
+from . import fairness, latency, plot, process, reveal, tablescreen, throughput
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -40,6 +40,7 @@ def run(quick: bool) -> dict:
     out["frame_pack_ms"] = reveal.frame_pack_ms(100 if quick else 1000)
     out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
+    out.update(tablescreen.table_screen(10 if quick else 50))
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
         out.update(process.help_ms(3 if quick else 9))
@@ -74,6 +75,11 @@ def table(result: dict) -> str:
          "", f"edge to buzzer, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
+        ("table screen: public view (loop)", f"{result['table_screen_view_ms']:.3f} ms",
+         f"{result['baseline_station_panel_ms']:.3f} ms one station panel", ""),
+        ("table screen: frame 720p / 1080p", f"{result['table_screen_render_720p_ms']:.1f} / "
+         f"{result['table_screen_render_1080p_ms']:.1f} ms", "", "in its own thread; 1080p uncached "
+         f"{result['table_screen_render_1080p_cold_ms']:.1f} ms, end chart {result['table_screen_end_1080p_ms']:.1f} ms"),
         ("companion --help", f"{result['help_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("daemon ready (first frames)", f"{result['ready_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("idle CPU in a game", f"{result['idle_cpu_percent']:.2f} %", "", ""),

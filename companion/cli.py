@@ -160,6 +160,25 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    """Per player across the journals: games played and won, points, reaction times; charts."""
+    from .history import as_json, plot, read_history, report
+
+    directory = Path(args.journal_dir)
+    history = read_history(directory)
+    if not history.games and not history.unreadable:
+        print(f"no games in {directory}")
+        return 0
+    print(json.dumps(as_json(history)) if args.json else "\n".join(report(history)))
+    if args.plot:
+        try:
+            for path in plot(history, Path(args.plot)):
+                print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+        except ImportError as e:
+            return _fail(f"--plot needs matplotlib (pip install \".[plot]\"): {e}")
+    return 0
+
+
 def _check_files(paths: list[str], load, error: type[Exception], describe) -> int:
     """Load each file; print ``PATH: ok (what it holds)`` or every problem; 2 if any was bad."""
     status = 0
@@ -241,6 +260,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     from .logs import setup_logging
     from .profile import ProfileError, load_profile
     from .script import ScriptError, load_script
+    from .tablescreen.display import TableScreenError
 
     setup_logging()
     if problem := _load_user_decks(args):
@@ -254,7 +274,10 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
     journals = journal_dir(args, presses is not None)
-    daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals))
+    try:
+        daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals))
+    except TableScreenError as e:
+        return _fail(str(e))
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -334,6 +357,17 @@ def on_pi_hardware() -> bool:
         return False
 
 
+def screen_size(text: str) -> tuple[int, int]:
+    """``1280x720`` as (1280, 720)."""
+    try:
+        width, height = (int(n) for n in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be WIDTHxHEIGHT, e.g. 1280x720, not {text!r}") from None
+    if not (320 <= width <= 7680 and 180 <= height <= 4320):
+        raise argparse.ArgumentTypeError(f"must be from 320x180 to 7680x4320, not {text!r}")
+    return width, height
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -362,7 +396,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         return _fail(str(e))
     journals = journal_dir(args, presses is not None or bool(args.screenshot))
     sim = Simulator(profile, journals, seed=args.seed, scale=args.scale or (3 if args.screenshot else None),
-                    settings_path=settings_file(journals))
+                    settings_path=settings_file(journals), table_screen=args.table_screen)
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
@@ -465,6 +499,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--scale", type=int, choices=range(1, 7), help="screen pixels per OLED pixel (default: fit the screen)")
     sim.add_argument("--journal-dir", help="where game journals go (default: the state directory; "
                                            "a temporary folder with --script or --screenshot)")
+    sim.add_argument("--table-screen", nargs="?", const=(1280, 720), type=screen_size, metavar="WxH",
+                     help="open the table screen (the public state, as on a TV) in a second window "
+                          "(default 1280x720); with --screenshot it is saved as FILE.table.png")
     runner_options(sim)
     sim.set_defaults(func=cmd_sim)
 
@@ -494,6 +531,16 @@ def build_parser() -> argparse.ArgumentParser:
                                       "players, the scores and how it ended (won, abandoned, not finished).")
     past.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals are")
     past.set_defaults(func=cmd_games)
+
+    hist = sub.add_parser("history", help="per player across past games: played, won, points, reaction times",
+                          description="Reads every journal in the state directory (or --dir) and sums up, per "
+                                      "player, the games played and won of each kind, the points, and the "
+                                      "reaction times of the races; unfinished and abandoned games are listed "
+                                      "but not counted, an unreadable journal is named and skipped.")
+    hist.add_argument("--journal-dir", "--dir", default=str(default_journal_dir()), help="where game journals are")
+    hist.add_argument("--json", action="store_true", help="print one JSON object")
+    hist.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR (needs matplotlib: pip install \".[plot]\")")
+    hist.set_defaults(func=cmd_history)
 
     prof = sub.add_parser("profile", help="hardware profile tools",
                           description="Hardware profiles (TOML) say which pin or board channel is which "

@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -43,6 +44,7 @@ from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .settings import load_settings, save_settings
 from .table import Table
+from .tablescreen.public import Narrator
 from .watermark import Watermarks
 from .wiring import Box, EdgeCallback, build_box
 
@@ -153,6 +155,8 @@ class Daemon:
         self.box.displays.on_change = self._displays_changed
         if self.box.buzzer is not None:
             self.box.buzzer.set_volume(self.settings.volume)
+        self.narrator = Narrator()
+        """Makes the table screen's public view, if the box has a table screen."""
         self.ready = threading.Event()
         """Set once every display has been sent its first frame (shown, or failed and retrying)."""
 
@@ -331,6 +335,9 @@ class Daemon:
                     self.box.displays.show(station, screen)
             else:
                 self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
+            if self.box.table_screen is not None and isinstance(self.table, Table):
+                view = self.narrator.view(self.table)
+                self.box.table_screen.show(view if self.notice is None else replace(view, footer=self.notice))
 
     def _play(self, cues: list[str]) -> None:
         if self.box.buzzer is not None:

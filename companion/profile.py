@@ -114,6 +114,17 @@ class Displays:
 
 
 @dataclass(frozen=True)
+class TableScreenProfile:
+    """The table screen (``[table_screen]``): the public state on an HDMI screen. Off by default;
+    on a Pi it draws with SDL's ``kmsdrm`` driver, no desktop needed."""
+
+    enabled: bool = False
+    width: int = 1280
+    height: int = 720
+    fullscreen: bool = True
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     backend: str
@@ -122,6 +133,7 @@ class Profile:
     timing: Timing = field(default_factory=Timing)
     displays: Displays = field(default_factory=Displays)
     board: BoardProfile | None = None
+    table_screen: TableScreenProfile = field(default_factory=TableScreenProfile)
 
     def board_channels(self) -> dict[int, tuple[int, str]]:
         """Board channel -> (station index, key)."""
@@ -163,12 +175,21 @@ class _Checker:
             return allowed[0]
         return value
 
+    def flag(self, data: dict, where: str, key: str, default: bool) -> bool:
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(f"{where}.{key}", f"must be true or false, not {value!r}")
+            return default
+        return value
+
 
 def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
     c = _Checker()
-    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board"}):
-        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board")
+    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board",
+                                     "table_screen"}):
+        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, "
+                      "table_screen")
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         c.fail("name", f"must be text, not {name!r}")
@@ -188,6 +209,13 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         dim_contrast=c.number(displays_data, "displays", "dim_contrast", 16, 0, 255),
         dim_after_s=c.number(displays_data, "displays", "dim_after_s", 300.0, 10, 86400, float),
         i2c_hz=c.number(displays_data, "displays", "i2c_hz", 400_000, 10_000, 1_000_000),
+    )
+    screen_data = c.table(data, "", "table_screen", ("enabled", "width", "height", "fullscreen"))
+    table_screen = TableScreenProfile(
+        enabled=c.flag(screen_data, "table_screen", "enabled", False),
+        width=c.number(screen_data, "table_screen", "width", 1280, 320, 7680),
+        height=c.number(screen_data, "table_screen", "height", 720, 180, 4320),
+        fullscreen=c.flag(screen_data, "table_screen", "fullscreen", True),
     )
     used: dict[int, str] = {}
     addresses: dict[tuple[int, int, int | None], str] = {}
@@ -308,7 +336,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
         raise ProfileError(source, c.problems)
-    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board)
+    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board, table_screen)
 
 
 def _check_bus_collisions(c: _Checker, placed: list[tuple[str, DisplayProfile]], mux_address: int) -> None:

@@ -22,6 +22,7 @@ from .adapters.lights import StationLights
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
+from .tablescreen.display import TableScreen, open_table_screen
 
 
 @dataclass
@@ -48,6 +49,8 @@ class Box:
     lights: StationLights | None = None
     """The stations' LEDs, if any station has one: anything with ``show(states)``,
     ``next_blink_s()``, ``blink_step()`` and ``close()``."""
+    table_screen: TableScreen | None = None
+    """The public state on an HDMI screen (``[table_screen]``), if the profile has one."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
@@ -75,6 +78,8 @@ class Box:
             self.virtual_board.close()
             shutil.rmtree(self.virtual_board.path.parent, ignore_errors=True)
         self.displays.close()
+        if self.table_screen is not None:
+            self.table_screen.close()
         if self.buses is not None:
             self.buses.close()
 
@@ -93,6 +98,7 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
               on_board: Callable[[LinkItem], None] | None = None) -> Box:
     """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
     the link's thread), and is needed if the profile has a board."""
+    table_screen = open_table_screen(profile.table_screen)
     factory = pin_factory or pin_factory_for(profile)
     buttons = station_buttons(profile, factory, on_edge)
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None
@@ -100,7 +106,7 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     buses = Buses()
     displays = DisplayWriter(openers=display_openers(profile, buses))
     box = Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses,
-              screens_take_time=profile.backend == "pi")
+              screens_take_time=profile.backend == "pi", table_screen=table_screen)
     if profile.board is not None:
         port = profile.board.port
         if profile.backend == "mock":

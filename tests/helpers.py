@@ -34,13 +34,13 @@ class Clock:
         return self.ms
 
 
-def journaled_table(directory, names: tuple[str, ...], seed: int) -> tuple[Table, list]:
-    """A table whose games are journaled as ``game0.jsonl``, ``game1.jsonl``... in ``directory``;
-    the list fills with their paths as games start."""
+def journaled_table(directory, names: tuple[str, ...], seed: int, prefix: str = "") -> tuple[Table, list]:
+    """A table whose games are journaled as ``game0.jsonl``, ``game1.jsonl``... (after ``prefix``)
+    in ``directory``; the list fills with their paths as games start."""
     journals = []
 
     def open_journal(header):
-        writer = JournalWriter(directory / f"game{len(journals)}.jsonl", header)
+        writer = JournalWriter(directory / f"{prefix}game{len(journals)}.jsonl", header)
         journals.append(writer.path)
         return writer
 

@@ -30,7 +30,7 @@ from PIL import Image
 from ..games.base import IllegalAction
 from ..games.closest import ClosestState, ScoredRound
 from ..inputs import InputEvent
-from ..race import Race
+from ..race import Race, RaceResult
 from ..screens.canvas import abbreviate, fitting
 from ..screens.closest import LineView, QuestionView, number_line, question
 from .game import GameTable
@@ -61,6 +61,8 @@ class ClosestTable(GameTable):
         super().__init__(*args, **kwargs)
         self.rng = random.Random(self.match.seed)
         self.race: Race | None = None
+        self.last_race: RaceResult | None = None
+        """The start race last decided (a tie too), for the table screen's timeline."""
         self.question = SEED_QUESTION
         self.answers: tuple[int, int, int, int] = (0, 0, 0, 0)
         self.out: set[int] = set()
@@ -120,6 +122,7 @@ class ClosestTable(GameTable):
         if self.race is None:
             return False
         result = self.race.decide(watermark_ns)
+        self.last_race = result or self.last_race
         if result is not None and not result.tie:
             self.now_ns = self.since_ns = now_ns
             (winner,) = result.winners

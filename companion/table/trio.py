@@ -74,6 +74,8 @@ class TrioTable(GameTable):
         """Guesser -> when their last claim was judged wrong: earlier slaps are spent."""
         self.last_wrong: int | None = None
         """The guesser the artist last judged wrong, while the artist may still correct it."""
+        self.slaps: dict[int, int] = {}
+        """Guesser -> edge time of their claim last put to the artist (the table screen's race)."""
 
     def _draw_word(self) -> None:
         try:
@@ -198,6 +200,7 @@ class TrioTable(GameTable):
                 self.judging = tuple(sorted((s for s, t in self.claims.items()
                                              if t - first < self.tie_window_ns),
                                             key=lambda s: (self.claims[s], s)))
+                self.slaps.update(self.claims)
                 self.claims = {s: t for s, t in self.claims.items() if s not in self.judging}
                 self.tie = len(self.judging) > 1
                 self.judging_since_ns = now_ns
