@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
 
@@ -20,8 +22,25 @@ class JournalFormatter(logging.Formatter):
         return f"<{PRIORITY.get(record.levelno, 6)}>{record.name}: {super().format(record)}"
 
 
+class StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a line is logged, not what it was when the
+    handler was made: if stderr is swapped (captured, redirected) and the old stream closed, the
+    handler never writes to a closed file."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass  # always the current sys.stderr
+
+
 def setup_logging(level: int = logging.INFO, environ=os.environ) -> logging.Handler:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     if environ.get("JOURNAL_STREAM"):
         handler.setFormatter(JournalFormatter("%(message)s"))
     else:
@@ -30,3 +49,19 @@ def setup_logging(level: int = logging.INFO, environ=os.environ) -> logging.Hand
     root.handlers[:] = [handler]
     root.setLevel(level)
     return handler
+
+
+@contextmanager
+def logging_restored() -> Iterator[None]:
+    """Put the root logger's handlers and level back as they were afterwards, so a command run
+    in-process (``main()`` called from Python) leaves no handler of its own behind."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        yield
+    finally:
+        for handler in root.handlers:
+            if handler not in handlers:
+                handler.close()
+        root.handlers[:] = handlers
+        root.setLevel(level)
