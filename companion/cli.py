@@ -376,18 +376,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """With no command, a laptop starts the simulator; a Pi shows the help."""
-    from .logs import logging_restored
-
     parser = build_parser()
     args = parser.parse_args(argv)
-    with logging_restored():
-        if not hasattr(args, "func"):
-            if not on_pi_hardware():
-                return cmd_sim(parser.parse_args(["sim"]))
-            parser.print_help()
-            print("\nOn the box: companion run --profile hardware/profiles/gpio-3.toml")
-            return 0
-        return args.func(args)
+    if not hasattr(args, "func"):
+        if not on_pi_hardware():
+            return cmd_sim(parser.parse_args(["sim"]))
+        parser.print_help()
+        print("\nOn the box: companion run --profile hardware/profiles/gpio-3.toml")
+        return 0
+    return args.func(args)
 
 
 if __name__ == "__main__":

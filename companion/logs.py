@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from contextlib import contextmanager
-from typing import Iterator
 
 PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
 
@@ -50,18 +48,3 @@ def setup_logging(level: int = logging.INFO, environ=os.environ) -> logging.Hand
     root.setLevel(level)
     return handler
 
-
-@contextmanager
-def logging_restored() -> Iterator[None]:
-    """Put the root logger's handlers and level back as they were afterwards, so a command run
-    in-process (``main()`` called from Python) leaves no handler of its own behind."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        yield
-    finally:
-        for handler in root.handlers:
-            if handler not in handlers:
-                handler.close()
-        root.handlers[:] = handlers
-        root.setLevel(level)
