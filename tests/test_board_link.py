@@ -83,11 +83,14 @@ def test_a_late_board_press_still_wins_against_a_later_gpio_press(tmp_path, monk
     box = profile(tmp_path, GPIO[0], GPIO[1], BOARD.format(0, 1, 2, 3))
     daemon = Daemon(box)
     board = daemon.box.virtual_board
+    # Heartbeats a second apart (its hello tells the host): however long a busy machine takes to
+    # get through the stall below, the board is late, never silent long enough to be given up.
+    board.heartbeat_us = 1_000_000
 
     async def scenario():
         stop = asyncio.Event()
         runner = asyncio.ensure_future(daemon.run(stop))
-        await until(lambda: daemon.board_session.clock.synced)
+        await until(lambda: daemon.board_session.clock.synced and daemon.board_session.hello.heartbeat_us == 1_000_000)
         probe = daemon.table = RaceProbe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(3)))
         await asyncio.sleep(0.02)
         board.stall()  # from now on the board's frames are held back, as on a congested USB bus
