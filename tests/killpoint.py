@@ -4,11 +4,10 @@
 
 The daemon of PROFILE plays SCRIPT on gpiozero's mock pins on a fake clock (every edge at its
 script time, whatever the machine's speed), so every run makes the same journal. Without LINES it
-plays to the end and prints ``DONE``. With LINES it freezes once the journal's LINES-th line is
-fsync'd (within the step that wrote it) or, given EDGES, after the step in which EDGES more
-button edges have reached the table: a point chosen by
-journal progress, which can lie mid-race (a slap in, the race undecided) or mid-menu (a cursor
-moved, nothing confirmed). With ``torn`` it freezes instead with only half of line LINES on
+plays to the end and prints ``DONE``. With LINES it freezes at a point chosen by journal
+progress: as soon as the journal's LINES-th line is fsync'd (within the step that wrote it), or,
+given EDGES, after the step in which EDGES more button edges have reached the table, which can
+lie mid-race (a slap in, the race undecided) or mid-menu (a cursor moved, nothing confirmed). With ``torn`` it freezes instead with only half of line LINES on
 disk, as a power cut mid-write leaves it. Frozen, it prints ``FROZEN <lines on disk> <race|->``
 (``race``: a slap waits for its race's decision) and waits on stdin for its kill.
 """
