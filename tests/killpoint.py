@@ -7,8 +7,9 @@ script time, whatever the machine's speed), so every run makes the same journal.
 plays to the end and prints ``DONE``. With LINES it freezes at a point chosen by journal
 progress: as soon as the journal's LINES-th line is fsync'd (within the step that wrote it), or,
 given EDGES, after the step in which EDGES more button edges have reached the table, which can
-lie mid-race (a slap in, the race undecided) or mid-menu (a cursor moved, nothing confirmed). With ``torn`` it freezes instead with only half of line LINES on
-disk, as a power cut mid-write leaves it. Frozen, it prints ``FROZEN <lines on disk> <race|->``
+lie mid-race (a slap in, the race undecided) or mid-menu (a cursor moved, nothing confirmed).
+With ``torn`` it freezes instead with only half of line LINES on disk, as a power cut mid-write
+leaves it. Frozen, it prints ``FROZEN <lines on disk> <race|->``
 (``race``: a slap waits for its race's decision) and waits on stdin for its kill.
 """
 
