@@ -434,12 +434,17 @@ class Daemon:
         self.notifier.stopping()
 
     async def press_script(self, presses: list[ScriptPress], speed: float = 1.0) -> None:
-        """Press and release the box's keys as a script says, ``speed`` times faster."""
+        """Press and release the box's keys as a script says, ``speed`` times faster.
+
+        If the loop gets to an edge late (a busy machine), the rest of the script moves later
+        with it instead of catching up: catching up would squeeze the next press and release
+        together, and the debouncer would take the squeezed tap for contact bounce."""
         start = time.monotonic()
         for at_s, station, key, pressed in edges(presses):
-            delay = start + at_s / speed - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
+            due = start + at_s / speed
+            if due > time.monotonic():
+                await asyncio.sleep(due - time.monotonic())
+            start += max(0.0, time.monotonic() - due)
             self.box.drive(station, key, pressed)
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:

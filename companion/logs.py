@@ -20,8 +20,25 @@ class JournalFormatter(logging.Formatter):
         return f"<{PRIORITY.get(record.levelno, 6)}>{record.name}: {super().format(record)}"
 
 
+class StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a line is logged, not what it was when the
+    handler was made: if stderr is swapped (captured, redirected) and the old stream closed, the
+    handler never writes to a closed file."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass  # always the current sys.stderr
+
+
 def setup_logging(level: int = logging.INFO, environ=os.environ) -> logging.Handler:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     if environ.get("JOURNAL_STREAM"):
         handler.setFormatter(JournalFormatter("%(message)s"))
     else:
@@ -30,3 +47,4 @@ def setup_logging(level: int = logging.INFO, environ=os.environ) -> logging.Hand
     root.handlers[:] = [handler]
     root.setLevel(level)
     return handler
+

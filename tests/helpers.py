@@ -1,4 +1,8 @@
-"""Shared test helpers: station inputs on a fake clock (times in ms), a journaled table."""
+"""Shared test helpers: station inputs on a fake clock (times in ms), a journaled table, and
+waiting for what real threads and processes do without depending on the machine's speed."""
+
+import asyncio
+import time
 
 from companion.inputs import InputEvent
 from companion.journal import JournalWriter
@@ -62,8 +66,6 @@ async def play_on_fake_clock(daemon, presses, clock: FakeClock, step_ms: int = 5
     """Drive a script of presses on the daemon's mock pins in simulated time: every edge at its
     own time, and a daemon step at each edge and every ``step_ms`` between, so timers and races
     run as they would live, without waiting. Runs inside a loop (the buzzer schedules notes)."""
-    import asyncio
-
     from companion.script import edges
 
     start = clock.ns
@@ -81,3 +83,30 @@ async def play_on_fake_clock(daemon, presses, clock: FakeClock, step_ms: int = 5
             edge = next(pending, None)
         daemon.step(t)
         await asyncio.sleep(0)
+
+
+
+PATIENCE_S = 30.0
+"""How long a test waits for something a real thread, process or loop will do: far longer than
+it takes on a busy machine (milliseconds when idle), so only a real hang fails the wait."""
+
+
+def _holds(condition, end: float, timeout_s: float) -> bool:
+    if condition():
+        return True
+    assert time.monotonic() < end, f"timed out after {timeout_s} s waiting for {condition.__doc__ or condition}"
+    return False
+
+
+async def until(condition, timeout_s: float = PATIENCE_S, poll_s: float = 0.005) -> None:
+    """Let the loop run until ``condition()`` holds; fail if it has not within ``timeout_s``."""
+    end = time.monotonic() + timeout_s
+    while not _holds(condition, end, timeout_s):
+        await asyncio.sleep(poll_s)
+
+
+def wait_until(condition, timeout_s: float = PATIENCE_S, poll_s: float = 0.005) -> None:
+    """:func:`until` outside any loop, for a test waiting on threads or processes."""
+    end = time.monotonic() + timeout_s
+    while not _holds(condition, end, timeout_s):
+        time.sleep(poll_s)

@@ -85,3 +85,30 @@ def test_displays_dim_when_the_table_is_idle_and_brighten_on_a_press(tmp_path):
         assert not daemon.dimmed and daemon.box.displays.contrast_level == 200
     finally:
         daemon.close()
+
+
+def test_a_script_running_late_moves_later_instead_of_squeezing_its_taps(monkeypatch):
+    """On a busy machine the loop wakes late; the script's presses and releases must keep at
+    least their written gaps, or a squeezed tap would be swallowed as contact bounce."""
+    import companion.daemon
+    from companion.script import edges, parse_script
+
+    now = [100.0]
+
+    async def late_sleep(seconds):
+        now[0] += seconds + 0.07              # every wake-up 70 ms late
+    monkeypatch.setattr(companion.daemon.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(companion.daemon.asyncio, "sleep", late_sleep)
+    profile = load_profile(DEMO / "profile.toml")
+    presses = parse_script("0.1 1 ok 0.01\n0.12 1 ok 0.01\n0.5 2 left\n", 2)
+    daemon = Daemon(profile)
+    driven = []
+    monkeypatch.setattr(daemon.box, "drive", lambda *edge: driven.append((now[0], *edge)))
+    try:
+        asyncio.run(daemon.press_script(presses, speed=2))
+    finally:
+        daemon.close()
+    written = edges(presses)
+    assert [d[1:] for d in driven] == [e[1:] for e in written]
+    for (t0, *_), (t1, *_), (s0, *_), (s1, *_) in zip(driven, driven[1:], written, written[1:]):
+        assert t1 - t0 >= (s1 - s0) / 2 - 1e-9

@@ -1,16 +1,18 @@
 """Buttons on gpiozero's mock pins through the daemon: first-edge times, no pin-order bias,
 stuck buttons. The daemon is stepped by hand (no loop running), on the pins' own clock."""
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
+import gpiozero.pins.mock
 import pytest
 from PIL import Image
 
 from companion.daemon import Daemon
 from companion.profile import Timing, load_profile
 from companion.race import Race
+
+from helpers import MS, FakeClock
 
 ROOT = Path(__file__).parent.parent
 MOCK3 = ROOT / "hardware" / "profiles" / "mock-3.toml"
@@ -43,6 +45,14 @@ class RaceReferee:
         return Image.new("1", (128, 64))
 
 
+@pytest.fixture(autouse=True)
+def clock(monkeypatch):
+    """The pins' clock, simulated: edges are exactly as far apart as a test says."""
+    clock = FakeClock()
+    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
+    return clock
+
+
 @pytest.fixture
 def daemon_with(request):
     made = []
@@ -59,28 +69,30 @@ def daemon_with(request):
         daemon.close()
 
 
-def test_contact_bounce_keeps_the_first_edge_time(daemon_with):
+def test_contact_bounce_keeps_the_first_edge_time(daemon_with, clock):
     daemon, referee = daemon_with()
     pin = daemon.box.pin(0, "slap")
     pin.drive_low()
     first = pin._last_change
     for _ in range(3):        # bounce, all within the 5 ms debounce window
+        clock.ns += MS // 2
         pin.drive_high()
+        clock.ns += MS // 2
         pin.drive_low()
-    daemon.step(time.monotonic_ns())
+    daemon.step(clock.ns)
     presses = [e for e in referee.handled if e.pressed]
     assert len(presses) == 1
     assert presses[0].t_ns == round(first * 1e9)
 
 
 @pytest.mark.parametrize("order", ["ascending", "descending"])
-def test_two_pins_driven_in_one_call_tie_whatever_the_pin_order(daemon_with, order):
+def test_two_pins_driven_in_one_call_tie_whatever_the_pin_order(daemon_with, clock, order):
     daemon, referee = daemon_with()
     pins = [daemon.box.pin(s, "slap") for s in (0, 1)]  # GPIO 4 and 5
     for pin in (pins if order == "ascending" else pins[::-1]):
         pin.drive_low()
     bound_ns = round(Timing().gpio_latency_ms * 1e6)  # a race waits for GPIO presses still on their way
-    later = time.monotonic_ns() + WINDOW_NS + bound_ns + 5_000_000
+    later = clock.ns + WINDOW_NS + bound_ns + 5_000_000
     daemon.step(later)
     assert referee.result is not None
     assert referee.result.winners == frozenset({0, 1}) and referee.result.tie

@@ -1,6 +1,8 @@
 """Log lines: syslog priorities for systemd's journal, and no game secrets."""
 
+import io
 import logging
+import sys
 
 from companion.logs import setup_logging
 
@@ -18,6 +20,20 @@ def test_by_hand_lines_carry_time_and_level(capsys):
     logging.getLogger("companion.table").error("oops")
     line = capsys.readouterr().err.strip()
     assert line.endswith(" ERROR companion.table: oops") and line[:4].isdigit()
+
+
+def test_a_handler_follows_stderr_and_never_writes_to_a_closed_one(monkeypatch):
+    setup_logging(environ={})
+    first, second = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stderr", first)
+    logging.getLogger("companion.daemon").warning("one")
+    assert first.getvalue().endswith(" WARNING companion.daemon: one\n")
+    first.close()                      # as pytest closes a test's captured stream
+    monkeypatch.setattr(sys, "stderr", second)
+    monkeypatch.setattr(logging, "raiseExceptions", True)
+    logging.getLogger("companion.daemon").warning("two")
+    assert second.getvalue().endswith(" WARNING companion.daemon: two\n")
+    assert "Logging error" not in second.getvalue()
 
 
 def test_a_played_game_logs_no_moves(tmp_path, caplog):

@@ -1,13 +1,12 @@
-"""Pictomania end to end on four stations of gpiozero mock pins through the real daemon loop:
-two guesses on one drawing 2 ms apart take its tokens in edge-time order although the later
-press reaches the box first."""
+"""Pictomania end to end on four stations of gpiozero mock pins through the real daemon step, on
+a fake clock: two guesses on one drawing 2 ms apart take its tokens in edge-time order although
+the later press reaches the box first."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import json
-import time
 from pathlib import Path
 
 import gpiozero.pins.mock
@@ -16,29 +15,38 @@ from companion.daemon import Daemon
 from companion.journal import replay
 from companion.profile import load_profile
 
+from helpers import MS, FakeClock
+
 PROFILE = Path(__file__).parent.parent / "hardware" / "profiles" / "mock-4.toml"
 ANA, BEN, CY, DEE = range(4)
 
 
 def test_two_guesses_2_ms_apart_on_mock_pins_take_tokens_in_edge_order(tmp_path, monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
     profile = load_profile(PROFILE)
-    # GPIO callbacks come from a thread; allow them 50 ms so the test does not race the loop.
+    # A guess is held until the GPIO watermark (now - 50 ms) has passed it.
     profile = dataclasses.replace(profile, timing=dataclasses.replace(profile.timing, gpio_latency_ms=50))
     daemon = Daemon(profile, tmp_path / "games", seed=5)
     table = daemon.table
+
+    async def advance(ms: int) -> None:
+        """Simulated time passes; the daemon steps every millisecond of it, as its loop would."""
+        for _ in range(ms):
+            clock.ns += MS
+            daemon.step(clock.ns)
+            await asyncio.sleep(0)
 
     async def tap(station: int, *keys: str) -> None:
         for key in keys:
             pin = daemon.box.pin(station, key)
             pin.drive_low()
-            await asyncio.sleep(0.008)
+            await advance(8)
             pin.drive_high()
-            await asyncio.sleep(0.012)
+            await advance(12)
 
     async def scenario() -> None:
-        stop = asyncio.Event()
-        runner = asyncio.ensure_future(daemon.run(stop))
-        await asyncio.sleep(0.01)
+        await advance(10)
         while table.lobby.game.name != "pictomania":
             await tap(ANA, "right")
         await tap(ANA, "ok")
@@ -55,24 +63,21 @@ def test_two_guesses_2_ms_apart_on_mock_pins_take_tokens_in_edge_order(tmp_path,
             await tap(station, "ok", *["right"] * (ana - 1))
 
         # Cy presses ok 2 ms after Ben, but Cy's edge reaches the loop first.
-        t0 = time.monotonic()
-        pins_clock = [t0 + 0.002]                          # what the mock pins read as now
-        monkeypatch.setattr(gpiozero.pins.mock, "monotonic", lambda: pins_clock[0])
+        t0 = clock.ns
+        clock.ns += 2 * MS
         daemon.box.pin(CY, "ok").drive_low()
-        await asyncio.sleep(0.005)
+        await advance(5)
         assert game.state.round.guesses == ()              # held until the watermark passes
-        pins_clock[0] = t0
-        daemon.box.pin(BEN, "ok").drive_low()
-        monkeypatch.undo()
-        await asyncio.sleep(0.01)
+        monkeypatch.setattr(gpiozero.pins.mock, "monotonic", lambda: t0 / 1e9)
+        daemon.box.pin(BEN, "ok").drive_low()              # stamped 2 ms before Cy's
+        monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
+        await advance(10)
         daemon.box.pin(CY, "ok").drive_high()
         daemon.box.pin(BEN, "ok").drive_high()
-        await asyncio.sleep(0.1)                           # past the 50 ms watermark
+        await advance(100)                                 # past the 50 ms watermark
         for station in range(4):
             await tap(station, "left", "left", "ok", "ok")    # Done, highest black token
-        await asyncio.sleep(0.1)
-        stop.set()
-        await runner
+        await advance(100)
 
     try:
         asyncio.run(scenario())

@@ -4,10 +4,10 @@ import asyncio
 import json
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -149,38 +149,86 @@ def test_left_at_the_offer_starts_afresh_and_the_old_game_is_marked_abandoned(tm
         daemon.close()
 
 
-def test_kill_9_mid_game_loses_no_applied_action(tmp_path):
-    """A real process killed at random moments: each journal is a prefix of the full game's,
-    and a restarted daemon resumes exactly that."""
-    script = (ROOT / "companion" / "demo" / "paytoplay.txt").read_text()
-    profile = ROOT / "companion" / "demo" / "profile.toml"
+KILLPOINT = ROOT / "tests" / "killpoint.py"
+KILL_TIMEOUT_S = 60
+"""How long a box process may take to reach its kill point (a second when the machine is idle)."""
 
-    def run(directory, kill_after=None):
-        command = [sys.executable, "-m", "companion", "run", "--profile", str(profile), "--script",
-                   str(tmp_path / "s.txt"), "--journal-dir", str(directory), "--speed", "6", "--seed", "1"]
-        proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if kill_after is None:
-            proc.wait(timeout=60)
-        else:
-            time.sleep(kill_after)
+
+def triangle_script(path: Path) -> Path:
+    """The lobby walked to Triangle, then tests/scripts/triangle.txt: two races, a claim, a fact."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from companion.script import load_script
+    from test_triangle_daemon import lobby_to_triangle
+
+    lobby = lobby_to_triangle(SimpleNamespace(table=Table(("Ana", "Ben", "Cy"), None)))
+    game = [replace(p, at_s=lobby[-1].at_s + p.at_s) for p in load_script(ROOT / "tests" / "scripts" / "triangle.txt", 3)]
+    path.write_text("".join(f"{p.at_s:.3f} {p.station + 1} {p.key} {p.hold_s}\n" for p in lobby + game))
+    return path
+
+
+def box_process(directory: Path, profile: Path, script: Path, seed: int, *point: str) -> tuple[Path, str]:
+    """Run tests/killpoint.py: to the end, or to ``point`` (LINES [EDGES [torn]]) and kill -9 it
+    there. Returns the journal and what the process said it was doing when killed."""
+    command = [sys.executable, str(KILLPOINT), str(profile), str(script), str(directory), str(seed), *point]
+    proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], KILL_TIMEOUT_S)
+        said = proc.stdout.readline().strip() if ready else "(nothing in time)"
+        if point:
+            assert said.startswith("FROZEN "), f"kill point {point}: the box said {said!r}"
             proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
-        [journal] = list(directory.glob("*.jsonl"))
-        return journal
+        else:
+            assert said == "DONE", said
+        proc.wait(timeout=KILL_TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()
+    [journal] = list(directory.glob("*.jsonl"))
+    return journal, said
 
-    (tmp_path / "s.txt").write_text(script)
-    strip = lambda text: [{k: v for k, v in json.loads(x).items() if k != "t"} for x in text.splitlines()]
-    full = strip(run(tmp_path / "full").read_text())
-    rnd = random.Random(4)
-    for n in range(4):
-        journal = run(tmp_path / f"kill{n}", kill_after=rnd.uniform(0.9, 2.6))
-        cut_torn_line(journal)
-        killed = strip(journal.read_text())
-        assert killed == full[: len(killed)]
+
+@pytest.mark.parametrize("game, points", [
+    # Pay-to-Play: after every line (the last one ends the game), mid-menu (Alice's cursor
+    # moved, her cell not confirmed; Bob's likewise) and torn mid-write.
+    ("paytoplay", [(k,) for k in range(1, 15)] + [(1, 2), (4, 4), (3, "0", "torn"), (9, "0", "torn")]),
+    # Triangle: after every line (the claim leaves Ben in the fact menu), and mid-race: a slap
+    # in, the race undecided (round 1 after Cy's false start and Ana's slap, round 2 after Ben's).
+    ("triangle", [(k,) for k in range(1, 7)] + [(2, 3), (2, 5), (4, 1)]),
+])
+def test_kill_9_mid_game_loses_no_applied_action(tmp_path, game, points):
+    """A real box process killed with SIGKILL at points chosen by journal progress: what is on
+    disk is a prefix of the uninterrupted game's journal, holding every line written before the
+    kill, and the game resumes exactly where that prefix left it."""
+    if game == "paytoplay":
+        profile, script, seed = ROOT / "companion" / "demo" / "profile.toml", ROOT / "companion" / "demo" / "paytoplay.txt", 1
+    else:
+        profile, script, seed = MOCK3, triangle_script(tmp_path / "triangle.txt"), 8
+    strip = lambda lines: [{k: v for k, v in json.loads(x).items() if k != "t"} for x in lines]
+    journal, _ = box_process(tmp_path / "full", profile, script, seed)
+    full = journal.read_text().splitlines()
+    racing = 0
+    for n, point in enumerate(points):
+        lines, *rest = point
+        journal, said = box_process(tmp_path / f"kill{n}", profile, script, seed, *map(str, point))
+        torn = rest[-1:] == ["torn"]
+        assert cut_torn_line(journal) == torn, point
+        on_disk = journal.read_text().splitlines()
+        assert strip(on_disk) == strip(full[:len(on_disk)]), point
+        assert len(on_disk) == (lines - 1 if torn else lines) == int(said.split()[1]), point
+        racing += said.endswith(" race")
         resumed = find_interrupted(journal.parent)
-        if len(killed) < len(full):
-            assert resumed.match.state == replay(journal.read_text().splitlines())[1].state
+        expected = replay(full[:len(on_disk)])[1]
+        if expected.outcome is not None:
+            assert resumed is None, "a finished game is not resumed"
+        else:
+            assert resumed.match.state == expected.state, point
             resumed.writer.close()
+    assert racing == (3 if game == "triangle" else 0)
 
 
 def test_games_lists_past_games_newest_first(tmp_path, capsys):

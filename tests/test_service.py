@@ -11,6 +11,8 @@ import pytest
 
 from companion.notify import Notifier
 
+from helpers import PATIENCE_S, until
+
 ROOT = Path(__file__).parent.parent
 UNIT = ROOT / "systemd" / "companion.service"
 INSTALL = ROOT / "systemd" / "install.sh"
@@ -145,30 +147,39 @@ def test_the_daemon_says_ready_after_its_first_frames_and_pings_from_its_loop(li
 
     from companion.daemon import Daemon
     from companion.profile import load_profile
-    from companion.script import parse_script
 
     path, sock = listener
     profile = load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml")
     notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"})
     daemon = Daemon(profile, tmp_path, notifier=notifier)
-    try:
-        asyncio.run(daemon.play_script(parse_script("0.05 1 right", 3), tail_s=0.3))
-    finally:
-        daemon.close()
     messages = []
     sock.setblocking(False)
-    while True:
-        try:
-            messages.append(sock.recv(100).decode())
-        except BlockingIOError:
-            break
-    assert "READY=1\nSTATUS=3 stations" in messages
-    assert messages.count("WATCHDOG=1") >= 2   # pinged at least every 100 ms for 0.35 s
+
+    def ready_and_pinged() -> bool:
+        while True:
+            try:
+                messages.append(sock.recv(100).decode())
+            except BlockingIOError:
+                return "READY=1\nSTATUS=3 stations" in messages and messages.count("WATCHDOG=1") >= 2
+
+    async def run_until_ready_and_pinged():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(daemon.run(stop))
+        await until(ready_and_pinged)
+        stop.set()
+        await runner
+
+    try:
+        asyncio.run(run_until_ready_and_pinged())
+    finally:
+        daemon.close()
+    assert "READY=1\nSTATUS=3 stations" in messages and messages.count("WATCHDOG=1") >= 2
 
 
 def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
     """The pings come from the event loop itself: while the loop is stuck, none are sent, so
-    systemd's watchdog fires and restarts the service."""
+    systemd's watchdog fires and restarts the service. The loop stays stuck until the socket
+    has been silent for longer than the watchdog's timeout, however long that takes."""
     import asyncio
     import threading
     import time
@@ -177,31 +188,40 @@ def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
     from companion.profile import load_profile
 
     path, sock = listener
-    pings, done = [], threading.Event()
+    timeout_s = 0.04
+    received, silent, done = [], threading.Event(), threading.Event()
 
     def receive():  # a thread, so it keeps listening while the loop is blocked
-        sock.settimeout(0.05)
+        sock.settimeout(0.005)
+        last = time.monotonic()
         while not done.is_set():
             try:
-                if sock.recv(100) == b"WATCHDOG=1":
-                    pings.append(time.monotonic())
+                received.append(sock.recv(100).decode())
+                last = time.monotonic()
             except TimeoutError:
-                pass
+                if received[-1:] == ["BLOCKED"] and time.monotonic() - last > timeout_s:
+                    silent.set()   # as long without a ping as systemd waits before it acts
 
+    def mark(text):
+        """Sent from the loop's own thread: it queues behind every ping the loop sent before."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            s.sendto(text.encode(), path)
+
+    pings = lambda: received.count("WATCHDOG=1")
     listener_thread = threading.Thread(target=receive)
     listener_thread.start()
-    notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "40000"})   # ping every 20 ms
+    notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": str(round(timeout_s * 1e6))})  # ping every 20 ms
     daemon = Daemon(load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml"), notifier=notifier)
-    blocked = []
 
     async def block_then_stop():
         stop = asyncio.Event()
         runner = asyncio.ensure_future(daemon.run(stop))
-        await asyncio.sleep(0.3)
-        blocked.append(time.monotonic())
-        time.sleep(0.5)                      # the loop is hung: nothing else runs
-        blocked.append(time.monotonic())
-        await asyncio.sleep(0.3)
+        await until(lambda: pings() >= 5)
+        mark("BLOCKED")
+        silent.wait(PATIENCE_S)              # the loop is hung: nothing else runs
+        mark("UNBLOCKED")
+        before = pings()
+        await until(lambda: pings() >= before + 5)
         stop.set()
         await runner
 
@@ -211,10 +231,9 @@ def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
         daemon.close()
         done.set()
         listener_thread.join()
-    start, end = blocked
-    assert not [t for t in pings if start + 0.01 < t < end], "a ping while the loop was blocked"
-    assert len([t for t in pings if t < start]) >= 5
-    assert len([t for t in pings if t > end]) >= 5
+    assert silent.is_set(), "pings kept coming while the loop was blocked"
+    blocked = received[received.index("BLOCKED"):received.index("UNBLOCKED")]
+    assert "WATCHDOG=1" not in blocked, "a ping while the loop was blocked"
 
 
 def test_install_sets_the_i2c_bus_to_400khz_once_whatever_was_there(tmp_path):
