@@ -232,10 +232,12 @@ def test_reopening_a_dead_panel_a_thousand_times_leaks_no_fd_and_no_memory(monke
     frame = Image.new("1", (128, 64), 1)
 
     def retry(times):
+        """Each time, the clock is moved to the retry first: moved after the last flush, it
+        would let the writer try once more on its own before the count is read."""
         for _ in range(times):
+            now[0] = writer.retry_at[0]
             writer.show(0, frame)
             assert writer.flush()
-            now[0] = writer.retry_at[0]
 
     def measure():
         gc.collect()
