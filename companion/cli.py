@@ -315,6 +315,29 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_solve(args: argparse.Namespace) -> int:
+    """Pay-to-Play under perfect play, beside plain tic-tac-toe."""
+    import time
+
+    from .bots.paytoplay import solve, tictactoe
+
+    started = time.perf_counter()
+    solution = solve(args.no_double_pass)
+    took = time.perf_counter() - started
+    rule = "with the house rule (no passing twice in a row)" if args.no_double_pass else "as the seed plays it"
+    print(f"Pay-to-Play Tic-Tac-Toe {rule}, under perfect play:")
+    print(f"  {solution.value.words()}")
+    print(f"  best first move for X: {' or '.join(solution.best_first)}")
+    print(f"  ({solution.positions:,} positions, {took:.1f} s)")
+    value, firsts = tictactoe()
+    print("Plain tic-tac-toe, under perfect play:")
+    print(f"  {'a draw' if value == 0 else ('X' if value > 0 else 'O') + ' wins'}; "
+          f"{'every first cell keeps it' if len(firsts) == 9 else 'best first cells ' + str(firsts)}")
+    print("Objective: a win beats a draw beats a loss; then the final balance difference. "
+          "Endless passing ends in the draw the box offers.")
+    return 0
+
+
 def cmd_selftest(args: argparse.Namespace) -> int:
     """Walk a maker through every button, display and buzzer cue; exit 1 if a button never
     reported a press or a display is not working."""
@@ -400,6 +423,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="tell each line in the players' words: who did what, who gained what and why")
     rep.add_argument("--decks", help="the word deck file the game was played with, if your own")
     rep.set_defaults(func=cmd_replay)
+
+    solve = sub.add_parser("solve", help="a game's value under perfect play (Pay-to-Play)")
+    solve.add_argument("game", choices=("paytoplay",))
+    solve.add_argument("--no-double-pass", action="store_true",
+                       help="the house rule: no passing with a positive balance two turns in a row")
+    solve.set_defaults(func=cmd_solve)
 
     test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
