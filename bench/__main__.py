@@ -12,7 +12,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from . import fairness, latency, process, reveal, throughput
+from . import bots, fairness, latency, process, reveal, throughput
 
 
 def run(quick: bool) -> dict:
@@ -31,6 +31,9 @@ def run(quick: bool) -> dict:
     out["frame_pack_ms"] = reveal.frame_pack_ms(100 if quick else 1000)
     out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
+    out["bot_triangle_hard_vs_basic"] = bots.triangle_hard_vs_basic(2_000 if quick else 6_000)
+    out["bot_decision_ms"] = bots.triangle_decision_ms(300 if quick else 2_000)
+    out.update(bots.paytoplay())
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
         out.update(process.help_ms(3 if quick else 9))
@@ -54,6 +57,13 @@ def table(result: dict) -> str:
          "", f"edge to buzzer, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
+        ("Triangle hard bot vs 2 basic", f"{result['bot_triangle_hard_vs_basic']['lead_per_turn']:+.2f} pts/turn",
+         f"CI95 {result['bot_triangle_hard_vs_basic']['lead_ci95']}",
+         f"lead; hard {result['bot_triangle_hard_vs_basic']['hard_points_per_turn']:.2f}, "
+         f"basic {result['bot_triangle_hard_vs_basic']['basic_points_per_turn']:.2f} pts/turn"),
+        ("Triangle bot decision p50 / p99", f"{result['bot_decision_ms']['median']:.2f} / {result['bot_decision_ms']['p99']:.2f} ms", "", ""),
+        ("Pay-to-Play solved", f"{result['paytoplay_solve_s']:.1f} s", f"{result['paytoplay_solve_no_double_pass_s']:.1f} s house rule",
+         f"{result['paytoplay_value']['words']}; house rule: {result['paytoplay_value_no_double_pass']['words']}"),
         ("companion --help", f"{result['help_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("daemon ready (first frames)", f"{result['ready_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("idle CPU in a game", f"{result['idle_cpu_percent']:.2f} %", "", ""),

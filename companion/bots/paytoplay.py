@@ -25,6 +25,7 @@ itself, without memo, on positions with few empty cells.
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from typing import Iterator
@@ -61,6 +62,7 @@ class Value:
         return f"{winner} wins, {abs(ahead)} {'ahead' if ahead >= 0 else 'behind'} in balance at the end"
 
 
+@functools.lru_cache(maxsize=None)
 def _winner_line(board: str) -> bool:
     return any(board[a] != EMPTY and board[a] == board[b] == board[c] for a, b, c in LINES)
 
@@ -157,6 +159,13 @@ SYMMETRIES = _symmetries()
 """The board's eight turns and mirror images: each keeps a cell's cost, so a position's value."""
 
 
+@functools.lru_cache(maxsize=None)
+def _board_class(board: str) -> tuple[str, int]:
+    """(the board turned or mirrored to its least spelling, the cost of its empty cells)."""
+    return (min("".join(map(board.__getitem__, s)) for s in SYMMETRIES),
+            sum(CELL_COST[c] for c in range(9) if board[c] == EMPTY))
+
+
 def _level(key: Key) -> Key:
     """The position's representative: the board turned or mirrored to its least spelling, and
     both balances lowered alike while both players stay rich.
@@ -165,10 +174,9 @@ def _level(key: Key) -> Key:
     every outcome reads only the balance difference, so two rich players' position is worth the
     same at any common level: the lowest keeps the memo small (mutual passing would grow it).
     """
-    board, bx, bo = key[0], key[1], key[2]
-    rich = sum(CELL_COST[c] for c in range(9) if board[c] == EMPTY)
-    shift = max(min(bx, bo) - rich, 0)
-    return (min(["".join(map(board.__getitem__, s)) for s in SYMMETRIES]), bx - shift, bo - shift) + key[3:]
+    canon, rich = _board_class(key[0])
+    shift = max(min(key[1], key[2]) - rich, 0)
+    return (canon, key[1] - shift, key[2] - shift) + key[3:]
 
 
 START: Key = (EMPTY * 9, 0, 0, False, 0, 0, 0)
@@ -222,7 +230,9 @@ CELL_NAMES = ("top-left corner", "top edge", "top-right corner", "left edge", "c
 
 
 def solve(no_double_pass: bool = False) -> Solution:
-    """The whole game from the empty board, solved from scratch."""
+    """The whole game from the empty board, solved from scratch (every table emptied first)."""
+    _board_class.cache_clear()
+    _winner_line.cache_clear()
     solver = Solver(no_double_pass)
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 10_000))
