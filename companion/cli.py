@@ -315,6 +315,42 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """The coach over a Triangle journal: each spoken round's statement against the best one."""
+    from .bots.triangle import advice_for_round, label
+    from .games.triangle import ROUNDS_PER_TURN
+    from .journal import JournalError, replay
+
+    try:
+        with open(args.file, "rb") as f:
+            header, match = replay(f.read().splitlines())
+    except OSError as e:
+        return _fail(f"{args.file}: {e.strerror}")
+    except JournalError as e:
+        return _fail(f"{args.file}: {e}")
+    if header.game != "triangle":
+        return _fail(f"{args.file}: companion analyze reads Triangle journals, not {header.game!r}")
+    print(f"Triangle: {', '.join(header.players)}. Each statement against the best one for what "
+          "the speaker knew (cards seen this turn and the RtS card; expected gain in lead: "
+          "points if true, -3 if false).")
+    history = match.state.history
+    for i, done in enumerate(history):
+        where = f"Turn {i // ROUNDS_PER_TURN + 1} round {i % ROUNDS_PER_TURN + 1}:"
+        advice = advice_for_round(match.state, i)
+        if advice is None:
+            print(f"{where} {'a draw' if done.draw else 'void'}, nobody spoke")
+            continue
+        said = (f"{header.players[advice.claimer]} said {label(advice.said)} "
+                f"({'true' if done.correct else 'false'}), {advice.said_chance:.0%} likely, "
+                f"{advice.said_gain:+.2f} expected")
+        if advice.said_gain >= advice.best_gain:
+            print(f"{where} {said}: the best statement")
+        else:
+            print(f"{where} {said}; best was {label(advice.best)}, {advice.best_chance:.0%} likely, "
+                  f"{advice.best_gain:+.2f} expected")
+    return 0
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     """Pay-to-Play under perfect play, beside plain tic-tac-toe."""
     import time
@@ -423,6 +459,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="tell each line in the players' words: who did what, who gained what and why")
     rep.add_argument("--decks", help="the word deck file the game was played with, if your own")
     rep.set_defaults(func=cmd_replay)
+
+    analyze = sub.add_parser("analyze", help="the coach over a Triangle journal: each statement against the best one")
+    analyze.add_argument("file")
+    analyze.set_defaults(func=cmd_analyze)
 
     solve = sub.add_parser("solve", help="a game's value under perfect play (Pay-to-Play)")
     solve.add_argument("game", choices=("paytoplay",))

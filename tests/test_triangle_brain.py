@@ -96,3 +96,55 @@ def test_the_hard_bot_leads_two_basic_players():
     result = triangle_hard_vs_basic(300, seed=4)
     assert result["lead_ci95"][0] > 0, result
     assert result["hard_points_per_turn"] > result["basic_points_per_turn"]
+
+
+def test_the_coach_counts_the_cards_the_speaker_saw_earlier_in_the_turn():
+    from companion.bots.triangle import advise
+    from companion.games.triangle import Round
+
+    # Ana (seat 0) saw 6 and 5 as peers, then her own 6 once Ben spoke; then 6 and 6, her own 1
+    # and the RtS 3 when she spoke: all four sixes. Now she sees 2 and 2 and the RtS is a 5.
+    earlier = [Round((6, 6, 5), 1, claimer=1, fact="odd"), Round((1, 6, 6), 3, claimer=0, fact="odd")]
+    done = Round((4, 2, 2), 5, claimer=0, fact="greater")
+    advice = advise(earlier, done)
+    # Unseen by Ana: 1 x3, 2 x2, 3 x3, 4 x4, 5 x2, 6 x0. "Greater" than two 2s: a 3, 4 or 5.
+    assert advice.said_chance == pytest.approx((3 + 4 + 2) / (3 + 2 + 3 + 4 + 2))
+    assert advise([], Round((1, 2, 3), 4, draw=(0, 1))) is None
+
+
+ANALYZED = """\
+{"format": "companion-journal/1", "game": "triangle", "players": ["Ana", "Ben", "Cy"], "options": {"turns": 1}}
+{"type": "chance", "event": "deal", "cards": [6, 6, 5], "rts": 1}
+{"type": "action", "action": "claim", "player": 1}
+{"type": "action", "action": "state", "player": 1, "fact": "odd"}
+{"type": "chance", "event": "deal", "cards": [1, 2, 2], "rts": 3}
+{"type": "action", "action": "draw", "players": [0, 2]}
+{"type": "chance", "event": "deal", "cards": [4, 2, 2], "rts": 5}
+{"type": "action", "action": "claim", "player": 0}
+{"type": "action", "action": "state", "player": 0, "fact": "exact", "value": 4}
+"""
+
+
+def test_companion_analyze_prints_the_coach_for_every_round(tmp_path, capsys):
+    from companion.cli import main
+
+    path = tmp_path / "t.jsonl"
+    path.write_text(ANALYZED)
+    assert main(["analyze", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # Ben saw 6 and 5 with RtS 1: of the 21 cards left, 4 twos, 4 fours and 3 sixes are even.
+    assert out[1] == ("Turn 1 round 1: Ben said I'm odd (false), 48% likely, -0.62 expected; "
+                      "best was I'm even, 52% likely, -0.38 expected")
+    assert out[2] == "Turn 1 round 2: a draw, nobody spoke"
+    # Ana saw 6, 5 and her own 6; then 2, 2 (the draw showed her nothing more); now 2, 2, RtS 5.
+    assert out[3].startswith("Turn 1 round 3: Ana said I'm a 4 (true), 25% likely")
+    assert out[3].endswith("best was I'm greater, 75% likely, +1.50 expected")
+
+
+def test_companion_analyze_names_the_game_it_reads(tmp_path, capsys):
+    from companion.cli import main
+
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"format": "companion-journal/1", "game": "paytoplay", "players": ["A", "B"]}\n')
+    assert main(["analyze", str(path)]) == 2
+    assert "reads Triangle journals, not 'paytoplay'" in capsys.readouterr().err

@@ -419,3 +419,27 @@ def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
     out = capsys.readouterr().out.splitlines()
     at = out.index("Reaction times, each from the player's own screen:")
     assert out[at + 1:] == ["  5.000 s claim: Ben 285 ms, Ana 300 ms"]
+
+
+def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):
+    from companion.bots.triangle import advise, label
+
+    table = make(coach=True)
+    claim(table, ANA)
+    state(table, FACTS.index("peers_even"))
+    done = table.match.state.history[-1]
+    advice = advise([], done)
+    assert advice.said == ("peers_even", None)
+    if advice.said_gain >= advice.best_gain:
+        assert table.view(ANA).status == f"Best choice {advice.best_gain:+.1f}"
+    else:
+        assert table.view(ANA).status == f"Best: {label(advice.best)} {advice.best_gain:+.1f}"
+    # The advice reads the RtS card, private to the speaker: the others see the slaps as before.
+    assert table.view(BEN).status == table.view(CY).status == "nobody else slapped"
+
+
+def test_the_coach_is_off_by_default(make):
+    table = make()
+    claim(table, ANA)
+    state(table, FACTS.index("peers_even"))
+    assert table.view(ANA).status == "nobody else slapped"

@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..games.triangle import FACTS, POINTS, VALUES, WRONG_POINTS, fact_true, peers
+from ..games.triangle import FACTS, POINTS, ROUNDS_PER_TURN, VALUES, WRONG_POINTS, fact_true, peers
 
 BASIC_REACH_MS = ((700, 120), (2000, 250), (3500, 300))
 """Basic strategy: (mean, standard deviation) of the reach time after 0, per tier."""
@@ -170,3 +170,52 @@ def seat_view(me: int, cards: tuple[int, int, int], seen_before: Iterable[int]) 
     player saw in the earlier rounds of the turn (:meth:`Round.seen_by`)."""
     visible = {p: cards[p] for p in peers(me)}
     return Seat(me, visible, unseen_cards([*seen_before, *visible.values()]))
+
+
+# --- the coach -------------------------------------------------------------------------------
+
+LABELS = {"peers_even": "peers even", "even": "I'm even", "odd": "I'm odd", "greater": "I'm greater",
+          "among": "I'm among"}
+
+
+def label(statement: Statement) -> str:
+    """``I'm a 5`` / ``peers even``: a statement in the players' words."""
+    fact, value = statement
+    return f"I'm a {value}" if fact == "exact" else LABELS[fact]
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The coach's verdict on one claimed round, from what the claimer knew when speaking."""
+
+    claimer: int
+    best: Statement
+    best_chance: float
+    best_gain: float
+    said: Statement
+    said_chance: float
+    said_gain: float
+
+
+def advise(earlier: Iterable, done) -> Advice | None:
+    """The best statement for the claimer of ``done`` (a finished :class:`Round`), given the cards
+    they had seen in the ``earlier`` rounds of the turn, the peers' cards and the RtS card.
+
+    The coach counts cards only: it does not read the reach times, because people at a real table
+    do not keep the basic strategy's pace the way the model's bots do. None for a round nobody
+    spoke in (a draw or a void round).
+    """
+    if done.fact is None:
+        return None
+    me = done.claimer
+    view = seat_view(me, done.cards, [c for r in earlier for c in r.seen_by(me)])
+    odds = view.odds(rts=done.rts)
+    best, best_chance, best_gain = view.best(odds)
+    said = (done.fact, done.value)
+    return Advice(me, best, best_chance, best_gain, said, *view.worth(said, odds))
+
+
+def advice_for_round(state, index: int) -> Advice | None:
+    """:func:`advise` for round ``index`` (0-based over the game) of a Triangle state's history."""
+    start = index - index % ROUNDS_PER_TURN
+    return advise(state.history[start:index], state.history[index])

@@ -73,6 +73,10 @@ class TriangleOptions:
         "choices": (False, True),
         "help": "end screen: what each player pays each other player (the score difference)",
     })
+    coach: bool = field(default=False, metadata={
+        "choices": (False, True),
+        "help": "after each round, the speaker's station shows the best statement by counting",
+    })
     counting_aid: bool = field(default=False, metadata={
         "choices": (False, True),
         "help": "hold left to see which cards of this turn you have seen",

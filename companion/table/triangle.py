@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from PIL import Image
 
+from ..bots.triangle import Advice, advice_for_round, label
 from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
 from ..inputs import InputEvent
 from ..race import Race, RaceResult
@@ -41,6 +42,14 @@ def delay(ns: int) -> str:
     """``140ms`` under a second, ``2.1s`` above, to the nearest ms or tenth of a second."""
     ms = round(ns / MS)
     return f"{ms}ms" if ms < 1000 else f"{ns / 1e9:.1f}s"
+
+
+def coach_line(advice: Advice) -> str:
+    """The coach on the speaker's own station (it depends on the RtS card, which is private):
+    ``Best: I'm a 5 +1.9`` with the expected gain, or that the statement made was the best."""
+    if advice.said == advice.best or advice.said_gain >= advice.best_gain:
+        return f"Best choice {advice.best_gain:+.1f}"
+    return f"Best: {label(advice.best)} {advice.best_gain:+.1f}"
 
 
 class TriangleTable(GameTable):
@@ -277,9 +286,11 @@ class TriangleTable(GameTable):
         points = done.points[done.claimer]
         verdict = f"+{points}" if done.correct else "wrong"
         cards = tuple((self._name(p, station), c) for p, c in enumerate(done.cards))
+        status = self._later(station) or "nobody else slapped"
+        if self.match.options.coach and station == done.claimer:
+            status = coach_line(advice_for_round(self.match.state, len(self.match.state.history) - 1))
         return RoundView(f"{self._name(done.claimer, station)}: {said} {verdict}", cards=cards,
-                         status=self._later(station) or "nobody else slapped", footer=footer,
-                         more=True)
+                         status=status, footer=footer, more=True)
 
     def end_view(self) -> EndView:
         outcome = self.match.outcome
