@@ -191,6 +191,23 @@ def option_settings(items: list[str]) -> dict[str, dict[str, object]]:
     return settings
 
 
+def bot_settings(args: argparse.Namespace, stations: int) -> dict[int, str]:
+    """Seat (0-based) -> level from ``--bot SEAT=LEVEL`` (seats count from 1) and ``--bots LEVEL``
+    (each one the next seat after the stations); ValueError naming what is wrong."""
+    from .table.bots import seats_with
+
+    bots: dict[int, str] = {}
+    for text in getattr(args, "bot", None) or []:
+        seat, sep, level = text.partition("=")
+        if not sep or not seat.isdigit() or int(seat) < 1:
+            raise ValueError(f"--bot {text!r}: write SEAT=LEVEL with a seat from 1, e.g. --bot 3=hard")
+        bots[int(seat) - 1] = level
+    for i, level in enumerate(getattr(args, "bots", None) or []):
+        bots[stations + i] = level
+    seats_with(bots, stations)
+    return bots
+
+
 def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path | None) -> int:
     import asyncio
 
@@ -206,11 +223,12 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         profile = load_profile(profile_path)
         presses = load_script(script_path, len(profile.stations)) if script_path else None
         defaults = option_settings(args.option)
+        bots = bot_settings(args, len(profile.stations))
     except (ProfileError, ScriptError, OSError, ValueError) as e:
         return _fail(str(e))
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
-    daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults)
+    daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults, bots=bots)
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -299,9 +317,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
     try:
         profile = load_profile(args.profile) if args.profile else players_profile(args.players)
         presses = load_script(args.script, len(profile.stations)) if args.script else None
-    except (ProfileError, ScriptError, OSError) as e:
+        bots = bot_settings(args, len(profile.stations))
+    except (ProfileError, ScriptError, OSError, ValueError) as e:
         return _fail(str(e))
-    sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, scale=args.scale or (3 if args.screenshot else None))
+    sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, scale=args.scale or (3 if args.screenshot else None),
+                    bots=bots)
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
@@ -422,6 +442,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
                        help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
 
+    def bot_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--bots", action="append", choices=("easy", "hard"), metavar="LEVEL",
+                       help="a bot (easy or hard) in the next seat after the stations, e.g. two "
+                            "players and --bots hard play Triangle (repeatable)")
+        p.add_argument("--bot", action="append", metavar="SEAT=LEVEL",
+                       help="seat SEAT (from 1) is a bot, easy or hard; its station watches (repeatable)")
+
     run = sub.add_parser("run", help="run the box from a hardware profile")
     run.add_argument("--profile", required=True, help="hardware profile (TOML), see hardware/profiles/")
     run.add_argument("--script", help="drive simulated buttons from a script of timed presses")
@@ -429,6 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
     run.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
     runner_options(run)
+    bot_options(run)
     run.set_defaults(func=cmd_run)
 
     demo = sub.add_parser("demo", help="play a scripted demo game headlessly and write the station images")
@@ -450,6 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--scale", type=int, choices=range(1, 7), help="screen pixels per OLED pixel (default: fit the screen)")
     sim.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
     runner_options(sim)
+    bot_options(sim)
     sim.set_defaults(func=cmd_sim)
 
     rep = sub.add_parser("replay", help="replay a game journal and print the result")

@@ -80,17 +80,20 @@ class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  pin_factory=None, notifier: Notifier | None = None,
                  adapters: Callable[[EdgeCallback], Box] | None = None, referee=None,
-                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 bots: Mapping[int, str] | None = None) -> None:
         """``adapters`` builds the box around the daemon's edge callback (the simulator's window);
         by default the profile's pins and panels are wired, on ``pin_factory`` if given.
         ``referee`` replaces the games' :class:`Table` (the self-test). ``defaults`` are option
-        values the lobby starts from, per game (``--option``)."""
+        values the lobby starts from, per game (``--option``); ``bots`` the seats the box plays
+        itself (seat -> level, ``--bot``)."""
         self.profile = profile
         self.notifier = notifier or Notifier()
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         names = tuple(st.name for st in profile.stations)
-        self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
+        self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults,
+                                        bots)
         self._inbox: deque[InputEvent] = deque()
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

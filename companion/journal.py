@@ -110,7 +110,9 @@ NOTES = ("onset_ms", "reaction_ms")
 per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
 ``reaction_ms`` their counted press's time after that onset; null for a player not in the race
 or without a counted press. They are not part of the action: replay reads past them."""
-IGNORED = ("type", "t", "auto", *NOTES)
+BOT = "bot"
+"""Informational: ``true`` on the action line of a seat the box played itself (a bot)."""
+IGNORED = ("type", "t", "auto", BOT, *NOTES)
 
 
 def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> list[str]:

@@ -130,10 +130,11 @@ class Solver:
         self.memo[key] = best
         return best
 
-    def best_moves(self, key: Key) -> list[tuple[str, object, int]]:
-        """Every optimal move of the position: (``play``/``pass``/``draw``, cell or None, value)."""
+    def best_moves(self, key: Key, draw: bool = True) -> list[tuple[str, object, int]]:
+        """Every optimal move of the position: (``play``/``pass``/``draw``, cell or None, value);
+        without ``draw``, the best of the others."""
         scored = [(kind, cell, terminal if nxt is None else self.value(nxt))
-                  for kind, cell, terminal, nxt in self.moves(key)]
+                  for kind, cell, terminal, nxt in self.moves(key) if draw or kind != "draw"]
         pick = max if key[6] == 0 else min
         best = pick(v for _, _, v in scored)
         return [s for s in scored if s[2] == best]
@@ -202,14 +203,15 @@ def solver_for(options: PayToPlayOptions) -> Solver:
     return _SOLVERS[k]
 
 
-def best_action(state: PayToPlayState) -> dict:
+def best_action(state: PayToPlayState, draw: bool = True) -> dict:
     """The hard bot's move: the first optimal move of the solved table (a journal action).
 
     Several moves may be equally good; the first is the lowest cell, a pass or draw first, so
-    the bot is deterministic and a replay re-derives it.
+    the bot is deterministic. With ``draw`` False (the other player declined the draw) the best
+    of the other moves.
     """
     solver = solver_for(state.options)
-    kind, cell, _ = solver.best_moves(key_of(state, solver))[0]
+    kind, cell, _ = solver.best_moves(key_of(state, solver), draw)[0]
     if kind == "draw":
         return {"action": "draw"}
     action = {"action": kind, "player": state.to_move}

@@ -49,8 +49,9 @@ class SimBox(Box):
 
 class Simulator:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 scale: int | None = None) -> None:
-        self.daemon = Daemon(profile, journal_dir, seed, adapters=lambda on_edge: SimBox(profile, on_edge, scale))
+                 scale: int | None = None, bots: dict[int, str] | None = None) -> None:
+        self.daemon = Daemon(profile, journal_dir, seed, adapters=lambda on_edge: SimBox(profile, on_edge, scale),
+                             bots=bots)
         self.window: Window = self.daemon.box.window
 
     async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:

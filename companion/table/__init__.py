@@ -18,6 +18,8 @@ from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
 from ..recovery import Interrupted, abandon
 from ..screens.canvas import with_notice
+from .bots import GAMES as BOT_GAMES
+from .bots import BotSeats, bot_name, seats_with
 from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
 from .stuck import StuckButtons
@@ -28,14 +30,22 @@ RESUMED_BANNER_NS = 4_000_000_000
 
 class Table:
     def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
-                 seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 bots: Mapping[int, str] | None = None) -> None:
+        """``bots``: seat (0-based) -> ``easy``/``hard``, seats the box plays itself in the games
+        bots can play (:mod:`.bots`). A bot seat beyond the stations makes room for a game of
+        more players than stations; a station whose seat is a bot watches."""
         self.names = names
         self.stations = len(names)
         self.open_journal = open_journal
         self._seeds = random.Random(seed)
+        self.bots = dict(bots or {})
+        seats = seats_with(self.bots, self.stations)
         load_tables()
-        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations, defaults)
+        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES
+                            and (seats == self.stations or g.name in BOT_GAMES)], seats, defaults)
         self.game: GameTable | None = None
+        self.bot_seats: BotSeats | None = None
         self.cues: list[str] = []
         self.version = 0
         """Bumped whenever a screen may have changed, so the daemon renders only then."""
@@ -58,6 +68,10 @@ class Table:
         start_ns = now_ns - round(interrupted.last_t * 1e9)
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
                           interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time)
+        # Seats named as bots play on, at the box's level for the seat (easy if it has none).
+        bots = {s: self.bots.get(s, "easy") for s, name in enumerate(match.players) if name == bot_name(s)}
+        self.game.bots = bots
+        self.bot_seats = BotSeats(bots, match.seed) if bots else None
         self.now_ns = now_ns
         self.resumed_until_ns = now_ns + RESUMED_BANNER_NS
         self.version += 1
@@ -66,7 +80,7 @@ class Table:
 
     def handle(self, event: InputEvent) -> None:
         """A debounced input from a station."""
-        if event.station >= self.stations:
+        if event.station >= self.stations or (self.bot_seats and event.station in self.bot_seats.levels):
             return
         self.version += 1
         self.stuck_buttons.seen(event)
@@ -83,16 +97,23 @@ class Table:
         self.game.handle(event)
         self._collect()
 
-    def start(self, start: StartGame, now_ns: int) -> None:
+    def start(self, start: StartGame, now_ns: int, bots: Mapping[int, str] | None = None) -> None:
+        """Start the lobby's game; ``bots`` (seat -> level) overrides the box's bot seats, the
+        hook a seating lobby calls with the seats it gave to bots."""
         rules = start.rules
         options = parse_options(rules.Options, start.options)
-        names = self.names[: min(self.stations, rules.max_players)]
+        bots = self.bots if bots is None else dict(bots)
+        seats = min(seats_with(bots, self.stations), rules.max_players)
+        bots = {s: level for s, level in bots.items() if s < seats} if rules.name in BOT_GAMES else {}
+        names = tuple(bot_name(s) if s in bots else self.names[s] for s in range(seats))
         seed = self._seeds.randrange(2**31)
         journal = None
         if self.open_journal is not None:
             journal = self.open_journal(Header(rules.name, names, options_dict(options), seed))
         self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns,
                                        screens_take_time=self.screens_take_time)
+        self.bot_seats = BotSeats(bots, seed) if bots else None
+        self.game.bots = dict(bots)
         self.cues.append("go")
         self._collect()
 
@@ -114,6 +135,7 @@ class Table:
             if abandoned:
                 abandon(journal.path)
         self.game = None
+        self.bot_seats = None
         self.resumed_until_ns = None
         self._held.clear()
 
@@ -133,6 +155,12 @@ class Table:
                 self.cues.append("wrong")
                 self.version += 1
                 return
+        if self.bot_seats is not None:
+            version = self.game.match.state
+            self.bot_seats.step(self.game, now_ns)
+            watermark_ns = min(watermark_ns, self.bot_seats.watermark(now_ns))
+            if self.game.match.state is not version:
+                self.version += 1
         if self.game.tick(now_ns, watermark_ns):
             self.version += 1
         self._collect()
@@ -157,6 +185,8 @@ class Table:
                  if (s, "left") in self._held and (s, "right") in self._held]
         if self.game is not None and self.game.wakeup_ns() is not None:
             times.append(self.game.wakeup_ns())
+        if self.bot_seats is not None and self.bot_seats.wakeup_ns() is not None:
+            times.append(self.bot_seats.wakeup_ns())
         if self.resumed_until_ns is not None:
             times.append(self.resumed_until_ns)
         return min(times) if times else None
@@ -164,7 +194,8 @@ class Table:
     def screen(self, station: int) -> Image.Image:
         if self.game is None:
             return self.stuck_buttons.mark(station, self.lobby.screen())
-        image = self.game.screen(station)
+        watcher = self.bot_seats is not None and station in self.bot_seats.levels
+        image = self.game.screen(max(self.stations, len(self.game.names)) if watcher else station)
         if self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
         return self.stuck_buttons.mark(station, image)
