@@ -42,8 +42,8 @@ class Table:
         self.bots = dict(bots or {})
         seats = seats_with(self.bots, self.stations)
         load_tables()
-        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES
-                            and (seats == self.stations or g.name in BOT_GAMES)], seats, defaults)
+        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations, defaults,
+                           seats - self.stations, BOT_GAMES)
         self.game: GameTable | None = None
         self.bot_seats: BotSeats | None = None
         self.cues: list[str] = []
@@ -102,9 +102,9 @@ class Table:
         hook a seating lobby calls with the seats it gave to bots."""
         rules = start.rules
         options = parse_options(rules.Options, start.options)
-        bots = self.bots if bots is None else dict(bots)
+        bots = (self.bots if bots is None else dict(bots)) if rules.name in BOT_GAMES else {}
         seats = min(seats_with(bots, self.stations), rules.max_players)
-        bots = {s: level for s, level in bots.items() if s < seats} if rules.name in BOT_GAMES else {}
+        bots = {s: level for s, level in bots.items() if s < seats}
         names = tuple(bot_name(s) if s in bots else self.names[s] for s in range(seats))
         seed = self._seeds.randrange(2**31)
         journal = None

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from PIL import Image
 
@@ -36,11 +36,15 @@ def _show(value: Any) -> str:
 
 class Lobby:
     def __init__(self, games: list[Rules], stations: int,
-                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.games = [g for g in games if g.min_players <= stations]
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 bot_seats: int = 0, bot_games: Collection[str] = ()) -> None:
+        """``bot_seats`` seats beyond the stations are bots, who sit in ``bot_games`` only."""
+        self.stations = stations
+        self.bot_seats = bot_seats
+        self.bot_games = frozenset(bot_games)
+        self.games = [g for g in games if g.min_players <= self._seats(g)]
         if not self.games:
             raise ValueError(f"no game can be played with {stations} stations")
-        self.stations = stations
         self.defaults = {name: dict(given) for name, given in (defaults or {}).items()}
         """Per game, options the box was started with (``companion run --option``): the lobby's
         rows start from them, and the rest go to every game of that kind as they are."""
@@ -53,10 +57,14 @@ class Lobby:
     def game(self) -> Rules:
         return self.games[self.index]
 
+    def _seats(self, game: Rules) -> int:
+        return self.stations + (self.bot_seats if game.name in self.bot_games else 0)
+
     @property
     def players(self) -> int:
-        """How many play the selected game: the first stations, as many as it takes."""
-        return min(self.game.max_players, self.stations)
+        """How many play the selected game: the first stations (then the bots beyond them, in a
+        game bots play), as many as it takes."""
+        return min(self.game.max_players, self._seats(self.game))
 
     def _rows(self) -> list[tuple[str, tuple[Any, ...]]]:
         return [(name, choices) for name, choices, _ in self.game.lobby_options(self.players)]
