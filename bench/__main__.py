@@ -58,8 +58,9 @@ def table(result: dict) -> str:
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
         ("Triangle hard bot vs 2 basic", f"{result['bot_triangle_hard_vs_basic']['lead_per_turn']:+.2f} pts/turn",
-         f"CI95 {result['bot_triangle_hard_vs_basic']['lead_ci95']}",
-         f"lead; hard {result['bot_triangle_hard_vs_basic']['hard_points_per_turn']:.2f}, "
+         f"{result['bot_triangle_hard_vs_basic']['baseline_points_per_turn']:.2f} pts/turn all basic",
+         f"lead, CI95 {result['bot_triangle_hard_vs_basic']['lead_ci95']}; "
+         f"hard {result['bot_triangle_hard_vs_basic']['hard_points_per_turn']:.2f}, "
          f"basic {result['bot_triangle_hard_vs_basic']['basic_points_per_turn']:.2f} pts/turn"),
         ("Triangle bot decision p50 / p99", f"{result['bot_decision_ms']['median']:.2f} / {result['bot_decision_ms']['p99']:.2f} ms", "", ""),
         ("Pay-to-Play solved", f"{result['paytoplay_solve_s']:.1f} s", f"{result['paytoplay_solve_no_double_pass_s']:.1f} s house rule",

@@ -59,9 +59,10 @@ def play_turn(rng: random.Random, levels: tuple[str, str, str]) -> tuple[int, in
 
 def triangle_hard_vs_basic(turns: int, seed: int = 21) -> dict:
     """Mean points per turn of one hard bot (rotating seats) against two basic players, and its
-    lead over their mean, with 95 % confidence intervals (normal, over turns)."""
+    lead over their mean, with 95 % confidence intervals (normal, over turns). The baseline: a
+    basic player in the same seat among basic players, on turns dealt in the same run."""
     rng = random.Random(seed)
-    hard, lead, basic = [], [], []
+    hard, lead, basic, baseline = [], [], [], []
     for n in range(turns):
         seat = n % 3
         levels = tuple("hard" if p == seat else "basic" for p in range(3))
@@ -70,6 +71,7 @@ def triangle_hard_vs_basic(turns: int, seed: int = 21) -> dict:
         hard.append(pts[seat])
         basic.append(statistics.fmean(others))
         lead.append(pts[seat] - statistics.fmean(others))
+        baseline.append(play_turn(rng, ("basic",) * 3)[seat])
 
     def ci(xs):
         half = 1.96 * statistics.stdev(xs) / len(xs) ** 0.5
@@ -77,7 +79,8 @@ def triangle_hard_vs_basic(turns: int, seed: int = 21) -> dict:
 
     return {"turns": turns, "hard_points_per_turn": round(statistics.fmean(hard), 3),
             "hard_points_ci95": ci(hard), "basic_points_per_turn": round(statistics.fmean(basic), 3),
-            "lead_per_turn": round(statistics.fmean(lead), 3), "lead_ci95": ci(lead)}
+            "lead_per_turn": round(statistics.fmean(lead), 3), "lead_ci95": ci(lead),
+            "baseline_points_per_turn": round(statistics.fmean(baseline), 3)}
 
 
 def triangle_decision_ms(samples: int, seed: int = 5) -> dict:
