@@ -208,7 +208,8 @@ def best_action(state: PayToPlayState, draw: bool = True) -> dict:
 
     Several moves may be equally good; the first is the lowest cell, a pass or draw first, so
     the bot is deterministic. With ``draw`` False (the other player declined the draw) the best
-    of the other moves.
+    of the other moves. In a tournament it plays each game for that game's own result (the
+    table knows no line bonus or totals).
     """
     solver = solver_for(state.options)
     kind, cell, _ = solver.best_moves(key_of(state, solver), draw)[0]
