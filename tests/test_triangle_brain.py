@@ -148,3 +148,12 @@ def test_companion_analyze_names_the_game_it_reads(tmp_path, capsys):
     path.write_text('{"format": "companion-journal/1", "game": "paytoplay", "players": ["A", "B"]}\n')
     assert main(["analyze", str(path)]) == 2
     assert "reads Triangle journals, not 'paytoplay'" in capsys.readouterr().err
+
+
+def test_trust_mixes_the_timed_odds_with_counting_alone():
+    timed = seat_view(0, (0, 2, 4), []).odds(0, frozenset({1, 2}), rts=6)
+    counted = seat_view(0, (0, 2, 4), []).odds(rts=6)
+    half = seat_view(0, (0, 2, 4), [], trust=0.5).odds(0, frozenset({1, 2}), rts=6)
+    assert seat_view(0, (0, 2, 4), [], trust=0).odds(0, frozenset({1, 2}), rts=6) == counted
+    for v in range(1, 7):
+        assert half.get(v, 0) == pytest.approx((timed.get(v, 0) + counted.get(v, 0)) / 2)

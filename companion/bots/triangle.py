@@ -19,6 +19,11 @@ minus the mean gain of the two others. A true fact is +points; a false one gives
 3, so -3. Another player's statement is judged the same way from the bot's seat (it sees their
 card): a true "odd" by a peer is -1 (2 points over two others), a false one +1.5.
 
+**Against people** the pace is a guess: the table gives the hard bot a ``trust`` of
+:data:`PEOPLE_TRUST` that its peers keep it (1 when both are basic-strategy bots), and its odds
+are the timed odds and counting alone mixed in that proportion, so a table that never reaches
+does not fool it into long shots.
+
 **When to reach.** At each slot the bot compares stating now (the expected best fact after seeing
 the RtS card and who reached just after) with waiting for the next slot, where peers of the coming
 tier will claim first: an exact backward induction over the four slots.
@@ -38,6 +43,8 @@ HARD_SLOTS_MS = (400, 1500, 3000, 5000)
 """When the hard bot may reach: before each basic tier, and a last slot once every tier passed."""
 HARD_JITTER_MS = 60
 """The hard bot's hand: a normal spread around its slot."""
+PEOPLE_TRUST = 0.5
+"""How far the hard bot trusts people to keep the basic strategy's pace (a guess, not measured)."""
 LATE_WINDOW_MS = 600
 """A peer reaching this soon after the claim was already moving: they were in the slot's tier."""
 
@@ -70,6 +77,9 @@ class Seat:
     me: int
     cards: dict[int, int]
     unseen: Counter
+    trust: float = 1.0
+    """How sure the seat is that its peers keep the basic strategy's pace: the timed odds are
+    mixed with counting alone in this proportion (1 against basic players, as in the bench)."""
 
     def peer_tier(self, peer: int, mine: int) -> int:
         """The tier ``peer`` is in if my card is ``mine``: they see mine and the third card."""
@@ -90,12 +100,14 @@ class Seat:
         """P(my card = v) from counting, the RtS card once seen, and the timing (``slot=None``:
         counting only). Timing that no basic player would produce (empty) falls back to counting."""
         weights = {v: max(self.unseen[v] - (v == rts), 0) for v in VALUES}
-        if slot is not None:
-            timed = {v: w * self.fits(v, slot, late) for v, w in weights.items()}
-            if sum(timed.values()) > 0:
-                weights = timed
-        total = sum(weights.values())
-        return {v: w / total for v, w in weights.items() if w > 0}
+        counted = _normal(weights)
+        if slot is None or self.trust == 0:
+            return counted
+        timed = _normal({v: w * self.fits(v, slot, late) for v, w in weights.items()})
+        if not timed:
+            return counted
+        mixed = {v: self.trust * timed.get(v, 0) + (1 - self.trust) * p for v, p in counted.items()}
+        return {v: p for v, p in mixed.items() if p > 0}
 
     def worth(self, statement: Statement, odds: dict[int, float]) -> tuple[float, float]:
         """(chance the statement is true, its expected gain in lead) under ``odds``."""
@@ -165,11 +177,16 @@ class Seat:
         return next(k for k, (now, wait) in enumerate(self.plan()) if now >= wait)
 
 
-def seat_view(me: int, cards: tuple[int, int, int], seen_before: Iterable[int]) -> Seat:
+def _normal(weights: dict[int, float]) -> dict[int, float]:
+    total = sum(weights.values())
+    return {v: w / total for v, w in weights.items() if w > 0} if total else {}
+
+
+def seat_view(me: int, cards: tuple[int, int, int], seen_before: Iterable[int], trust: float = 1.0) -> Seat:
     """The knowledge of seat ``me`` at the start of a race: ``seen_before`` is every card this
     player saw in the earlier rounds of the turn (:meth:`Round.seen_by`)."""
     visible = {p: cards[p] for p in peers(me)}
-    return Seat(me, visible, unseen_cards([*seen_before, *visible.values()]))
+    return Seat(me, visible, unseen_cards([*seen_before, *visible.values()]), trust)
 
 
 # --- the coach -------------------------------------------------------------------------------

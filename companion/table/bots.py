@@ -183,9 +183,11 @@ def _bot_to_act(game, levels: Mapping[int, str]) -> int | None:
 
 
 def _triangle_view(game, seat: int) -> brain.Seat:
+    """The seat's knowledge; it trusts the basic strategy's pace fully only among easy bots."""
     state = game.match.state
     earlier = [c for r in state.turn_rounds() if r is not state.current for c in r.seen_by(seat)]
-    return brain.seat_view(seat, game.current.cards, earlier)
+    basic = all(game.bots.get(p) == "easy" for p in range(3) if p != seat)
+    return brain.seat_view(seat, game.current.cards, earlier, 1.0 if basic else brain.PEOPLE_TRUST)
 
 
 def _triangle_statement(bots: BotSeats, game, seat: int) -> None:
