@@ -7,7 +7,7 @@ import json
 import pytest
 from PIL import ImageChops
 
-from companion.bots.paytoplay import best_action
+from companion.bots.paytoplay import best_action, prepare
 from companion.cli import bot_settings
 from companion.games import get
 from companion.inputs import InputEvent
@@ -34,6 +34,8 @@ def test_a_person_plays_pay_to_play_against_the_hard_bot_in_seat_2(tmp_path):
     table.start(StartGame(get("paytoplay"), {"no_double_pass": True}), 0, bots={1: "hard"})
     assert table.game.names == ("Ana", "Bot2")
     t = run(table, 0, 100)
+    # The bot's table is solved in a thread while the game starts (real time, not the fake clock).
+    assert prepare(table.game.match.options).wait(timeout=300)
     tap(table, 0, "ok", t)                 # Ana (X) takes the first affordable cell
     before = table.game.match.state
     t = run(table, t + 100 * MS, 50)
@@ -88,3 +90,20 @@ def test_bot_options_on_the_command_line():
         bot_settings(argparse.Namespace(bot=["hard"], bots=None), 2)
     with pytest.raises(ValueError, match="seat 3 has no station"):
         bot_settings(argparse.Namespace(bot=["4=hard"], bots=None), 2)
+
+
+def test_the_hard_pay_to_play_bot_waits_for_its_table_instead_of_stalling_the_loop(monkeypatch):
+    import threading
+
+    from companion.bots import paytoplay
+
+    gate = threading.Event()
+    monkeypatch.setattr(paytoplay, "prepare", lambda options: gate)
+    table = Table(("Ana", "Ben"), bots={0: "hard"})
+    table.start(StartGame(get("paytoplay"), {"no_double_pass": True}), 0)
+    state = table.game.match.state
+    t = run(table, 0, 5000)
+    assert table.game.match.state is state and table.wakeup_ns() is not None
+    gate.set()
+    run(table, t, 3000)
+    assert table.game.match.state is not state, "the bot (X) moved once its table was ready"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -193,6 +194,7 @@ def key_of(state: PayToPlayState, solver: Solver) -> Key:
 
 
 _SOLVERS: dict[tuple[bool, int], Solver] = {}
+_READY: dict[tuple[bool, int], threading.Event] = {}
 
 
 def solver_for(options: PayToPlayOptions) -> Solver:
@@ -201,6 +203,23 @@ def solver_for(options: PayToPlayOptions) -> Solver:
     if k not in _SOLVERS:
         _SOLVERS[k] = Solver(*k)
     return _SOLVERS[k]
+
+
+def prepare(options: PayToPlayOptions) -> threading.Event:
+    """Solve the rule set's whole table in a background thread, once; the event is set when it
+    is done. The box's loop must not stop for the seconds a solve takes (tens on a Pi Zero), so
+    the table starts this with the game and the bot moves once it is set."""
+    k = (options.no_double_pass, options.draw_offer_after)
+    if k not in _READY:
+        _READY[k] = threading.Event()
+        solver = solver_for(options)
+
+        def work() -> None:
+            solver.value(START)
+            _READY[k].set()
+
+        threading.Thread(target=work, name="paytoplay-solve", daemon=True).start()
+    return _READY[k]
 
 
 def best_action(state: PayToPlayState, draw: bool = True) -> dict:

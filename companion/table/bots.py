@@ -19,7 +19,9 @@ Delays, normal laws (mean, standard deviation) in ms, never under :data:`FASTEST
   by tier; hard = :data:`companion.bots.triangle.HARD_SLOTS_MS` of the slot its plan picks, spread
   :data:`~companion.bots.triangle.HARD_JITTER_MS`.
 - Closest start question: :data:`QUIZ_MS`; the easy bot answers wrong :data:`EASY_WRONG` of the time.
-- Turn moves (stating a fact, placing a card, a Pay-to-Play move): :data:`THINK_MS`.
+- Turn moves (stating a fact, placing a card, a Pay-to-Play move): :data:`THINK_MS`. The hard
+  Pay-to-Play bot first waits for its solved table, filled in a background thread
+  (:func:`companion.bots.paytoplay.prepare`): a few seconds here, so the loop never stalls.
 
 Levels: ``hard`` plays the solved tables and the Triangle brain (:mod:`companion.bots`); ``easy``
 plays the seed's basic strategy in Triangle and random legal moves in the other two games.
@@ -145,6 +147,9 @@ class BotSeats:
         state = game.match.state
         if seat is None:
             self.turn = None
+            return
+        if game.game == "paytoplay" and self.levels[seat] == "hard" and not paytoplay_bot.prepare(state.options).is_set():
+            self.turn = (state, now_ns + 100 * MS)   # the solved table is still being filled
             return
         if self.turn is None or self.turn[0] is not state:
             mean, sd = THINK_MS[self.levels[seat]]
