@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from bench.bots import play_turn, triangle_hard_vs_basic
+from bench.bots import triangle_hard_vs_basic
 from companion.bots.triangle import STATEMENTS, basic_statement, seat_view
 from companion.games.triangle import fact_true, peers
 
