@@ -33,6 +33,7 @@ def run(quick: bool) -> dict:
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
     out["bot_triangle_hard_vs_basic"] = bots.triangle_hard_vs_basic(2_000 if quick else 6_000)
     out["bot_decision_ms"] = bots.triangle_decision_ms(300 if quick else 2_000)
+    out["bot_move_ms"] = bots.other_moves_ms(100 if quick else 500)
     out.update(bots.paytoplay())
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
@@ -63,6 +64,8 @@ def table(result: dict) -> str:
          f"hard {result['bot_triangle_hard_vs_basic']['hard_points_per_turn']:.2f}, "
          f"basic {result['bot_triangle_hard_vs_basic']['basic_points_per_turn']:.2f} pts/turn"),
         ("Triangle bot decision p50 / p99", f"{result['bot_decision_ms']['median']:.2f} / {result['bot_decision_ms']['p99']:.2f} ms", "", ""),
+        ("hard move: closest / Pay-to-Play", f"{result['bot_move_ms']['closest']:.2f} / {result['bot_move_ms']['paytoplay']:.3f} ms",
+         "", "medians; Pay-to-Play once its table is solved"),
         ("Pay-to-Play solved", f"{result['paytoplay_solve_s']:.1f} s", f"{result['paytoplay_solve_no_double_pass_s']:.1f} s house rule",
          f"{result['paytoplay_value']['words']}; house rule: {result['paytoplay_value_no_double_pass']['words']}"),
         ("companion --help", f"{result['help_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),

@@ -13,9 +13,13 @@ import random
 import statistics
 import time
 
-from companion.bots.paytoplay import solve
+from companion.bots.closest import hard_move
+from companion.bots.paytoplay import START, best_action, solve, solver_for
 from companion.bots.triangle import (BASIC_REACH_MS, HARD_JITTER_MS, HARD_SLOTS_MS, LATE_WINDOW_MS,
                                      basic_statement, seat_view, tier)
+from companion.games import get
+from companion.games.closest import ClosestOptions
+from companion.games.paytoplay import PayToPlayOptions
 from companion.games.triangle import ROUNDS_PER_TURN, VALUES, round_points
 
 TIE_WINDOW_MS = 10
@@ -100,6 +104,33 @@ def triangle_decision_ms(samples: int, seed: int = 5) -> dict:
         took.append((time.perf_counter() - start) * 1000)
     took.sort()
     return {"median": round(statistics.median(took), 3), "p99": round(took[int(0.99 * (len(took) - 1))], 3)}
+
+
+def other_moves_ms(samples: int, seed: int = 6) -> dict:
+    """Median time of one hard move in the closest-number game (random positions of rounds 1-3)
+    and in Pay-to-Play (a lookup in its solved table, random positions of random games)."""
+    rng = random.Random(seed)
+    house = PayToPlayOptions(no_double_pass=True)
+    solver_for(house).value(START)
+    out = {}
+    for name, move, options in (("closest", hard_move, ClosestOptions()), ("paytoplay", best_action, house)):
+        rules = get(name)
+        took = []
+        while len(took) < samples:
+            state = rules.new(rules.min_players, options)
+            if name == "closest":
+                state = rules.apply(state, {"action": "start", "player": rng.randrange(3)})
+            for _ in range(rng.randrange(12)):
+                if rules.outcome(state) is not None:
+                    break
+                state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+            if rules.outcome(state) is not None:
+                continue
+            start = time.perf_counter()
+            move(state)
+            took.append((time.perf_counter() - start) * 1000)
+        out[name] = round(statistics.median(took), 3)
+    return out
 
 
 def paytoplay() -> dict:
