@@ -62,7 +62,7 @@ class Box:
             self.tap(ANA, "right")
         for _ in range(len(lobby_choices(get(game).Options)) + 2):
             self.tap(ANA, "ok")
-        assert self.daemon.table.game is not None and self.daemon.table.game.names[BOT] == "Bot3"
+        assert self.daemon.table.game is not None and self.daemon.table.game.names[BOT] == "Bot"
 
     @property
     def game(self):

@@ -17,6 +17,8 @@ from companion.table.lobby import StartGame
 
 from helpers import MS, journaled_table
 
+S = 1000 * MS
+
 
 def run(table, start_ns, ms):
     for t in range(start_ns, start_ns + ms * MS, 5 * MS):
@@ -32,7 +34,7 @@ def tap(table, station, key, t_ns):
 def test_a_person_plays_pay_to_play_against_the_hard_bot_in_seat_2(tmp_path):
     table, journals = journaled_table(tmp_path, ("Ana", "Ben"), seed=4)
     table.start(StartGame(get("paytoplay"), {"no_double_pass": True}), 0, bots={1: "hard"})
-    assert table.game.names == ("Ana", "Bot2")
+    assert table.game.names == ("Ana", "Bot")
     t = run(table, 0, 100)
     # The bot's table is solved in a thread while the game starts (real time, not the fake clock).
     assert prepare(table.game.match.options).wait(timeout=300)
@@ -77,7 +79,7 @@ def test_games_bots_cannot_play_are_played_by_the_stations_alone():
 def test_the_seating_hook_overrides_the_boxs_bots():
     table = Table(("Ana", "Ben", "Cy"))
     table.start(StartGame(get("triangle"), {}), 0, bots={0: "hard"})
-    assert table.game.names == ("Bot1", "Ben", "Cy") and table.bot_seats.levels == {0: "hard"}
+    assert table.game.names == ("Bot", "Ben", "Cy") and table.bot_seats.levels == {0: "hard"}
 
 
 def test_bot_options_on_the_command_line():
@@ -107,3 +109,27 @@ def test_the_hard_pay_to_play_bot_waits_for_its_table_instead_of_stalling_the_lo
     gate.set()
     run(table, t, 3000)
     assert table.game.match.state is not state, "the bot (X) moved once its table was ready"
+
+
+def test_several_bots_are_named_by_seat():
+    table = Table(("Ana",) * 2, bots={2: "hard"})
+    table.start(StartGame(get("triangle"), {}), 0, bots={1: "easy", 2: "hard"})
+    assert table.game.names == ("Ana", "Bo2", "Bo3")
+
+
+def test_a_resumed_game_plays_its_bot_seats_on(tmp_path):
+    from companion.recovery import find_interrupted
+
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben"), seed=4)
+    table.bots = {2: "hard"}
+    table.start(StartGame(get("triangle"), {}), 0)
+    claimed = len(table.game.match.state.history)
+    assert table.game.names == ("Ana", "Ben", "Bot")
+    table.game.journal.close()   # the box stops here, mid-round
+    resumed, _ = journaled_table(tmp_path, ("Ana", "Ben"), seed=5)
+    resumed.bots = {2: "hard"}
+    resumed.resume(find_interrupted(tmp_path), 10 * S)
+    assert resumed.bot_seats.levels == {2: "hard"}
+    run(resumed, 10 * S, 12_000)   # nobody at the table reaches: the bot takes the RtS and speaks
+    assert len(resumed.game.match.state.history) == claimed + 1
+    assert resumed.game.match.state.history[-1].claimer == 2

@@ -19,7 +19,7 @@ from ..journal import Header, JournalWriter
 from ..recovery import Interrupted, abandon
 from ..screens.canvas import with_notice
 from .bots import GAMES as BOT_GAMES
-from .bots import BotSeats, bot_name, seats_with
+from .bots import BotSeats, bot_name, is_bot_name, seats_with
 from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
 from .stuck import StuckButtons
@@ -69,7 +69,7 @@ class Table:
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
                           interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time)
         # Seats named as bots play on, at the box's level for the seat (easy if it has none).
-        bots = {s: self.bots.get(s, "easy") for s, name in enumerate(match.players) if name == bot_name(s)}
+        bots = {s: self.bots.get(s, "easy") for s, name in enumerate(match.players) if is_bot_name(name, s)}
         self.game.bots = bots
         self.bot_seats = BotSeats(bots, match.seed) if bots else None
         self.now_ns = now_ns
@@ -105,7 +105,7 @@ class Table:
         bots = (self.bots if bots is None else dict(bots)) if rules.name in BOT_GAMES else {}
         seats = min(seats_with(bots, self.stations), rules.max_players)
         bots = {s: level for s, level in bots.items() if s < seats}
-        names = tuple(bot_name(s) if s in bots else self.names[s] for s in range(seats))
+        names = tuple(bot_name(s, len(bots)) if s in bots else self.names[s] for s in range(seats))
         seed = self._seeds.randrange(2**31)
         journal = None
         if self.open_journal is not None:

@@ -50,9 +50,15 @@ EASY_WRONG = 0.15
 MS = 1_000_000
 
 
-def bot_name(seat: int) -> str:
-    """``Bot3``: short enough for every screen's score line."""
-    return f"Bot{seat + 1}"
+def bot_name(seat: int, bots: int) -> str:
+    """``Bot`` for the only bot of a game, ``Bo2``, ``Bo3`` for several: three letters, as long a
+    name as the cards' labels show whole."""
+    return "Bot" if bots == 1 else f"Bo{seat + 1}"
+
+
+def is_bot_name(name: str, seat: int) -> bool:
+    """Whether a journal's player name is one :func:`bot_name` gives that seat."""
+    return name in ("Bot", f"Bo{seat + 1}")
 
 
 def check_levels(bots: Mapping[int, str]) -> None:
