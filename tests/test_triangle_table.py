@@ -422,7 +422,8 @@ def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
 
 
 def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):
-    from companion.bots.triangle import advise, label
+    from companion.bots.triangle import advise
+    from companion.table.triangle import VERDICT_LABELS
 
     table = make(coach=True)
     claim(table, ANA)
@@ -433,7 +434,10 @@ def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):
     if advice.said_gain >= advice.best_gain:
         assert table.view(ANA).status == f"Best choice {advice.best_gain:+.1f}"
     else:
-        assert table.view(ANA).status == f"Best: {label(advice.best)} {advice.best_gain:+.1f}"
+        fact, value = advice.best
+        said = VERDICT_LABELS[fact] + (f" {value}" if value is not None else "")
+        assert table.view(ANA).status == f"Best: {said} {advice.best_gain:+.1f}"
+    assert len(table.view(ANA).status) <= 21
     # The advice reads the RtS card, private to the speaker: the others see the slaps as before.
     assert table.view(BEN).status == table.view(CY).status == "nobody else slapped"
 
@@ -443,3 +447,14 @@ def test_the_coach_is_off_by_default(make):
     claim(table, ANA)
     state(table, FACTS.index("peers_even"))
     assert table.view(ANA).status == "nobody else slapped"
+
+
+def test_every_coach_line_fits_the_status_line():
+    from companion.bots.triangle import STATEMENTS, Advice
+    from companion.table.triangle import coach_line
+
+    for best in STATEMENTS:
+        for gain in (-3.0, 8.0):
+            line = coach_line(Advice(0, best, 0.5, gain, ("odd", None), 0.1, -9.0))
+            assert line.startswith("Best: ") and len(line) <= 21, line
+    assert coach_line(Advice(0, ("odd", None), 1.0, 2.0, ("odd", None), 1.0, 2.0)) == "Best choice +2.0"

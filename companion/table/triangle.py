@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from ..bots.triangle import Advice, advice_for_round, label
+from ..bots.triangle import Advice, advice_for_round
 from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
 from ..inputs import InputEvent
 from ..race import Race, RaceResult
@@ -46,10 +46,13 @@ def delay(ns: int) -> str:
 
 def coach_line(advice: Advice) -> str:
     """The coach on the speaker's own station (it depends on the RtS card, which is private):
-    ``Best: I'm a 5 +1.9`` with the expected gain, or that the statement made was the best."""
+    ``Best: exactly 5 +1.9`` with the expected gain, or that the statement made was the best.
+    At most 21 characters, what the status line shows whole."""
     if advice.said == advice.best or advice.said_gain >= advice.best_gain:
         return f"Best choice {advice.best_gain:+.1f}"
-    return f"Best: {label(advice.best)} {advice.best_gain:+.1f}"
+    fact, value = advice.best
+    said = VERDICT_LABELS[fact] + (f" {value}" if value is not None else "")
+    return f"Best: {said} {advice.best_gain:+.1f}"
 
 
 class TriangleTable(GameTable):
