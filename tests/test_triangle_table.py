@@ -453,7 +453,7 @@ def test_every_coach_line_fits_the_status_line():
     from companion.bots.triangle import STATEMENTS, Advice
     from companion.table.triangle import coach_line
 
-    for best in STATEMENTS:
+    for best in [s for s in STATEMENTS if s != ("odd", None)]:
         for gain in (-3.0, 8.0):
             line = coach_line(Advice(0, best, 0.5, gain, ("odd", None), 0.1, -9.0))
             assert line.startswith("Best: ") and len(line) <= 21, line
