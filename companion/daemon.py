@@ -23,22 +23,28 @@ import asyncio
 import functools
 import logging
 import signal
+import sys
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .board.session import BoardSession, Live, LinkItem, Output, Watermark
 from .debounce import Debouncer, Stuck
+from .delivery import DeliveryWatch
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
 from .notify import Notifier
 from .profile import Profile
+from .race import LatePress, watching_late_presses
 from .recovery import KEEP_JOURNALS, find_interrupted, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
+from .settings import load_settings, save_settings
 from .table import Table
+from .tablescreen.public import Narrator
 from .watermark import Watermarks
 from .wiring import Box, EdgeCallback, build_box
 
@@ -49,6 +55,13 @@ SPIN_NS = 1_500_000
 """The loop's timers wake up to a millisecond late (epoll counts whole milliseconds), so for the
 last 1.5 ms before a deadline (a race's decision) the loop keeps turning instead of sleeping:
 a race is decided within microseconds of its watermark passing, for a moment of busy CPU."""
+SWITCH_INTERVAL_S = 0.001
+"""The interpreter's GIL switch interval while the daemon runs (Python's default is 5 ms). A GPIO
+edge reaches the daemon through lgpio's callback thread, which waits for the GIL whenever the
+display writer is packing a frame: about one switch interval, sometimes several. At 1 ms a press
+waits about 1 ms instead of 5 and its tail shrinks with it (``bench/gpio_model.py``), at a cost in
+frames packed within our measurement's noise (``python -m bench.handoff``: 1,376 frames/s at 5 ms,
+1,321-1,743 at 1 ms). Below 1 ms the machine's scheduling, not the interval, sets the tail."""
 
 
 def displays_down(down: list[int]) -> str:
@@ -81,20 +94,29 @@ class Daemon:
                  pin_factory=None, notifier: Notifier | None = None,
                  adapters: Callable[[EdgeCallback], Box] | None = None, referee=None,
                  defaults: Mapping[str, Mapping[str, Any]] | None = None,
-                 bots: Mapping[int, str] | None = None) -> None:
+                 settings_path: Path | None = None, bots: Mapping[int, str] | None = None) -> None:
         """``adapters`` builds the box around the daemon's edge callback (the simulator's window);
         by default the profile's pins and panels are wired, on ``pin_factory`` if given.
         ``referee`` replaces the games' :class:`Table` (the self-test). ``defaults`` are option
-        values the lobby starts from, per game (``--option``); ``bots`` the seats the box plays
-        itself (seat -> level, ``--bot``)."""
+        values the lobby starts from, per game (``--option``). ``settings_path`` is the box
+        settings file (:mod:`companion.settings`): read at start, written when players change it.
+        ``bots`` are the seats the box plays itself (seat -> level, ``--bot``)."""
         self.profile = profile
         self.notifier = notifier or Notifier()
         t = profile.timing
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         names = tuple(st.name for st in profile.stations)
+        self.settings_path = settings_path
+        self.settings = load_settings(settings_path)
         self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults,
-                                        bots)
+                                      self.settings, bots)
         self._inbox: deque[InputEvent] = deque()
+        self._arrived_ns: dict[InputEvent, int] = {}
+        """When each GPIO edge in the inbox reached the daemon, to measure its delivery delay."""
+        self._handling_delay_ns: int | None = None
+        self._edge_clock_ns: Callable[[], int] = time.monotonic_ns
+        """The clock edge times are on, to stamp arrivals: the pin factory's ticks once the box is
+        built (the kernel's CLOCK_MONOTONIC with lgpio; a test's clock with mock pins)."""
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shown = -1
@@ -110,12 +132,19 @@ class Daemon:
         if referee is None:
             self.table.screens_take_time = self.timed_reveals
         self._shown_reveals: deque[tuple[int, list[str], dict[int, int]]] = deque()
+        self._lit: tuple[str, ...] | None = None
+        self._blink_at_ns: int | None = None
+        """When a board LED's blink next turns over (board LEDs only hold on or off)."""
         interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
         if interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
             interrupted.writer.close()
         elif interrupted is not None:
-            self.table.resume(interrupted, time.monotonic_ns())
+            self.table.offer_resume(interrupted)
+        self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
+        ticks = getattr(self.box.pin_factory, "ticks", None)
+        if ticks is not None:
+            self._edge_clock_ns = lambda: round(ticks() * 1e9)
         self.watermarks = Watermarks()
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
@@ -125,6 +154,10 @@ class Daemon:
         self.box.displays.set_contrast(profile.displays.contrast)  # the panels start at their own
         self.box.displays.on_ready = self._displays_ready
         self.box.displays.on_change = self._displays_changed
+        if self.box.buzzer is not None:
+            self.box.buzzer.set_volume(self.settings.volume)
+        self.narrator = Narrator()
+        """Makes the table screen's public view, if the box has a table screen."""
         self.ready = threading.Event()
         """Set once every display has been sent its first frame (shown, or failed and retrying)."""
 
@@ -168,6 +201,8 @@ class Daemon:
         ``deque.append`` is atomic, so an edge that comes before the loop runs (a press during
         start-up) simply waits in the inbox.
         """
+        if event.source == "gpio":
+            self._arrived_ns[event] = self._edge_clock_ns()
         self._inbox.append(event)
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._wake.set)
@@ -219,6 +254,12 @@ class Daemon:
             self._loop.call_soon_threadsafe(self._wake.set)
 
     def step(self, now_ns: int) -> None:
+        """Everything that arrived, then everything due by ``now_ns``; a race that finds a press
+        came too late for it tells :attr:`delivery`."""
+        with watching_late_presses(self._late_press):
+            self._step(now_ns)
+
+    def _step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
         while self._shown_reveals:
             reveal, cues, onsets = self._shown_reveals.popleft()
@@ -228,21 +269,35 @@ class Daemon:
             self._board_outputs(self.board_session.check(now_ns))
         while self._inbox:
             raw = self._inbox.popleft()
+            self._measure_delivery(raw)
             self._last_input_ns = max(self._last_input_ns, raw.t_ns)
             if raw.source in self.watermarks:  # a board that went down meanwhile no longer counts
                 self.watermarks.saw(raw.source, raw.t_ns)
             for event in self.debouncer.edge(raw):
                 self.table.handle(event)
+        self._handling_delay_ns = None  # presses the debouncer held have no delivery of their own
         for item in self.debouncer.settle(now_ns):
             if isinstance(item, Stuck):
-                log.warning("station %d %s button stuck", item.station + 1, item.key)
-                self.table.stuck(item.station, item.key)
+                if self.table.stuck(item.station, item.key) is not False:  # False: held on purpose
+                    log.warning("station %d %s button stuck", item.station + 1, item.key)
             else:
                 self.table.handle(item)
         self.table.tick(now_ns, self.watermark(now_ns))
         self._dim(now_ns)
         self._present()
+        self._light(now_ns)
         self.notifier.alive(now_ns)
+
+    def _measure_delivery(self, raw: InputEvent) -> None:
+        """Note a GPIO edge's delivery delay, kept for a late press it may turn out to be."""
+        arrived = self._arrived_ns.pop(raw, None)
+        self._handling_delay_ns = None if arrived is None else arrived - raw.t_ns
+        if self._handling_delay_ns is not None:
+            self.delivery.saw(self._handling_delay_ns)
+
+    def _late_press(self, press: LatePress) -> None:
+        """A race was decided without this press, which would have changed the verdict."""
+        self.delivery.late(press, self._handling_delay_ns)
 
     def _dim(self, now_ns: int) -> None:
         """Dim every display when nobody has pressed anything for a while; brighten on a press."""
@@ -262,6 +317,7 @@ class Daemon:
     def _present(self) -> None:
         """Cues first (a decided race is heard at once), then the screens that changed; a
         reveal's cues when its screens are shown."""
+        self._apply_settings()
         cues = list(self.table.cues)
         self.table.cues.clear()
         reveal = self.table.take_reveal() if self.timed_reveals else None
@@ -280,11 +336,45 @@ class Daemon:
                     self.box.displays.show(station, screen)
             else:
                 self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
+            if self.box.table_screen is not None and isinstance(self.table, Table):
+                view = self.narrator.view(self.table)
+                self.box.table_screen.show(view if self.notice is None else replace(view, footer=self.notice))
 
     def _play(self, cues: list[str]) -> None:
         if self.box.buzzer is not None:
             for cue in cues:
                 self.box.buzzer.play(cue)
+
+    def _apply_settings(self) -> None:
+        """Box settings the players changed: heard from the next cue on, and saved."""
+        settings = getattr(self.table, "settings", self.settings)
+        if settings == self.settings:
+            return
+        self.settings = settings
+        if self.box.buzzer is not None:
+            self.box.buzzer.set_volume(settings.volume)
+        if self.settings_path is not None:
+            try:
+                save_settings(self.settings_path, settings)
+            except OSError as e:
+                log.error("cannot save the box settings to %s: %s", self.settings_path, e.strerror)
+
+    def _light(self, now_ns: int) -> None:
+        """The station lights, when they change; a blinking board LED turned over when due."""
+        lights = self.box.lights
+        referee_lights = getattr(self.table, "lights", None)  # a probe standing in may have none
+        if lights is None or referee_lights is None:
+            return
+        lit = referee_lights()
+        if lit != self._lit:
+            self._lit = lit
+            lights.show(lit)
+            self._blink_at_ns = None
+        elif self._blink_at_ns is not None and now_ns >= self._blink_at_ns:
+            lights.blink_step()
+            self._blink_at_ns = None
+        if self._blink_at_ns is None and lights.next_blink_s() is not None:
+            self._blink_at_ns = now_ns + round(lights.next_blink_s() * 1e9)
 
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
@@ -294,7 +384,8 @@ class Daemon:
             due = self.watermarks.reaches_at(due) or due
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
         silent_at = self.board_session.check_due_ns() if self.board_session is not None else None
-        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at) if d is not None]
+        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at, self._blink_at_ns)
+                     if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)
@@ -311,9 +402,12 @@ class Daemon:
         self._loop = asyncio.get_running_loop()
         if self.box.board is not None:
             self.box.board.start()
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:
             await self._turn_until(stop or asyncio.Event())
         finally:
+            sys.setswitchinterval(switch_interval)
             if self.box.board is not None:
                 self.box.board.close()  # its thread must not call into a loop that is gone
 
@@ -373,4 +467,5 @@ class Daemon:
         return paths
 
     def close(self) -> None:
+        log.info("%s", self.delivery.summary())
         self.box.close()

@@ -39,12 +39,18 @@ class Header:
     players: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
+    stations: tuple[int | None, ...] | None = None
+    """Informational: the 0-based station each player sat at, so a resumed game keeps its
+    seats (written as 1-based station numbers, as the box numbers them); None (``null``) for
+    a bot's seat, which has no station."""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": FORMAT, "game": self.game, "players": list(self.players),
                                "options": self.options}
         if self.seed is not None:
             out["seed"] = self.seed
+        if self.stations is not None:
+            out["stations"] = [None if s is None else s + 1 for s in self.stations]
         return out
 
 
@@ -54,7 +60,7 @@ def parse_header(obj: Any) -> Header:
         raise ValueError("the header must be a JSON object")
     if obj.get("format") != FORMAT:
         raise ValueError(f"format must be {FORMAT!r}, not {obj.get('format')!r}")
-    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed"})
+    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "stations"})
     if unknown:
         raise ValueError(f"unknown header field {unknown[0]!r}")
     game = obj.get("game")
@@ -69,7 +75,16 @@ def parse_header(obj: Any) -> Header:
     seed = obj.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError("seed must be a whole number")
-    return Header(game, tuple(players), options, seed)
+    stations = obj.get("stations")
+    if stations is not None:
+        numbers = [s for s in stations if s is not None] if isinstance(stations, list) else []
+        if (not isinstance(stations, list) or len(stations) != len(players)
+                or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in numbers)
+                or len(set(numbers)) != len(numbers)):
+            raise ValueError("stations must list a different station number (from 1), or null for a "
+                             "bot, for each player")
+        stations = tuple(None if s is None else s - 1 for s in stations)
+    return Header(game, tuple(players), options, seed, stations)
 
 
 def start_match(header: Header, record=None) -> Match:

@@ -35,8 +35,13 @@ software PWM on any pin; keeping to these leaves room for a hardware-PWM driver.
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
 MIN_STATIONS, MAX_STATIONS = 2, 6
+MAX_NAME = 10
+"""Longest station name: the screens are 21 characters wide and show up to three names on a
+line; the layout test renders every screen with names this long."""
 BOARD_CHANNELS = range(0, 32)
 """A button board's channels, as its firmware numbers them (``firmware/buttonboard/config.py``)."""
+BOARD_LEDS = range(0, 32)
+"""A button board's LEDs: bits of the host's LEDS message (``firmware/PROTOCOL.md``)."""
 
 
 class ProfileError(ValueError):
@@ -67,6 +72,9 @@ class StationProfile:
     display: DisplayProfile
     channels: dict[str, int] = field(default_factory=dict)
     """Key -> button board channel, for a station wired to the board (empty on GPIO)."""
+    led: int | None = None
+    """The station's light, if it has one: a GPIO pin for a station on pins, the board's LED
+    number for a station on board channels (lit for the race winner, blinking for a tie)."""
 
 
 @dataclass(frozen=True)
@@ -81,8 +89,14 @@ class BoardProfile:
 class Timing:
     debounce_ms: float = 5.0
     stuck_after_s: float = 5.0
-    gpio_latency_ms: float = 1.0
-    """How late a GPIO edge can reach the loop; races wait this long past the tie window."""
+    gpio_latency_ms: float = 30.0
+    """How late a GPIO edge can reach the loop; races wait this long past the tie window.
+
+    A press reaches the loop after lgpio's poll and sort hold (0.5-1.05 ms) and a thread hand-off
+    that waits for the GIL (one switch interval, 1 ms in the daemon, with a scheduling tail):
+    ``bench/gpio_model.py`` puts one press in about 15 million beyond 20 ms; 30 ms also covers
+    the worst we measured on a CPU loaded far beyond a Pi's (22 ms). ``companion selftest``
+    measures a box's own delays and says whether this covers them."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,17 @@ class Displays:
 
 
 @dataclass(frozen=True)
+class TableScreenProfile:
+    """The table screen (``[table_screen]``): the public state on an HDMI screen. Off by default;
+    on a Pi it draws with SDL's ``kmsdrm`` driver, no desktop needed."""
+
+    enabled: bool = False
+    width: int = 1280
+    height: int = 720
+    fullscreen: bool = True
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     backend: str
@@ -108,6 +133,7 @@ class Profile:
     timing: Timing = field(default_factory=Timing)
     displays: Displays = field(default_factory=Displays)
     board: BoardProfile | None = None
+    table_screen: TableScreenProfile = field(default_factory=TableScreenProfile)
 
     def board_channels(self) -> dict[int, tuple[int, str]]:
         """Board channel -> (station index, key)."""
@@ -149,12 +175,21 @@ class _Checker:
             return allowed[0]
         return value
 
+    def flag(self, data: dict, where: str, key: str, default: bool) -> bool:
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(f"{where}.{key}", f"must be true or false, not {value!r}")
+            return default
+        return value
+
 
 def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
     c = _Checker()
-    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board"}):
-        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board")
+    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board",
+                                     "table_screen"}):
+        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, "
+                      "table_screen")
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         c.fail("name", f"must be text, not {name!r}")
@@ -165,7 +200,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     timing = Timing(
         debounce_ms=c.number(timing_data, "timing", "debounce_ms", 5.0, 0, 50, float),
         stuck_after_s=c.number(timing_data, "timing", "stuck_after_s", 5.0, 0.5, 60, float),
-        gpio_latency_ms=c.number(timing_data, "timing", "gpio_latency_ms", 1.0, 0, 50, float),
+        gpio_latency_ms=c.number(timing_data, "timing", "gpio_latency_ms", Timing.gpio_latency_ms, 0, 50, float),
     )
     displays_data = c.table(data, "", "displays", ("mux_address", "contrast", "dim_contrast", "dim_after_s", "i2c_hz"))
     displays = Displays(
@@ -175,10 +210,18 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         dim_after_s=c.number(displays_data, "displays", "dim_after_s", 300.0, 10, 86400, float),
         i2c_hz=c.number(displays_data, "displays", "i2c_hz", 400_000, 10_000, 1_000_000),
     )
+    screen_data = c.table(data, "", "table_screen", ("enabled", "width", "height", "fullscreen"))
+    table_screen = TableScreenProfile(
+        enabled=c.flag(screen_data, "table_screen", "enabled", False),
+        width=c.number(screen_data, "table_screen", "width", 1280, 320, 7680),
+        height=c.number(screen_data, "table_screen", "height", 720, 180, 4320),
+        fullscreen=c.flag(screen_data, "table_screen", "fullscreen", True),
+    )
     used: dict[int, str] = {}
     addresses: dict[tuple[int, int, int | None], str] = {}
     used_channels: dict[int, str] = {}
     placed: list[tuple[str, DisplayProfile]] = []
+    used_leds: dict[int, str] = {}
 
     def claim_pin(where: str, pin: Any) -> None:
         if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_RANGE:
@@ -225,11 +268,15 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if not isinstance(st, dict):
             c.fail(where, "must be a table")
             continue
-        for extra in sorted(set(st) - {"name", "pins", "channels", "display"}):
-            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display")
+        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led"}):
+            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led")
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
+            st_name = f"P{i + 1}"
+        elif len(st_name) > MAX_NAME:
+            c.fail(f"{where}.name", f"must be at most {MAX_NAME} characters (the screens show it "
+                                    f"whole), not {st_name!r} ({len(st_name)})")
             st_name = f"P{i + 1}"
         on_board = "channels" in st
         if on_board and "pins" in st:
@@ -266,7 +313,18 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         addresses.setdefault(spot, f"{where}.display")
         placed.append((f"{where}.display", display))
         keys = {k: wired.get(k) for k in KEYS}
-        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}))
+        led = st.get("led")
+        if led is not None and on_board:
+            if isinstance(led, bool) or not isinstance(led, int) or led not in BOARD_LEDS:
+                c.fail(f"{where}.led", f"must be a board LED number from {BOARD_LEDS.start} to "
+                                       f"{BOARD_LEDS.stop - 1}, not {led!r}")
+            elif led in used_leds:
+                c.fail(f"{where}.led", f"board LED {led} is already used by {used_leds[led]}")
+            else:
+                used_leds[led] = f"{where}.led"
+        elif led is not None:
+            claim_pin(f"{where}.led", led)
+        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led))
     if backend == "pi":
         _check_bus_collisions(c, placed, displays.mux_address)
         for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):
@@ -278,7 +336,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
         raise ProfileError(source, c.problems)
-    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board)
+    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board, table_screen)
 
 
 def _check_bus_collisions(c: _Checker, placed: list[tuple[str, DisplayProfile]], mux_address: int) -> None:

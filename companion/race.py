@@ -29,12 +29,20 @@ race that is not revealed has every onset at its opening, and reaction times ord
 A quiz race (the first *right* answer wins) also knocks a station out at its first wrong answer:
 its presses from that edge time on no longer count, while a right answer before it stands, in
 whichever order the two arrive.
+
+A verdict is only as good as the watermark it waited for. A press that arrives after the decision
+with an edge that would have changed it (earlier than the winner's, or inside the tie window) is
+a *late press*: its source broke its promise. The verdict stands (the game has acted on it), but
+the race reports the late press to whoever watches (:func:`watching_late_presses`), so a broken
+promise is never silent.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 from companion.inputs import KEYS, InputEvent
 
@@ -67,6 +75,36 @@ class RaceResult:
     def later(self) -> tuple[Press, ...]:
         """The presses of everyone but the winners, by time ("Ben +140 ms")."""
         return tuple(p for p in self.order if p.station not in self.winners)
+
+
+@dataclass(frozen=True, slots=True)
+class LatePress:
+    """A press that arrived after its race was decided and would have changed the verdict.
+    ``behind_ns`` is how far it was behind the winning press: below 0 it would have won, below
+    the tie window it would have tied."""
+
+    station: int
+    t_ns: int
+    behind_ns: int
+    winners: frozenset[int]
+
+    @property
+    def would_have_won(self) -> bool:
+        return self.behind_ns < 0
+
+
+_late_press_watcher: ContextVar[Callable[[LatePress], None] | None] = ContextVar("late_press_watcher", default=None)
+
+
+@contextmanager
+def watching_late_presses(watcher: Callable[[LatePress], None]) -> Iterator[None]:
+    """Every :class:`LatePress` any race finds while the block runs is passed to ``watcher``: the
+    daemon wraps its hand-off of inputs to the games in this, whatever game holds the race."""
+    token = _late_press_watcher.set(watcher)
+    try:
+        yield
+    finally:
+        _late_press_watcher.reset(token)
 
 
 class Race:
@@ -139,6 +177,8 @@ class Race:
             return "knocked_out"
         if station in self._winners or (current is not None and current <= t):
             return "ignored"
+        if self._first_ns is not None and self._behind_ns(station, t) < self.tie_window_ns:
+            self._report_late(station, t)
         return "counted"
 
     def early(self, station: int) -> str | None:
@@ -222,6 +262,16 @@ class Race:
         """Presses before this are void: the station's latest false start plus the lockout."""
         onset = self._onset(station)
         return max((t + self.lockout_ns for t in self._presses.get(station, ()) if t < onset), default=onset)
+
+    def _behind_ns(self, station: int, t_ns: int) -> int:
+        """How far a press at ``t_ns`` is behind the decided race's winning press, in reaction
+        time (each station timed from its own onset)."""
+        return t_ns - self.onsets[station] - self._fastest_ns
+
+    def _report_late(self, station: int, t_ns: int) -> None:
+        watcher = _late_press_watcher.get()
+        if watcher is not None:
+            watcher(LatePress(station, t_ns, self._behind_ns(station, t_ns), frozenset(self._winners)))
 
     def _counted_ns(self, station: int) -> int | None:
         """The station's first counted press: its earliest press at or after its onset, neither

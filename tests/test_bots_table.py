@@ -11,6 +11,7 @@ from companion.bots.paytoplay import best_action, prepare
 from companion.cli import bot_settings
 from companion.games import get
 from companion.inputs import InputEvent
+from companion.screens.seating import spectator
 from companion.table import Table
 from companion.table.bots import THINK_MS
 from companion.table.lobby import StartGame
@@ -49,11 +50,11 @@ def test_a_person_plays_pay_to_play_against_the_hard_bot_in_seat_2(tmp_path):
     assert bot_lines[0]["action"] == expected["action"] and bot_lines[0].get("cell") == expected.get("cell")
     assert all(x["bot"] is True for x in bot_lines)
     assert not any("bot" in x for x in lines if x.get("player") == 0)
-    # Station 2 sits out: its presses do nothing and it shows what a watcher sees.
+    # Station 2 sits out: its presses do nothing and it shows what a spectator sees.
     state = table.game.match.state
     tap(table, 1, "ok", t)
     assert table.game.match.state is state
-    watcher = table.game.screen(2)
+    watcher = spectator(table.game.screen(2), table.game.match.rules.title)
     assert ImageChops.difference(table.screen(1).convert("L"), watcher.convert("L")).getbbox() is None
 
 

@@ -145,7 +145,7 @@ def test_cli_replay_human_summary_names_the_winner(capsys):
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert lines[0] == "Pay-to-Play Tic-Tac-Toe: Alice, Bob"
-    assert lines[1:4] == ["  Alice: 1", "  Bob: 0", "Result: won by Alice"]
+    assert lines[1:4] == ["  Alice (seat 1): 1", "  Bob (seat 2): 0", "Result: won by Alice"]
 
 
 def test_cli_replay_unfinished_game(tmp_path, capsys):
@@ -410,6 +410,18 @@ def test_writer_header_round_trips(tmp_path):
         assert replay([first])[0] == head
 
 
+def test_a_bots_seat_is_a_null_station_in_the_header(tmp_path):
+    path = tmp_path / "game.jsonl"
+    head = Header("triangle", ("Bot", "Ben", "Dee"), {}, 7, (None, 1, 3))
+    JournalWriter(path, head).close()
+    (first,) = path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(first)["stations"] == [None, 2, 4]
+    assert parse_header(json.loads(first)) == head
+    for bad in ([None, 2, 2], [0, 2, None], [None, 2]):
+        with pytest.raises(ValueError, match="stations must list a different station number"):
+            parse_header(json.loads(first) | {"stations": bad})
+
+
 @pytest.mark.parametrize("game_seed", range(25))
 def test_replay_of_a_journaled_random_game_equals_the_live_match(tmp_path, game_seed):
     rng = random.Random(game_seed)
@@ -491,3 +503,37 @@ def test_a_trio_journal_with_a_random_first_artist_and_no_chance_lines_replays()
     word = {"type": "chance", "event": "word", "word": "lighthouse"}
     head, match = replay(journal_of("trio", "ABC", word, options={"first_artist": "random"}))
     assert match.state.word == "lighthouse" and match.state.artist is not None
+
+
+def test_cli_replay_names_players_with_seats_from_1(capsys):
+    """The games describe players by index from 0; the replay says who, and the seat as on the box."""
+    code, out, _ = run(["replay", str(Path(__file__).parent / "journals" / "trio-seed-example.jsonl")], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert "  Ben (seat 2): 9" in lines
+    assert "Round 13: Ben (seat 2) draws 'homework'" in lines
+    assert "Cy (seat 3) is eligible to win this round." in lines
+    assert not any("player 1" in line.lower() for line in lines)
+
+
+def test_cli_replay_says_an_abandoned_game_was_abandoned(tmp_path, capsys):
+    from companion.recovery import ABANDONED
+
+    path = tmp_path / f"20260101-000000-paytoplay{ABANDONED}"
+    path.write_text("\n".join(seed_lines(SEED)[:4]) + "\n", encoding="utf-8")
+    code, out, _ = run(["replay", str(path)], capsys)
+    assert code == 0 and "Abandoned by the players before the end." in out.splitlines()
+
+
+def test_every_command_has_a_help_description():
+    from companion.cli import build_parser
+
+    def walk(parser):
+        for action in parser._actions:
+            for name, sub in getattr(action, "choices", None).items() if hasattr(action, "_name_parser_map") else ():
+                yield name, sub
+                yield from walk(sub)
+
+    commands = dict(walk(build_parser()))
+    assert {"run", "demo", "sim", "replay", "selftest", "games", "profile", "words", "check", "print"} <= set(commands)
+    assert [name for name, sub in commands.items() if not sub.description] == []

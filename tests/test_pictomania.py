@@ -371,7 +371,7 @@ def test_the_lobby_offers_the_token_tables_for_the_player_count():
     rows = {name: choices for name, choices, _ in GAME.lobby_options(5)}
     assert rows["tokens"] == ("3,2,1,1", "1,1,1,1", "4,3,2,1")
     assert rows["black"] == ("3,3,2,2,1", "1,1,1,1,1", "5,4,3,2,1")
-    assert rows["words"] == ("box", "physical") and rows["rounds"][0] == 4
+    assert rows["words"] == ("box", "physical") and rows["rounds"] == (1, 2, 3, 4)
     for n in range(3, 7):
         for name, choices, _ in GAME.lobby_options(n):
             for value in choices:

@@ -78,7 +78,7 @@ def test_gpio_3_profile_values():
     profile = load_profile(ROOT / "hardware" / "profiles" / "gpio-3.toml")
     assert profile.name == "Three stations on GPIO"
     assert profile.backend == "pi"
-    assert profile.timing == Timing(5.0, 5.0, 1.0)
+    assert profile.timing == Timing(5.0, 5.0, 30.0)
     assert [s.name for s in profile.stations] == ["P1", "P2", "P3"]
     assert profile.stations[0].pins == {"slap": 4, "left": 17, "ok": 27, "right": 22}
     assert [(s.display.driver, s.display.port, s.display.address) for s in profile.stations] == [
@@ -146,7 +146,7 @@ def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
     assert out.startswith(f"{good}: ok (")
     assert err.splitlines() == [
         f"companion: {BAD_SEVERAL}:",
-        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board",
+        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen",
         "  timing.debounce_ms: must be a number from 0 to 50, not 100",
         "  buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not 20",
         "  stations[1].pins.right: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)",
@@ -248,15 +248,22 @@ def test_bad_display_field(tmp_path, field, value, message):
 
 def test_unknown_top_level_field(tmp_path):
     assert problems(tmp_path, 'colour = "red"\n' + GOOD) == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board"]
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen"]
 
 
 def test_unknown_station_field_and_bad_name(tmp_path):
     text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
     assert problems(tmp_path, text) == [
-        "stations[2].seat: unknown field; known fields are name, pins, channels, display",
+        "stations[2].seat: unknown field; known fields are name, pins, channels, display, led",
         "stations[2].name: must be a non-empty name, not ' '",
     ]
+
+
+def test_a_name_longer_than_the_screens_show_is_refused(tmp_path):
+    assert problems(tmp_path, GOOD.replace('name = "Ben"', 'name = "Bartholomew"')) == [
+        "stations[2].name: must be at most 10 characters (the screens show it whole), "
+        "not 'Bartholomew' (11)"]
+    assert load_profile(write(tmp_path, GOOD.replace('name = "Ben"', 'name = "Maximilian"'))).stations[1].name == "Maximilian"
 
 
 def test_unknown_backend(tmp_path):
@@ -326,7 +333,7 @@ def test_several_problems_are_reported_at_once(tmp_path):
     with pytest.raises(ProfileError) as e:
         load_profile(path)
     assert e.value.problems == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board",
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen",
         "timing.stuck_after_s: must be a number from 0.5 to 60, not 0",
         "buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not 20",
         "stations[2].pins.slap: GPIO 4 is already used by stations[1].pins.slap",

@@ -17,7 +17,7 @@ GOLDEN = Path(__file__).parent / "golden"
 
 SEED_END = PayToPlayView(
     board="XOXOXOOXO", names=("Alice", "Bob"), balances=(1, 0), x=0, me=1, to_move=None,
-    cursor=None, prompt="ok: lobby", result="Alice wins",
+    cursor=None, prompt="on points ok: lobby", result="Alice wins",
 )
 
 

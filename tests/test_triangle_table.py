@@ -9,7 +9,7 @@ import pytest
 from PIL import ImageChops
 
 from companion.games import get
-from companion.games.options import lobby_choices, parse_options
+from companion.games.options import lobby_choices, option_label, parse_options, show_value
 from companion.games.triangle import FACTS, TriangleOptions, fact_true, peers
 from companion.inputs import InputEvent
 from companion.journal import Header, JournalWriter, replay, summary
@@ -163,7 +163,8 @@ def test_a_slap_before_zero_is_a_false_start_shown_to_the_presser_only(make):
     assert table.view(CY).status == "Too early!" and table.view(CY).alert
     assert shows(table.screen(CY), "Too early!") and not shows(table.screen(BEN), "Too early!")
     to_zero(table)
-    assert table.view(CY).status == "Too early!"
+    assert table.view(CY).status == "Slap to speak!", "the race is open: no longer too early"
+    assert not table.view(CY).alert and not shows(table.screen(CY), "Too early!")
     assert table.view(ANA).status == "Slap to speak!"
     # Without a lockout Cy may still race: her slap after 0 counts.
     claim(table, CY)
@@ -175,11 +176,25 @@ def test_a_false_start_lockout_voids_the_pressers_slaps_for_its_length(make):
     press(table, ANA, "slap", OPENS - 100 * MS)         # locked out until OPENS + 150 ms
     assert table.view(ANA).status == "Too early! 250ms wait"
     to_zero(table)
-    press(table, ANA, "slap", OPENS + 50 * MS)
+    press(table, ANA, "slap", OPENS + 50 * MS)          # locked out until OPENS + 300 ms
     assert table.view(ANA).status == "Locked out! 250ms wait"
     press(table, BEN, "slap", OPENS + 100 * MS)
     settle(table, OPENS + 200 * MS)
     assert table.claimer == BEN
+
+
+def test_the_lockout_wait_is_shown_until_it_is_over(make):
+    table = make(false_start_lockout_ms=250)
+    press(table, ANA, "slap", OPENS - 100 * MS)
+    to_zero(table)
+    press(table, ANA, "slap", OPENS + 50 * MS)          # locked out until OPENS + 300 ms
+    assert table.view(ANA).status == "Locked out! 250ms wait"
+    assert table.wakeup_ns() <= OPENS + 300 * MS, "the screen is redrawn when the wait ends"
+    settle(table, OPENS + 299 * MS)
+    assert table.view(ANA).status == "Locked out! 250ms wait"
+    assert table.tick(OPENS + 300 * MS, OPENS + 300 * MS), "the screen changed"
+    assert table.view(ANA).status == "Slap to speak!", "the wait is over: the message goes"
+    assert not shows(table.screen(ANA), "wait")
 
 
 def test_the_claimer_alone_sees_the_rts_and_chooses_a_fact(make):
@@ -353,11 +368,10 @@ def test_the_lobby_starts_triangle_with_its_options_and_shows_unset_ones_as_off(
     key("ok")
     key("ok")                                            # to the turns row
     defaults = TriangleOptions()
-    shown = {None: "off", False: "off", True: "on"}
-    rows = tuple((f.replace("_", " "), shown.get(getattr(defaults, f), str(getattr(defaults, f))))
+    rows = tuple((option_label(TriangleOptions, f)[0], show_value(TriangleOptions, f, getattr(defaults, f)))
                  for f, _, _ in lobby_choices(TriangleOptions)) + (("Start", ""),)
-    assert rows[1] == ("turns", "off")
-    expected = options_menu(OptionsView("Triangle", rows, 1))
+    assert rows[1] == ("turns", "off") and rows[2] == ("tie window", "10ms")
+    expected = options_menu(OptionsView("Triangle", rows, 1, "play N turns instead"))
     assert ImageChops.difference(table.screen(0).convert("L"), expected.convert("L")).getbbox() is None
     while table.lobby.row is not None:
         key("ok")

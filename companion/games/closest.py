@@ -50,14 +50,17 @@ class ClosestOptions:
     line_length: int = field(default=10, metadata={
         "min": 3, "max": 10, "choices": (6, 7, 8, 9, 10),
         "help": "the number line is 1..line_length",
+        "label": "line", "brief": "numbers 1 to this",
     })
     start: str = field(default="17x34", metadata={
         "choices": START_MODES, "strict": True,
         "help": "who starts: 17x34 race, race on other products, seat 1, or a random seat",
+        "label": "start", "brief": "who starts round 1",
     })
     tie_window_ms: int = field(default=10, metadata={
         "min": 1, "max": 1000, "choices": (5, 10, 20, 50),
         "help": "start race: answers this close together are a tie",
+        "label": "tie window", "brief": "close answers: a tie",
     })
 
 

@@ -55,18 +55,22 @@ class PayToPlayOptions:
     no_double_pass: bool = field(default=False, metadata={
         "choices": (False, True),
         "help": "house rule: no passing with a positive balance two turns in a row",
+        "label": "no double pass", "brief": "no 2 passes in a row",
     })
     games: int = field(default=1, metadata={
         "min": 1, "choices": (1, 2, 4, 6),
         "help": "games in a tournament; X alternates, balances add up",
+        "label": "games", "brief": "games in a tournament",
     })
     line_bonus: int = field(default=8, metadata={
         "min": 0, "choices": (0, 4, 8, 12),
         "help": "tournament points for a three in a row",
+        "label": "line bonus", "brief": "points for 3 in a row",
     })
     draw_offer_after: int = field(default=3, metadata={
         "min": 1, "choices": (1, 2, 3, 5),
         "help": "offer a draw after this many passes by choice from each player in a row",
+        "label": "draw offer after", "brief": "after N passes each",
     })
 
 

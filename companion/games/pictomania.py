@@ -103,30 +103,37 @@ class PictomaniaOptions:
     words: str = field(default="box", metadata={
         "choices": ("box", "physical"), "strict": True,
         "help": "box: the box shows its own word cards; physical: printed cards, the box deals only letter and number",
+        "label": "words", "brief": "box words or printed",
     })
     decks: str = field(default=RISING, metadata={
         "choices": (RISING,) + decks.BUILTIN, "check": _decks_problem,
         "help": "word decks by round: rising (green, yellow, orange, red), one deck for every round, or names by commas",
+        "label": "decks", "brief": "word decks by round",
     })
     rounds: int = field(default=4, metadata={
-        "min": 1, "max": 4, "choices": (4, 1, 2, 3),
+        "min": 1, "max": 4, "choices": (1, 2, 3, 4),
         "help": "rounds in a game (the rules play four)",
+        "label": "rounds", "brief": "rounds in a game",
     })
     learning_round: bool = field(default=True, metadata={
-        "choices": (True, False),
+        "choices": (False, True),
         "help": "round 1 teaches: the black token always counts positive, no black sheep",
+        "label": "learning round", "brief": "easier first round",
     })
     competitive: bool = field(default=False, metadata={
         "choices": (False, True),
         "help": "one black token fewer; the round ends when the last one is taken",
+        "label": "competitive", "brief": "1 black token fewer",
     })
     tokens: str = field(default="", metadata={
         "check": _token_problem,
         "help": "each player's tokens, e.g. 2,1,1 (one per opponent); empty: the standard table",
+        "label": "tokens", "brief": "your tokens' values",
     })
     black: str = field(default="", metadata={
         "check": _token_problem,
         "help": "black tokens, e.g. 3,2,2,1 (one per player); empty: the standard table",
+        "label": "black", "brief": "black tokens' values",
     })
 
 

@@ -96,6 +96,17 @@ class GameTable:
         then, and its ``on_input`` keeps receiving that station's inputs."""
         return True
 
+    def lights(self) -> dict[int, str]:
+        """The station lights by seat: ``on`` for the race winner, ``blink`` for the players of a
+        tie, while the result stands; a seat not named is off."""
+        return {}
+
+    def races_on_left_right(self) -> bool:
+        """True while ``left``/``right`` are answers in a race: the table then passes them on at
+        once (an answer is final, and its cue must not wait), rather than holding them back to see
+        whether they start the abandon chord (:mod:`.chord`)."""
+        return False
+
     def changed(self, event: InputEvent) -> None:
         self.since_ns = event.t_ns
 

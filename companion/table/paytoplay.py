@@ -17,7 +17,8 @@ from PIL import Image
 from ..games.base import IllegalAction
 from ..games.paytoplay import CELL_COST, after_income
 from ..inputs import InputEvent
-from ..screens.paytoplay import PayToPlayView, screen
+from ..screens.canvas import abbreviate, fitting
+from ..screens.paytoplay import SIDE_COLS, PayToPlayView, screen
 from .game import GameTable
 
 
@@ -81,7 +82,7 @@ class PayToPlayTable(GameTable):
         if self.match.outcome is not None:
             self.cues.append("draw" if len(self.match.outcome.winners) > 1 else "win")
         elif auto:
-            self.message = " & ".join(names[a["player"]] for a in auto) + " can't pay"
+            self.message = ("both" if len(auto) > 1 else abbreviate(names[auto[0]["player"]], SIDE_COLS)) + " can't pay"
             self.cues.append("auto_pass")
         else:
             self.cues.append("move" if action["action"] == "play" else "pass")
@@ -92,7 +93,13 @@ class PayToPlayTable(GameTable):
             return ""
         if len(outcome.winners) > 1:
             return "Draw!"
-        return f"{self.names[outcome.winners[0]]} wins"
+        return fitting(lambda w: f"{abbreviate(self.names[outcome.winners[0]], w)} wins", SIDE_COLS)
+
+    def _why(self, detail: dict[str, Any]) -> str:
+        """How the game was won when it is not plain to see: a full board goes on points."""
+        if self.match.outcome is None or detail["line"] or len(self.match.outcome.winners) > 1:
+            return ""
+        return "on points "
 
     def view(self, station: int) -> PayToPlayView:
         detail = self.match.rules.detail(self.match.state)
@@ -101,20 +108,29 @@ class PayToPlayTable(GameTable):
         cursor = None
         income = None
         result = self._result()
-        prompt = "ok: lobby" if result else self.message
+        prompt = self._why(detail) + "ok: lobby" if result else self.message
+        status = ""
         if self.offer_from is not None:
-            prompt = "Accept draw? ok/left" if me == 1 - self.offer_from else "Draw offered"
+            asked = 1 - self.offer_from
+            status = "Draw?"
+            prompt = "ok: yes left: no" if me == asked else \
+                fitting(lambda w: f"{abbreviate(self.names[asked], w)} decides", SIDE_COLS)
         elif mover is not None and mover == me:
             income = after_income(self.match.state, me)
             choices = self.choices()
             cursor = _choice(choices[self.cursor % len(choices)])
             if isinstance(cursor, int):
                 prompt = prompt or f"cost {CELL_COST[cursor]}"
+            if cursor == "draw":
+                prompt = prompt or "ok: offer"
+            elif any(c["action"] == "draw" for c in choices) and not self.message:
+                prompt = (prompt + "\n" if prompt else "") + "<: Draw?"
         header = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
         return PayToPlayView(
             board=detail["board"], names=self.names[:2], balances=tuple(detail["balances"]),
             x=detail["x"], me=me, to_move=mover, cursor=cursor, prompt=prompt,
-            line=tuple(detail["line"] or ()), header=header, result=result, after_income=income,
+            line=tuple(detail["line"] or ()), header=header, result=result, status=status,
+            after_income=income,
         )
 
     def screen(self, station: int) -> Image.Image:

@@ -27,6 +27,7 @@ order they were pressed, whichever reached the box first.
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,8 +39,10 @@ from ..games.base import IllegalAction
 from ..games.pictomania import NUMBERS, PictomaniaState, RoundScore
 from ..inputs import InputEvent
 from ..screens import pictomania as screens
-from ..screens.canvas import fit
+from ..screens.canvas import WIDTH, abbreviate, fitting, measure
 from .game import GameTable
+
+log = logging.getLogger(__name__)
 
 WORDS_PER_PAGE = screens.LINES
 
@@ -65,6 +68,8 @@ class Station:
     number: int = 1
     page: int = 0
     ready: bool = False
+    unready: bool = False
+    """Was ready, until a swapped card asked for another look."""
     message: str = ""
 
 
@@ -145,7 +150,7 @@ class PictomaniaTable(GameTable):
         elif event.key == "slap" and seat.page > 0:
             self._replace_card((seat.page - 1) // 2, event)
         elif event.key == "ok":
-            seat.ready = True
+            seat.ready, seat.unready = True, False
             if all(s.ready for s in self.seats):
                 self.changed(event)
                 self.match.draw_chance()
@@ -166,9 +171,11 @@ class PictomaniaTable(GameTable):
         cards[index] = self.rng.choice(unused)
         self.changed(event)
         self.match.chance({"event": "cards", "deck": rnd.deck, "cards": cards})
-        for s in self.seats:
+        for i, s in enumerate(self.seats):
+            s.unready = s.unready or s.ready
             s.ready = False
-            s.message = f"card {'ABC'[index]} replaced"
+            who = "You" if i == event.station else self.names[event.station]
+            s.message = fitting(lambda w: f"{abbreviate(who, w)} swapped card {'ABC'[index]}")
         self.cues.append("move")
 
     def menu(self, station: int) -> list[tuple[str, int | None]]:
@@ -310,7 +317,8 @@ class PictomaniaTable(GameTable):
         try:
             self.match.act(p.action)
         except IllegalAction as e:
-            seat.message = str(e)
+            log.info("%s: %s", self.names[p.station], e)
+            seat.message = "void: drew wrong word" if "wrong word" in str(e) else "not allowed now"
             self.cues.append("illegal")
             return
         self.cues.append("pass" if p.action["action"] == "done" else "move")
@@ -349,13 +357,15 @@ class PictomaniaTable(GameTable):
     def _reading_screen(self, seat: Station) -> Image.Image:
         rnd = self.state.round
         waiting = sum(not s.ready for s in self.seats)
-        status = f"ready: wait for {waiting}" if seat.ready else "ok: ready"
+        status = f"ready: waiting for {waiting}" if seat.ready else \
+            "new card: ok again" if seat.unready else "ok: ready"
         if seat.page == 0:
+            heading = seat.message or f"Round {rnd.number}: {rnd.deck}"
             if not self.box_words:
-                return screens.panel(f"Round {rnd.number}: {rnd.deck}", (
+                return screens.panel(heading, (
                     "lay out 3 cards", f"of the {rnd.deck} deck", "as A, B and C", status))
-            return screens.panel(f"Round {rnd.number}: {rnd.deck}", (
-                "read the 21 words", "</>: turn pages", "slap: replace a card", status))
+            return screens.panel(heading, (
+                "read the 21 words", "</>: turn pages", "slap: swap a card", status))
         lines = self.word_lines()
         index = seat.page - 1
         letter, half = "ABC"[index // 2], index % 2
@@ -363,6 +373,8 @@ class PictomaniaTable(GameTable):
         heading = f"Card {letter} {half + 1}/2" + (" ready" if seat.ready else "")
         if seat.message:
             heading = seat.message
+        elif seat.unready:
+            heading = f"Card {letter} {half + 1}/2 new card"
         return screens.words(screens.WordsView(heading, tuple(lines[start:start + WORDS_PER_PAGE - half])))
 
     def _play_screen(self, station: int, seat: Station) -> Image.Image:
@@ -388,7 +400,7 @@ class PictomaniaTable(GameTable):
                                      self.word(rnd.letters[station], rnd.numbers[station]))
         items = self.menu(station)
         if not items:
-            label = "waiting for the rest"
+            label = "wait for others"
         else:
             kind, target = items[seat.cursor % len(items)]
             label = f"Guess {self.names[target]}" if kind == "guess" else \
@@ -416,29 +428,45 @@ class PictomaniaTable(GameTable):
         if seat.mode == "wrong":
             return _wrong_word_screen()
         if page == "stack":
-            s = r.stacks[seat.page]
-            word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
-            guesses = tuple(f"{fit(self.names[c.player], 4)} {c.number} "
-                            + ("void" if s.void else f"+{c.token}" if c.token else "x")
-                            for c in s.guesses)
-            footer = f"keeps -{sum(s.kept)} black {r.black_counts[s.drawer]:+d}"
-            if self.may_declare_at_reveal(station):
-                footer = "slap: wrong word?"
-            heading = f"{self.names[s.drawer]} {s.letter}{s.number} {word}"
-            return screens.stack(screens.StackView(heading, guesses, footer + (" WW" if s.void else "")))
+            return self._stack_screen(r, r.stacks[seat.page], station)
         totals = self.state.totals
         if page == "final":
             outcome = self.match.outcome
-            winners = "+".join(fit(self.names[w], 4) for w in outcome.winners)
+            ending = " wins!" if len(outcome.winners) == 1 else " win!"
+            winners = fitting(lambda w: " & ".join(abbreviate(self.names[p], w) for p in outcome.winners) + ending)
+            if measure(winners) > WIDTH - 2:
+                winners = f"shared by {len(outcome.winners)} players"
             rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
-            return screens.scores(screens.ScoresView("Final: total", rows, f"{winners} win; ok: lobby"))
-        sheep = "no sheep" if r.black_sheep is None else f"sheep {fit(self.names[r.black_sheep], 4)}"
+            return screens.scores(screens.ScoresView("Totals  ok: lobby", rows, winners))
         rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))
         if seat.ready:
-            footer = f"ready: wait for {sum(not s.ready for s in self.seats)}"
+            footer = f"ready: waiting for {sum(not s.ready for s in self.seats)}"
+        elif r.black_sheep is None:
+            footer = "no black sheep"
         else:
-            footer = f"{sheep}; ok: " + ("final" if self.match.outcome else "next")
-        return screens.scores(screens.ScoresView(f"Round {r.number}: score total", rows, footer))
+            footer = fitting(lambda w: f"black sheep: {abbreviate(self.names[r.black_sheep], w)}")
+        heading = f"Round {r.number}  ok: " + ("totals" if self.match.outcome else "next")
+        return screens.scores(screens.ScoresView(heading, rows, footer))
+
+    def _stack_screen(self, r: RoundScore, s, station: int) -> Image.Image:
+        """One drawing turned over: who drew which word, each guess in time order with the token
+        it took (``x`` a wrong guess), and what the drawer's tokens did to their score; on the
+        drawer's own station, while they may still say so, how to declare a wrong word."""
+        word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
+        guesses = tuple(f"{abbreviate(self.names[c.player], 4)} {c.number} "
+                        + ("-" if s.void else f"+{c.token}" if c.token else "x")
+                        for c in s.guesses)
+        black = r.black_counts[s.drawer]
+        if s.void:
+            footer = "wrong word: no score"
+        elif s.kept:
+            footer = f"not taken -{sum(s.kept)} black {black:+d}"
+        else:
+            footer = f"all taken, black {black:+d}"
+        if self.may_declare_at_reveal(station):
+            footer = "slap: wrong word?"
+        heading = fitting(lambda w: f"{abbreviate(self.names[s.drawer], w)} drew  ok: next")
+        return screens.stack(screens.StackView(heading, f"{s.letter}{s.number} {word}".strip(), guesses, footer))
 
 
 def _wrong_word_screen() -> Image.Image:
