@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import fairness, latency, plot, process, reveal, tablescreen, throughput
+from . import bots, fairness, latency, plot, process, reveal, tablescreen, throughput
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -40,6 +40,10 @@ def run(quick: bool) -> dict:
     out["frame_pack_ms"] = reveal.frame_pack_ms(100 if quick else 1000)
     out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
+    out["bot_triangle_hard_vs_basic"] = bots.triangle_hard_vs_basic(2_000 if quick else 6_000)
+    out["bot_decision_ms"] = bots.triangle_decision_ms(300 if quick else 2_000)
+    out["bot_move_ms"] = bots.other_moves_ms(100 if quick else 500)
+    out.update(bots.paytoplay())
     out.update(tablescreen.table_screen(10 if quick else 50))
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
@@ -75,6 +79,16 @@ def table(result: dict) -> str:
          "", f"edge to buzzer, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
+        ("Triangle hard bot vs 2 basic", f"{result['bot_triangle_hard_vs_basic']['lead_per_turn']:+.2f} pts/turn",
+         f"{result['bot_triangle_hard_vs_basic']['baseline_points_per_turn']:.2f} pts/turn all basic",
+         f"lead, CI95 {result['bot_triangle_hard_vs_basic']['lead_ci95']}; "
+         f"hard {result['bot_triangle_hard_vs_basic']['hard_points_per_turn']:.2f}, "
+         f"basic {result['bot_triangle_hard_vs_basic']['basic_points_per_turn']:.2f} pts/turn"),
+        ("Triangle bot decision p50 / p99", f"{result['bot_decision_ms']['median']:.2f} / {result['bot_decision_ms']['p99']:.2f} ms", "", ""),
+        ("hard move: closest / Pay-to-Play", f"{result['bot_move_ms']['closest']:.2f} / {result['bot_move_ms']['paytoplay']:.3f} ms",
+         "", "medians; Pay-to-Play once its table is solved"),
+        ("Pay-to-Play solved", f"{result['paytoplay_solve_s']:.1f} s", f"{result['paytoplay_solve_no_double_pass_s']:.1f} s house rule",
+         f"{result['paytoplay_value']['words']}; house rule: {result['paytoplay_value_no_double_pass']['words']}"),
         ("table screen: public view (loop)", f"{result['table_screen_view_ms']:.3f} ms",
          f"{result['baseline_station_panel_ms']:.3f} ms one station panel", ""),
         ("table screen: frame 720p / 1080p", f"{result['table_screen_render_720p_ms']:.1f} / "

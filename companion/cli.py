@@ -253,6 +253,23 @@ def option_settings(items: list[str]) -> dict[str, dict[str, object]]:
     return settings
 
 
+def bot_settings(args: argparse.Namespace, stations: int) -> dict[int, str]:
+    """Seat (0-based) -> level from ``--bot SEAT=LEVEL`` (seats count from 1) and ``--bots LEVEL``
+    (each one the next seat after the stations); ValueError naming what is wrong."""
+    from .table.bots import seats_with
+
+    bots: dict[int, str] = {}
+    for text in getattr(args, "bot", None) or []:
+        seat, sep, level = text.partition("=")
+        if not sep or not seat.isdigit() or int(seat) < 1:
+            raise ValueError(f"--bot {text!r}: write SEAT=LEVEL with a seat from 1, e.g. --bot 3=hard")
+        bots[int(seat) - 1] = level
+    for i, level in enumerate(getattr(args, "bots", None) or []):
+        bots[stations + i] = level
+    seats_with(bots, stations)
+    return bots
+
+
 def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path | None) -> int:
     import asyncio
 
@@ -269,13 +286,15 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         profile = load_profile(profile_path)
         presses = load_script(script_path, len(profile.stations)) if script_path else None
         defaults = option_settings(args.option)
+        bots = bot_settings(args, len(profile.stations))
     except (ProfileError, ScriptError, OSError, ValueError) as e:
         return _fail(str(e))
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
     journals = journal_dir(args, presses is not None)
     try:
-        daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals))
+        daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals),
+                        bots=bots)
     except TableScreenError as e:
         return _fail(str(e))
     try:
@@ -392,11 +411,12 @@ def cmd_sim(args: argparse.Namespace) -> int:
     try:
         profile = load_profile(args.profile) if args.profile else players_profile(args.players)
         presses = load_script(args.script, len(profile.stations)) if args.script else None
-    except (ProfileError, ScriptError, OSError) as e:
+        bots = bot_settings(args, len(profile.stations))
+    except (ProfileError, ScriptError, OSError, ValueError) as e:
         return _fail(str(e))
     journals = journal_dir(args, presses is not None or bool(args.screenshot))
     sim = Simulator(profile, journals, seed=args.seed, scale=args.scale or (3 if args.screenshot else None),
-                    settings_path=settings_file(journals), table_screen=args.table_screen)
+                    settings_path=settings_file(journals), table_screen=args.table_screen, bots=bots)
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
@@ -407,6 +427,65 @@ def cmd_sim(args: argparse.Namespace) -> int:
         pass
     finally:
         sim.close()
+    return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """The coach over a Triangle journal: each spoken round's statement against the best one."""
+    from .bots.triangle import advice_for_round, label
+    from .games.triangle import ROUNDS_PER_TURN
+    from .journal import JournalError, replay
+
+    try:
+        with open(args.file, "rb") as f:
+            header, match = replay(f.read().splitlines())
+    except OSError as e:
+        return _fail(f"{args.file}: {e.strerror}")
+    except JournalError as e:
+        return _fail(f"{args.file}: {e}")
+    if header.game != "triangle":
+        return _fail(f"{args.file}: companion analyze reads Triangle journals, not {header.game!r}")
+    print(f"Triangle: {', '.join(header.players)}. Each statement against the best one for what "
+          "the speaker knew (cards seen this turn and the RtS card; expected gain in lead: "
+          "points if true, -3 if false).")
+    history = match.state.history
+    for i, done in enumerate(history):
+        where = f"Turn {i // ROUNDS_PER_TURN + 1} round {i % ROUNDS_PER_TURN + 1}:"
+        advice = advice_for_round(match.state, i)
+        if advice is None:
+            print(f"{where} {'a draw' if done.draw else 'void'}, nobody spoke")
+            continue
+        said = (f"{header.players[advice.claimer]} said {label(advice.said)} "
+                f"({'true' if done.correct else 'false'}), {advice.said_chance:.0%} likely, "
+                f"{advice.said_gain:+.2f} expected")
+        if advice.said_gain >= advice.best_gain:
+            print(f"{where} {said}: the best statement")
+        else:
+            print(f"{where} {said}; best was {label(advice.best)}, {advice.best_chance:.0%} likely, "
+                  f"{advice.best_gain:+.2f} expected")
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """Pay-to-Play under perfect play, beside plain tic-tac-toe."""
+    import time
+
+    from .bots.paytoplay import solve, tictactoe
+
+    started = time.perf_counter()
+    solution = solve(args.no_double_pass)
+    took = time.perf_counter() - started
+    rule = "with the house rule (no passing twice in a row)" if args.no_double_pass else "as the seed plays it"
+    print(f"Pay-to-Play Tic-Tac-Toe {rule}, under perfect play:")
+    print(f"  {solution.value.words()}")
+    print(f"  best first move for X: {' or '.join(solution.best_first)}")
+    print(f"  ({solution.positions:,} positions, {took:.1f} s)")
+    value, firsts = tictactoe()
+    print("Plain tic-tac-toe, under perfect play:")
+    print(f"  {'a draw' if value == 0 else ('X' if value > 0 else 'O') + ' wins'}; "
+          f"{'every first cell keeps it' if len(firsts) == 9 else 'best first cells ' + str(firsts)}")
+    print("Objective: a win beats a draw beats a loss; then the final balance difference. "
+          "Endless passing ends in the draw the box offers.")
     return 0
 
 
@@ -462,6 +541,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
                        help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
 
+    def bot_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--bots", action="append", choices=("easy", "hard"), metavar="LEVEL",
+                       help="a bot (easy or hard) in the next seat after the stations, e.g. two "
+                            "players and --bots hard play Triangle (repeatable)")
+        p.add_argument("--bot", action="append", metavar="SEAT=LEVEL",
+                       help="seat SEAT (from 1) is a bot, easy or hard; it counts as joined when "
+                            "players take their seats (repeatable)")
+
     run = sub.add_parser("run", help="run the box from a hardware profile",
                          description="Runs the box: buttons, displays, buzzer and lights as the profile wires "
                                      "them, until stopped (the service runs this). With --script, simulated "
@@ -474,6 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
                                            "a temporary folder with --script)")
     run.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
     runner_options(run)
+    bot_options(run)
     run.set_defaults(func=cmd_run)
 
     demo = sub.add_parser("demo", help="play a scripted demo game headlessly and write the station images",
@@ -503,6 +591,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="open the table screen (the public state, as on a TV) in a second window "
                           "(default 1280x720); with --screenshot it is saved as FILE.table.png")
     runner_options(sim)
+    bot_options(sim)
     sim.set_defaults(func=cmd_sim)
 
     rep = sub.add_parser("replay", help="replay a game journal and print the result",
@@ -515,6 +604,21 @@ def build_parser() -> argparse.ArgumentParser:
                      help="tell each line in the players' words: who did what, who gained what and why")
     rep.add_argument("--decks", help="the word deck file the game was played with, if your own")
     rep.set_defaults(func=cmd_replay)
+
+    analyze = sub.add_parser("analyze", help="the coach over a Triangle journal: each statement against the best one",
+                             description="Reads a Triangle journal and, for every round, sets the statement "
+                                         "made against the best one for what the speaker knew (the cards seen "
+                                         "this turn and the RtS card), with both expected gains.")
+    analyze.add_argument("file", help="a Triangle journal file, e.g. from companion games")
+    analyze.set_defaults(func=cmd_analyze)
+
+    solve = sub.add_parser("solve", help="a game's value under perfect play (Pay-to-Play)",
+                           description="Solves Pay-to-Play Tic-Tac-Toe under perfect play and prints its "
+                                       "value and X's best first moves, beside plain tic-tac-toe's.")
+    solve.add_argument("game", choices=("paytoplay",))
+    solve.add_argument("--no-double-pass", action="store_true",
+                       help="the house rule: no passing with a positive balance two turns in a row")
+    solve.set_defaults(func=cmd_solve)
 
     test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box",
                           description="Shows each station's number on its display, plays every buzzer cue in "

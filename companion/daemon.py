@@ -94,12 +94,13 @@ class Daemon:
                  pin_factory=None, notifier: Notifier | None = None,
                  adapters: Callable[[EdgeCallback], Box] | None = None, referee=None,
                  defaults: Mapping[str, Mapping[str, Any]] | None = None,
-                 settings_path: Path | None = None) -> None:
+                 settings_path: Path | None = None, bots: Mapping[int, str] | None = None) -> None:
         """``adapters`` builds the box around the daemon's edge callback (the simulator's window);
         by default the profile's pins and panels are wired, on ``pin_factory`` if given.
         ``referee`` replaces the games' :class:`Table` (the self-test). ``defaults`` are option
         values the lobby starts from, per game (``--option``). ``settings_path`` is the box
-        settings file (:mod:`companion.settings`): read at start, written when players change it."""
+        settings file (:mod:`companion.settings`): read at start, written when players change it.
+        ``bots`` are the seats the box plays itself (seat -> level, ``--bot``)."""
         self.profile = profile
         self.notifier = notifier or Notifier()
         t = profile.timing
@@ -108,7 +109,7 @@ class Daemon:
         self.settings_path = settings_path
         self.settings = load_settings(settings_path)
         self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults,
-                                      self.settings)
+                                      self.settings, bots)
         self._inbox: deque[InputEvent] = deque()
         self._arrived_ns: dict[InputEvent, int] = {}
         """When each GPIO edge in the inbox reached the daemon, to measure its delivery delay."""

@@ -39,9 +39,10 @@ class Header:
     players: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
-    stations: tuple[int, ...] | None = None
+    stations: tuple[int | None, ...] | None = None
     """Informational: the 0-based station each player sat at, so a resumed game keeps its
-    seats (written as 1-based station numbers, as the box numbers them)."""
+    seats (written as 1-based station numbers, as the box numbers them); None (``null``) for
+    a bot's seat, which has no station."""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": FORMAT, "game": self.game, "players": list(self.players),
@@ -49,7 +50,7 @@ class Header:
         if self.seed is not None:
             out["seed"] = self.seed
         if self.stations is not None:
-            out["stations"] = [s + 1 for s in self.stations]
+            out["stations"] = [None if s is None else s + 1 for s in self.stations]
         return out
 
 
@@ -76,11 +77,13 @@ def parse_header(obj: Any) -> Header:
         raise ValueError("seed must be a whole number")
     stations = obj.get("stations")
     if stations is not None:
+        numbers = [s for s in stations if s is not None] if isinstance(stations, list) else []
         if (not isinstance(stations, list) or len(stations) != len(players)
-                or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in stations)
-                or len(set(stations)) != len(stations)):
-            raise ValueError("stations must list a different station number (from 1) for each player")
-        stations = tuple(s - 1 for s in stations)
+                or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in numbers)
+                or len(set(numbers)) != len(numbers)):
+            raise ValueError("stations must list a different station number (from 1), or null for a "
+                             "bot, for each player")
+        stations = tuple(None if s is None else s - 1 for s in stations)
     return Header(game, tuple(players), options, seed, stations)
 
 
@@ -122,7 +125,9 @@ NOTES = ("onset_ms", "reaction_ms")
 per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
 ``reaction_ms`` their counted press's time after that onset; null for a player not in the race
 or without a counted press. They are not part of the action: replay reads past them."""
-IGNORED = ("type", "t", "auto", *NOTES)
+BOT = "bot"
+"""Informational: ``true`` on the action line of a seat the box played itself (a bot)."""
+IGNORED = ("type", "t", "auto", BOT, *NOTES)
 
 
 def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> list[str]:

@@ -17,6 +17,13 @@ def tap(table, station: int, key: str, t_ms: float) -> None:
     table.handle(InputEvent(station, key, False, round((t_ms + 50) * MS)))
 
 
+def pick(table, clock, game: str) -> None:
+    """On the game menu, station 1 turns to ``game`` and picks it with ``ok``."""
+    while table.lobby.game.name != game:
+        tap(table, 0, "right", clock.next())
+    tap(table, 0, "ok", clock.next())
+
+
 def take_seats(table, stations, next_ms) -> None:
     """On the "Who plays?" screen, if the table asks: ``stations`` join with ``slap``, then the
     first of them starts with ``ok``; ``next_ms()`` gives each tap's time."""

@@ -410,6 +410,18 @@ def test_writer_header_round_trips(tmp_path):
         assert replay([first])[0] == head
 
 
+def test_a_bots_seat_is_a_null_station_in_the_header(tmp_path):
+    path = tmp_path / "game.jsonl"
+    head = Header("triangle", ("Bot", "Ben", "Dee"), {}, 7, (None, 1, 3))
+    JournalWriter(path, head).close()
+    (first,) = path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(first)["stations"] == [None, 2, 4]
+    assert parse_header(json.loads(first)) == head
+    for bad in ([None, 2, 2], [0, 2, None], [None, 2]):
+        with pytest.raises(ValueError, match="stations must list a different station number"):
+            parse_header(json.loads(first) | {"stations": bad})
+
+
 @pytest.mark.parametrize("game_seed", range(25))
 def test_replay_of_a_journaled_random_game_equals_the_live_match(tmp_path, game_seed):
     rng = random.Random(game_seed)

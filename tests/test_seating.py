@@ -5,15 +5,9 @@ import json
 from companion.table import Table
 
 from glyphs import shows
-from helpers import MS, Clock, journaled_table, tap
+from helpers import MS, Clock, journaled_table, pick, tap
 
 NAMES = ("Ana", "Ben", "Cy", "Dee", "Eve", "Finn")
-
-
-def pick(table, clock, game):
-    while table.lobby.game.name != game:
-        tap(table, 0, "right", clock.next())
-    tap(table, 0, "ok", clock.next())
 
 
 def test_three_players_take_stations_2_4_6_and_the_game_sees_seats(tmp_path):

@@ -433,3 +433,42 @@ def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
     out = capsys.readouterr().out.splitlines()
     at = out.index("Reaction times, each from the player's own screen:")
     assert out[at + 1:] == ["  5.000 s claim: Ben 285 ms, Ana 300 ms"]
+
+
+def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):
+    from companion.bots.triangle import advise
+    from companion.table.triangle import VERDICT_LABELS
+
+    table = make(coach=True)
+    claim(table, ANA)
+    state(table, FACTS.index("peers_even"))
+    done = table.match.state.history[-1]
+    advice = advise([], done)
+    assert advice.said == ("peers_even", None)
+    if advice.said_gain >= advice.best_gain:
+        assert table.view(ANA).status == f"Best choice {advice.best_gain:+.1f}"
+    else:
+        fact, value = advice.best
+        said = VERDICT_LABELS[fact] + (f" {value}" if value is not None else "")
+        assert table.view(ANA).status == f"Best: {said} {advice.best_gain:+.1f}"
+    assert len(table.view(ANA).status) <= 21
+    # The advice reads the RtS card, private to the speaker: the others see the slaps as before.
+    assert table.view(BEN).status == table.view(CY).status == "nobody else slapped"
+
+
+def test_the_coach_is_off_by_default(make):
+    table = make()
+    claim(table, ANA)
+    state(table, FACTS.index("peers_even"))
+    assert table.view(ANA).status == "nobody else slapped"
+
+
+def test_every_coach_line_fits_the_status_line():
+    from companion.bots.triangle import STATEMENTS, Advice
+    from companion.table.triangle import coach_line
+
+    for best in [s for s in STATEMENTS if s != ("odd", None)]:
+        for gain in (-3.0, 8.0):
+            line = coach_line(Advice(0, best, 0.5, gain, ("odd", None), 0.1, -9.0))
+            assert line.startswith("Best: ") and len(line) <= 21, line
+    assert coach_line(Advice(0, ("odd", None), 1.0, 2.0, ("odd", None), 1.0, 2.0)) == "Best choice +2.0"

@@ -80,6 +80,11 @@ class TriangleOptions:
         "help": "end screen: what each player pays each other player (the score difference)",
         "label": "settlement", "brief": "end: who pays whom",
     })
+    coach: bool = field(default=False, metadata={
+        "choices": (False, True),
+        "help": "after each round, the speaker's station shows the best statement by counting",
+        "label": "coach", "brief": "speaker: best by odds",
+    })
     counting_aid: bool = field(default=False, metadata={
         "choices": (False, True),
         "help": "hold left to see which cards of this turn you have seen",

@@ -10,6 +10,10 @@ every station until ``ok`` returns to the lobby. A game a crash interrupted is o
 station before it is resumed. Holding ``right`` and pressing ``ok`` during a game shows that
 station the game's rules (``left``/``right`` turn the pages, ``ok`` or ``slap`` go back to the
 game, which carries on meanwhile).
+
+Bots (:mod:`.bots`) are seats with no station (``None`` in :attr:`Table.seats`): they press and
+move on the game table directly, are never a station's seat, have no panel (a race's onset for
+a bot seat is the race's opening) and no light.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from ..screens.canvas import with_notice
 from ..screens.seating import spectator
 from ..screens.table import abandoned_screen, confirm_screen, resume_screen
 from ..settings import BoxSettings
+from .bots import GAMES as BOT_GAMES
+from .bots import BotSeats, bot_name, is_bot_name, seats_with
 from .box_settings import SettingsPage
 from .chord import Chords
 from .game import TABLES, GameTable, load_tables
@@ -46,14 +52,22 @@ S = 1_000_000_000
 class Table:
     def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
                  seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
-                 settings: BoxSettings | None = None) -> None:
+                 settings: BoxSettings | None = None, bots: Mapping[int, str] | None = None) -> None:
+        """``bots``: seat (0-based) -> ``easy``/``hard``, seats the box plays itself in the games
+        bots can play (:mod:`.bots`). A bot seat beyond the stations makes room for a game of
+        more players than stations; in a game with room for them, bot seats count as taken when
+        players take their seats (:mod:`.seating`)."""
         self.names = names
         self.stations = len(names)
         self.open_journal = open_journal
         self._seeds = random.Random(seed)
+        self.bots = dict(bots or {})
+        seats = seats_with(self.bots, self.stations)
         load_tables()
-        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations, defaults)
+        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations, defaults,
+                           seats - self.stations, BOT_GAMES)
         self.game: GameTable | None = None
+        self.bot_seats: BotSeats | None = None
         self.cues: list[str] = []
         self.version = 0
         """Bumped whenever a screen may have changed, so the daemon renders only then."""
@@ -71,6 +85,8 @@ class Table:
         """Asking who plays the game just picked, while it does."""
         self.seated: Seated | None = None
         """Who plays the game being set up or played: its seats' stations and names."""
+        self.bot_levels: dict[int, str] = {}
+        """The level of each bot seat of :attr:`seated` (seats whose station is None)."""
         self.chords = Chords()
         self.confirming: int | None = None
         """The station asked whether to abandon the game, while it is asked."""
@@ -92,11 +108,31 @@ class Table:
     # --- seats ---------------------------------------------------------------------------------
 
     @property
-    def seats(self) -> tuple[int, ...]:
-        """The station of each seat of the game in play (or being set up)."""
+    def seats(self) -> tuple[int | None, ...]:
+        """The station of each seat of the game in play (or being set up); None for a bot."""
         if self.seated is not None:
             return self.seated.stations
-        return tuple(range(min(self.lobby.players, self.stations)))
+        bots = self._bots_for(self.lobby.game, self.bots)
+        return tuple(None if s in bots else s for s in range(self.lobby.players))
+
+    def _bots_for(self, rules, bots: Mapping[int, str]) -> dict[int, str]:
+        """The bot seats (seat -> level) that sit in a game of ``rules``: none in a game bots
+        cannot play, and only those within its seats (stations first, then bots beyond them)."""
+        if rules.name not in BOT_GAMES:
+            return {}
+        seats = min(seats_with(bots, self.stations), rules.max_players)
+        return {s: level for s, level in bots.items() if s < seats}
+
+    def _with_bots(self, people: Seated, bots: Mapping[int, str]) -> tuple[Seated, dict[int, str]]:
+        """The seats of the players who took theirs, with each bot put in at its seat (or after
+        the last player, when fewer joined), and the bots' levels by the seats they got."""
+        seats: list[tuple[int | None, str]] = list(zip(people.stations, people.names))
+        for seat in sorted(bots):
+            seats.insert(min(seat, len(seats)), (None, bots[seat]))
+        count = len(bots)
+        levels = {s: level for s, (st, level) in enumerate(seats) if st is None}
+        return Seated(tuple(st for st, _ in seats),
+                      tuple(bot_name(s, count) if st is None else name for s, (st, name) in enumerate(seats))), levels
 
     def seat_of(self, station: int) -> int | None:
         """The seat ``station`` plays in, or None for a station that watches."""
@@ -119,12 +155,17 @@ class Table:
         table = TABLES[match.rules.name]
         players = len(match.players)
         seats = interrupted.header.stations
-        if seats is None or len(seats) != players or max(seats) >= self.stations:
-            seats = tuple(range(players))
+        people = [s for s in seats or () if s is not None]
+        if seats is None or len(seats) != players or max(people, default=-1) >= self.stations:
+            seats = tuple(None if is_bot_name(name, s) else s for s, name in enumerate(match.players))
         self.seated = Seated(seats, match.players)
         start_ns = now_ns - round(interrupted.last_t * 1e9)
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
                           interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time)
+        # Bot seats play on, at the box's level for the seat (easy if it has none).
+        bots = {s: self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
+        self.game.bots = bots
+        self.bot_seats = BotSeats(bots, match.seed) if bots else None
         self.now_ns = now_ns
         self.resumed_until_ns = now_ns + RESUMED_BANNER_NS
         self.version += 1
@@ -162,8 +203,9 @@ class Table:
         elif self._turns_to_settings(event):
             self._settings(event)
         elif self.lobby.row is None and self.lobby.rules_page is None and event.pressed \
-                and event.key == "ok" and needs_seating(self.lobby.game, self.stations):
-            self.seating = Seating(self.lobby.game, self.names)
+                and event.key == "ok" and needs_seating(self.lobby.game, self.stations, len(self._game_bots())):
+            bots = sorted(self._game_bots())
+            self.seating = Seating(self.lobby.game, self.names, tuple(bot_name(s, len(bots)) for s in bots))
         else:
             start = self.lobby.handle(event)
             if start is not None:
@@ -195,8 +237,8 @@ class Table:
             return
         self.seating = None
         if isinstance(result, Seated):
-            self.seated = result
-            self.lobby.seated = len(result.stations)
+            self.seated, self.bot_levels = self._with_bots(result, self._game_bots())
+            self.lobby.seated = len(self.seated.stations)
             self.lobby.handle(event)  # the ok that seated them opens the game's options
 
     def _play(self, event: InputEvent) -> None:
@@ -240,18 +282,30 @@ class Table:
             return True
         return False
 
-    def start(self, start: StartGame, now_ns: int) -> None:
+    def _game_bots(self) -> dict[int, str]:
+        """The box's bot seats in the game selected in the lobby."""
+        return self._bots_for(self.lobby.game, self.bots)
+
+    def start(self, start: StartGame, now_ns: int, bots: Mapping[int, str] | None = None) -> None:
+        """Start the lobby's game. ``bots`` (seat -> level) overrides the box's bot seats, for
+        the stations' seats the lobby would give (a station whose seat is a bot watches)."""
         rules = start.rules
         options = parse_options(rules.Options, start.options)
-        stations = self.seats
-        names = self.seated.names if self.seated is not None else self.names[: len(stations)]
-        self.seated = Seated(stations, names)
+        if bots is not None or self.seated is None:
+            bots = self._bots_for(rules, self.bots if bots is None else bots)
+            seats = min(seats_with(bots, self.stations), rules.max_players)
+            stations = tuple(None if s in bots else s for s in range(seats))
+            names = tuple(bot_name(s, len(bots)) if s in bots else self.names[s] for s in range(seats))
+            self.seated, self.bot_levels = Seated(stations, names), bots
+        stations, names, bots = self.seated.stations, self.seated.names, self.bot_levels
         seed = self._seeds.randrange(2**31)
         journal = None
         if self.open_journal is not None:
             journal = self.open_journal(Header(rules.name, names, options_dict(options), seed, stations))
         self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns,
                                        screens_take_time=self.screens_take_time)
+        self.bot_seats = BotSeats(bots, seed) if bots else None
+        self.game.bots = dict(bots)
         self.cues.append("go")
         self._collect()
 
@@ -276,6 +330,7 @@ class Table:
             self.abandoned = self.game.match.rules.title
             self.cues.append("wrong")
         self.game = None
+        self.bot_seats = None
         self.resumed_until_ns = None
         self.confirming = None
         self.chords.clear()
@@ -305,6 +360,12 @@ class Table:
                 self.confirming = station
                 self.cues.append("wrong")
                 self.version += 1
+        if self.bot_seats is not None:
+            version = self.game.match.state
+            self.bot_seats.step(self.game, now_ns)
+            watermark_ns = min(watermark_ns, self.bot_seats.watermark(now_ns))
+            if self.game.match.state is not version:
+                self.version += 1
         if self.game.tick(now_ns, watermark_ns):
             self.version += 1
         self._collect()
@@ -333,6 +394,8 @@ class Table:
             times.append(min(done, since + (max(self.now_ns - since, 0) // S + 1) * S))
         if self.game is not None and self.game.wakeup_ns() is not None:
             times.append(self.game.wakeup_ns())
+        if self.bot_seats is not None and self.bot_seats.wakeup_ns() is not None:
+            times.append(self.bot_seats.wakeup_ns())
         return min(times) if times else None
 
     # --- screens --------------------------------------------------------------------------------

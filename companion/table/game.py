@@ -61,12 +61,15 @@ class GameTable:
         self.revealing: Race | None = None
         self.aside: dict[str, Any] = {}
         """Informational fields for the next journal line (a race's onsets and reaction times)."""
+        self.bots: dict[int, str] = {}
+        """Seats the box plays (:mod:`.bots`): their action lines say ``"bot": true``."""
         self.match = match or Match(rules, options, names, seed)
         self.match.record = self._record if journal else None
         self.match.settle()
 
     def _record(self, line: dict[str, Any]) -> None:
-        self.journal.write({**line, **self.aside, "t": self.seconds(self.now_ns)})
+        bot = {"bot": True} if line.get("type") == "action" and line.get("player") in self.bots else {}
+        self.journal.write({**line, **self.aside, **bot, "t": self.seconds(self.now_ns)})
         self.aside = {}
 
     @property

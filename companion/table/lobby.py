@@ -10,7 +10,7 @@ stopping at the ends; ``ok`` moves to the next row, and ``ok`` on the Start row 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from PIL import Image
 
@@ -31,11 +31,15 @@ class StartGame:
 
 class Lobby:
     def __init__(self, games: list[Rules], stations: int,
-                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.games = [g for g in games if g.min_players <= stations]
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 bot_seats: int = 0, bot_games: Collection[str] = ()) -> None:
+        """``bot_seats`` seats beyond the stations are bots, who sit in ``bot_games`` only."""
+        self.stations = stations
+        self.bot_seats = bot_seats
+        self.bot_games = frozenset(bot_games)
+        self.games = [g for g in games if g.min_players <= self._seats(g)]
         if not self.games:
             raise ValueError(f"no game can be played with {stations} stations")
-        self.stations = stations
         self.defaults = {name: dict(given) for name, given in (defaults or {}).items()}
         """Per game, options the box was started with (``companion run --option``): the lobby's
         rows start from them, and the rest go to every game of that kind as they are."""
@@ -55,10 +59,14 @@ class Lobby:
     def game(self) -> Rules:
         return self.games[self.index]
 
+    def _seats(self, game: Rules) -> int:
+        return self.stations + (self.bot_seats if game.name in self.bot_games else 0)
+
     @property
     def players(self) -> int:
-        """How many play the selected game: those seated, else every station it can take."""
-        return self.seated or min(self.game.max_players, self.stations)
+        """How many play the selected game: those seated (bots included), else every station
+        it can take (then the bots beyond them, in a game bots play)."""
+        return self.seated or min(self.game.max_players, self._seats(self.game))
 
     def _rows(self) -> list[tuple[str, tuple[Any, ...]]]:
         return [(name, choices) for name, choices, _ in self.game.lobby_options(self.players)]

@@ -10,6 +10,8 @@ first seat), so a three-player game on a six-station box can be played at statio
 the stations left over watch.
 
 A game that every station must play (as many stations as its fewest players) skips this step.
+Bots the box seats in the game (:mod:`.bots`) count as joined from the start: fewer stations
+need to join, and fewer can.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from ..screens.seating import SeatingView, seating_screen
 class Seated:
     """The stations that play, in seat order, and the name each plays under."""
 
-    stations: tuple[int, ...]
+    stations: tuple[int | None, ...]
+    """None for a bot's seat."""
     names: tuple[str, ...]
 
 
@@ -35,15 +38,22 @@ BACK = "back"
 """What :meth:`Seating.handle` returns when a station goes back to the game menu."""
 
 
-def needs_seating(rules: Rules, stations: int) -> bool:
-    """True when the players have a choice: more stations than the game's fewest players."""
-    return stations > rules.min_players
+def needs_seating(rules: Rules, stations: int, bots: int = 0) -> bool:
+    """True when the players have a choice: more stations than the game's fewest players
+    leave to seat beside its ``bots``."""
+    return stations > rules.min_players - bots
 
 
 class Seating:
-    def __init__(self, rules: Rules, names: tuple[str, ...]) -> None:
+    def __init__(self, rules: Rules, names: tuple[str, ...], bots: tuple[str, ...] = ()) -> None:
+        """``bots``: the names of the game's bot seats, taken already."""
         self.rules = rules
         self.names = names
+        self.bots = bots
+        self.room = rules.max_players - len(bots)
+        """How many stations can join."""
+        self.fewest = max(1, rules.min_players - len(bots))
+        """How many stations must join to start."""
         """The profile's name of each station: the default names and the list to pick from."""
         self.choices = tuple(dict.fromkeys(names))
         self.joined: dict[int, str] = {}
@@ -58,7 +68,7 @@ class Seating:
             return None
         station, key = event.station, event.key
         if station not in self.joined:
-            if key == "slap" and len(self.joined) < self.rules.max_players:
+            if key == "slap" and len(self.joined) < self.room:
                 free = self._free(station)
                 self.joined[station] = self.names[station] if self.names[station] in free else free[0]
             elif key == "left":
@@ -70,21 +80,21 @@ class Seating:
             free = self._free(station)
             i = free.index(self.joined[station])
             self.joined[station] = free[(i + (1 if key == "right" else -1)) % len(free)]
-        elif key == "ok" and len(self.joined) >= self.rules.min_players:
+        elif key == "ok" and len(self.joined) >= self.fewest:
             stations = tuple(sorted(self.joined))
             return Seated(stations, tuple(self.joined[s] for s in stations))
         return None
 
     def screen(self, station: int) -> Image.Image:
-        rules, count = self.rules, len(self.joined)
+        rules, count = self.rules, len(self.joined) + len(self.bots)
         wanted = rules.players_allowed().replace(" to ", "-")
-        joined = tuple(self.joined[s] for s in sorted(self.joined)) or (rules.title,)
+        joined = tuple(self.joined[s] for s in sorted(self.joined)) + self.bots or (rules.title,)
         if station in self.joined:
             mine = f"You: <{self.joined[station]}>"
-            short = rules.min_players - count
+            short = self.fewest - len(self.joined)
             hint = "ok: start  slap: out" if short <= 0 else f"{short} more to join"
         else:
-            full = count >= rules.max_players
+            full = len(self.joined) >= self.room
             mine = "Full: you watch" if full else "slap: join"
             hint = "left: back to games"
         return seating_screen(SeatingView(f"{count} of {wanted}", joined, mine, hint))

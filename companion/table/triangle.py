@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from PIL import Image
 
+from ..bots.triangle import Advice, advice_for_round
 from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
 from ..inputs import InputEvent
 from ..race import Race, RaceResult
@@ -42,6 +43,17 @@ def delay(ns: int) -> str:
     """``140ms`` under a second, ``2.1s`` above, to the nearest ms or tenth of a second."""
     ms = round(ns / MS)
     return f"{ms}ms" if ms < 1000 else f"{ns / 1e9:.1f}s"
+
+
+def coach_line(advice: Advice) -> str:
+    """The coach on the speaker's own station (it depends on the RtS card, which is private):
+    ``Best: exactly 5 +1.9`` with the expected gain, or that the statement made was the best.
+    At most 21 characters, what the status line shows whole."""
+    if advice.said == advice.best or advice.said_gain >= advice.best_gain:
+        return f"Best choice {advice.best_gain:+.1f}"
+    fact, value = advice.best
+    said = VERDICT_LABELS[fact] + (f" {value}" if value is not None else "")
+    return f"Best: {said} {advice.best_gain:+.1f}"
 
 
 class TriangleTable(GameTable):
@@ -304,9 +316,11 @@ class TriangleTable(GameTable):
         verdict = f" +{points}" if done.correct else "? No"
         cards = tuple((self._name(p, station), c) for p, c in enumerate(done.cards))
         name = self._name(done.claimer, station)
+        status = self._later(station) or "nobody else slapped"
+        if self.match.options.coach and station == done.claimer:
+            status = coach_line(advice_for_round(self.match.state, len(self.match.state.history) - 1))
         return RoundView(fitting(lambda w: f"{abbreviate(name, w)}: {said}{verdict}", COLUMNS - 1), cards=cards,
-                         status=self._later(station) or "nobody else slapped", footer=footer,
-                         more=True)
+                         status=status, footer=footer, more=True)
 
     def end_view(self) -> EndView:
         outcome = self.match.outcome
