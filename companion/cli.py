@@ -39,17 +39,15 @@ def _load_user_decks(args: argparse.Namespace) -> str | None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .journal import JournalError, replay, summary
+    from .journal import replay_file, summary
+    from .untrusted import Unreadable
 
     if problem := _load_user_decks(args):
         return _fail(problem)
     try:
-        with open(args.file, "rb") as f:
-            header, match = replay(f)
-    except OSError as e:
-        return _fail(f"{args.file}: {e.strerror}")
-    except JournalError as e:
-        return _fail(f"{args.file}: {e}")
+        header, match = replay_file(args.file, follow_symlinks=True)
+    except Unreadable as e:
+        return _fail(str(e))
     result = summary(header, match)
     if args.json:
         print(json.dumps(result))
@@ -70,8 +68,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """One line per past game, newest first: when, what, who, and how it ended."""
-    from .journal import JournalError, replay, summary
+    from .journal import replay_file, summary
     from .recovery import ABANDONED, journals
+    from .untrusted import Unreadable
 
     directory = Path(args.journal_dir)
     paths = journals(directory)
@@ -80,9 +79,9 @@ def cmd_games(args: argparse.Namespace) -> int:
         return 0
     for path in reversed(paths):
         try:
-            header, match = replay(path.read_bytes().splitlines())
-        except JournalError as e:
-            print(f"{path.name}: unreadable ({e})")
+            header, match = replay_file(path)
+        except Unreadable as e:
+            print(f"{path.name}: unreadable ({e.detail})")
             continue
         result = summary(header, match)
         if path.name.endswith(ABANDONED):
@@ -157,7 +156,10 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return _fail(str(e))
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
-    daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults)
+    try:
+        daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults)
+    except OSError as e:
+        return _fail(f"journal directory {args.journal_dir}: {e.strerror or e}")
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -243,12 +245,19 @@ def cmd_sim(args: argparse.Namespace) -> int:
     except ImportError as e:
         return _fail(f"the simulator needs pygame (pip install \".[sim]\"): {e}")
     setup_logging()
+    if problem := _load_user_decks(args):
+        return _fail(problem)
     try:
         profile = load_profile(args.profile) if args.profile else players_profile(args.players)
         presses = load_script(args.script, len(profile.stations)) if args.script else None
-    except (ProfileError, ScriptError, OSError) as e:
+        defaults = option_settings(args.option)
+    except (ProfileError, ScriptError, OSError, ValueError) as e:
         return _fail(str(e))
-    sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, scale=args.scale or (3 if args.screenshot else None))
+    try:
+        sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults,
+                        scale=args.scale or (3 if args.screenshot else None))
+    except OSError as e:
+        return _fail(f"journal directory {args.journal_dir}: {e.strerror or e}")
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
@@ -296,6 +305,19 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 0 if selftest.complete else 1
 
 
+def speed(text: str) -> float:
+    """``--speed``: a finite number above 0 (argparse exits 2 with this message otherwise)."""
+    from .untrusted import number
+
+    try:
+        value = number(text, "--speed")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if not 0.01 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"--speed must be from 0.01 to 1000 (times faster), not {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion",
@@ -303,18 +325,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def runner_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--speed", type=float, default=1.0, help="play a script this many times faster")
+    def runner_options(p: argparse.ArgumentParser, games: bool = True) -> None:
+        """Options of every command that runs the box; ``games`` adds those that shape its games."""
+        p.add_argument("--speed", type=speed, default=1.0, help="play a script this many times faster")
         p.add_argument("--seed", type=int, default=None, help="seed the chance draws (deals, words)")
-        p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
-                       help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
+        if games:
+            p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
+                           help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
+            p.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
 
     run = sub.add_parser("run", help="run the box from a hardware profile")
     run.add_argument("--profile", required=True, help="hardware profile (TOML), see hardware/profiles/")
     run.add_argument("--script", help="drive simulated buttons from a script of timed presses")
     run.add_argument("--snapshots", help="write each station's final screen as PNG into this folder")
     run.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
-    run.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
     runner_options(run)
     run.set_defaults(func=cmd_run)
 
@@ -348,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
-    runner_options(test)
+    runner_options(test, games=False)
     test.set_defaults(func=cmd_selftest)
 
     past = sub.add_parser("games", help="list past games (journals), newest first")
@@ -384,7 +408,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         print("\nOn the box: companion run --profile hardware/profiles/gpio-3.toml")
         return 0
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        # the reader went away (``companion games | head``): nothing more to say, and nobody to say it to
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -29,7 +31,7 @@ from .inputs import InputEvent
 from .journal import Header, JournalWriter
 from .notify import Notifier
 from .profile import Profile
-from .recovery import KEEP_JOURNALS, find_interrupted, rotate
+from .recovery import KEEP_JOURNALS, NotResumed, next_sequence, pick_up, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .table import Table
@@ -46,20 +48,22 @@ a race is decided within microseconds of its watermark passing, for a moment of 
 
 
 def journal_opener(directory: Path):
-    """Opens one new journal file per game in ``directory``, named by start time and game,
-    deleting the oldest beyond what we keep."""
+    """Opens one new journal file per game in ``directory``, named by start time and game and
+    numbered by its header's ``sequence``, deleting the oldest finished games beyond what we keep."""
     directory.mkdir(parents=True, exist_ok=True)
 
     def open_journal(header: Header) -> JournalWriter:
         rotate(directory, KEEP_JOURNALS - 1)
+        header = replace(header, sequence=next_sequence(directory))
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = directory / f"{stamp}-{header.game}.jsonl"
         n = 1
-        while path.exists():
+        while os.path.lexists(path):
             n += 1
             path = directory / f"{stamp}-{header.game}-{n}.jsonl"
-        log.info("game started: %s, journal %s", header.game, path)
-        return JournalWriter(path, header)
+        writer = JournalWriter(path, header)
+        log.info("game %d started: %s, journal %s", header.sequence, header.game, path)
+        return writer
 
     return open_journal
 
@@ -79,10 +83,13 @@ class Daemon:
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         names = tuple(st.name for st in profile.stations)
         self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
-        interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
-        if interrupted is not None and len(interrupted.match.players) > len(names):
+        interrupted = pick_up(journal_dir) if journal_dir and referee is None else None
+        if isinstance(interrupted, NotResumed):
+            self.table.tell("GAME NOT RESUMED")
+        elif interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
             interrupted.writer.close()
+            self.table.tell("GAME NOT RESUMED")
         elif interrupted is not None:
             self.table.resume(interrupted, time.monotonic_ns())
         self._inbox: deque[InputEvent] = deque()

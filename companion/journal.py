@@ -8,8 +8,8 @@ so a crash or power cut loses no applied action. :func:`replay` reads a journal 
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +19,13 @@ from . import games
 from .games.base import IllegalAction
 from .games.options import OptionError, options_dict, parse_options
 from .match import Match
+from .untrusted import JOURNAL_BYTES, Unreadable, json_value, read_bytes
 
 FORMAT = "companion-journal/1"
+NAME_MAX = 32
+"""Characters in a player's name, as a journal may hold it."""
+LONGEST_GAME_S = 366 * 86400
+"""A line's ``t`` (seconds since the game started) is at most a year: larger is corruption."""
 
 
 class JournalError(Exception):
@@ -38,12 +43,18 @@ class Header:
     players: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
+    sequence: int | None = None
+    """The game's number on this box, one more than any journal beside it had when it started:
+    which game is newest follows from the journals themselves, not from a clock that may have
+    gone back (a Pi without a real-time clock) or from file names."""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": FORMAT, "game": self.game, "players": list(self.players),
                                "options": self.options}
         if self.seed is not None:
             out["seed"] = self.seed
+        if self.sequence is not None:
+            out["sequence"] = self.sequence
         return out
 
 
@@ -53,7 +64,7 @@ def parse_header(obj: Any) -> Header:
         raise ValueError("the header must be a JSON object")
     if obj.get("format") != FORMAT:
         raise ValueError(f"format must be {FORMAT!r}, not {obj.get('format')!r}")
-    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed"})
+    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "sequence"})
     if unknown:
         raise ValueError(f"unknown header field {unknown[0]!r}")
     game = obj.get("game")
@@ -62,13 +73,24 @@ def parse_header(obj: Any) -> Header:
     players = obj.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
         raise ValueError("players must be a list of names")
+    for name in players:
+        if len(name) > NAME_MAX or not name.isprintable() or _has_surrogate(name):
+            raise ValueError(f"player name {name!r} is not a name: at most {NAME_MAX} printable characters")
     options = obj.get("options", {})
     if not isinstance(options, dict):
         raise ValueError("options must be an object")
     seed = obj.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError("seed must be a whole number")
-    return Header(game, tuple(players), options, seed)
+    sequence = obj.get("sequence")
+    if sequence is not None and (isinstance(sequence, bool) or not isinstance(sequence, int) or sequence < 1):
+        raise ValueError("sequence must be a whole number from 1")
+    return Header(game, tuple(players), options, seed, sequence)
+
+
+def _has_surrogate(text: str) -> bool:
+    """A lone UTF-16 surrogate (JSON's ``"\\ud800"``) is no character: it cannot be printed."""
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
 
 
 def start_match(header: Header, record=None) -> Match:
@@ -90,10 +112,20 @@ class JournalWriter:
     """Appends journal lines durably: each line is flushed and fsync'd before ``write`` returns."""
 
     def __init__(self, path: Path | str, header: Header | None = None) -> None:
+        """Open ``path`` to append (never through a symlink: a journal is written only inside the
+        state directory) and, for a new game, write its header. If the header cannot be written
+        (a full disk), the file is removed again, so no empty journal is left behind."""
         self.path = Path(path)
-        self._file = open(self.path, "a", encoding="utf-8")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        self._file = os.fdopen(os.open(self.path, flags, 0o644), "a", encoding="utf-8")
         if header is not None:
-            self.write(header.as_json())
+            try:
+                self.write(header.as_json())
+            except OSError:
+                with contextlib.suppress(OSError):  # the unwritten header cannot be flushed either
+                    self._file.close()
+                self.path.unlink(missing_ok=True)
+                raise
 
     def write(self, line: dict[str, Any]) -> None:
         self._file.write(json.dumps(line, separators=(", ", ": ")) + "\n")
@@ -102,6 +134,19 @@ class JournalWriter:
 
     def close(self) -> None:
         self._file.close()
+
+def read_journal(path: Path | str, follow_symlinks: bool = False) -> list[bytes]:
+    """A journal file's lines, read with the limits of :mod:`companion.untrusted`: a regular
+    file, in the state directory never through a symlink; :class:`Unreadable` otherwise."""
+    return read_bytes(path, JOURNAL_BYTES, follow_symlinks).splitlines()
+
+
+def replay_file(path: Path | str, follow_symlinks: bool = False) -> tuple[Header, Match]:
+    """Replay a journal file; :class:`Unreadable` naming the file, the line and the reason."""
+    try:
+        return replay(read_journal(path, follow_symlinks))
+    except JournalError as e:
+        raise Unreadable(path, e.reason, e.line) from None
 
 
 def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
@@ -126,9 +171,9 @@ def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise JournalError(number, f"not a JSON object ({e.msg})") from None
+            obj = json_value(text)
+        except ValueError as e:
+            raise JournalError(number, str(e)) from None
         try:
             if match is None:
                 header = parse_header(obj)
@@ -177,8 +222,8 @@ def _apply_line(match: Match, obj: Any) -> None:
     if not isinstance(obj.get("auto", False), bool):
         raise ValueError(f"auto must be true or false, not {obj['auto']!r}")
     t = obj.get("t", 0)
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < math.inf:
-        raise ValueError(f"t must be seconds since the game started (0 or more), not {t!r}")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= LONGEST_GAME_S:
+        raise ValueError(f"t must be seconds since the game started (0 or more, at most a year), not {t!r}")
     if kind == "chance":
         match.chance(body)
     elif kind == "action":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Mapping
 
 from ..adapters.displays import DisplayWriter, open_device
 from ..daemon import Daemon
@@ -49,8 +50,9 @@ class SimBox(Box):
 
 class Simulator:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 scale: int | None = None) -> None:
-        self.daemon = Daemon(profile, journal_dir, seed, adapters=lambda on_edge: SimBox(profile, on_edge, scale))
+                 scale: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.daemon = Daemon(profile, journal_dir, seed, defaults=defaults,
+                             adapters=lambda on_edge: SimBox(profile, on_edge, scale))
         self.window: Window = self.daemon.box.window
 
     async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:

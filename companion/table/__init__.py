@@ -7,6 +7,8 @@ seconds abandons the game in progress and returns to the lobby.
 
 from __future__ import annotations
 
+import errno
+import logging
 import random
 from typing import Any, Callable, Mapping
 
@@ -21,6 +23,8 @@ from ..screens.canvas import with_notice
 from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
 from .stuck import StuckButtons
+
+log = logging.getLogger(__name__)
 
 ABANDON_HOLD_NS = 2_000_000_000
 RESUMED_BANNER_NS = 4_000_000_000
@@ -43,6 +47,14 @@ class Table:
         self.now_ns = 0
         self.resumed_until_ns: int | None = None
         self.stuck_buttons = StuckButtons()
+        self.lobby_notice: str | None = None
+        """Shown under the lobby until the next press: something the players must know (the
+        interrupted game could not be resumed, a game could not start)."""
+
+    def tell(self, text: str) -> None:
+        """Show ``text`` on every station's lobby until someone presses a button."""
+        self.lobby_notice = text
+        self.version += 1
 
     def resume(self, interrupted: Interrupted, now_ns: int) -> None:
         """Carry on with a game a crash interrupted: same state, same journal, players told."""
@@ -68,6 +80,8 @@ class Table:
             else:
                 self._held.pop((event.station, event.key), None)
         if self.game is None:
+            if event.pressed:
+                self.lobby_notice = None
             start = self.lobby.handle(event)
             if start is not None:
                 self.start(start, event.t_ns)
@@ -82,7 +96,13 @@ class Table:
         seed = self._seeds.randrange(2**31)
         journal = None
         if self.open_journal is not None:
-            journal = self.open_journal(Header(rules.name, names, options_dict(options), seed))
+            try:
+                journal = self.open_journal(Header(rules.name, names, options_dict(options), seed))
+            except OSError as e:
+                log.error("cannot start %s: its journal cannot be written: %s", rules.name, e)
+                self.tell("DISK FULL: NOT STARTED" if e.errno == errno.ENOSPC else "CANNOT SAVE: NOT STARTED")
+                self.cues.append("wrong")
+                return
         self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns)
         self.cues.append("go")
         self._collect()
@@ -136,7 +156,10 @@ class Table:
 
     def screen(self, station: int) -> Image.Image:
         if self.game is None:
-            return self.stuck_buttons.mark(station, self.lobby.screen())
+            image = self.lobby.screen()
+            if self.lobby_notice is not None:
+                image = with_notice(image, self.lobby_notice)
+            return self.stuck_buttons.mark(station, image)
         image = self.game.screen(station)
         if self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
