@@ -95,8 +95,9 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_files(paths: list[str], load, error: type[Exception], describe) -> int:
-    """Load each file; print ``PATH: ok (what it holds)`` or every problem; 2 if any was bad."""
+def _check_files(paths: list[str], load, error: type[Exception], describe, warnings) -> int:
+    """Load each file; print ``PATH: ok (what it holds)`` and any warnings, or every problem;
+    2 if any was bad."""
     status = 0
     for path in paths:
         try:
@@ -106,15 +107,17 @@ def _check_files(paths: list[str], load, error: type[Exception], describe) -> in
             status = 2
             continue
         print(f"{path}: ok ({describe(loaded)})")
+        for warning in warnings(loaded):
+            print(f"  warning: {warning}")
     return status
 
 
 def cmd_profile_check(args: argparse.Namespace) -> int:
-    from .profile import ProfileError, load_profile
+    from .profile import ProfileError, load_profile, warnings
 
     return _check_files(args.files, load_profile, ProfileError,
                         lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}"
-                                  + (f", button board on {p.board.port}" if p.board else ""))
+                                  + (f", button board on {p.board.port}" if p.board else ""), warnings)
 
 
 def option_settings(items: list[str]) -> dict[str, dict[str, object]]:
@@ -176,10 +179,10 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
 
 
 def cmd_words_check(args: argparse.Namespace) -> int:
-    from .words import DeckError, load_decks
+    from .words import DeckError, deck_warnings, load_decks
 
     return _check_files(args.files, load_decks, DeckError,
-                        lambda decks: ", ".join(f"{d.name}: {len(d.cards)} cards" for d in decks))
+                        lambda decks: ", ".join(f"{d.name}: {len(d.cards)} cards" for d in decks), deck_warnings)
 
 
 def cmd_words_print(args: argparse.Namespace) -> int:
@@ -307,10 +310,10 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 def speed(text: str) -> float:
     """``--speed``: a finite number above 0 (argparse exits 2 with this message otherwise)."""
-    from .untrusted import number
+    from .untrusted import finite_number
 
     try:
-        value = number(text, "--speed")
+        value = finite_number(text, "--speed")
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     if not 0.01 <= value <= 1000:

@@ -19,11 +19,10 @@ from . import games
 from .games.base import IllegalAction
 from .games.options import OptionError, options_dict, parse_options
 from .match import Match
+from .profile import NAME_MAX
 from .untrusted import JOURNAL_BYTES, Unreadable, json_value, read_bytes
 
 FORMAT = "companion-journal/1"
-NAME_MAX = 32
-"""Characters in a player's name, as a journal may hold it."""
 LONGEST_GAME_S = 366 * 86400
 """A line's ``t`` (seconds since the game started) is at most a year: larger is corruption."""
 

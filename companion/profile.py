@@ -8,12 +8,12 @@ checked completely on load and every problem is reported at once, each naming it
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .inputs import KEYS
+from .untrusted import PROFILE_BYTES, Unreadable, read_toml
 
 BACKENDS = ("mock", "pi")
 DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
@@ -23,6 +23,10 @@ PWM_PINS = (12, 13, 18, 19)
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
 MIN_STATIONS, MAX_STATIONS = 2, 6
+NAME_MAX = 32
+"""Characters in a station's name, and in a player's name in a journal."""
+NAME_FITS = 6
+"""Characters of a name most screens show in full (Pictomania's guess lists show 4)."""
 BOARD_CHANNELS = range(0, 32)
 """A button board's channels, as its firmware numbers them (``firmware/buttonboard/config.py``)."""
 
@@ -203,8 +207,9 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         for extra in sorted(set(st) - {"name", "pins", "channels", "display"}):
             c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display")
         st_name = st.get("name", f"P{i + 1}")
-        if not isinstance(st_name, str) or not st_name.strip():
-            c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
+        if not isinstance(st_name, str) or not st_name.strip() or len(st_name) > NAME_MAX \
+                or not st_name.isprintable():
+            c.fail(f"{where}.name", f"must be a name of 1 to {NAME_MAX} printable characters, not {st_name!r}")
             st_name = f"P{i + 1}"
         on_board = "channels" in st
         if on_board and "pins" in st:
@@ -251,11 +256,23 @@ def load_profile(path: Path | str) -> Profile:
     """Read and check a profile file."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ProfileError(str(path), [f"cannot read: {e.strerror}"]) from None
-    except UnicodeDecodeError as e:
-        raise ProfileError(str(path), [f"not UTF-8 text (byte {e.start + 1})"]) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ProfileError(str(path), [f"not valid TOML: {e}"]) from None
+        data = read_toml(path, PROFILE_BYTES)
+    except Unreadable as e:
+        raise ProfileError(str(path), [e.detail]) from None
     return parse_profile(data, str(path))
+
+
+def warnings(profile: Profile) -> list[str]:
+    """What a profile check says about names the screens cannot show as typed: they are drawn
+    with stand-ins (:func:`~companion.screens.canvas.shown`) or cut to fit."""
+    from .screens.canvas import unshowable
+
+    out = []
+    for i, st in enumerate(profile.stations):
+        where = f"stations[{i + 1}].name"
+        if missing := unshowable(st.name):
+            out.append(f"{where}: {st.name!r} has characters the screens cannot show ({missing}); "
+                       "they are drawn as their plain letter or '?'")
+        if len(st.name) > NAME_FITS:
+            out.append(f"{where}: {st.name!r} is longer than {NAME_FITS} characters: some screens shorten it")
+    return out

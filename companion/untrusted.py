@@ -181,7 +181,7 @@ def read_toml(path: str | Path, limit: int) -> dict[str, Any]:
     return toml_text(read_text(path, limit), path)
 
 
-def number(text: str, what: str) -> float:
+def finite_number(text: str, what: str) -> float:
     """A finite number typed in a text file (``nan``, ``inf`` and ``1e999`` are refused)."""
     try:
         value = float(text)
