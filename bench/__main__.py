@@ -12,7 +12,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from . import fairness, latency, process, throughput
+from . import fairness, latency, process, replay_scaling, throughput
 
 
 def run(quick: bool) -> dict:
@@ -32,6 +32,7 @@ def run(quick: bool) -> dict:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
         out.update(process.help_ms(3 if quick else 9))
         out.update(process.daemon_run(Path(tmp), 5 if quick else 20))
+        out.update(replay_scaling.replay_scaling(Path(tmp), 1 if quick else 3))
     return out
 
 
@@ -45,6 +46,8 @@ def table(result: dict) -> str:
          "", f"edge to buzzer, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
+        ("replay 1 MB / 10 MB journal", f"{result['replay_1mb_s']:.2f} / {result['replay_10mb_s']:.2f} s",
+         f"x{result['replay_scaling']:.1f} for 10x the lines", "linear is about x10; quadratic x100"),
         ("companion --help", f"{result['help_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("daemon ready (first frames)", f"{result['ready_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("idle CPU in a game", f"{result['idle_cpu_percent']:.2f} %", "", ""),

@@ -47,6 +47,12 @@ last 1.5 ms before a deadline (a race's decision) the loop keeps turning instead
 a race is decided within microseconds of its watermark passing, for a moment of busy CPU."""
 
 
+REPLAY_BYTES_PER_S = 500_000
+"""A slow estimate of replay speed on a Raspberry Pi 4: ``python -m bench.replay_scaling`` replays
+2.3 MB/s on a shared x86 laptop core, and a Pi 4's Cortex-A72 runs CPython 3-4 times slower.
+Replaying a journal longer than 10 s of this asks systemd for that much more start time."""
+
+
 def journal_opener(directory: Path):
     """Opens one new journal file per game in ``directory``, named by start time and game and
     numbered by its header's ``sequence``, deleting the oldest finished games beyond what we keep."""
@@ -83,7 +89,7 @@ class Daemon:
         self.debouncer = Debouncer(round(t.debounce_ms * 1e6), round(t.stuck_after_s * 1e9))
         names = tuple(st.name for st in profile.stations)
         self.table = referee or Table(names, journal_opener(journal_dir) if journal_dir else None, seed, defaults)
-        interrupted = pick_up(journal_dir) if journal_dir and referee is None else None
+        interrupted = pick_up(journal_dir, self._replay_time) if journal_dir and referee is None else None
         if isinstance(interrupted, NotResumed):
             self.table.tell("GAME NOT RESUMED")
         elif interrupted is not None and len(interrupted.match.players) > len(names):
@@ -112,6 +118,11 @@ class Daemon:
         self.box.displays.on_ready = self._displays_ready
         self.ready = threading.Event()
         """Set once every display has shown its first frame."""
+
+    def _replay_time(self, size: int) -> None:
+        """Before replaying a journal of ``size`` bytes, ask systemd for the time it may take."""
+        if size > REPLAY_BYTES_PER_S * 10:
+            self.notifier.extend_start(30 + size / REPLAY_BYTES_PER_S)
 
     def _displays_ready(self) -> None:
         """Runs in the display writer's thread."""

@@ -22,6 +22,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .journal import Header, JournalWriter, parse_header, replay_file
 from .match import Match
@@ -114,9 +115,10 @@ def cut_torn_line(path: Path) -> bool:
     return True
 
 
-def pick_up(directory: Path) -> Interrupted | NotResumed | None:
+def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None) -> Interrupted | NotResumed | None:
     """The newest game if it is neither over nor abandoned, reopened to carry on; why not, if it
-    cannot be; None if there is nothing to resume. Every outcome is logged."""
+    cannot be; None if there is nothing to resume. Every outcome is logged. ``before_replay`` is
+    told the journal's size in bytes before it is replayed (the daemon asks systemd for time)."""
     candidates = [p for p in journals(directory) if not p.name.endswith(ABANDONED)]
     if not candidates:
         log.info("no game to resume in %s", directory)
@@ -124,6 +126,8 @@ def pick_up(directory: Path) -> Interrupted | NotResumed | None:
     path = candidates[-1]
     try:
         cut_torn_line(path)
+        if before_replay is not None:
+            before_replay(path.stat().st_size)
         header, match = replay_file(path)
     except OSError as e:
         return _not_resumed(path, f"cannot read: {e.strerror or e}")
