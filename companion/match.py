@@ -63,6 +63,12 @@ class Match:
         self.chance(event)
         return event
 
+    def table_rng(self, purpose: str) -> random.Random:
+        """A generator for a draw the table makes itself (a replacement word card), from the seed,
+        the purpose and the chance events applied so far, all of which the journal holds: a game
+        resumed from its journal draws what the uninterrupted game would have."""
+        return random.Random(f"{self.seed}/{purpose}/{self.chances}")
+
     def act(self, action: Action) -> list[dict[str, Any]]:
         """Apply a player's action, then every automatic action it leads to.
 
