@@ -85,6 +85,22 @@ def test_lost_frames_are_counted_from_sequence_gaps_across_the_wrap():
     assert session.lost_frames == 4
 
 
+def test_a_sequence_number_going_back_is_not_counted_as_lost_frames(caplog):
+    session = BoardSession({0: (0, "slap")})
+    session.handle(LinkUp())
+    feed = Feed(session)
+    feed.seq = 5000
+    feed(HELLO)
+    feed.sync(0)
+    feed(Heartbeat(100, 0, 0, 0))
+    feed.seq = 3000  # behind: a repeated or old frame, not 63,534 lost ones
+    feed(Heartbeat(200, 0, 0, 0))
+    assert session.lost_frames == 0 and session.backward_seqs == 1
+    assert "went back by" in caplog.text
+    feed(Heartbeat(300, 0, 0, 0))  # and counting carries on from there
+    assert session.lost_frames == 0
+
+
 def test_unplugged_is_told_once_and_cleared_by_the_next_hello():
     session, feed = connected()
     assert session.handle(LinkDown("device disconnected")) == [Notice(UNPLUGGED)]
