@@ -117,6 +117,30 @@ def test_installer_refuses_unknown_arguments_and_missing_profiles(tmp_path):
     assert code == 2 and "unknown argument '--bogus'" in err
     code, _, err = dry_run("--profile", str(tmp_path / "none.toml"))
     assert code == 2 and "no profile at" in err
+    code, _, err = dry_run("--profile")
+    assert code == 2 and "--profile needs a profile file" in err and "unbound" not in err
+
+
+def test_install_builds_a_fresh_venv_from_a_wheel_with_pinned_versions():
+    code, out, _ = dry_run()
+    assert code == 0
+    order = [out.index(s) for s in ("pip wheel --quiet --no-deps --wheel-dir /opt/companion/wheel",
+                                    "rm -rf /opt/companion/venv /opt/companion/src",
+                                    "python3 -m venv --system-site-packages /opt/companion/venv",
+                                    "--constraint " + str(ROOT / "systemd" / "constraints.txt"))]
+    assert order == sorted(order)
+    assert "cp -r" not in out
+    pins = [line for line in (ROOT / "systemd" / "constraints.txt").read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert {p.split("==")[0].lower() for p in pins} >= {"gpiozero", "luma.oled", "pyserial", "pillow"}
+    assert all("==" in p for p in pins)
+
+
+def test_uninstall_leaves_the_journals_to_root_and_readable():
+    code, out, _ = dry_run("--uninstall")
+    assert code == 0
+    assert out.index("userdel companion") < out.index("chown -R root:root /var/lib/companion")
+    assert "chmod -R u+rwX,go+rX /var/lib/companion" in out
 
 
 def test_the_daemon_says_ready_after_its_first_frames_and_pings_from_its_loop(listener, tmp_path):
