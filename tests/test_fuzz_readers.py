@@ -72,22 +72,24 @@ def test_replay_and_games_and_resume_never_raise(data):
             found.writer.close()
 
 
+def in_file(data: bytes, name: str, read):
+    """``read(path)`` of a file holding ``data``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(data)
+        return read(path)
+
+
 @FUZZ
 @given(mangled(PROFILE))
 def test_profile_check_never_raises(data):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "p.toml"
-        path.write_bytes(data)
-        assert run_cli(["profile", "check", str(path)]) in (0, 2)
+    assert in_file(data, "p.toml", lambda path: run_cli(["profile", "check", str(path)])) in (0, 2)
 
 
 @FUZZ
 @given(mangled(DECKS))
 def test_words_check_never_raises(data):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "d.toml"
-        path.write_bytes(data)
-        assert run_cli(["words", "check", str(path)]) in (0, 2)
+    assert in_file(data, "d.toml", lambda path: run_cli(["words", "check", str(path)])) in (0, 2)
 
 
 @FUZZ
@@ -95,14 +97,11 @@ def test_words_check_never_raises(data):
 def test_scripts_never_raise(data):
     from companion.script import ScriptError, load_script
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "s.txt"
-        path.write_bytes(data)
-        try:
-            presses = load_script(path, 2)
-        except ScriptError:
-            return
-        assert all(0 <= p.at_s <= 86400 and 0 < p.hold_s <= 86400 for p in presses)
+    try:
+        presses = in_file(data, "s.txt", lambda path: load_script(path, 2))
+    except ScriptError:
+        return
+    assert all(0 <= p.at_s <= 86400 and 0 < p.hold_s <= 86400 for p in presses)
 
 
 @FUZZ
@@ -110,10 +109,7 @@ def test_scripts_never_raise(data):
 def test_word_files_never_raise(data):
     from companion.words.wordlist import WordListError, read_word_file
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "w.txt"
-        path.write_bytes(data)
-        try:
-            read_word_file(path)
-        except WordListError:
-            pass
+    try:
+        in_file(data, "w.txt", read_word_file)
+    except WordListError:
+        pass
