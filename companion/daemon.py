@@ -68,7 +68,7 @@ def journal_opener(directory: Path):
             n += 1
             path = directory / f"{stamp}-{header.game}-{n}.jsonl"
         writer = JournalWriter(path, header)
-        log.info("game %d started: %s, journal %s", header.sequence, header.game, path)
+        log.info("game started: %s (number %d on this box), journal %s", header.game, header.sequence, path)
         return writer
 
     return open_journal

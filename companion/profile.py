@@ -207,9 +207,11 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         for extra in sorted(set(st) - {"name", "pins", "channels", "display"}):
             c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display")
         st_name = st.get("name", f"P{i + 1}")
-        if not isinstance(st_name, str) or not st_name.strip() or len(st_name) > NAME_MAX \
-                or not st_name.isprintable():
-            c.fail(f"{where}.name", f"must be a name of 1 to {NAME_MAX} printable characters, not {st_name!r}")
+        if not isinstance(st_name, str) or not st_name.strip():
+            c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
+            st_name = f"P{i + 1}"
+        elif len(st_name) > NAME_MAX or not st_name.isprintable():
+            c.fail(f"{where}.name", f"must be at most {NAME_MAX} printable characters, not {st_name!r}")
             st_name = f"P{i + 1}"
         on_board = "channels" in st
         if on_board and "pins" in st:
