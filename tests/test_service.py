@@ -218,3 +218,21 @@ def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
     assert not [t for t in pings if start + 0.01 < t < end], "a ping while the loop was blocked"
     assert len([t for t in pings if t < start]) >= 5
     assert len([t for t in pings if t > end]) >= 5
+
+
+def test_before_a_long_replay_the_daemon_asks_systemd_for_more_start_time(listener, tmp_path, monkeypatch):
+    import companion.daemon
+    from companion.daemon import Daemon
+    from companion.profile import load_profile
+
+    seed_game = (ROOT / "tests" / "journals" / "paytoplay-seed.jsonl").read_text().splitlines()
+    journal = tmp_path / "20260101-000000-paytoplay.jsonl"
+    journal.write_text("\n".join(seed_game[:6]) + "\n")
+    monkeypatch.setattr(companion.daemon, "REPLAY_BYTES_PER_S", 10)  # as if the Pi replayed 10 bytes/s
+    path, sock = listener
+    daemon = Daemon(load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml"), tmp_path,
+                    notifier=Notifier({"NOTIFY_SOCKET": path}))
+    daemon.close()
+    seconds = 30 + journal.stat().st_size / 10
+    assert sock.recv(100).decode() == f"EXTEND_TIMEOUT_USEC={round(seconds * 1e6)}"
+    assert daemon.table.game is not None
