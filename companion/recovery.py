@@ -10,7 +10,9 @@ without a real-time clock may have set back. Journals from before ``sequence`` c
 than any that have one, and among themselves go by name. Anything in the directory that is not
 a regular file (a directory, a symlink) is skipped with a log line, never followed.
 
-Abandoned games are renamed so they are not resumed. Only the newest :data:`KEEP_JOURNALS` are
+A game that is over is shown again (its result screen) until the players dismiss it: the box may
+have stopped while the result was showing. Dismissing writes the journal's name to
+:data:`DISMISSED` beside it. Abandoned games are renamed so they are not resumed. Only the newest :data:`KEEP_JOURNALS` are
 kept; rotation logs every journal it deletes and never deletes a game that is not over.
 """
 
@@ -26,12 +28,14 @@ from typing import Callable
 
 from .journal import Header, JournalWriter, parse_header, replay_file
 from .match import Match
-from .untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value
+from .untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_text
 
 log = logging.getLogger(__name__)
 
 KEEP_JOURNALS = 500
 ABANDONED = ".abandoned.jsonl"
+DISMISSED = ".dismissed"
+"""The name of the last journal whose result screen the players left (not a journal itself)."""
 HEADER_BYTES = 64 << 10
 """The most read to find a journal's header line."""
 
@@ -133,9 +137,11 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
         return _not_resumed(path, f"cannot read: {e.strerror or e}")
     except Unreadable as e:
         return _not_resumed(path, e.detail)
-    if match.outcome is not None:
+    if match.outcome is not None and _dismissed(directory) == path.name:
         log.info("nothing to resume: the newest game, %s, is over", path.name)
         return None
+    if match.outcome is not None:
+        log.info("showing the result of %s again: the box stopped before the players left it", path.name)
     lines = path.read_bytes().splitlines()
     last_t = max((json.loads(line).get("t", 0) for line in lines[1:] if line.strip()), default=0)
     log.info("resuming %s from %s (game %s)", header.game, path.name, header.sequence or "without a sequence")
@@ -148,9 +154,31 @@ def _not_resumed(path: Path, reason: str) -> NotResumed:
 
 
 def find_interrupted(directory: Path) -> Interrupted | None:
-    """The game to resume, if there is one (:func:`pick_up` without the reason)."""
+    """The unfinished game to resume, if there is one."""
     found = pick_up(directory)
+    if isinstance(found, Interrupted) and found.match.outcome is not None:
+        found.writer.close()
+        return None
     return found if isinstance(found, Interrupted) else None
+
+
+def dismiss(path: Path) -> None:
+    """The players left the result screen of the game journaled in ``path``: a restart does not
+    show it again. Failing to note it (a full disk) only means it is shown once more."""
+    marker = path.parent / DISMISSED
+    try:
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "w") as f:
+            f.write(path.name + "\n")
+    except OSError as e:
+        log.warning("could not note that %s was dismissed: %s", path.name, e)
+
+
+def _dismissed(directory: Path) -> str | None:
+    try:
+        return read_text(directory / DISMISSED, HEADER_BYTES, follow_symlinks=False).strip()
+    except Unreadable:
+        return None
 
 
 def abandon(path: Path) -> Path:

@@ -7,6 +7,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -148,10 +149,26 @@ def test_two_games_in_the_same_second_are_numbered_in_order(tmp_path):
     assert find_interrupted(tmp_path).path == second.path
 
 
-def test_nothing_to_resume_is_logged(tmp_path, caplog):
+def test_a_result_the_players_had_not_left_is_shown_again_until_they_do(tmp_path, caplog):
+    """The box stopped while the last result was showing: it comes back, then ok leaves it."""
     caplog.set_level(logging.INFO)
     (tmp_path / "20260101-000000-paytoplay.jsonl").write_text("\n".join(SEED_GAME) + "\n")
+    daemon = Daemon(load_profile(MOCK3), tmp_path)
+    try:
+        game = daemon.table.game
+        assert game is not None and game.match.outcome is not None
+        assert "showing the result of 20260101-000000-paytoplay.jsonl again" in caplog.text
+        later = time.monotonic_ns() + 10**9
+        for station in (0, 1):
+            daemon.table.handle(InputEvent(station, "ok", True, later))
+            daemon.table.handle(InputEvent(station, "ok", False, later + MS))
+        assert daemon.table.game is None
+    finally:
+        daemon.close()
     assert find_interrupted(tmp_path) is None
+    again = Daemon(load_profile(MOCK3), tmp_path)
+    again.close()
+    assert again.table.game is None
     assert "nothing to resume: the newest game, 20260101-000000-paytoplay.jsonl, is over" in caplog.text
 
 

@@ -18,7 +18,7 @@ from .. import games
 from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
-from ..recovery import Interrupted, abandon
+from ..recovery import Interrupted, abandon, dismiss
 from ..screens.canvas import with_notice
 from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame
@@ -120,6 +120,8 @@ class Table:
             journal.close()
             if abandoned:
                 abandon(journal.path)
+            else:
+                dismiss(journal.path)
         self.game = None
         self.resumed_until_ns = None
         self._held.clear()
