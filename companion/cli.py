@@ -403,6 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """With no command, a laptop starts the simulator; a Pi shows the help."""
+    for stream in (sys.stdout, sys.stderr):  # a lone surrogate from a file is printed escaped, never raised
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):
