@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import tomllib
 from pathlib import Path
@@ -99,6 +100,11 @@ def read_text(path: str | Path, limit: int, follow_symlinks: bool = True) -> str
     return decode(read_bytes(path, limit, follow_symlinks), path)
 
 
+_SUSPECT = re.compile(r"\d{%d}|[eE][+-]?\d{3}" % (MAX_DIGITS + 1))
+"""A run of digits too long for a whole number, or an exponent that may overflow: only a line
+with one is parsed with the (slower) checking hooks below; real lines never have one."""
+
+
 def _whole(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > MAX_DIGITS:
@@ -136,8 +142,9 @@ def json_value(text: str) -> Any:
     """One JSON document with the limits above; ValueError with the reason."""
     if len(text) > MAX_JOURNAL_LINE:
         raise ValueError(f"a line of {len(text):,} characters; at most {MAX_JOURNAL_LINE:,} are allowed")
+    hooks = {"parse_int": _whole, "parse_float": _finite} if _SUSPECT.search(text) else {}
     try:
-        value = json.loads(text, parse_int=_whole, parse_float=_finite, parse_constant=_constant)
+        value = json.loads(text, parse_constant=_constant, **hooks)
     except json.JSONDecodeError as e:
         raise ValueError(f"not a JSON object ({e.msg})") from None
     except RecursionError:
