@@ -78,7 +78,7 @@ class TriangleOptions:
     })
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Round:
     """One dealt round and how it ended. While it is being played only ``cards``, ``rts`` and
     perhaps ``claimer`` are set."""
