@@ -9,10 +9,18 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 import tempfile
 from pathlib import Path
 
-from . import fairness, latency, process, replay_scaling, throughput
+from companion.profile import Timing
+
+from . import fairness, latency, plot, process, replay_scaling, reveal, tablescreen, throughput
+from .gpio_model import MS
+
+OUT = Path(__file__).resolve().parent / "out"
+OLD_GPIO_BOUND_MS = 1.0
+"""The GPIO latency bound before the delivery model: the baseline of ``gpio_model_misorder_rate``."""
 
 
 def run(quick: bool) -> dict:
@@ -23,11 +31,16 @@ def run(quick: bool) -> dict:
     order = fairness.misorder(races)
     out.update(races=order["races"], misorder_rate_ge_100us=order["fair"],
                baseline_misorder_rate_ge_100us=order["baseline"])
+    out.update(gpio_model(races))
     bias = fairness.tie_bias(ties)
     out.update(tie_bias_p=bias["fair"], baseline_tie_bias_p=bias["baseline"],
                tie_counts=bias["fair_counts"], baseline_tie_counts=bias["baseline_counts"])
+    out.update(reveal.display_bias(ties))
+    out.update(reveal.reveal_skew())
+    out["frame_pack_ms"] = reveal.frame_pack_ms(100 if quick else 1000)
     out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
+    out.update(tablescreen.table_screen(10 if quick else 50))
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
         out.update(process.help_ms(3 if quick else 9))
@@ -36,18 +49,40 @@ def run(quick: bool) -> dict:
     return out
 
 
+def gpio_model(races: int) -> dict:
+    """Races on GPIO alone under :mod:`bench.gpio_model`, at the default bound and the old one."""
+    default, old = round(Timing().gpio_latency_ms * MS), round(OLD_GPIO_BOUND_MS * MS)
+    rates = fairness.gpio_model_misorder(races, (default, old))
+    return {"gpio_model_races": races, "gpio_bound_ms": default / MS,
+            "gpio_model_misorder_rate": rates[default], "baseline_gpio_model_misorder_rate": rates[old]}
+
+
 def table(result: dict) -> str:
     rows = [
         ("misorder rate, gaps >= 100 us", f"{result['misorder_rate_ge_100us']:.4%}",
          f"{result['baseline_misorder_rate_ge_100us']:.2%} by arrival", f"{result['races']} races"),
+        ("misorder rate, GPIO delivery model", f"{result['gpio_model_misorder_rate']:.4%}",
+         f"{result['baseline_gpio_model_misorder_rate']:.2%} at the old {OLD_GPIO_BOUND_MS:g} ms bound",
+         f"{result['gpio_model_races']} races, bound {result['gpio_bound_ms']:g} ms"),
         ("tie bias p (chi-square)", f"{result['tie_bias_p']:.3g}", f"{result['baseline_tie_bias_p']:.3g} by arrival",
          f"wins {result['tie_counts']} vs {result['baseline_tie_counts']}"),
+        ("display bias p (chi-square)", f"{result['display_bias_p']:.3g}",
+         f"{result['baseline_display_bias_p']:.3g} sequential", f"wins {result['display_wins']} vs {result['baseline_display_wins']}"),
+        ("reveal skew, 6 panels 400 kHz", f"{result['reveal_skew_ms']:.2f} ms",
+         f"{result['baseline_reveal_skew_ms']:.0f} ms sequential", "bus model, exact"),
+        ("frame packing (128x64)", f"{result['frame_pack_ms']['ours']:.3f} ms",
+         f"{result['frame_pack_ms']['luma']:.3f} ms luma", ""),
         ("decision latency p50 / p99", f"{result['decision_latency_p50_ms']:.2f} / {result['decision_latency_p99_ms']:.2f} ms",
          "", f"edge to buzzer, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
         ("replay 1 MB / 10 MB journal", f"{result['replay_1mb_s']:.2f} / {result['replay_10mb_s']:.2f} s",
          f"x{result['replay_scaling']:.1f} for 10x the lines", "linear is about x10; quadratic x100"),
+        ("table screen: public view (loop)", f"{result['table_screen_view_ms']:.3f} ms",
+         f"{result['baseline_station_panel_ms']:.3f} ms one station panel", ""),
+        ("table screen: frame 720p / 1080p", f"{result['table_screen_render_720p_ms']:.1f} / "
+         f"{result['table_screen_render_1080p_ms']:.1f} ms", "", "in its own thread; 1080p uncached "
+         f"{result['table_screen_render_1080p_cold_ms']:.1f} ms, end chart {result['table_screen_end_1080p_ms']:.1f} ms"),
         ("companion --help", f"{result['help_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("daemon ready (first frames)", f"{result['ready_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("idle CPU in a game", f"{result['idle_cpu_percent']:.2f} %", "", ""),
@@ -66,6 +101,9 @@ def main() -> None:
     args = parser.parse_args()
     result = run(args.quick)
     print(json.dumps(result) if args.json else table(result))
+    note = plot.misorder_vs_bound(OUT / "misorder-vs-bound.png", 5_000 if args.quick else 20_000,
+                                  Timing().gpio_latency_ms)
+    print(note, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,11 @@ and :class:`~companion.watermark.Watermarks`, delivered the way a Pi delivers th
 - Button-board presses: stamped by the board; the frame crosses USB serial in order (FIFO) with
   1 to 20 ms of delay, among heartbeats sent every 2 ms that carry the board's watermark.
 
+Those GPIO delays stay within the 1 ms the box used to assume, so that case cannot see a bound
+that is too short. :func:`gpio_model_misorder` races three GPIO stations with every press late
+as the GPIO delivery model says (:mod:`bench.gpio_model`: lgpio's poll and sort hold, then the
+GIL hand-off with its heavy tail), at any bounds, all judging the same races.
+
 The baseline is what quiz buzzers do: the first *arrival* wins, there are no ties, and
 simultaneous GPIO edges reach the callback in pin order (the interrupt handler walks pins in
 ascending order).
@@ -19,6 +24,7 @@ import math
 import random
 from dataclasses import dataclass
 
+from bench.gpio_model import GpioDelivery
 from companion.inputs import InputEvent
 from companion.race import Race
 from companion.watermark import Watermarks
@@ -62,12 +68,14 @@ def deliveries(edges: dict[int, int], sources: dict[int, str], rnd: random.Rando
     return sorted(out, key=lambda d: d.arrival)
 
 
-def decide_fair(feed: list[Delivery]) -> frozenset[int]:
-    """The box: the race is asked just before each arrival whether it can decide."""
+def decide_fair(feed: list[Delivery], gpio_bound: int = GPIO_BOUND, board: bool = True) -> frozenset[int]:
+    """The box: the race is asked just before each arrival whether it can decide. Without a
+    ``board`` only the GPIO watermark holds races back."""
     race = Race(0, WINDOW, STATIONS)
     marks = Watermarks()
-    marks.add_source("gpio", GPIO_BOUND)
-    marks.add_source("board")
+    marks.add_source("gpio", gpio_bound)
+    if board:
+        marks.add_source("board")
     for d in feed:
         result = race.decide(marks.low(d.arrival))
         if result is not None:
@@ -130,3 +138,30 @@ def tie_bias(races: int, seed: int = 2) -> dict[str, float]:
             arrival_counts[s] += 1
     return {"fair": chi_square_p(fair_counts), "baseline": chi_square_p(arrival_counts),
             "fair_counts": fair_counts, "baseline_counts": arrival_counts}
+
+
+def gpio_model_deliveries(edges: dict[int, int], model: GpioDelivery, rnd: random.Random) -> list[Delivery]:
+    """Every press on GPIO, each late by its own draw from the delivery model, in arrival order."""
+    out = [Delivery(t + model.delay_ns(rnd), "press", s, t, "gpio") for s, t in edges.items()]
+    return sorted(out, key=lambda d: d.arrival)
+
+
+def gpio_model_misorder(races: int, bounds: tuple[int, ...], model: GpioDelivery = GpioDelivery(),
+                        seed: int = 3) -> dict[int, float]:
+    """Wrong verdicts (first presser or tie) per GPIO latency bound, among races on GPIO alone
+    whose first gap is >= 100 us, every press late as :mod:`bench.gpio_model` says. Every bound
+    judges the same races with the same delays."""
+    rnd = random.Random(seed)
+    wrong = dict.fromkeys(bounds, 0)
+    counted = 0
+    while counted < races:
+        edges = {s: rnd.randrange(50 * MS) for s in STATIONS}
+        ordered = sorted(edges.values())
+        if ordered[1] - ordered[0] < 100 * US:
+            continue
+        counted += 1
+        feed = gpio_model_deliveries(edges, model, rnd)
+        right = truth(edges)
+        for bound in bounds:
+            wrong[bound] += decide_fair(feed, bound, board=False) != right
+    return {bound: n / counted for bound, n in wrong.items()}

@@ -1,6 +1,7 @@
 """Decision latency: from a button's edge on a mock pin to the buzzer pin sounding "decided",
 through the real daemon loop (inbox, debounce, watermark, race, cue, TonalBuzzer), minus the
-tie window the race must wait for by design.
+tie window the race must wait for by design. It includes the GPIO latency bound the race also
+waits for (``timing.gpio_latency_ms``, 30 ms by default: the mock profile keeps the default).
 
 The referee is a bare race (:class:`RaceProbe`) rather than a game, so no countdown or menu sits
 between the measured press and its decision; everything the daemon does on the way is real.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,27 @@ def default_journal_dir() -> Path:
         return Path(state.split(":")[0]) / "games"
     base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
     return Path(base) / "companion" / "games"
+
+
+def journal_dir(args: argparse.Namespace, scripted: bool) -> Path:
+    """``--journal-dir`` if given; else a fresh temporary folder for a scripted or screenshot run
+    (so a script never leaves an unfinished game for the box to offer next time, nor finds one),
+    and the state directory otherwise."""
+    if args.journal_dir:
+        return Path(args.journal_dir)
+    if scripted:
+        import tempfile
+
+        path = Path(tempfile.mkdtemp(prefix="companion-games-"))
+        print(f"journals of this scripted run: {path}", file=sys.stderr)
+        return path
+    return default_journal_dir()
+
+
+def settings_file(journals: Path) -> Path:
+    """The box settings beside the journals: ``settings.json`` in the state directory when the
+    journals are in its ``games`` folder, else in the journal folder itself."""
+    return journals.parent / "settings.json" if journals == default_journal_dir() else journals / "settings.json"
 
 
 def _fail(message: str) -> int:
@@ -38,32 +60,75 @@ def _load_user_decks(args: argparse.Namespace) -> str | None:
     return None
 
 
+PLAYER_NUMBERS = re.compile(r"\b[Pp]layers? (\d+(?:, \d+)*)\b")
+"""``player 1`` or ``players 0, 2`` in the games' own descriptions, which number players from 0."""
+
+
+def named(line: str, names: tuple[str, ...]) -> str:
+    """A game's description line with each player index replaced by the name and the seat as
+    the box numbers them, from 1: ``player 1 stated greater`` -> ``Ben (seat 2) stated greater``."""
+    def name(match: re.Match) -> str:
+        seats = [int(n) for n in match.group(1).split(", ")]
+        if any(seat >= len(names) for seat in seats):
+            return match.group(0)
+        return " and ".join(f"{names[seat]} (seat {seat + 1})" for seat in seats)
+
+    return PLAYER_NUMBERS.sub(name, line)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .journal import replay_file, summary
+    from .journal import JournalError, reaction_lines, read_journal, replay, summary
+    from .recovery import ABANDONED
     from .untrusted import Unreadable
 
     if problem := _load_user_decks(args):
         return _fail(problem)
+    if args.explain:
+        return _explain(args.file)
     try:
-        header, match = replay_file(args.file, follow_symlinks=True)
+        lines = read_journal(args.file, follow_symlinks=True)
+        header, match = replay(lines)
     except Unreadable as e:
         return _fail(str(e))
+    except JournalError as e:
+        return _fail(str(Unreadable(args.file, e.reason, e.line)))
     result = summary(header, match)
     if args.json:
         print(json.dumps(result))
         return 0
     print(f"{match.rules.title}: {', '.join(header.players)}")
-    for name, score in zip(header.players, result["scores"]):
-        print(f"  {name}: {score}")
+    for seat, (name, score) in enumerate(zip(header.players, result["scores"]), start=1):
+        print(f"  {name} (seat {seat}): {score}")
     if result["over"]:
         winners = [header.players[w] for w in result["winners"]]
         everyone = len(winners) == len(header.players) > 1
         print(("Result: a draw between " if everyone else "Result: won by ") + " and ".join(winners))
+    elif str(args.file).endswith(ABANDONED):
+        print("Abandoned by the players before the end.")
     else:
         print("Not over yet.")
     for line in match.rules.describe(match.state):
-        print(line)
+        print(named(line, header.players))
+    races = reaction_lines(lines, header.players)
+    if races:
+        print("Reaction times, each from the player's own screen:")
+        for line in races:
+            print("  " + line)
     return 0
+
+
+def _explain(path: str) -> int:
+    """``replay --explain``: the story on stdout; a bad line ends it and exits 2."""
+    from .explain import explain
+    from .journal import read_journal
+    from .untrusted import Unreadable
+
+    try:
+        story, ok = explain(read_journal(path, follow_symlinks=True))
+    except Unreadable as e:
+        return _fail(str(e))
+    print("\n".join(story))
+    return 0 if ok else 2
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -86,12 +151,33 @@ def cmd_games(args: argparse.Namespace) -> int:
         result = summary(header, match)
         if path.name.endswith(ABANDONED):
             state = "abandoned"
+        elif result["over"] and len(result["winners"]) == len(header.players) > 1:
+            state = "a draw"
         elif result["over"]:
             state = "won by " + " and ".join(header.players[w] for w in result["winners"])
         else:
-            state = "not finished (resumes on start)" if path == paths[-1] else "not finished"
+            state = "not finished (offered on start)" if path == paths[-1] else "not finished"
         print(f"{path.name}  {match.rules.title}  {', '.join(header.players)}  "
               f"scores {result['scores']}  {state}")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """Per player across the journals: games played and won, points, reaction times; charts."""
+    from .history import as_json, plot, read_history, report
+
+    directory = Path(args.journal_dir)
+    history = read_history(directory)
+    if not history.games and not history.unreadable:
+        print(f"no games in {directory}")
+        return 0
+    print(json.dumps(as_json(history)) if args.json else "\n".join(report(history)))
+    if args.plot:
+        try:
+            for path in plot(history, Path(args.plot)):
+                print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+        except ImportError as e:
+            return _fail(f"--plot needs matplotlib (pip install \".[plot]\"): {e}")
     return 0
 
 
@@ -118,6 +204,38 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
     return _check_files(args.files, load_profile, ProfileError,
                         lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}"
                                   + (f", button board on {p.board.port}" if p.board else ""), warnings)
+
+
+def cmd_profile_overlays(args: argparse.Namespace) -> int:
+    """The config.txt lines a profile's display buses need (for systemd/install.sh), one a line."""
+    from .profile import ProfileError, boot_config, load_profile, unknown_buses
+
+    try:
+        profile = load_profile(args.file)
+    except ProfileError as e:
+        return _fail(str(e))
+    for line in boot_config(profile):
+        print(line)
+    for port in unknown_buses(profile):
+        print(f"companion: display bus {port} is not one the installer sets up: provide /dev/i2c-{port} "
+              "yourself (e.g. an i2c-mux overlay)", file=sys.stderr)
+    return 0
+
+
+def cmd_profile_diagram(args: argparse.Namespace) -> int:
+    from .diagram import wiring_svg, wiring_table
+    from .profile import ProfileError, load_profile
+
+    try:
+        profile = load_profile(args.file)
+    except ProfileError as e:
+        return _fail(str(e))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in (("wiring.svg", wiring_svg(profile)), ("wiring.md", wiring_table(profile))):
+        (out / name).write_text(text, encoding="utf-8")
+        print(f"wrote {out / name}")
+    return 0
 
 
 def option_settings(items: list[str]) -> dict[str, dict[str, object]]:
@@ -147,6 +265,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     from .logs import setup_logging
     from .profile import ProfileError, load_profile
     from .script import ScriptError, load_script
+    from .tablescreen.display import TableScreenError
 
     setup_logging()
     if problem := _load_user_decks(args):
@@ -159,10 +278,13 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return _fail(str(e))
     if presses is not None and profile.backend != "mock":
         return _fail("a script drives simulated pins: use a profile with backend = \"mock\"")
+    journals = journal_dir(args, presses is not None)
     try:
-        daemon = Daemon(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults)
+        daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals))
+    except TableScreenError as e:
+        return _fail(str(e))
     except OSError as e:
-        return _fail(f"journal directory {args.journal_dir}: {e.strerror or e}")
+        return _fail(f"journal directory {journals}: {e.strerror or e}")
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -188,6 +310,7 @@ def cmd_words_check(args: argparse.Namespace) -> int:
 def cmd_words_print(args: argparse.Namespace) -> int:
     from . import words
     from .words.sheet import save
+    from .words.vector import CardsError
 
     if problem := _load_user_decks(args):
         return _fail(problem)
@@ -195,7 +318,11 @@ def cmd_words_print(args: argparse.Namespace) -> int:
         chosen = [words.find(name) for name in args.deck] if args.deck else list(words.catalogue().values())
     except KeyError as e:
         return _fail(e.args[0])
-    for path in save(chosen, args.out):
+    try:
+        written = save(chosen, args.out)
+    except CardsError as e:
+        return _fail(str(e))
+    for path in written:
         print(f"wrote {path}")
     return 0
 
@@ -204,11 +331,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _run_daemon(Path(args.profile), args, Path(args.script) if args.script else None)
 
 
+DEMOS = {"triangle": ("triangle.toml", "triangle.txt", 1.0, ["triangle.countdown_ms=250"]),
+         "paytoplay": ("profile.toml", "paytoplay.txt", 4.0, [])}
+"""Each demo game's profile and script (in ``companion/demo/``), the script's default speed and
+the options it plays with. Triangle's race is timed by the box's clock, so its script runs at the
+box's own pace and a short countdown keeps the demo short."""
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     demo = Path(__file__).parent / "demo"
+    profile, script, speed, options = DEMOS[args.game]
+    args.speed = speed if args.speed is None else args.speed
+    args.option = options + args.option
     args.snapshots = args.out
     args.journal_dir = args.out
-    status = _run_daemon(demo / "profile.toml", args, demo / "paytoplay.txt")
+    status = _run_daemon(demo / profile, args, demo / script)
     if status == 0:
         print(f"Demo game played; journal and station images in {args.out}/")
     return status
@@ -225,6 +362,17 @@ def on_pi_hardware() -> bool:
         return Path("/proc/device-tree/model").read_text(errors="replace").startswith("Raspberry Pi")
     except OSError:
         return False
+
+
+def screen_size(text: str) -> tuple[int, int]:
+    """``1280x720`` as (1280, 720)."""
+    try:
+        width, height = (int(n) for n in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be WIDTHxHEIGHT, e.g. 1280x720, not {text!r}") from None
+    if not (320 <= width <= 7680 and 180 <= height <= 4320):
+        raise argparse.ArgumentTypeError(f"must be from 320x180 to 7680x4320, not {text!r}")
+    return width, height
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -256,11 +404,13 @@ def cmd_sim(args: argparse.Namespace) -> int:
         defaults = option_settings(args.option)
     except (ProfileError, ScriptError, OSError, ValueError) as e:
         return _fail(str(e))
+    journals = journal_dir(args, presses is not None or bool(args.screenshot))
     try:
-        sim = Simulator(profile, Path(args.journal_dir), seed=args.seed, defaults=defaults,
-                        scale=args.scale or (3 if args.screenshot else None))
+        sim = Simulator(profile, journals, seed=args.seed, defaults=defaults,
+                        scale=args.scale or (3 if args.screenshot else None),
+                        settings_path=settings_file(journals), table_screen=args.table_screen)
     except OSError as e:
-        return _fail(f"journal directory {args.journal_dir}: {e.strerror or e}")
+        return _fail(f"journal directory {journals}: {e.strerror or e}")
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
@@ -275,15 +425,16 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
-    """Walk a maker through every button, display and buzzer cue; exit 1 if a button never
-    reported a press."""
+    """Walk a maker through every button, display and buzzer cue under display load; exit 1 if a
+    button never reported a press, a display is not working, or the GPIO latency bound does not
+    cover the delays measured."""
     import asyncio
 
     from .daemon import Daemon
     from .logs import setup_logging
     from .profile import ProfileError, load_profile
     from .script import ScriptError, load_script
-    from .selftest import SelfTest
+    from .selftest import LOAD_FRAME_NS, SelfTest
 
     setup_logging()
     try:
@@ -291,9 +442,10 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         presses = load_script(args.script, len(profile.stations)) if args.script else None
     except (ProfileError, ScriptError, OSError) as e:
         return _fail(str(e))
-    selftest = SelfTest(tuple(st.name for st in profile.stations))
+    selftest = SelfTest(tuple(st.name for st in profile.stations), frame_every_ns=LOAD_FRAME_NS)
     daemon = Daemon(profile, referee=selftest)
-    print("Press every button on every station; each display shows its station number. "
+    print("Press every button on every station; each display shows its station number while "
+          "every display is written as fast as the bus allows, to measure how late presses arrive. "
           "Ctrl-C to stop.", flush=True)
     try:
         if presses is None:
@@ -304,8 +456,11 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         pass
     finally:
         daemon.close()
-    print(selftest.report())
-    return 0 if selftest.complete else 1
+    dead = daemon.box.displays.down()
+    print(selftest.report(dead))
+    covered, delivery = daemon.delivery.check()
+    print(delivery)
+    return 0 if selftest.complete and covered and not dead else 1
 
 
 def speed(text: str) -> float:
@@ -337,18 +492,27 @@ def build_parser() -> argparse.ArgumentParser:
                            help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
             p.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
 
-    run = sub.add_parser("run", help="run the box from a hardware profile")
+    run = sub.add_parser("run", help="run the box from a hardware profile",
+                         description="Runs the box: buttons, displays, buzzer and lights as the profile wires "
+                                     "them, until stopped (the service runs this). With --script, simulated "
+                                     "pins are pressed from a script of timed presses and the run stops after "
+                                     "it; --snapshots then saves each station's last screen.")
     run.add_argument("--profile", required=True, help="hardware profile (TOML), see hardware/profiles/")
     run.add_argument("--script", help="drive simulated buttons from a script of timed presses")
     run.add_argument("--snapshots", help="write each station's final screen as PNG into this folder")
-    run.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
+    run.add_argument("--journal-dir", help="where game journals go (default: the state directory; "
+                                           "a temporary folder with --script)")
     runner_options(run)
     run.set_defaults(func=cmd_run)
 
-    demo = sub.add_parser("demo", help="play a scripted demo game headlessly and write the station images")
+    demo = sub.add_parser("demo", help="play a scripted demo game headlessly and write the station images",
+                          description="Plays a scripted game on simulated buttons without any display and "
+                                      "writes its journal and every station's last screen as PNG: a round of "
+                                      "Triangle with a race (default), or the seed game of Pay-to-Play.")
     demo.add_argument("--out", default="demo-out", help="folder for the journal and PNGs (default demo-out)")
+    demo.add_argument("--game", choices=sorted(DEMOS), default="triangle", help="which demo (default triangle)")
     runner_options(demo)
-    demo.set_defaults(func=cmd_demo, speed=4.0)
+    demo.set_defaults(func=cmd_demo, speed=None)
 
     sim = sub.add_parser("sim", help="the whole box in a window: keys and clicks are the buttons (needs pygame)",
                          description="Every station's screen and buttons in one window. Each station's keys are "
@@ -362,38 +526,87 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--screenshot", metavar="FILE",
                      help="start up (and play the script), save the window as PNG and exit; needs no display")
     sim.add_argument("--scale", type=int, choices=range(1, 7), help="screen pixels per OLED pixel (default: fit the screen)")
-    sim.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals go")
+    sim.add_argument("--journal-dir", help="where game journals go (default: the state directory; "
+                                           "a temporary folder with --script or --screenshot)")
+    sim.add_argument("--table-screen", nargs="?", const=(1280, 720), type=screen_size, metavar="WxH",
+                     help="open the table screen (the public state, as on a TV) in a second window "
+                          "(default 1280x720); with --screenshot it is saved as FILE.table.png")
     runner_options(sim)
     sim.set_defaults(func=cmd_sim)
 
-    rep = sub.add_parser("replay", help="replay a game journal and print the result")
-    rep.add_argument("file")
+    rep = sub.add_parser("replay", help="replay a game journal and print the result",
+                         description="Reads a game journal (companion-journal/1) from the start and prints the "
+                                     "players with their seats, the scores, how it ended and the game's last "
+                                     "state. A bad line exits 2 naming the line and the reason.")
+    rep.add_argument("file", help="a journal file, e.g. from companion games")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
+    rep.add_argument("--explain", action="store_true",
+                     help="tell each line in the players' words: who did what, who gained what and why")
     rep.add_argument("--decks", help="the word deck file the game was played with, if your own")
     rep.set_defaults(func=cmd_replay)
 
-    test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box")
+    test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box",
+                          description="Shows each station's number on its display, plays every buzzer cue in "
+                                      "turn and reports each button as it is pressed; a station's light comes "
+                                      "on once all its buttons were pressed. Exits 1 if a button never "
+                                      "reported a press.")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
     runner_options(test, games=False)
     test.set_defaults(func=cmd_selftest)
 
-    past = sub.add_parser("games", help="list past games (journals), newest first")
+    past = sub.add_parser("games", help="list past games (journals), newest first",
+                          description="One line per game journal, newest first: the file, the game, the "
+                                      "players, the scores and how it ended (won, abandoned, not finished).")
     past.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals are")
     past.set_defaults(func=cmd_games)
 
-    prof = sub.add_parser("profile", help="hardware profile tools")
+    hist = sub.add_parser("history", help="per player across past games: played, won, points, reaction times",
+                          description="Reads every journal in the state directory (or --dir) and sums up, per "
+                                      "player, the games played and won of each kind, the points, and the "
+                                      "reaction times of the races; unfinished and abandoned games are listed "
+                                      "but not counted, an unreadable journal is named and skipped.")
+    hist.add_argument("--journal-dir", "--dir", default=str(default_journal_dir()), help="where game journals are")
+    hist.add_argument("--json", action="store_true", help="print one JSON object")
+    hist.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR (needs matplotlib: pip install \".[plot]\")")
+    hist.set_defaults(func=cmd_history)
+
+    prof = sub.add_parser("profile", help="hardware profile tools",
+                          description="Hardware profiles (TOML) say which pin or board channel is which "
+                                      "station's button, display and light; see hardware/README.md.")
     prof_sub = prof.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
-    check = prof_sub.add_parser("check", help="validate profiles; exit 2 naming every bad field")
+    check = prof_sub.add_parser("check", help="validate profiles; exit 2 naming every bad field",
+                                description="Checks each profile completely and prints every problem, each "
+                                            "naming its field (pins used twice, unknown fields, bad values).")
     check.add_argument("files", nargs="+")
     check.set_defaults(func=cmd_profile_check)
+    diagram = prof_sub.add_parser("diagram", help="write a wiring picture (SVG) and table (Markdown) of a profile",
+                                  description="Draws the profile's wiring: every station key's GPIO pin or board "
+                                              "channel, the displays and their multiplexer channels, the buzzer "
+                                              "and the lights, as wiring.svg and the same as a table in wiring.md.")
+    diagram.add_argument("file")
+    diagram.add_argument("--out", default="wiring", help="folder for wiring.svg and wiring.md (default wiring)")
+    diagram.set_defaults(func=cmd_profile_diagram)
+    overlays = prof_sub.add_parser("overlays", help="print the /boot/firmware/config.txt lines a profile's buses need",
+                                   description="Prints the dtoverlay lines the profile's extra display buses "
+                                               "(I2C on GPIO pins) need in /boot/firmware/config.txt; nothing "
+                                               "for a profile on the Pi's own I2C bus.")
+    overlays.add_argument("file")
+    overlays.set_defaults(func=cmd_profile_overlays)
 
-    words = sub.add_parser("words", help="Pictomania word decks: check your own, print cards")
+    words = sub.add_parser("words", help="Pictomania word decks: check your own, print cards",
+                           description="Word decks for Pictomania: check a deck file of your own (TOML [[deck]] "
+                                       "tables: name, title, cards of seven words each) or print cards.")
     words_sub = words.add_subparsers(dest="words_command", metavar="ACTION", required=True)
-    wcheck = words_sub.add_parser("check", help="validate deck files; exit 2 naming every problem")
+    wcheck = words_sub.add_parser("check", help="validate deck files; exit 2 naming every problem",
+                                  description="Checks each deck file and prints every problem, each naming "
+                                              "its deck and card.")
     wcheck.add_argument("files", nargs="+")
     wcheck.set_defaults(func=cmd_words_check)
-    wprint = words_sub.add_parser("print", help="render word cards as a printable A4 PDF (or PNGs)")
+    wprint = words_sub.add_parser("print", help="render word cards as a printable A4 PDF (or PNGs)",
+                                  description="Word cards, eight to an A4 page, ready to cut out: a vector "
+                                              "PDF (needs the cards extra: pip install \".[cards]\") or, "
+                                              "for a .png name, one 150 dpi PNG per page.")
     wprint.add_argument("--deck", action="append", help="a deck to print (repeat); default: all")
     wprint.add_argument("--decks", help="a file of your own decks to add")
     wprint.add_argument("--out", default="pictomania-cards.pdf", help="a .pdf file, or a .png name for one PNG per page")
@@ -412,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
         if not on_pi_hardware():
             return cmd_sim(parser.parse_args(["sim"]))
         parser.print_help()
-        print("\nOn the box: companion run --profile hardware/profiles/gpio-3.toml")
+        print("\nOn the box: companion run --profile hardware/profiles/mux-3.toml")
         return 0
     try:
         return args.func(args)

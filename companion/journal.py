@@ -1,4 +1,5 @@
-"""The journal: the product's public file format, ``companion-journal/1`` (JSON Lines).
+"""The journal: the product's public file format, ``companion-journal/1`` (JSON Lines),
+specified in ``docs/JOURNAL.md``.
 
 One file is one game: a header line, then every chance event and action in the order they
 happened. The writer appends, flushes and fsyncs each line before the table shows its result,
@@ -13,7 +14,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from . import games
 from .games.base import IllegalAction
@@ -42,6 +43,9 @@ class Header:
     players: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
+    stations: tuple[int, ...] | None = None
+    """Informational: the 0-based station each player sat at, so a resumed game keeps its
+    seats (written as 1-based station numbers, as the box numbers them)."""
     sequence: int | None = None
     """The game's number on this box, one more than any journal beside it had when it started:
     which game is newest follows from the journals themselves, not from a clock that may have
@@ -52,6 +56,8 @@ class Header:
                                "options": self.options}
         if self.seed is not None:
             out["seed"] = self.seed
+        if self.stations is not None:
+            out["stations"] = [s + 1 for s in self.stations]
         if self.sequence is not None:
             out["sequence"] = self.sequence
         return out
@@ -63,7 +69,7 @@ def parse_header(obj: Any) -> Header:
         raise ValueError("the header must be a JSON object")
     if obj.get("format") != FORMAT:
         raise ValueError(f"format must be {FORMAT!r}, not {obj.get('format')!r}")
-    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "sequence"})
+    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "stations", "sequence"})
     if unknown:
         raise ValueError(f"unknown header field {unknown[0]!r}")
     game = obj.get("game")
@@ -81,10 +87,17 @@ def parse_header(obj: Any) -> Header:
     seed = obj.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError("seed must be a whole number")
+    stations = obj.get("stations")
+    if stations is not None:
+        if (not isinstance(stations, list) or len(stations) != len(players)
+                or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in stations)
+                or len(set(stations)) != len(stations)):
+            raise ValueError("stations must list a different station number (from 1) for each player")
+        stations = tuple(s - 1 for s in stations)
     sequence = obj.get("sequence")
     if sequence is not None and (isinstance(sequence, bool) or not isinstance(sequence, int) or sequence < 1):
         raise ValueError("sequence must be a whole number from 1")
-    return Header(game, tuple(players), options, seed, sequence)
+    return Header(game, tuple(players), options, seed, stations=stations, sequence=sequence)
 
 
 def _has_surrogate(text: str) -> bool:
@@ -137,6 +150,7 @@ class JournalWriter:
     def close(self) -> None:
         self._file.close()
 
+
 def read_journal(path: Path | str, follow_symlinks: bool = False) -> list[bytes]:
     """A journal file's lines, read with the limits of :mod:`companion.untrusted`: a regular
     file, in the state directory never through a symlink; :class:`Unreadable` otherwise."""
@@ -151,14 +165,47 @@ def replay_file(path: Path | str, follow_symlinks: bool = False) -> tuple[Header
         raise Unreadable(path, e.reason, e.line) from None
 
 
-def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
+NOTES = ("onset_ms", "reaction_ms")
+"""Informational fields the box adds to the action line that ends a race (claim, draw, start):
+per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
+``reaction_ms`` their counted press's time after that onset; null for a player not in the race
+or without a counted press. They are not part of the action: replay reads past them."""
+IGNORED = ("type", "t", "auto", *NOTES)
+
+
+def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> list[str]:
+    """One line per race a journal records with its reaction times (see :data:`NOTES`), for
+    ``companion replay``: ``4.460 s claim: Ben 285 ms, Ana 300 ms``, fastest first."""
+    out = []
+    for text in lines:
+        try:
+            obj = json.loads(text)
+        except ValueError:  # not JSON, not UTF-8, or a number too long: replay has said so
+            continue
+        reactions = obj.get("reaction_ms") if isinstance(obj, dict) else None
+        if not isinstance(reactions, list):
+            continue
+        timed = sorted((ms, p) for p, ms in enumerate(reactions[:len(players)]) if isinstance(ms, (int, float)))
+        who = ", ".join(f"{players[p]} {ms:.0f} ms" for ms, p in timed) or "nobody counted"
+        out.append(f"{obj.get('t', 0):.3f} s {obj.get('action')}: {who}")
+    return out
+
+
+LineHook = Callable[[int, Match, list[dict[str, Any]]], None]
+"""Told, after each applied line, its number, the match and the events it led to: what it
+recorded, chance events drawn from the seed before it, and the automatic actions after it."""
+
+
+def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tuple[Header, Match]:
     """Apply a journal's lines (text, or bytes to decode as UTF-8); :class:`JournalError` at the
-    first bad one."""
+    first bad one. ``on_line`` follows along line by line (``companion replay --explain``)."""
     match: Match | None = None
     header: Header | None = None
     autos: list[tuple[Any, dict[str, Any]]] = []  # (state before, line) since a player's last line
+    events: list[dict[str, Any]] = []  # what the line being applied led to
 
     def record(line: dict[str, Any]) -> None:
+        events.append(line)
         if line.get("auto") is not True:
             autos.clear()
         elif match is not None:
@@ -186,6 +233,9 @@ def replay(lines: Iterable[str | bytes]) -> tuple[Header, Match]:
             raise JournalError(number, _explain(match, obj, autos, str(e))) from None
         except ValueError as e:
             raise JournalError(number, str(e)) from None
+        if on_line is not None:
+            on_line(number, match, list(events))
+        events.clear()
     if match is None or header is None:
         raise JournalError(1, "the journal is empty: a header line is needed")
     return header, match
@@ -205,7 +255,7 @@ def _explain(match: Match, obj: Any, autos: list[tuple[Any, dict[str, Any]]], re
         return reason
     for state, line in reversed(autos):
         if player in match.rules.to_move(state):
-            action = {k: v for k, v in obj.items() if k not in ("type", "t", "auto")}
+            action = {k: v for k, v in obj.items() if k not in IGNORED}
             auto = {k: v for k, v in line.items() if k not in ("type", "auto")}
             try:
                 match.rules.apply(state, action)
@@ -220,22 +270,20 @@ def _apply_line(match: Match, obj: Any) -> None:
     if not isinstance(obj, dict):
         raise ValueError("an event line must be a JSON object")
     kind = obj.get("type")
-    body = {k: v for k, v in obj.items() if k not in ("type", "t", "auto")}
+    body = {k: v for k, v in obj.items() if k not in IGNORED}
     if not isinstance(obj.get("auto", False), bool):
         raise ValueError(f"auto must be true or false, not {obj['auto']!r}")
     t = obj.get("t", 0)
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= LONGEST_GAME_S:
         raise ValueError(f"t must be seconds since the game started (0 or more, at most a year), not {t!r}")
     if kind == "chance":
-        match.chance(body)
+        match.chance_or_draw(body)
     elif kind == "action":
         if obj.get("auto") is True:
             return
-        if match.outcome is not None:
+        if match.outcome is not None and not match.rules.to_move(match.state):
             raise IllegalAction("the game is already over")
-        if match.needs_chance:
-            match.draw_chance()
-        match.act(body)
+        match.act_or_draw(body)
     else:
         raise ValueError(f"type must be 'chance' or 'action', not {kind!r}")
 

@@ -59,7 +59,7 @@ class Match:
         """
         if self.seed is None:
             raise IllegalAction("a chance event is due and there is no seed to draw it from")
-        event = self.rules.draw_chance(self.state, random.Random(f"{self.seed}/{self.chances}"))
+        event = self.rules.draw_chance(self.state, self._rng())
         self.chance(event)
         return event
 
@@ -69,13 +69,44 @@ class Match:
         resumed from its journal draws what the uninterrupted game would have."""
         return random.Random(f"{self.seed}/{purpose}/{self.chances}")
 
+    def due_event(self) -> str | None:
+        """The kind of chance event due now (``cards``, ``assign``, ``deal``), as the seed
+        would draw it; None when none is due or there is no seed."""
+        if not self.needs_chance or self.seed is None:
+            return None
+        return self.rules.draw_chance(self.state, self._rng()).get("event")
+
+    def chance_or_draw(self, event: Action) -> None:
+        """Apply a recorded chance event, first drawing from the seed every earlier one the
+        journal left out (a Pictomania ``assign`` with no ``cards`` before it: the cards are
+        drawn, then the assignment applied). An event refused for its own sake stays refused."""
+        while True:
+            try:
+                self.chance(event)
+                return
+            except IllegalAction:
+                due = self.due_event()
+                if due is None or due == event.get("event"):
+                    raise
+                self.draw_chance()
+
+    def act_or_draw(self, action: Action) -> list[dict[str, Any]]:
+        """Apply a recorded action, first drawing from the seed every chance event due before
+        it that the journal left out (a deal, a word, a round's cards and assignment)."""
+        while self.needs_chance and not self.rules.acts_before_chance(self.state, action):
+            self.draw_chance()
+        return self.act(action)
+
+    def _rng(self) -> random.Random:
+        return random.Random(f"{self.seed}/{self.chances}")
+
     def act(self, action: Action) -> list[dict[str, Any]]:
         """Apply a player's action, then every automatic action it leads to.
 
         Returns what was applied, automatic actions marked ``"auto": True``. Nothing is applied
         or journaled if the action is illegal.
         """
-        if self.needs_chance:
+        if self.needs_chance and not self.rules.acts_before_chance(self.state, action):
             raise IllegalAction("a chance event is due before any action")
         new = self.rules.apply(self.state, action)
         applied = [{"type": "action", **action}]

@@ -16,19 +16,37 @@ from .inputs import KEYS
 from .untrusted import PROFILE_BYTES, Unreadable, read_toml
 
 BACKENDS = ("mock", "pi")
-DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
+DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1315")
+"""The luma.oled drivers of one-bit 128x64 panels, the only screens the box draws (luma.oled
+3.16: ``sh1106``, and ``ssd1306`` with its subclasses ``ssd1309`` and ``ssd1315``). Greyscale
+panels (``ssd1322``...) and other sizes would fail on every frame."""
+PANEL_SIZE = (128, 64)
+ROTATIONS = (0, 2)
+"""luma's rotate 1 and 3 turn a 128x64 panel into 64x128, which no screen is drawn for."""
 I2C_PINS = (2, 3)
 """GPIO 2 and 3 are I2C-1 (SDA, SCL), shared by every display and the multiplexer."""
+I2C_GPIO_BUSES = {3: (23, 24), 4: (7, 8)}
+"""Software I2C buses, bus number -> (SDA, SCL) GPIO, that ``systemd/install.sh`` sets up with the
+``i2c-gpio`` overlay for a display on that ``port`` (``companion profile overlays``); their pins
+are then reserved like GPIO 2 and 3. Any other port but 1 is the maker's to set up."""
 PWM_PINS = (12, 13, 18, 19)
+"""The pins with a hardware PWM channel. gpiozero's lgpio factory drives the buzzer with lgpio's
+software PWM on any pin; keeping to these leaves room for a hardware-PWM driver."""
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
 MIN_STATIONS, MAX_STATIONS = 2, 6
 NAME_MAX = 32
-"""Characters in a station's name, and in a player's name in a journal."""
+"""Characters in a player's name in a journal (a journal may come from elsewhere)."""
+MAX_NAME = 10
+"""Longest station name: the screens are 21 characters wide and show up to three names on a
+line; the layout test renders every screen with names this long."""
 NAME_FITS = 6
-"""Characters of a name most screens show in full (Pictomania's guess lists show 4)."""
+"""Characters of a name most screens show in full; longer ones are abbreviated where a line
+needs it (:func:`~companion.screens.canvas.fitting`)."""
 BOARD_CHANNELS = range(0, 32)
 """A button board's channels, as its firmware numbers them (``firmware/buttonboard/config.py``)."""
+BOARD_LEDS = range(0, 32)
+"""A button board's LEDs: bits of the host's LEDS message (``firmware/PROTOCOL.md``)."""
 
 
 class ProfileError(ValueError):
@@ -59,6 +77,9 @@ class StationProfile:
     display: DisplayProfile
     channels: dict[str, int] = field(default_factory=dict)
     """Key -> button board channel, for a station wired to the board (empty on GPIO)."""
+    led: int | None = None
+    """The station's light, if it has one: a GPIO pin for a station on pins, the board's LED
+    number for a station on board channels (lit for the race winner, blinking for a tie)."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +94,14 @@ class BoardProfile:
 class Timing:
     debounce_ms: float = 5.0
     stuck_after_s: float = 5.0
-    gpio_latency_ms: float = 1.0
-    """How late a GPIO edge can reach the loop; races wait this long past the tie window."""
+    gpio_latency_ms: float = 30.0
+    """How late a GPIO edge can reach the loop; races wait this long past the tie window.
+
+    A press reaches the loop after lgpio's poll and sort hold (0.5-1.05 ms) and a thread hand-off
+    that waits for the GIL (one switch interval, 1 ms in the daemon, with a scheduling tail):
+    ``bench/gpio_model.py`` puts one press in about 15 million beyond 20 ms; 30 ms also covers
+    the worst we measured on a CPU loaded far beyond a Pi's (22 ms). ``companion selftest``
+    measures a box's own delays and says whether this covers them."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +112,21 @@ class Displays:
     contrast: int = 255
     dim_contrast: int = 16
     dim_after_s: float = 300.0
+    i2c_hz: int = 400_000
+    """The displays' I2C bus speed: 400 kHz (Fast-mode, what SSD1306 and SH1106 panels are rated
+    for) needs ``dtparam=i2c_arm_baudrate=400000`` in the Pi's boot config, which
+    ``systemd/install.sh`` sets; the Pi's default is 100 kHz, four times slower per frame."""
+
+
+@dataclass(frozen=True)
+class TableScreenProfile:
+    """The table screen (``[table_screen]``): the public state on an HDMI screen. Off by default;
+    on a Pi it draws with SDL's ``kmsdrm`` driver, no desktop needed."""
+
+    enabled: bool = False
+    width: int = 1280
+    height: int = 720
+    fullscreen: bool = True
 
 
 @dataclass(frozen=True)
@@ -96,6 +138,7 @@ class Profile:
     timing: Timing = field(default_factory=Timing)
     displays: Displays = field(default_factory=Displays)
     board: BoardProfile | None = None
+    table_screen: TableScreenProfile = field(default_factory=TableScreenProfile)
 
     def board_channels(self) -> dict[int, tuple[int, str]]:
         """Board channel -> (station index, key)."""
@@ -130,12 +173,28 @@ class _Checker:
             return default
         return kind(value)
 
+    def choice(self, data: dict, where: str, key: str, allowed: tuple, why: str):
+        value = data.get(key, allowed[0])
+        if isinstance(value, bool) or not isinstance(value, type(allowed[0])) or value not in allowed:
+            self.fail(f"{where}.{key}", f"must be {' or '.join(map(str, allowed))} ({why}), not {value!r}")
+            return allowed[0]
+        return value
+
+    def flag(self, data: dict, where: str, key: str, default: bool) -> bool:
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(f"{where}.{key}", f"must be true or false, not {value!r}")
+            return default
+        return value
+
 
 def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
     c = _Checker()
-    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board"}):
-        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board")
+    for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board",
+                                     "table_screen"}):
+        c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, "
+                      "table_screen")
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         c.fail("name", f"must be text, not {name!r}")
@@ -146,18 +205,28 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     timing = Timing(
         debounce_ms=c.number(timing_data, "timing", "debounce_ms", 5.0, 0, 50, float),
         stuck_after_s=c.number(timing_data, "timing", "stuck_after_s", 5.0, 0.5, 60, float),
-        gpio_latency_ms=c.number(timing_data, "timing", "gpio_latency_ms", 1.0, 0, 50, float),
+        gpio_latency_ms=c.number(timing_data, "timing", "gpio_latency_ms", Timing.gpio_latency_ms, 0, 50, float),
     )
-    displays_data = c.table(data, "", "displays", ("mux_address", "contrast", "dim_contrast", "dim_after_s"))
+    displays_data = c.table(data, "", "displays", ("mux_address", "contrast", "dim_contrast", "dim_after_s", "i2c_hz"))
     displays = Displays(
         mux_address=c.number(displays_data, "displays", "mux_address", 0x70, 0x70, 0x77),
         contrast=c.number(displays_data, "displays", "contrast", 255, 1, 255),
         dim_contrast=c.number(displays_data, "displays", "dim_contrast", 16, 0, 255),
         dim_after_s=c.number(displays_data, "displays", "dim_after_s", 300.0, 10, 86400, float),
+        i2c_hz=c.number(displays_data, "displays", "i2c_hz", 400_000, 10_000, 1_000_000),
+    )
+    screen_data = c.table(data, "", "table_screen", ("enabled", "width", "height", "fullscreen"))
+    table_screen = TableScreenProfile(
+        enabled=c.flag(screen_data, "table_screen", "enabled", False),
+        width=c.number(screen_data, "table_screen", "width", 1280, 320, 7680),
+        height=c.number(screen_data, "table_screen", "height", 720, 180, 4320),
+        fullscreen=c.flag(screen_data, "table_screen", "fullscreen", True),
     )
     used: dict[int, str] = {}
     addresses: dict[tuple[int, int, int | None], str] = {}
     used_channels: dict[int, str] = {}
+    placed: list[tuple[str, DisplayProfile]] = []
+    used_leds: dict[int, str] = {}
 
     def claim_pin(where: str, pin: Any) -> None:
         if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_RANGE:
@@ -191,7 +260,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     buzzer_pin = buzzer.get("pin")
     if buzzer_pin is not None:
         if buzzer_pin not in PWM_PINS:
-            c.fail("buzzer.pin", f"must be a hardware PWM pin ({', '.join(map(str, PWM_PINS))}), not {buzzer_pin!r}")
+            c.fail("buzzer.pin", f"must be a PWM-capable pin ({', '.join(map(str, PWM_PINS))}), not {buzzer_pin!r}")
         claim_pin("buzzer.pin", buzzer_pin)
 
     stations_data = data.get("stations")
@@ -204,14 +273,18 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if not isinstance(st, dict):
             c.fail(where, "must be a table")
             continue
-        for extra in sorted(set(st) - {"name", "pins", "channels", "display"}):
-            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display")
+        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led"}):
+            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led")
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
             st_name = f"P{i + 1}"
-        elif len(st_name) > NAME_MAX or not st_name.isprintable():
-            c.fail(f"{where}.name", f"must be at most {NAME_MAX} printable characters, not {st_name!r}")
+        elif len(st_name) > MAX_NAME:
+            c.fail(f"{where}.name", f"must be at most {MAX_NAME} characters (the screens show it "
+                                    f"whole), not {st_name!r} ({len(st_name)})")
+            st_name = f"P{i + 1}"
+        elif not st_name.isprintable():
+            c.fail(f"{where}.name", f"must be printable characters, not {st_name!r}")
             st_name = f"P{i + 1}"
         on_board = "channels" in st
         if on_board and "pins" in st:
@@ -235,9 +308,10 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             driver=driver,
             port=c.number(disp, f"{where}.display", "port", 1, 0, 31),
             address=c.number(disp, f"{where}.display", "address", 0x3C, 0x03, 0x77),
-            width=c.number(disp, f"{where}.display", "width", 128, 128, 256),
-            height=c.number(disp, f"{where}.display", "height", 64, 32, 64),
-            rotate=c.number(disp, f"{where}.display", "rotate", 0, 0, 3),
+            width=c.choice(disp, f"{where}.display", "width", PANEL_SIZE[:1], "every screen is drawn 128x64"),
+            height=c.choice(disp, f"{where}.display", "height", PANEL_SIZE[1:], "every screen is drawn 128x64"),
+            rotate=c.choice(disp, f"{where}.display", "rotate", ROTATIONS,
+                            "upright or upside down; 1 and 3 would stand the panel on its side"),
             mux_channel=c.number(disp, f"{where}.display", "mux_channel", None, 0, 7) if "mux_channel" in disp else None,
         )
         spot = (display.port, display.address, display.mux_channel)
@@ -245,13 +319,53 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             c.fail(f"{where}.display", f"same bus, address and mux channel as {addresses[spot]}: "
                                        "give it another address, port or mux_channel")
         addresses.setdefault(spot, f"{where}.display")
+        placed.append((f"{where}.display", display))
         keys = {k: wired.get(k) for k in KEYS}
-        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}))
+        led = st.get("led")
+        if led is not None and on_board:
+            if isinstance(led, bool) or not isinstance(led, int) or led not in BOARD_LEDS:
+                c.fail(f"{where}.led", f"must be a board LED number from {BOARD_LEDS.start} to "
+                                       f"{BOARD_LEDS.stop - 1}, not {led!r}")
+            elif led in used_leds:
+                c.fail(f"{where}.led", f"board LED {led} is already used by {used_leds[led]}")
+            else:
+                used_leds[led] = f"{where}.led"
+        elif led is not None:
+            claim_pin(f"{where}.led", led)
+        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led))
+    if backend == "pi":
+        _check_bus_collisions(c, placed, displays.mux_address)
+        for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):
+            for pin, line in zip(I2C_GPIO_BUSES[port], ("SDA", "SCL")):
+                if pin in used:
+                    c.fail(used[pin], f"GPIO {pin} is the {line} of I2C bus {port}, which a display uses "
+                                      f"(port = {port}): wire this elsewhere")
     if board is not None and not used_channels:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
         raise ProfileError(source, c.problems)
-    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board)
+    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board, table_screen)
+
+
+def _check_bus_collisions(c: _Checker, placed: list[tuple[str, DisplayProfile]], mux_address: int) -> None:
+    """A panel wired straight to a bus that also carries the multiplexer must not answer at the
+    multiplexer's address, nor at the address of a panel behind it: the channel selected last
+    stays connected, so both would answer the same write."""
+    muxed: dict[tuple[int, int], str] = {}
+    for where, d in placed:
+        if d.mux_channel is not None:
+            muxed.setdefault((d.port, d.address), where)
+    mux_ports = {port for port, _ in muxed}
+    for where, d in placed:
+        if d.mux_channel is not None or d.port not in mux_ports:
+            continue
+        if d.address == mux_address:
+            c.fail(f"{where}.address", f"0x{d.address:02X} is the multiplexer's address on bus {d.port} "
+                                       "(displays.mux_address): give the display another address")
+        elif (d.port, d.address) in muxed:
+            c.fail(f"{where}.address", f"0x{d.address:02X} on bus {d.port} is also {muxed[d.port, d.address]}, "
+                                       "behind the multiplexer, and both would answer: give this display "
+                                       "another address or a mux_channel")
 
 
 def load_profile(path: Path | str) -> Profile:
@@ -278,3 +392,22 @@ def warnings(profile: Profile) -> list[str]:
         if len(st.name) > NAME_FITS:
             out.append(f"{where}: {st.name!r} is longer than {NAME_FITS} characters: some screens shorten it")
     return out
+
+
+def boot_config(profile: Profile) -> list[str]:
+    """The lines ``/boot/firmware/config.txt`` needs for the profile's display buses beyond I2C-1
+    (which ``raspi-config nonint do_i2c 0`` turns on): an ``i2c-gpio`` overlay per known
+    software bus (:data:`I2C_GPIO_BUSES`)."""
+    if profile.backend != "pi":
+        return []
+    ports = sorted({st.display.port for st in profile.stations} & I2C_GPIO_BUSES.keys())
+    return [f"dtoverlay=i2c-gpio,bus={port},i2c_gpio_sda={I2C_GPIO_BUSES[port][0]},"
+            f"i2c_gpio_scl={I2C_GPIO_BUSES[port][1]}" for port in ports]
+
+
+def unknown_buses(profile: Profile) -> list[int]:
+    """Display ports neither I2C-1 nor a bus :func:`boot_config` sets up (an ``i2c-mux`` kernel
+    overlay's buses, say): the maker's to provide."""
+    if profile.backend != "pi":
+        return []
+    return sorted({st.display.port for st in profile.stations} - I2C_GPIO_BUSES.keys() - {1})

@@ -18,23 +18,39 @@ lockout it also voids that station's presses until ``false_start + lockout``. Lo
 from edge times too, so a false start that arrives after the station's counted press still locks
 it out (as long as the race is undecided).
 
+**Each station's race starts when its screen shows it.** A race that opens with a screen change
+(Triangle's 0, a quiz question) is *revealed*: the box shows the new screens on every panel at
+once and reports when each one actually became visible, its *onset* (see
+:mod:`companion.adapters.reveal`). Presses are compared by reaction time, edge minus the
+station's own onset, so a panel that lit up late costs its player nothing, and a press before
+the station's onset is a false start. Until the onsets are known such a race decides nothing. A
+race that is not revealed has every onset at its opening, and reaction times order like edges.
+
 A quiz race (the first *right* answer wins) also knocks a station out at its first wrong answer:
 its presses from that edge time on no longer count, while a right answer before it stands, in
 whichever order the two arrive.
+
+A verdict is only as good as the watermark it waited for. A press that arrives after the decision
+with an edge that would have changed it (earlier than the winner's, or inside the tie window) is
+a *late press*: its source broke its promise. The verdict stands (the game has acted on it), but
+the race reports the late press to whoever watches (:func:`watching_late_presses`), so a broken
+promise is never silent.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable, Iterator, Mapping
 
 from companion.inputs import KEYS, InputEvent
 
 
 @dataclass(frozen=True, slots=True)
 class Press:
-    """One station's press in a result; ``delta_ns`` is relative to the first counted press
-    (or, for a false start, to the opening: negative)."""
+    """One station's press in a result; ``delta_ns`` is its reaction time minus the fastest one
+    (for a false start, its time before the station's onset: negative)."""
 
     station: int
     t_ns: int
@@ -43,8 +59,9 @@ class Press:
 
 @dataclass(frozen=True, slots=True)
 class RaceResult:
-    """A decided race. ``winners`` holds every station within the tie window of ``first_ns``;
-    more than one is a tie, and what a tie means is the game's business."""
+    """A decided race. ``winners`` holds every station whose reaction time is within the tie
+    window of the fastest one (whose press was at ``first_ns``); more than one is a tie, and what
+    a tie means is the game's business."""
 
     first_ns: int
     winners: frozenset[int]
@@ -58,6 +75,36 @@ class RaceResult:
     def later(self) -> tuple[Press, ...]:
         """The presses of everyone but the winners, by time ("Ben +140 ms")."""
         return tuple(p for p in self.order if p.station not in self.winners)
+
+
+@dataclass(frozen=True, slots=True)
+class LatePress:
+    """A press that arrived after its race was decided and would have changed the verdict.
+    ``behind_ns`` is how far it was behind the winning press: below 0 it would have won, below
+    the tie window it would have tied."""
+
+    station: int
+    t_ns: int
+    behind_ns: int
+    winners: frozenset[int]
+
+    @property
+    def would_have_won(self) -> bool:
+        return self.behind_ns < 0
+
+
+_late_press_watcher: ContextVar[Callable[[LatePress], None] | None] = ContextVar("late_press_watcher", default=None)
+
+
+@contextmanager
+def watching_late_presses(watcher: Callable[[LatePress], None]) -> Iterator[None]:
+    """Every :class:`LatePress` any race finds while the block runs is passed to ``watcher``: the
+    daemon wraps its hand-off of inputs to the games in this, whatever game holds the race."""
+    token = _late_press_watcher.set(watcher)
+    try:
+        yield
+    finally:
+        _late_press_watcher.reset(token)
 
 
 class Race:
@@ -76,7 +123,9 @@ class Race:
         stations: Iterable[int],
         key: str = "slap",
         lockout_ns: int = 0,
+        revealed: bool = False,
     ) -> None:
+        """With ``revealed``, the race waits for :meth:`reveal` to say when each station saw it."""
         if tie_window_ns < 1:
             # The window is strict (t - first < window): a zero window would have no winner.
             raise ValueError(f"tie_window_ns must be >= 1, not {tie_window_ns}")
@@ -89,40 +138,61 @@ class Race:
         self.stations = frozenset(stations)
         self.key = key
         self.lockout_ns = lockout_ns
-        # Every press at or after the opening, per station: a false start arriving late may
-        # lock out the earliest one, and then the next one counts.
+        self.onsets: dict[int, int] | None = None if revealed else dict.fromkeys(self.stations, opens_at_ns)
+        """Station -> when its screen showed the race; None until the reveal is reported."""
+        # Every press of each station, false starts too: whether a press is early depends on
+        # the station's onset, which may be reported after the press arrives.
         self._presses: dict[int, set[int]] = {}
-        self._false_starts: set[tuple[int, int]] = set()  # (t_ns, station)
-        self._lockout_end: dict[int, int] = {}  # station -> presses before this are locked out
         self._out_from: dict[int, int] = {}  # station -> presses from this on are knocked out
-        self._first_ns: int | None = None  # set, with _winners, when the race is decided
+        self._first_ns: int | None = None  # set, with the rest, when the race is decided
+        self._fastest_ns = 0  # the winners' best reaction time, frozen
         self._winners: dict[int, int] = {}  # winning station -> its press time, frozen
+
+    def reveal(self, onsets: Mapping[int, int]) -> None:
+        """When each station's screen showed the race (host monotonic ns); a station left out
+        saw it as the race opened (an instant panel)."""
+        self.onsets = {s: onsets.get(s, self.opens_at_ns) for s in self.stations}
 
     def press(self, event: InputEvent) -> str:
         """Take one input event and say what it was, for immediate feedback to the player.
 
         Returns ``"counted"`` (this is now the station's first counted press), ``"false_start"``,
-        ``"locked_out"``, ``"knocked_out"`` or ``"ignored"`` (a release, another key, a station not in the race, or
-        not the station's earliest press). The label reflects what has arrived so far; the
-        verdict itself is computed by :meth:`decide` from edge times alone.
+        ``"locked_out"``, ``"knocked_out"``, ``"pending"`` (after the opening, while the
+        station's onset is not known yet) or ``"ignored"`` (a release, another key, a station not
+        in the race, or not the station's earliest press). The label reflects what has arrived so
+        far; the verdict itself is computed by :meth:`decide` from edge times alone.
         """
         station, t = event.station, event.t_ns
         if not event.pressed or event.key != self.key or station not in self.stations:
             return "ignored"
-        if t < self.opens_at_ns:
-            self._false_starts.add((t, station))
-            end = t + self.lockout_ns
-            self._lockout_end[station] = max(end, self._lockout_end.get(station, end))
-            return "false_start"
         current = self._counted_ns(station)
         self._presses.setdefault(station, set()).add(t)
-        if t < self._lockout_end.get(station, t):
+        if self.onsets is None:
+            return "false_start" if t < self.opens_at_ns else "pending"
+        if t < self.onsets[station]:
+            return "false_start"
+        if t < self._lockout_end(station):
             return "locked_out"
         if t >= self._out_from.get(station, t + 1):
             return "knocked_out"
         if station in self._winners or (current is not None and current <= t):
             return "ignored"
+        if self._first_ns is not None and self._behind_ns(station, t) < self.tie_window_ns:
+            self._report_late(station, t)
         return "counted"
+
+    def early(self, station: int) -> str | None:
+        """``"locked_out"`` if the station pressed during its lockout, else ``"false_start"`` if
+        it pressed before its onset, else None. While the onsets are unknown, only a press
+        before the opening is known to be early."""
+        if station not in self.stations:
+            return None
+        onset = self._onset(station)
+        presses = self._presses.get(station, ())
+        if not any(t < onset for t in presses):
+            return None
+        end = self._lockout_end(station)
+        return "locked_out" if any(onset <= t < end for t in presses) else "false_start"
 
     def knock_out(self, station: int, t_ns: int) -> None:
         """A wrong answer at ``t_ns``: the station's presses from then on no longer count.
@@ -136,69 +206,94 @@ class Race:
         """True once every station is knocked out and no press before its knock-out can still
         arrive: the race will never have a winner (a quiz question everyone got wrong)."""
         due = self._everyone_out_ns()
-        return due is not None and watermark_ns >= due and not self._counted()
+        return due is not None and watermark_ns >= due and not self._reactions()
 
     @property
     def decision_due_ns(self) -> int | None:
-        """When a watermark makes the race decidable: ``first + tie_window`` once someone has
-        pressed. It moves earlier if an earlier press arrives, so re-read it after each press.
-        With nobody counted and every station knocked out, it is when :meth:`nobody_can_win`
-        can tell."""
-        first = self._first_ns
-        if first is None:
-            first = min(self._counted().values(), default=None)
-            if first is None:
-                return self._everyone_out_ns()
-        return first + self.tie_window_ns
+        """When a watermark makes the race decidable: the latest onset plus the fastest reaction
+        so far plus the tie window (``first + tie_window`` when every onset is the opening): no
+        station can still beat it. It moves earlier if a faster press arrives, so re-read it after
+        each press. With nobody counted and every station knocked out, it is when
+        :meth:`nobody_can_win` can tell. None while the onsets are unknown."""
+        if self.onsets is None:
+            return None
+        fastest = self._fastest_ns if self._first_ns is not None else min(self._reactions().values(), default=None)
+        if fastest is None:
+            return self._everyone_out_ns()
+        return max(self.onsets.values()) + fastest + self.tie_window_ns
 
     def decide(self, watermark_ns: int) -> RaceResult | None:
-        """The result once every source has reported past ``first + tie_window``, else None.
+        """The result once every source has reported past :attr:`decision_due_ns`, else None.
 
         The first decision freezes ``first_ns`` and the winners: a press arriving afterwards
         (its source broke its watermark promise, or it is simply later) joins ``order`` with its
-        delta to the frozen ``first_ns`` but never changes who won.
+        delta to the fastest reaction but never changes who won.
         """
-        counted = self._counted()
+        reactions = self._reactions()
         if self._first_ns is None:
-            if not counted:
+            if not reactions or watermark_ns < self.decision_due_ns:
                 return None
-            first = min(counted.values())
-            if watermark_ns < first + self.tie_window_ns:
-                return None
-            self._first_ns = first
-            self._winners = {
-                s: t for s, t in counted.items() if t - first < self.tie_window_ns
-            }
-        first = self._first_ns
+            fastest = min(reactions.values())
+            self._winners = {s: self.onsets[s] + r for s, r in reactions.items()
+                             if r - fastest < self.tie_window_ns}
+            self._fastest_ns = fastest
+            self._first_ns = min(t for s, t in self._winners.items() if reactions[s] == fastest)
+        counted = {s: self.onsets[s] + r for s, r in reactions.items()}
         counted.update(self._winners)
+        early = sorted((t, s) for s, times in self._presses.items() for t in times if t < self.onsets[s])
         return RaceResult(
-            first_ns=first,
+            first_ns=self._first_ns,
             winners=frozenset(self._winners),
-            order=tuple(
-                Press(s, t, t - first) for t, s in sorted((t, s) for s, t in counted.items())
-            ),
-            false_starts=tuple(
-                Press(s, t, t - self.opens_at_ns) for t, s in sorted(self._false_starts)
-            ),
+            order=tuple(Press(s, t, t - self.onsets[s] - self._fastest_ns)
+                        for _, s, t in sorted((t - self.onsets[s], s, t) for s, t in counted.items())),
+            false_starts=tuple(Press(s, t, t - self.onsets[s]) for t, s in early),
         )
 
+    def reaction_ns(self, station: int) -> int | None:
+        """The station's counted press minus its onset, if it has one."""
+        return self._reactions().get(station)
+
+    def _onset(self, station: int) -> int:
+        """The station's onset; the opening while the onsets are unknown (no screen shows the
+        race before it opens)."""
+        return self.opens_at_ns if self.onsets is None else self.onsets[station]
+
+    def _lockout_end(self, station: int) -> int:
+        """Presses before this are void: the station's latest false start plus the lockout."""
+        onset = self._onset(station)
+        return max((t + self.lockout_ns for t in self._presses.get(station, ()) if t < onset), default=onset)
+
+    def _behind_ns(self, station: int, t_ns: int) -> int:
+        """How far a press at ``t_ns`` is behind the decided race's winning press, in reaction
+        time (each station timed from its own onset)."""
+        return t_ns - self.onsets[station] - self._fastest_ns
+
+    def _report_late(self, station: int, t_ns: int) -> None:
+        watcher = _late_press_watcher.get()
+        if watcher is not None:
+            watcher(LatePress(station, t_ns, self._behind_ns(station, t_ns), frozenset(self._winners)))
+
     def _counted_ns(self, station: int) -> int | None:
-        """The station's first counted press: its earliest press neither locked nor knocked out."""
-        end = self._lockout_end.get(station, self.opens_at_ns)
+        """The station's first counted press: its earliest press at or after its onset, neither
+        locked nor knocked out (None while the onsets are unknown)."""
+        if self.onsets is None:
+            return None
+        end = max(self.onsets[station], self._lockout_end(station))
         out = self._out_from.get(station)
         return min((t for t in self._presses.get(station, ())
                     if t >= end and (out is None or t < out)), default=None)
+
+    def _reactions(self) -> dict[int, int]:
+        """Station -> reaction time of its counted press."""
+        reactions = {}
+        for station in self._presses:
+            t = self._counted_ns(station)
+            if t is not None:
+                reactions[station] = t - self.onsets[station]
+        return reactions
 
     def _everyone_out_ns(self) -> int | None:
         """The last knock-out time once every station has one, else None."""
         if self._first_ns is not None or not self.stations <= self._out_from.keys():
             return None
         return max(self._out_from[s] for s in self.stations)
-
-    def _counted(self) -> dict[int, int]:
-        counted = {}
-        for station in self._presses:
-            t = self._counted_ns(station)
-            if t is not None:
-                counted[station] = t
-        return counted

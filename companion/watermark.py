@@ -11,7 +11,9 @@ A source's watermark ``W`` promises that every event of that source with an edge
 - *explicit*: the source says how far it is, from its events' edge times and heartbeats (a
   button board, a script). Until its first report it promises nothing and holds every race.
 - *live*: events are delivered within a known latency bound of their edge (GPIO kernel events via
-  a callback thread), so at ``now`` the watermark is at least ``now - latency_bound``.
+  a callback thread), so at ``now`` the watermark is at least ``now - latency_bound``. That bound
+  is an assumption about the box: the daemon measures every GPIO edge against it and reports a
+  press that came too late (:mod:`companion.delivery`).
 
 :meth:`Watermarks.low` is the minimum over the sources: what a race may rely on.
 """
@@ -68,6 +70,9 @@ class Watermarks:
         """
         if self._source(name).latency_bound_ns is None:
             self.report(name, t_ns)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._sources
 
     def remove_source(self, name: str) -> None:
         """Stop waiting for ``name`` (e.g. a board was unplugged)."""

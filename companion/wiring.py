@@ -18,9 +18,11 @@ from .adapters.board import BoardLink
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import Buses, DisplayWriter, display_openers
+from .adapters.lights import StationLights
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
+from .tablescreen.display import TableScreen, open_table_screen
 
 
 @dataclass
@@ -41,6 +43,14 @@ class Box:
     """The button board's serial link; the daemon starts it once its loop runs."""
     virtual_board: VirtualBoard | None = None
     """With the mock backend, the software board behind ``board``."""
+    screens_take_time: bool = False
+    """Real panels: a screen is seen only once written over I2C, so a race that opens with a
+    screen change waits for the onsets the display writer reports (mock panels are instant)."""
+    lights: StationLights | None = None
+    """The stations' LEDs, if any station has one: anything with ``show(states)``,
+    ``next_blink_s()``, ``blink_step()`` and ``close()``."""
+    table_screen: TableScreen | None = None
+    """The public state on an HDMI screen (``[table_screen]``), if the profile has one."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
@@ -60,12 +70,16 @@ class Box:
             button.close()
         if self.buzzer is not None:
             self.buzzer.close()
+        if self.lights is not None:
+            self.lights.close()
         if self.board is not None:
             self.board.close()
         if self.virtual_board is not None:
             self.virtual_board.close()
             shutil.rmtree(self.virtual_board.path.parent, ignore_errors=True)
         self.displays.close()
+        if self.table_screen is not None:
+            self.table_screen.close()
         if self.buses is not None:
             self.buses.close()
 
@@ -84,13 +98,15 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
               on_board: Callable[[LinkItem], None] | None = None) -> Box:
     """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
     the link's thread), and is needed if the profile has a board."""
+    table_screen = open_table_screen(profile.table_screen)
     factory = pin_factory or pin_factory_for(profile)
     buttons = station_buttons(profile, factory, on_edge)
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None
     latency = round(profile.timing.gpio_latency_ms * 1e6)
     buses = Buses()
     displays = DisplayWriter(openers=display_openers(profile, buses))
-    box = Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses)
+    box = Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses,
+              screens_take_time=profile.backend == "pi", table_screen=table_screen)
     if profile.board is not None:
         port = profile.board.port
         if profile.backend == "mock":
@@ -99,4 +115,8 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
             box.virtual_board.start()
             port = str(box.virtual_board.path)
         box.board = BoardLink(port, on_board)
+    pins = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and not st.channels}
+    board_leds = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and st.channels}
+    if pins or board_leds:
+        box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
     return box

@@ -13,6 +13,16 @@ def tap(table, station: int, key: str, t_ms: float) -> None:
     table.handle(InputEvent(station, key, False, round((t_ms + 50) * MS)))
 
 
+def take_seats(table, stations, next_ms) -> None:
+    """On the "Who plays?" screen, if the table asks: ``stations`` join with ``slap``, then the
+    first of them starts with ``ok``; ``next_ms()`` gives each tap's time."""
+    if table.seating is None:
+        return
+    for station in stations:
+        tap(table, station, "slap", next_ms())
+    tap(table, stations[0], "ok", next_ms())
+
+
 class Clock:
     """A fake clock handing out increasing times, 100 ms apart."""
 
@@ -24,13 +34,13 @@ class Clock:
         return self.ms
 
 
-def journaled_table(directory, names: tuple[str, ...], seed: int) -> tuple[Table, list]:
-    """A table whose games are journaled as ``game0.jsonl``, ``game1.jsonl``... in ``directory``;
-    the list fills with their paths as games start."""
+def journaled_table(directory, names: tuple[str, ...], seed: int, prefix: str = "") -> tuple[Table, list]:
+    """A table whose games are journaled as ``game0.jsonl``, ``game1.jsonl``... (after ``prefix``)
+    in ``directory``; the list fills with their paths as games start."""
     journals = []
 
     def open_journal(header):
-        writer = JournalWriter(directory / f"game{len(journals)}.jsonl", header)
+        writer = JournalWriter(directory / f"{prefix}game{len(journals)}.jsonl", header)
         journals.append(writer.path)
         return writer
 

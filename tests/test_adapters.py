@@ -169,3 +169,254 @@ def test_a_display_that_fails_is_retried_with_a_growing_pause_and_reopened():
     assert writer.written == [1] and writer.down() == [] and len(opened) == 1
     assert writer.contrast_level == 40
     writer.close()
+
+
+def test_a_bus_slower_than_the_profile_says_is_reported_with_the_fix(tmp_path):
+    from dataclasses import replace
+
+    from companion.adapters.displays import check_bus_speed
+
+    profile = load_profile(PROFILE)
+    node = tmp_path / "i2c-1" / "of_node"
+    node.mkdir(parents=True)
+    (node / "clock-frequency").write_bytes((100_000).to_bytes(4, "big"))
+    (warning,) = check_bus_speed(profile, tmp_path)
+    assert "runs at 100000 Hz, the profile says 400000 Hz" in warning
+    assert "dtparam=i2c_arm_baudrate=400000" in warning
+    slow = replace(profile, displays=replace(profile.displays, i2c_hz=100_000))
+    assert check_bus_speed(slow, tmp_path) == []
+    assert check_bus_speed(profile, tmp_path / "elsewhere") == []   # the kernel does not say
+
+
+class DeadSMBus:
+    """smbus2.SMBus with no panel on the wire: it opens a real file descriptor (as the kernel's
+    /dev/i2c-N does) and every transfer fails as an unanswered address does (EREMOTEIO)."""
+
+    def __init__(self, port):
+        import os
+
+        self.fd = os.open(os.devnull, os.O_RDWR)
+
+    def _transfer(self, *args):
+        raise OSError(121, "Remote I/O error")
+
+    write_i2c_block_data = write_byte_data = write_byte = i2c_rdwr = _transfer
+
+    def close(self):
+        import os
+
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+@pytest.mark.parametrize("mux_channel", [None, 2], ids=["direct", "behind the mux"])
+def test_reopening_a_dead_panel_a_thousand_times_leaks_no_fd_and_no_memory(monkeypatch, mux_channel):
+    """The real luma ssd1306 opened over a dead bus, as the writer retries it: luma's exit hook
+    (holding the device) and a direct panel's smbus descriptor must go with each failed try."""
+    import functools
+    import gc
+    import os
+    import tracemalloc
+
+    import smbus2
+
+    from companion.adapters.displays import Buses, open_device
+    from companion.profile import DisplayProfile
+
+    monkeypatch.setattr(smbus2, "SMBus", DeadSMBus)
+    now = [0.0]
+    buses = Buses()
+    opener = functools.partial(open_device, DisplayProfile(port=1, mux_channel=mux_channel), "pi", buses)
+    writer = DisplayWriter(openers=[opener], clock=lambda: now[0])
+    frame = Image.new("1", (128, 64), 1)
+
+    def retry(times):
+        for _ in range(times):
+            writer.show(0, frame)
+            assert writer.flush()
+            now[0] = writer.retry_at[0]
+
+    def measure():
+        gc.collect()
+        return len(os.listdir("/proc/self/fd")), tracemalloc.get_traced_memory()[0]
+
+    tracemalloc.start()
+    try:
+        retry(50)  # warm up: caches, the writer's first log lines
+        fds, memory = measure()
+        retry(1000)
+        fds_after, memory_after = measure()
+    finally:
+        tracemalloc.stop()
+        writer.close()
+        buses.close()
+    assert writer.failures == [1050]
+    assert fds_after == fds
+    assert memory_after - memory < 100_000, f"{(memory_after - memory) / 1000:.0f} kB more after 1000 reopens"
+
+
+def test_a_panel_that_fails_after_opening_is_released_when_dropped(monkeypatch):
+    import gc
+    import os
+    import weakref
+
+    import smbus2
+
+    from companion.adapters.displays import open_device
+    from companion.profile import DisplayProfile
+
+    class FlakySMBus(DeadSMBus):
+        alive = True
+
+        def _transfer(self, *args):
+            if not FlakySMBus.alive:
+                super()._transfer()
+
+        write_i2c_block_data = write_byte_data = i2c_rdwr = _transfer
+
+    monkeypatch.setattr(smbus2, "SMBus", FlakySMBus)
+    fds = len(os.listdir("/proc/self/fd"))
+    writer = DisplayWriter(openers=[lambda: open_device(DisplayProfile(), "pi")])
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert writer.flush() and writer.written == [1]
+    assert len(os.listdir("/proc/self/fd")) == fds + 1
+    panel = weakref.ref(writer.devices[0])
+    FlakySMBus.alive = False
+    writer.show(0, Image.new("1", (128, 64), 0))
+    assert writer.flush() and writer.down() == [0]
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == fds
+    assert panel() is None, "nothing (luma's exit hook) holds the dropped panel"
+    writer.close()
+
+
+class RecordingSMBus(Bus):
+    """smbus2.SMBus as the kernel's bus would be with panels on it: every transfer recorded
+    (one shared record, as every display and the multiplexer sit on one wire)."""
+
+    wire: list = []
+    unplugged = False
+
+    def __init__(self, port):
+        self.sent = RecordingSMBus.wire
+
+    @property
+    def unplugged(self):
+        return RecordingSMBus.down
+
+    down = False
+    write_byte = Bus._transfer
+
+    def close(self):
+        pass
+
+
+CONTRAST = 0x81
+INIT_CONTRAST = 0xCF
+"""What luma's ssd1306 init sequence sets (luma.oled 3.16, ``ssd1306.__init__``): ours must follow it."""
+
+
+def contrast_commands(wire, address=0x3C):
+    """The SSD1306 contrast commands (0x81, level) sent on their own, in order."""
+    return [args[2][1] for args in wire
+            if len(args) == 3 and args[0] == address and args[1] == 0x00 and args[2][:1] == [CONTRAST]
+            and len(args[2]) == 2]
+
+
+def test_the_profile_contrast_reaches_every_panel_at_start(monkeypatch, tmp_path):
+    import asyncio
+
+    import smbus2
+
+    from companion.daemon import Daemon
+
+    monkeypatch.setattr(smbus2, "SMBus", RecordingSMBus)
+    monkeypatch.setattr(RecordingSMBus, "wire", [])
+    path = tmp_path / "box.toml"
+    stations = "".join(f'[[stations]]\npins = {{ slap = {4 + i}, left = {9 + i}, ok = {14 + i}, right = {19 + i} }}\n'
+                       f'display = {{ mux_channel = {i} }}\n' for i in range(3))
+    path.write_text(f'backend = "pi"\n[displays]\ncontrast = 77\n{stations}')
+    profile = load_profile(path)
+    assert [s.display.mux_channel for s in profile.stations] == [0, 1, 2]
+    daemon = Daemon(profile, pin_factory=MockFactory(pin_class=MockPWMPin))
+
+    async def until_ready():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(daemon.run(stop))
+        while not daemon.ready.is_set():
+            await asyncio.sleep(0.01)
+        stop.set()
+        await runner
+
+    try:
+        asyncio.run(asyncio.wait_for(until_ready(), 10))
+    finally:
+        daemon.close()
+    assert daemon.box.displays.down() == []
+    assert contrast_commands(RecordingSMBus.wire) == [INIT_CONTRAST, 77] * 3
+
+
+def test_contrast_is_sent_again_after_a_panel_is_reopened(monkeypatch):
+    import smbus2
+
+    from companion.adapters.displays import open_device
+    from companion.profile import DisplayProfile
+
+    monkeypatch.setattr(smbus2, "SMBus", RecordingSMBus)
+    monkeypatch.setattr(RecordingSMBus, "wire", [])
+    now = [0.0]
+    writer = DisplayWriter(openers=[lambda: open_device(DisplayProfile(), "pi")], clock=lambda: now[0])
+    writer.set_contrast(90)
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert writer.flush() and contrast_commands(RecordingSMBus.wire) == [INIT_CONTRAST, 90]
+    monkeypatch.setattr(RecordingSMBus, "down", True)     # the panel lost power
+    writer.show(0, Image.new("1", (128, 64), 0))
+    assert writer.flush() and writer.down() == [0]
+    monkeypatch.setattr(RecordingSMBus, "down", False)    # back, at its power-on contrast
+    now[0] = writer.retry_at[0]
+    writer.show(0, Image.new("1", (128, 64), 1))
+    assert writer.flush() and writer.down() == []
+    assert contrast_commands(RecordingSMBus.wire) == [INIT_CONTRAST, 90] * 2
+    writer.close()
+
+
+class SoftwarePWMPin(MockPWMPin):
+    """MockPWMPin as lgpio's software PWM behaves (lgpio 0.2.2 ``tx_pwm``; gpiozero 2.0.1
+    ``pins/lgpio.py`` stops it with ``tx_pwm(handle, pin, 0, 0)``): stopping the wave leaves the
+    pin at the level it was at. The worst case, modelled here: high."""
+
+    def _set_frequency(self, value):
+        if value is None and self._frequency is not None:
+            self._frequency = None
+            self._change_state(1.0)  # the wave stopped mid-pulse
+            return
+        super()._set_frequency(value)
+
+
+def test_the_buzzer_pin_is_low_after_every_cue_and_every_rest():
+    import asyncio
+
+    factory = MockFactory(pin_class=SoftwarePWMPin)
+    buzzer = Buzzer(18, factory)
+    pin = factory.pin(18)
+    buzzer._sound("A5")
+    assert pin.state == 0.5
+    buzzer._sound(None)                      # a rest inside a melody
+    assert pin.state == 0
+    buzzer._sound("C6")
+
+    async def play_a_cue_to_its_end():
+        buzzer.play("tick")                  # one note, then the silence that ends it
+        for _ in range(1000):                # waits for the silence, up to 5 s
+            if pin.frequency is None:
+                break
+            await asyncio.sleep(0.005)
+
+    asyncio.run(play_a_cue_to_its_end())
+    assert pin.frequency is None and pin.state == 0
+    buzzer._sound("A5")
+    buzzer.stop()                            # a cue cut short
+    assert pin.state == 0
+    buzzer.close()
+    factory.reset()

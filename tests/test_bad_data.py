@@ -376,6 +376,10 @@ def test_every_game_is_played_and_resumed_with_unicode_names(tmp_path):
         table.game.journal.close()
         daemon = Daemon(profile, directory)
         try:
+            assert daemon.table.offer is not None, game
+            for station in range(3):
+                daemon.table.screen(station)                # the offer to resume
+            tap(daemon.table, 0, "ok", t)                   # taken
             assert daemon.table.game is not None, game
             assert daemon.table.game.names == NAMES
             for station in range(3):

@@ -230,3 +230,69 @@ def test_the_link_says_when_the_board_goes_and_comes_back(tmp_path):
     finally:
         link.close()
         board.close()
+
+
+def race_with_a_board(tmp_path, before_gpio_slap):
+    """A race over a GPIO station and a board station; ``before_gpio_slap(daemon)`` (a coroutine)
+    does something to the board once the race is open, then station 1 slaps on GPIO. Returns
+    the decided race (None if it never is, within a generous 5 s), with what the screens said."""
+    daemon = Daemon(profile(tmp_path, GPIO[0], BOARD.format(0, 1, 2, 3)))
+    daemon.box.board.retry_s = 0.05
+    seen = {}
+
+    async def scenario():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(daemon.run(stop))
+        probe = daemon.table = RaceProbe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(2)))
+        await before_gpio_slap(daemon)
+        daemon.box.drive(0, "slap", True)
+        try:
+            await until(lambda: probe.result is not None, timeout_s=5.0)
+            await until(lambda: daemon.notice == UNPLUGGED)
+            probe.version += 1  # the probe's screens are blank: show them again, with the notice
+            await until(lambda: daemon.box.displays.flush(0) and all(
+                shows_notice(d.image) for d in daemon.box.displays.devices))
+            seen["panels"] = True
+        finally:
+            seen["watermark_ahead_ns"] = daemon.watermark(time.monotonic_ns()) - time.monotonic_ns()
+            stop.set()
+            await runner
+        return probe
+
+    try:
+        probe = asyncio.run(scenario())
+    finally:
+        daemon.close()
+    return probe, daemon, seen
+
+
+def test_a_board_absent_at_start_holds_no_race_and_every_screen_says_so(tmp_path):
+    async def unplug(daemon):
+        daemon.box.virtual_board.unplug()
+
+    probe, daemon, seen = race_with_a_board(tmp_path, unplug)
+    assert probe.result.winners == {0}
+    assert seen["panels"] and not daemon.board_session.live
+
+
+def test_a_board_silent_while_its_port_stays_open_stops_holding_races(tmp_path):
+    async def go_silent(daemon):
+        await until(lambda: daemon.board_session.clock.synced)
+        daemon.box.virtual_board.stall()  # the port stays open; nothing comes (a Pico at its REPL)
+
+    probe, daemon, seen = race_with_a_board(tmp_path, go_silent)
+    assert probe.result.winners == {0}
+    assert seen["panels"]
+
+
+def test_a_board_stamping_twenty_minutes_ahead_is_dropped_and_freezes_nothing(tmp_path):
+    async def press_in_the_future(daemon):
+        await until(lambda: daemon.board_session.clock.synced)
+        board = daemon.box.virtual_board
+        board.press(0, at_us=board.now_us() + 20 * 60 * 1_000_000)  # Cy's slap, 20 minutes ahead
+
+    probe, daemon, seen = race_with_a_board(tmp_path, press_in_the_future)
+    assert probe.arrivals == [0], "the future press was not counted"
+    assert probe.result.winners == {0}
+    assert daemon.board_session.absurd_frames >= 1
+    assert seen["watermark_ahead_ns"] <= 0, "no watermark from the future"

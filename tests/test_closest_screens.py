@@ -4,7 +4,7 @@ from PIL import Image, ImageChops
 
 from companion.screens.canvas import HEIGHT, WIDTH, blank
 from companion.screens.closest import (
-    CARDS_Y, SHAPE, SLOT, VERDICTS_Y, LineView, QuestionView, draw_shape, number_line, question,
+    CARDS_Y, NUMBERS_Y, SHAPE, SLOT, VERDICTS_Y, LineView, QuestionView, draw_shape, number_line, question,
 )
 
 from test_screens import assert_golden, lit
@@ -18,7 +18,7 @@ SCRIPTED_END = LineView(
     title="Ben wins!", line=10,
     cards=((4, ANA, False), (10, BEN, True), (6, CY, False), (2, ANA, True), (7, BEN, False),
            (3, CY, True)),
-    names=NAMES, totals=(7, 8, 4), me=ANA, prompt="= tie  ok: lobby",
+    names=NAMES, totals=(7, 8, 4), me=ANA,
     verdicts=(ANA, ANA, ANA, ANA, "tie", CY, BEN, BEN, BEN, BEN), points=(4, 4, 1),
 )
 
@@ -30,7 +30,7 @@ def card_box(number):
 
 def verdict_box(number):
     x = X0 + (number - 1) * SLOT
-    return (x, VERDICTS_Y - 2, x + SLOT - 1, VERDICTS_Y + 8)
+    return (x, VERDICTS_Y - 1, x + SLOT - 1, VERDICTS_Y + 8)
 
 
 def test_the_scripted_end_screen_matches_the_reviewed_image():
@@ -58,7 +58,7 @@ def test_the_cursor_lights_its_number_and_shows_the_card_about_to_be_placed():
     cursor = number_line(LineView("Round 1", 10, (), NAMES, (0, 0, 0), me=BEN, cursor=(7, BEN, False)))
     x = X0 + 6 * SLOT
     slot = (x, 12, x + SLOT - 1, CARDS_Y + SHAPE)
-    assert lit(cursor, slot) > 0.6 * SLOT * (CARDS_Y + SHAPE - 12) > lit(plain, slot)
+    assert lit(cursor, slot) > 0.5 * SLOT * (CARDS_Y + SHAPE - 12) > lit(plain, slot)
     outside = (0, 12, x - 1, CARDS_Y + SHAPE)
     assert lit(cursor, outside) == lit(plain, outside)
 
@@ -70,7 +70,7 @@ def test_the_scoring_row_shows_a_winner_a_tie_and_nothing_counted_differently():
     nothing = number_line(LineView("Round 5", 3, ((1, BEN, True),), NAMES, (0, 0, 0),
                                    verdicts=(None, None, None), points=(0, 0, 0)))
     x = (WIDTH - 3 * SLOT) // 2
-    dash = lit(nothing, (x, VERDICTS_Y - 2, x + SLOT - 1, VERDICTS_Y + 8))
+    dash = lit(nothing, (x, VERDICTS_Y - 1, x + SLOT - 1, VERDICTS_Y + 8))
     assert 0 < dash < row[4]
 
 
@@ -83,3 +83,19 @@ def test_the_question_shows_the_answers_in_button_order_and_the_prompt():
     assert ImageChops.difference(one, swapped).getbbox()[3] <= answers_rows[3]
     assert ImageChops.difference(one, other).getbbox()[1] >= prompt_row[1]
     assert lit(one, answers_rows) > 100
+
+
+def test_a_ruler_tick_parts_every_number_from_the_next_so_9_10_never_reads_910():
+    image = number_line(LineView("Round 1", 10, (), NAMES, (0, 0, 0)))
+    for n in range(2, 11):
+        x = X0 + (n - 1) * SLOT
+        assert image.getpixel((x, NUMBERS_Y + 9)), f"no tick before {n}"
+        assert not image.getpixel((x, NUMBERS_Y + 3)), "the tick stays below the digits"
+
+
+def test_cards_are_big_enough_to_tell_a_decoy_from_a_counting_card():
+    assert SHAPE >= 10   # 1.7 mm on a 0.96" panel (128 px over 21.7 mm)
+    filled, hollow = blank(), blank()
+    draw_shape(filled[1], BEN, 0, 0)
+    draw_shape(hollow[1], BEN, 0, 0, hollow=True)
+    assert lit(filled[0], (0, 0, SHAPE, SHAPE)) - lit(hollow[0], (0, 0, SHAPE, SHAPE)) >= 30

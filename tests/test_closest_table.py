@@ -14,6 +14,7 @@ from companion.table import Table
 from companion.table.closest import ANSWER_KEYS, answers
 from companion.table.lobby import StartGame
 
+from glyphs import shows
 from helpers import MS, Clock, journaled_table, tap
 
 ANA, BEN, CY = 0, 1, 2
@@ -53,10 +54,15 @@ def wrong_key(game):
 
 
 def answer(table, *answers):
-    """Each ``(station, right, t_ms)`` answers the question on screen, arriving in this order."""
+    """Each ``(station, right, t_ms)`` answers the question on screen, arriving in this order;
+    the buttons are let go 50 ms later."""
+    pressed = []
     for station, right, t_ms in answers:
         key = right_key(table.game) if right else wrong_key(table.game)
         table.handle(InputEvent(station, key, True, round(t_ms * MS)))
+        pressed.append((station, key, t_ms))
+    for station, key, t_ms in pressed:
+        table.handle(InputEvent(station, key, False, round((t_ms + 50) * MS)))
 
 
 def tick(table, now_ms, watermark_ms=None):
@@ -70,8 +76,10 @@ def test_the_lobby_offers_the_game_and_its_options():
     while table.lobby.game.name != "closest":
         tap(table, ANA, "right", clock.next())
     tap(table, ANA, "ok", clock.next())
-    tap(table, ANA, "right", clock.next())                 # line length 10 -> 6
-    assert table.lobby.values == {"line_length": 6, "start": "17x34", "tie_window_ms": 10}
+    tap(table, ANA, "right", clock.next())                 # line length 10 is the most
+    assert table.lobby.values == {"line_length": 10, "start": "17x34", "tie_window_ms": 10}
+    tap(table, ANA, "left", clock.next())                  # 10 -> 9
+    assert table.lobby.values == {"line_length": 9, "start": "17x34", "tie_window_ms": 10}
     for _ in range(3):
         tap(table, ANA, "ok", clock.next())
     tap(table, ANA, "ok", clock.next())                    # Start
@@ -101,7 +109,8 @@ def test_a_wrong_fastest_answer_loses_to_the_right_second_one(racing):
     assert game.race is not None                           # the watermark has not passed
     tick(table, t + 400, t + 160)
     assert game.race is None and table.cues[-1] == "decided"
-    assert journal(journals) == [{"type": "action", "action": "start", "player": CY, "t": 0.4}]
+    assert journal(journals) == [{"type": "action", "action": "start", "player": CY, "t": 0.4,
+                                  "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [300.0, None, 150.0]}]
     assert game.view(ANA).title == "Round 1: Cy's turn"
     assert game.view(ANA).prompt == "Cy answered first"
 
@@ -200,7 +209,9 @@ def test_the_scoring_screen_shows_each_numbers_winner_until_ok(box):
     assert view.title == "Round 1 scores"
     assert view.verdicts == (CY, CY, CY, CY, ANA, BEN, BEN, BEN, BEN, BEN)
     assert view.points == (1, 5, 4) and view.totals == (1, 5, 4)
-    assert view.prompt == "ok: next"
+    image = game.screen(CY)
+    assert shows(image, "round") and shows(image, "total"), "the rows say which is which"
+    assert shows(image, "+5") and not shows(image, "+0")
     t = clock.next()
     table.handle(InputEvent(CY, "ok", True, round(t * MS)))
     assert game.showing is None and game.view(BEN).title == "Round 2: your turn"
@@ -292,7 +303,6 @@ def test_the_game_ends_on_the_scoring_screen_with_the_winner(box):
     assert view.title == "Ben wins!"
     assert view.cards[0] == (9, BEN, True)                  # decoys revealed to everyone
     assert view.points == (3, 4, 3) and view.totals == (4, 9, 7)
-    assert view.prompt == "ok: lobby"
     header, match = replay(journals[-1].read_text().splitlines())
     assert summary(header, match)["winners"] == [BEN]
     tap(table, CY, "ok", clock.next())
@@ -313,7 +323,9 @@ def test_a_fourth_station_watches_without_answering_or_seeing_decoys(tmp_path):
     place(table, clock, BEN, 3)
     place(table, clock, CY, 4)
     place(table, clock, ANA, 5)
-    tap(table, 3, "ok", clock.next())                      # anyone may go on from the scores
+    tap(table, 3, "ok", clock.next())                      # Dee watches: no say
+    assert game.view(ANA).title.startswith("Round 1")
+    tap(table, ANA, "ok", clock.next())                    # any player goes on from the scores
     place(table, clock, CY, 1, decoy=True)
     assert game.view(3).title == "Round 2: Ana's turn"
     assert game.view(3).cards == ((1, CY, False),) and game.view(CY).cards == ((1, CY, True),)

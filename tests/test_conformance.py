@@ -4,7 +4,8 @@ For each game, player count and option set (defaults, then each lobby choice of 
 its own), random legal playouts must never raise, accept everything ``legal_actions`` lists (all
 of it, or a random sample of :data:`CHECKED_PER_STEP` when everybody acts at once and the list is
 long), hold ``check_invariants`` after every step, finish within a step cap, and refuse bad
-actions with :class:`IllegalAction` only: actions reach the rules from buttons and wires.
+actions with :class:`IllegalAction` only: actions reach the rules from buttons and wires. Once
+over, a game takes only its ``reveal_actions`` (a correction while the last result is revealed).
 """
 
 from __future__ import annotations
@@ -118,7 +119,10 @@ def test_random_playouts_keep_the_protocol(name, players, given):
         assert outcome.winners and set(outcome.winners) <= set(range(players))
         assert len(outcome.scores) == players
         assert tuple(game.scores(state)) == tuple(outcome.scores)
-        assert game.to_move(state) == () and game.legal_actions(state) == []
+        # Over: only a correction at the reveal of the last result remains (reveal_actions).
+        after = game.legal_actions(state)
+        assert {a["action"] for a in after} <= set(game.reveal_actions)
+        assert {a["player"] for a in after} == set(game.to_move(state))
         assert game.auto_action(state) is None and not game.chance_needed(state)
         for action in GARBAGE + ([last_action] if last_action else []):
             with pytest.raises(IllegalAction):

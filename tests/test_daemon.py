@@ -74,7 +74,7 @@ def test_displays_dim_when_the_table_is_idle_and_brighten_on_a_press(tmp_path):
     try:
         start = daemon._last_input_ns
         daemon.step(start + 59 * 10**9)
-        assert not daemon.dimmed and daemon.box.displays.contrast_level is None
+        assert not daemon.dimmed and daemon.box.displays.contrast_level == 200  # sent at start
         assert daemon._next_wake_s(start + 58 * 10**9) == 1.0                 # idle wake caps it
         assert abs(daemon._next_wake_s(start + int(59.5 * 10**9)) - 0.4985) < 1e-6  # wakes to dim
         assert daemon._next_wake_s(start + int(59.999 * 10**9)) == 0.0  # spins the last 1.5 ms

@@ -17,7 +17,8 @@ def test_the_installed_demo_plays_the_seed_game(tmp_path):
     where = run_outside_the_tree(tmp_path, "-c", "import companion, sys; print(companion.__file__)")
     if where.returncode != 0:
         pytest.skip("companion is not installed in this environment (pip install .)")
-    result = run_outside_the_tree(tmp_path, "-m", "companion", "demo", "--out", "out", "--speed", "12")
+    result = run_outside_the_tree(tmp_path, "-m", "companion", "demo", "--game", "paytoplay", "--out", "out",
+                                  "--speed", "12")
     assert result.returncode == 0, result.stderr
     [journal] = (tmp_path / "out").glob("*.jsonl")
     replayed = run_outside_the_tree(tmp_path, "-m", "companion", "replay", "--json", str(journal))

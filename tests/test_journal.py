@@ -145,7 +145,7 @@ def test_cli_replay_human_summary_names_the_winner(capsys):
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert lines[0] == "Pay-to-Play Tic-Tac-Toe: Alice, Bob"
-    assert lines[1:4] == ["  Alice: 1", "  Bob: 0", "Result: won by Alice"]
+    assert lines[1:4] == ["  Alice (seat 1): 1", "  Bob (seat 2): 0", "Result: won by Alice"]
 
 
 def test_cli_replay_unfinished_game(tmp_path, capsys):
@@ -155,8 +155,9 @@ def test_cli_replay_unfinished_game(tmp_path, capsys):
     result = json.loads(out)
     assert code == 0
     assert (result["over"], result["winners"]) == (False, [])
-    # Alice -3 after the centre; Bob 0 after the left side; Alice's forced pass; Bob paid 2.
-    assert result["scores"] == [-1, 2]
+    # Alice -3 after the centre; Bob 0 after the left side; Alice's forced pass at -1; Bob's
+    # income comes with his turn (the seed's step 3: "Bob's points: 0").
+    assert result["scores"] == [-1, 0]
     assert result["detail"]["to_move"] == BOB
     code, out, _ = run(["replay", str(path)], capsys)
     assert code == 0
@@ -175,6 +176,27 @@ def test_cli_replay_agreed_draw_names_both(tmp_path, capsys):
     assert json.loads(out)["winners"] == [0, 1]
     code, out, _ = run(["replay", str(path)], capsys)
     assert "Result: a draw between Alice and Bob" in out.splitlines()
+
+
+DRAW = {"type": "action", "action": "draw"}
+
+
+@pytest.mark.parametrize("options, events, scores, winners", [
+    pytest.param({}, [], [0, 0], [], id="header only"),
+    pytest.param({}, [pass_(ALICE), pass_(BOB), pass_(ALICE)], [3, 2], [], id="three passes"),
+    pytest.param({}, [pass_(p) for p in (ALICE, BOB) * 3] + [DRAW], [5, 6], [0, 1],
+                 id="six passes then a draw"),
+    pytest.param({"games": 2, "draw_offer_after": 1},
+                 [pass_(ALICE), pass_(BOB), DRAW, pass_(BOB), pass_(ALICE), DRAW], [3, 3], [0, 1],
+                 id="a tournament of two agreed draws"),
+])
+def test_balances_hold_no_income_of_the_player_about_to_move(options, events, scores, winners):
+    """The seed's accounting: income belongs to the turn ("Bob gets two points and plays"), so
+    an unplayed turn (the start, an agreed draw) has credited none. Offering the draw in a
+    tournament gains nothing: two games of pass, pass, draw leave the totals equal."""
+    head, match = replay(text(header(options=options), *events))
+    result = summary(head, match)
+    assert (result["scores"], result["winners"]) == (scores, winners)
 
 
 def test_timestamps_and_blank_lines_are_allowed(tmp_path):
@@ -223,16 +245,16 @@ BAD = {
                            "'cell' must be a cell from 0 to 8 (row-major), not 9"),
     "play with a negative balance": (
         text(HEADER, play(ALICE, 4), play(BOB, 3), play(ALICE, 0)), 4,
-        "you need a positive balance to play: yours is -1 (the box already made player 0's "
+        "you need a positive balance to play: yours is -1 after your income (the box already made player 0's "
         'move automatically: {"action": "pass", "player": 0})'),
     "play with a negative balance after its auto line": (
         text(HEADER, play(ALICE, 4), play(BOB, 3), pass_(ALICE, auto=True), play(ALICE, 0)), 5,
-        "you need a positive balance to play: yours is -1 (the box already made player 0's "
+        "you need a positive balance to play: yours is -1 after your income (the box already made player 0's "
         'move automatically: {"action": "pass", "player": 0})'),
     "play with a zero balance": (
         # Seed turns 1-6, then Bob tries to block at turn 8, where his balance is 0.
         text(HEADER, *SEED_EVENTS[:5], play(BOB, 7)), 7,
-        "you need a positive balance to play: yours is 0 (the box already made player 1's "
+        "you need a positive balance to play: yours is 0 after your income (the box already made player 1's "
         'move automatically: {"action": "pass", "player": 1})'),
     "occupied cell after two forced passes": (
         # Seed turns 1-8: both were passed by the box, and now Alice, who may pay, picks a taken cell.
@@ -422,3 +444,84 @@ def test_replay_of_a_journaled_random_game_equals_the_live_match(tmp_path, game_
     # header_for describes the same game with every option spelled out.
     full, again = replay([json.dumps(header_for(live).as_json())] + lines[1:])
     assert again.state == live.state
+
+
+# --- chance events the journal leaves out are drawn from the seed --------------------------------
+
+def journal_of(game, players, *events, options=None, seed=5):
+    head = {"format": FORMAT, "game": game, "players": list(players), "options": options or {}}
+    if seed is not None:
+        head["seed"] = seed
+    return text(head, *events)
+
+
+def test_a_pictomania_journal_of_actions_only_draws_the_cards_then_the_assignment():
+    """Two chance events are due before the first action: both are drawn, in order."""
+    done = [{"type": "action", "action": "done", "player": p} for p in range(3)]
+    head, match = replay(journal_of("pictomania", "ABC", *done, done[0], options={"rounds": 2}))
+    result = summary(head, match)["detail"]
+    assert result["rounds"][0]["cards"] and len(result["rounds"][0]["numbers"]) == 3
+    rnd = match.state.round
+    assert rnd.number == 2 and rnd.cards and rnd.assigned and rnd.done == (True, False, False)
+    again = replay(journal_of("pictomania", "ABC", *done, done[0], options={"rounds": 2}))[1]
+    assert again.state == match.state, "the seed decides every draw"
+
+
+def test_an_assignment_without_its_word_cards_draws_the_cards_first():
+    assign = {"type": "chance", "event": "assign", "letters": ["A", "B", "C"], "numbers": [3, 5, 1]}
+    head, match = replay(journal_of("pictomania", "ABC", assign))
+    rnd = match.state.round
+    assert len(rnd.cards) == 3 and rnd.numbers == (3, 5, 1)
+    with pytest.raises(JournalError, match="line 2: the word cards are shown before letters"):
+        replay(journal_of("pictomania", "ABC", assign, seed=None))
+
+
+def test_a_chance_event_refused_for_its_own_sake_is_not_drawn_around():
+    cards = {"type": "chance", "event": "cards", "deck": "yellow", "cards": ["yellow-01"]}
+    with pytest.raises(JournalError, match="line 2: round 1 uses the green deck"):
+        replay(journal_of("pictomania", "ABC", cards))
+
+
+def test_a_trio_journal_with_a_random_first_artist_and_no_chance_lines_replays():
+    """The first artist, then the round's word, are both drawn before the first verdict."""
+    head, match = replay(journal_of("trio", "ABC", {"type": "action", "action": "timeout"},
+                                    options={"first_artist": "random"}))
+    state = match.state
+    assert state.rounds == 1 and state.artist is not None and state.word is None
+    word = {"type": "chance", "event": "word", "word": "lighthouse"}
+    head, match = replay(journal_of("trio", "ABC", word, options={"first_artist": "random"}))
+    assert match.state.word == "lighthouse" and match.state.artist is not None
+
+
+def test_cli_replay_names_players_with_seats_from_1(capsys):
+    """The games describe players by index from 0; the replay says who, and the seat as on the box."""
+    code, out, _ = run(["replay", str(Path(__file__).parent / "journals" / "trio-seed-example.jsonl")], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert "  Ben (seat 2): 9" in lines
+    assert "Round 13: Ben (seat 2) draws 'homework'" in lines
+    assert "Cy (seat 3) is eligible to win this round." in lines
+    assert not any("player 1" in line.lower() for line in lines)
+
+
+def test_cli_replay_says_an_abandoned_game_was_abandoned(tmp_path, capsys):
+    from companion.recovery import ABANDONED
+
+    path = tmp_path / f"20260101-000000-paytoplay{ABANDONED}"
+    path.write_text("\n".join(seed_lines(SEED)[:4]) + "\n", encoding="utf-8")
+    code, out, _ = run(["replay", str(path)], capsys)
+    assert code == 0 and "Abandoned by the players before the end." in out.splitlines()
+
+
+def test_every_command_has_a_help_description():
+    from companion.cli import build_parser
+
+    def walk(parser):
+        for action in parser._actions:
+            for name, sub in getattr(action, "choices", None).items() if hasattr(action, "_name_parser_map") else ():
+                yield name, sub
+                yield from walk(sub)
+
+    commands = dict(walk(build_parser()))
+    assert {"run", "demo", "sim", "replay", "selftest", "games", "profile", "words", "check", "print"} <= set(commands)
+    assert [name for name, sub in commands.items() if not sub.description] == []

@@ -10,7 +10,7 @@ import pytest
 from companion.games import get
 from companion.games.base import IllegalAction
 from companion.games.options import OptionError, lobby_choices, parse_options
-from companion.games.paytoplay import CELL_COST, PayToPlay, PayToPlayOptions
+from companion.games.paytoplay import CELL_COST, PayToPlay, PayToPlayOptions, after_income
 
 GAME = get("paytoplay")
 ALICE, BOB = 0, 1
@@ -53,14 +53,6 @@ def run(state, moves):
     return state
 
 
-def as_printed(state):
-    """The balances as the seed prints a step: before the next player's income of 2."""
-    balances = list(state.balances)
-    if state.to_move is not None:
-        balances[state.to_move] -= 2
-    return tuple(balances)
-
-
 # The seed's example, Alice (player 0) as X: (move, board after it, Alice's and Bob's points).
 # Cells follow the text; the pictures are loose. Step 6 is "in the corner" for 3 points and step 9
 # blocks it "on the bottom", so Bob took corner 8 (the picture shows "OO" from the left).
@@ -82,9 +74,10 @@ SEED_GAME = [
 SEED_MOVES = [move for move, *_ in SEED_GAME]
 
 
-def test_a_game_starts_with_x_paid_one_point():
+def test_a_game_starts_at_zero_and_x_is_paid_one_point_on_their_turn():
     state = new()
-    assert state.balances == (1, 0)
+    assert state.balances == (0, 0)
+    assert after_income(state, ALICE) == 1
     assert GAME.to_move(state) == (ALICE,)
     assert GAME.legal_actions(state)[0] == pass_(ALICE)
     assert len(GAME.legal_actions(state)) == 10
@@ -99,7 +92,7 @@ def test_the_seeds_worked_game_step_by_step():
     state = new()
     for number, (move, board, alice, bob) in enumerate(SEED_GAME, start=1):
         state = step(state, move)
-        assert (state.board, as_printed(state)) == (board, (alice, bob)), f"step {number}"
+        assert (state.board, state.balances) == (board, (alice, bob)), f"step {number}"
         assert GAME.outcome(state) is None or number == 13
     # 14. A cat's game: Alice wins on her remaining point.
     outcome = GAME.outcome(state)
@@ -113,14 +106,16 @@ def test_the_seeds_worked_game_step_by_step():
     assert GAME.auto_action(state) is None
 
 
-def test_the_balance_on_your_turn_includes_your_income():
+def test_the_balances_between_turns_hold_no_income_of_the_player_about_to_move():
+    """The seed, after turn 1: "Bob's points: 0"; Bob's two points come with his turn."""
     state = run(new(), SEED_MOVES[:1])
-    assert state.balances == (-3, 2)
+    assert state.balances == (-3, 0)
+    assert after_income(state, BOB) == 2
 
 
 def test_a_line_wins_at_once_even_against_a_richer_player():
     state = run(new(), [0, "pass", "auto", "pass", 1, "pass"])
-    assert state.balances == (2, 6)
+    assert state.balances == (0, 6) and after_income(state, ALICE) == 2
     state = step(state, 2)
     assert state.board == "XXX......"
     outcome = GAME.outcome(state)
@@ -189,8 +184,8 @@ def test_an_occupied_cell_is_refused():
 
 def test_playing_needs_a_positive_balance():
     state = run(new(), SEED_MOVES[:2])
-    assert state.balances[ALICE] == -1
-    with pytest.raises(IllegalAction, match="you need a positive balance to play: yours is -1"):
+    assert state.balances[ALICE] == -3 and after_income(state, ALICE) == -1
+    with pytest.raises(IllegalAction, match="you need a positive balance to play: yours is -1 after your income"):
         GAME.apply(state, play(ALICE, 8))
     state = run(new(), SEED_MOVES[:6])
     with pytest.raises(IllegalAction, match="you need a positive balance to play: yours is 0"):
@@ -199,7 +194,7 @@ def test_playing_needs_a_positive_balance():
 
 def test_the_house_rule_forces_the_seeds_step_13():
     state = run(new(no_double_pass=True), SEED_MOVES[:12])
-    assert state.balances[ALICE] == 4
+    assert state.balances[ALICE] == 2 and after_income(state, ALICE) == 4
     assert GAME.legal_actions(state) == [play(ALICE, 2)]
     with pytest.raises(IllegalAction, match="house rule: you may not pass with a positive balance"):
         GAME.apply(state, pass_(ALICE))
@@ -209,17 +204,20 @@ def test_the_house_rule_forces_the_seeds_step_13():
 def test_the_house_rule_comment_at_minus_two_passes_three_times():
     """The comment: at -2 you pass twice to get to 2, and once at 2; then you must play.
 
-    The lowest balance play can leave on your turn is -1, so Alice's -2 is set by hand.
+    The comment's account is the one on your turn, after your income. The lowest balance play
+    can leave on your turn is -1, so Alice's -2 (-4 before her income) is set by hand.
     """
-    state = dataclasses.replace(new(no_double_pass=True), balances=(-2, 0))
+    state = dataclasses.replace(new(no_double_pass=True), balances=(-4, 0), turns=(1, 1))
+    assert after_income(state, ALICE) == -2
     state = GAME.apply(state, GAME.auto_action(state))      # at -2
     state = GAME.apply(state, play(BOB, 1))
+    assert after_income(state, ALICE) == 0
     state = GAME.apply(state, GAME.auto_action(state))      # at 0
     state = GAME.apply(state, play(BOB, 3))
-    assert state.balances[ALICE] == 2
+    assert after_income(state, ALICE) == 2
     state = GAME.apply(state, pass_(ALICE))                 # at 2, by choice
     state = GAME.apply(state, play(BOB, 5))
-    assert state.balances[ALICE] == 4
+    assert state.balances[ALICE] == 2 and after_income(state, ALICE) == 4
     assert pass_(ALICE) not in GAME.legal_actions(state)
     with pytest.raises(IllegalAction, match="house rule"):
         GAME.apply(state, pass_(ALICE))
@@ -227,10 +225,10 @@ def test_the_house_rule_comment_at_minus_two_passes_three_times():
 
 def test_the_house_rule_allows_a_pass_after_a_play_or_a_forced_pass():
     state = run(new(no_double_pass=True), ["pass", 4])
-    assert state.balances[ALICE] == 3
+    assert state.balances == (1, -2) and after_income(state, ALICE) == 3
     assert pass_(ALICE) not in GAME.legal_actions(state)
     state = run(state, [1, "auto", "pass", "pass"])
-    assert state.balances == (5, 2)
+    assert state.balances == (3, 2) and after_income(state, ALICE) == 5
     assert pass_(ALICE) not in GAME.legal_actions(state)
 
 
@@ -243,13 +241,13 @@ def test_a_draw_is_offered_after_three_passes_by_choice_each():
     GAME.check_invariants(state)
     outcome = GAME.outcome(state)
     assert outcome.winners == (ALICE, BOB)
-    assert outcome.scores == (7, 6)
+    assert outcome.scores == (5, 6), "the draw credits no income for Alice's unplayed turn"
     assert outcome.detail["line"] is None and outcome.detail["to_move"] is None
 
 
 def test_forced_passes_do_not_count_towards_a_draw():
     state = run(new(), [4, "pass", "auto", "pass", "pass", "pass", "pass"])
-    assert state.balances == (3, 8)
+    assert state.balances == (3, 6) and after_income(state, BOB) == 8
     assert {"action": "draw"} not in GAME.legal_actions(state)
     with pytest.raises(IllegalAction, match="on each of their last 3 turns"):
         GAME.apply(state, {"action": "draw"})
@@ -276,7 +274,7 @@ def test_a_tournament_alternates_x_and_adds_balances_and_line_bonuses():
     state = run(new(games=2), [0, "pass", "auto", "pass", 1, "pass", 2])
     assert GAME.outcome(state) is None
     assert GAME.detail(state) == {
-        "board": ".........", "balances": [0, 1], "line": None, "game": 2, "games": 2,
+        "board": ".........", "balances": [0, 0], "line": None, "game": 2, "games": 2,
         "totals": [-1 + 8, 6], "x": BOB, "to_move": BOB,
     }
     assert GAME.scores(state) == (7, 6)
@@ -299,8 +297,19 @@ def test_an_agreed_draw_in_a_tournament_adds_balances_only():
     state = run(new(games=2, draw_offer_after=1), ["pass", "pass"])
     state = GAME.apply(state, {"action": "draw"})
     GAME.check_invariants(state)
-    assert (state.game, state.totals, state.balances) == (2, (3, 2), (0, 1))
+    assert (state.game, state.totals, state.balances) == (2, (1, 2), (0, 0))
     assert GAME.to_move(state) == (BOB,)
+
+
+def test_offering_the_draw_gains_nothing_in_a_tournament():
+    """Each game: X passes (1), O passes (2), draw. X alternates, so the totals are equal."""
+    state = new(games=2, draw_offer_after=1)
+    for _ in range(2):
+        state = GAME.apply(run(state, ["pass", "pass"]), {"action": "draw"})
+        GAME.check_invariants(state)
+    outcome = GAME.outcome(state)
+    assert outcome.scores == (3, 3)
+    assert outcome.winners == (ALICE, BOB)
 
 
 def test_state_is_hashable_and_apply_is_pure():

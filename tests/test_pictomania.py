@@ -168,9 +168,14 @@ def test_wrong_word_may_be_admitted_after_taking_a_black_token_and_stops_guesses
     assert YELLOW not in GAME.to_move(state)
 
 
-def test_the_learning_round_counts_a_wrong_word_drawers_black_token():
+def test_a_wrong_word_returns_the_black_token_in_the_learning_round_too():
+    """The learning round relaxes the complete scoring rules (black sheep, nobody guessed your
+    word); the wrong word is a rule of its own: the black token goes back to the middle."""
     state = play(dealt(), {"action": "wrong_word", "player": YELLOW}, *SEED_DONE)
-    assert state.results[0].black_counts[YELLOW] == 2
+    r = state.results[0]
+    assert r.black == (2, 3, 2, 1)
+    assert r.black_counts == (0, 3, 2, 1)
+    assert r.scores[YELLOW] == 0 - (2 + 1 + 1) + 0
 
 
 def test_learning_round_is_round_1_only():
@@ -241,7 +246,9 @@ def test_four_rounds_with_rising_decks_totals_and_a_shared_win():
     outcome = GAME.outcome(state)
     assert outcome.scores == state.totals == (12, 12, 8)
     assert outcome.winners == (0, 1)                   # no tiebreaker: a shared win
-    assert GAME.to_move(state) == () and not GAME.chance_needed(state)
+    assert not GAME.chance_needed(state)
+    # Over, but the last stacks are being revealed: a drawer may still declare a wrong word.
+    assert GAME.legal_actions(state) == [{"action": "wrong_word", "player": p} for p in range(3)]
     with pytest.raises(IllegalAction, match="game is over"):
         GAME.apply(state, guess(0, 1, 1))
 
@@ -364,7 +371,7 @@ def test_the_lobby_offers_the_token_tables_for_the_player_count():
     rows = {name: choices for name, choices, _ in GAME.lobby_options(5)}
     assert rows["tokens"] == ("3,2,1,1", "1,1,1,1", "4,3,2,1")
     assert rows["black"] == ("3,3,2,2,1", "1,1,1,1,1", "5,4,3,2,1")
-    assert rows["words"] == ("box", "physical") and rows["rounds"][0] == 4
+    assert rows["words"] == ("box", "physical") and rows["rounds"] == (1, 2, 3, 4)
     for n in range(3, 7):
         for name, choices, _ in GAME.lobby_options(n):
             for value in choices:
@@ -434,3 +441,58 @@ def test_a_game_with_a_user_deck_replays_with_its_deck_file(tmp_path, capsys):
         assert result["detail"]["rounds"][0]["cards"] == ["mine-01", "mine-02", "mine-03"]
     finally:
         words.use_user_decks([])
+
+
+# --- a wrong word found at the reveal ----------------------------------------------------------
+
+def test_a_wrong_word_may_be_declared_at_the_reveal_and_rescores_the_round():
+    """The seed finds the wrong word when the stack is turned over: after everybody is done and
+    before the next round's cards, the drawer may still declare it."""
+    state = play(dealt(learning_round=False), *SEED_GUESSES, *SEED_DONE)
+    before = state.results[0]
+    assert before.stacks[YELLOW].kept == (1,) and not before.stacks[YELLOW].void
+    assert GAME.chance_needed(state) and YELLOW in GAME.to_move(state)
+    assert {"action": "wrong_word", "player": YELLOW} in GAME.legal_actions(state)
+    state = play(state, {"action": "wrong_word", "player": YELLOW})
+    r = state.results[0]
+    assert len(state.results) == 1 and r.stacks[YELLOW].void
+    assert r.stacks[YELLOW].kept == (2, 1, 1) and r.black_counts[YELLOW] == 0
+    assert r.gained(RED) == (2,) and r.gained(GREEN) == ()     # their guesses on Yellow are void
+    assert YELLOW not in GAME.to_move(state)
+    with pytest.raises(IllegalAction, match="already said you drew the wrong word"):
+        GAME.apply(state, {"action": "wrong_word", "player": YELLOW})
+
+
+def test_the_next_rounds_cards_close_the_reveal():
+    state = play(dealt(), *SEED_DONE)
+    state = GAME.apply_chance(state, {"event": "cards", "deck": "yellow", "cards": CARDS["yellow"]})
+    assert GAME.to_move(state) == () and GAME.legal_actions(state) == []
+    with pytest.raises(IllegalAction, match="the round has not been dealt yet"):
+        GAME.apply(state, {"action": "wrong_word", "player": YELLOW})
+
+
+def test_after_the_last_round_a_wrong_word_at_the_reveal_changes_the_result():
+    state = play(dealt(rounds=1), *SEED_GUESSES, *SEED_DONE)
+    assert GAME.outcome(state).winners == (YELLOW,)
+    state = play(state, {"action": "wrong_word", "player": YELLOW})
+    outcome = GAME.outcome(state)
+    # Yellow: her guesses 2+2+1, all her tokens kept, the black token 0; Red: Blue's 2, black 3.
+    assert outcome.scores == (5 - 4 + 0, 2 + 3 - 2, 1, 1) and outcome.winners == (RED,)
+
+
+def test_a_journal_may_declare_the_wrong_word_at_the_reveal():
+    events = [{"type": "chance", "event": "cards", "deck": "green", "cards": CARDS["green"]},
+              {"type": "chance", "event": "assign", "letters": list("ABCA"), "numbers": [1, 2, 3, 4]}]
+    events += [{"type": "action", **a} for a in SEED_GUESSES + SEED_DONE]
+    events.append({"type": "action", "action": "wrong_word", "player": YELLOW})
+    header, match = replay(journal(*events, options={"rounds": 1}))
+    result = summary(header, match)
+    assert result["over"] and result["winners"] == [RED]
+    assert result["detail"]["rounds"][0]["wrong_word"] == [YELLOW]
+
+
+@pytest.mark.parametrize("player", [True, 1.0, "1", None, 9])
+def test_a_wrong_word_at_the_reveal_names_a_player_index(player):
+    state = play(dealt(), *SEED_DONE)
+    with pytest.raises(IllegalAction, match="'player' must be a player index"):
+        GAME.apply(state, {"action": "wrong_word", "player": player})

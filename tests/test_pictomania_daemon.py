@@ -42,6 +42,9 @@ def test_two_guesses_2_ms_apart_on_mock_pins_take_tokens_in_edge_order(tmp_path,
         while table.lobby.game.name != "pictomania":
             await tap(ANA, "right")
         await tap(ANA, "ok")
+        for station in range(4):
+            await tap(station, "slap")                     # who plays: all four
+        await tap(ANA, "ok")
         while table.lobby.row is not None:
             await tap(ANA, "ok")
         for station in range(4):
@@ -53,11 +56,12 @@ def test_two_guesses_2_ms_apart_on_mock_pins_take_tokens_in_edge_order(tmp_path,
 
         # Cy presses ok 2 ms after Ben, but Cy's edge reaches the loop first.
         t0 = time.monotonic()
-        stamps = iter([t0 + 0.002, t0])
-        monkeypatch.setattr(gpiozero.pins.mock, "monotonic", lambda: next(stamps))
+        pins_clock = [t0 + 0.002]                          # what the mock pins read as now
+        monkeypatch.setattr(gpiozero.pins.mock, "monotonic", lambda: pins_clock[0])
         daemon.box.pin(CY, "ok").drive_low()
         await asyncio.sleep(0.005)
         assert game.state.round.guesses == ()              # held until the watermark passes
+        pins_clock[0] = t0
         daemon.box.pin(BEN, "ok").drive_low()
         monkeypatch.undo()
         await asyncio.sleep(0.01)

@@ -13,9 +13,10 @@ GOLDEN = Path(__file__).parent / "golden"
 
 PLAY = PlayView("B5 lighthouse", (GuessMark("Ana", 3), GuessMark("Cy", 5, sent=False), GuessMark("Dee", None),
                                   GuessMark("Eve", None), GuessMark("Fatima", 1)), "Guess Dee", "sent: Cy 5")
-STACK = StackView("Ana C5 plate", ("Ben 5 +2", "Cy 2 x", "Dee 5 +1", "Eve 5 +1", "Fati 4 x"), "keeps -1 black +2")
-SCORES = ScoresView("Round 2: score total", (("Ana", 6, 9), ("Ben", -1, 3), ("Cy", 2, 2), ("Dee", -7, -12),
-                                             ("Eve", 0, 4), ("Fatima", 3, 10)), "sheep Dee; ok: next")
+STACK = StackView("Ana drew  ok: next", "C5 plate", ("Ben 5 +2", "Cy 2 x", "Dee 5 +1", "Eve 5 +1"),
+                  "not taken -1 black +2")
+SCORES = ScoresView("Round 2  ok: next", (("Ana", 6, 9), ("Ben", -1, 3), ("Cy", 2, 2), ("Dee", -7, -12),
+                                             ("Eve", 0, 4), ("Fatima", 3, 10)), "black sheep: Dee")
 
 
 def test_play_screen_matches_the_reviewed_image():

@@ -13,7 +13,8 @@ from companion.journal import replay, summary
 from companion.screens.canvas import LINE_H
 from companion.screens.pictomania import panel
 
-from helpers import MS, Clock, journaled_table, tap
+from glyphs import shows
+from helpers import MS, Clock, journaled_table, take_seats, tap
 
 ANA, BEN, CY, DEE = range(4)
 
@@ -43,13 +44,15 @@ def lines(journal):
 
 
 def start(table, clock, changes=()):
-    """Pick Pictomania; ``changes`` are (row, presses of right) before Start."""
+    """Pick Pictomania; ``changes`` are (row, presses of right; negative: of left) before Start."""
     while table.lobby.game.name != "pictomania":
         press(table, clock, 0, "right")
     press(table, clock, 0, "ok")
+    take_seats(table, range(table.stations), clock.next)
     rows = dict(changes)
     while table.lobby.row is not None:
-        press(table, clock, 0, *["right"] * rows.get(table.lobby.row, 0), "ok")
+        steps = rows.get(table.lobby.row, 0)
+        press(table, clock, 0, *["right" if steps > 0 else "left"] * abs(steps), "ok")
     return table.game
 
 
@@ -81,6 +84,7 @@ def test_the_lobby_shows_the_token_tables_for_four_players(box):
         press(table, clock, 0, "right")
     assert table.lobby.players_label() == "3-4 players"
     press(table, clock, 0, "ok")
+    take_seats(table, range(4), clock.next)
     assert table.lobby.values["tokens"] == "2,1,1" and table.lobby.values["black"] == "3,2,2,1"
     rows = [name for name, _, _ in table.lobby.game.lobby_options(4)]
     assert rows == ["words", "decks", "rounds", "learning_round", "competitive", "tokens", "black"]
@@ -127,6 +131,11 @@ def test_slap_on_a_card_replaces_it_before_the_deal(box):
     after = game.state.round.cards
     assert after[0] == before[0] and after[2] == before[2] and after[1] not in before
     assert not game.seats[ANA].ready and table.cues[-1] == "move"
+    ana = table.screen(ANA)                        # on the first page, ready before the swap
+    assert shows(ana, "Cy swapped card B") and shows(ana, "new card: ok again")
+    assert shows(table.screen(BEN), "Cy swapped card B") and shows(table.screen(CY), "You swapped card B")
+    press(table, clock, ANA, "ok")
+    assert game.seats[ANA].ready and shows(table.screen(ANA), "ready: waiting for 3")
     cards = [x for x in lines(journals[0]) if x.get("event") == "cards"]
     assert [c["cards"] for c in cards] == [list(before), list(after)]
 
@@ -222,8 +231,10 @@ def test_a_guess_pressed_before_the_last_done_counts_and_later_presses_are_stale
     # A press made before the round ended, reaching the table after it, is dropped.
     end_ns = game.since_ns
     table.handle(InputEvent(CY, "right", True, end_ns - 1))
+    table.handle(InputEvent(CY, "right", False, end_ns + 1))
     assert game.seats[CY].page == 0
-    table.handle(InputEvent(CY, "right", True, end_ns + 1))
+    table.handle(InputEvent(CY, "right", True, end_ns + 2))
+    table.handle(InputEvent(CY, "right", False, end_ns + 3))
     assert game.seats[CY].page == 1
 
 
@@ -255,7 +266,11 @@ def test_the_scoring_walk_through_then_the_next_round(dealt):
     pages = game.review_pages()
     assert pages == ["stack"] * 4 + ["scores"]
     screen = game.screen(CY)                        # page 0: Ana's stack
-    assert screen == game._review_screen(game.seats[CY])
+    assert screen == game._review_screen(CY, game.seats[CY])
+    assert shows(screen, "Ana drew  ok: next") and not shows(screen, "keeps")
+    press(table, clock, CY, "ok")                    # ok turns the page too
+    assert game.seats[CY].page == 1 and shows(game.screen(CY), "Ben drew  ok: next")
+    press(table, clock, CY, "left")
     assert r.stacks[ANA].guesses[0].token == 2
     assert r.scores[BEN] == 2 - (2 + 1 + 1) + 2       # nobody guessed Ben: he keeps all his tokens
     press(table, clock, CY, "right", "right", "right", "right")
@@ -270,7 +285,7 @@ def test_the_scoring_walk_through_then_the_next_round(dealt):
 
 def test_the_last_round_ends_on_a_final_page_and_ok_returns_to_the_lobby(box):
     table, clock, journals = box
-    game = start(table, clock, changes={2: 1})     # rounds: 4 -> 1
+    game = start(table, clock, changes={2: -3})    # rounds: 4 -> 1
     assert game.state.options.rounds == 1
     ready_all(table, clock)
     finish_round(table, clock)
@@ -365,3 +380,37 @@ def test_a_table_resumed_mid_round_picks_up_in_the_right_phase(tmp_path):
     assert resumed.game.phase == "play"
     assert resumed.game.match.state == state
     interrupted.writer.close()
+
+
+def test_a_wrong_word_found_at_the_reveal_is_declared_on_the_drawers_own_stack(box):
+    """The seed finds the wrong word when the stack is turned over: on Ben's own stack page his
+    screen offers it (slap, then ok), the round is counted again, and the journal says so."""
+    table, clock, journals = box
+    game = start(table, clock, changes={2: 1})     # one round
+    ready_all(table, clock)
+    ben = game.state.round.numbers[BEN]
+    open_guess(table, clock, ANA, BEN, ben)
+    press(table, clock, ANA, "ok")
+    settle(table, clock.next())
+    finish_round(table, clock)
+    assert game.phase == "review" and game.last_result.stacks[BEN].guesses[0].token == 2
+    press(table, clock, BEN, "slap")               # on Ana's stack: nothing to declare
+    assert game.seats[BEN].mode != "wrong"
+    press(table, clock, BEN, "right")              # his own stack
+    bottom = (0, 64 - LINE_H, 128, 64)
+    offer = panel("", ("", "", "", "slap: wrong word?")).crop(bottom)
+    assert game.screen(BEN).crop(bottom) == offer
+    press(table, clock, ANA, "right")              # Ana on Ben's stack: no offer on her screen
+    assert game.seats[ANA].page == BEN and game.screen(ANA).crop(bottom) != offer
+    press(table, clock, ANA, "slap")
+    assert game.seats[ANA].mode != "wrong"
+    press(table, clock, BEN, "slap")
+    assert game.seats[BEN].mode == "wrong"
+    press(table, clock, BEN, "ok")
+    r = game.last_result
+    assert r.stacks[BEN].void and r.stacks[BEN].kept == (2, 1, 1) and r.black_counts[BEN] == 0
+    assert r.gained(ANA) == () and game.seats[BEN].page == BEN
+    assert not game.may_declare_at_reveal(BEN)
+    assert lines(journals[0])[-1]["action"] == "wrong_word" and lines(journals[0])[-1]["player"] == BEN
+    header, match = replay(journals[0].read_text().splitlines())
+    assert match.state == game.state and summary(header, match)["detail"]["rounds"][0]["wrong_word"] == [BEN]

@@ -78,7 +78,7 @@ def test_gpio_3_profile_values():
     profile = load_profile(ROOT / "hardware" / "profiles" / "gpio-3.toml")
     assert profile.name == "Three stations on GPIO"
     assert profile.backend == "pi"
-    assert profile.timing == Timing(5.0, 5.0, 1.0)
+    assert profile.timing == Timing(5.0, 5.0, 30.0)
     assert [s.name for s in profile.stations] == ["P1", "P2", "P3"]
     assert profile.stations[0].pins == {"slap": 4, "left": 17, "ok": 27, "right": 22}
     assert [(s.display.driver, s.display.port, s.display.address) for s in profile.stations] == [
@@ -146,13 +146,13 @@ def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
     assert out.startswith(f"{good}: ok (")
     assert err.splitlines() == [
         f"companion: {BAD_SEVERAL}:",
-        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board",
+        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen",
         "  timing.debounce_ms: must be a number from 0 to 50, not 100",
-        "  buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
+        "  buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not 20",
         "  stations[1].pins.right: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)",
         "  stations[2].pins.ok: GPIO 4 is already used by stations[1].pins.slap",
         "  stations[2].pins.right: missing: every station needs slap, left, ok and right",
-        "  stations[2].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1322, not 'st7735'",
+        "  stations[2].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1315, not 'st7735'",
     ]
 
 
@@ -192,7 +192,7 @@ def test_pin_out_of_range(tmp_path, value):
 @pytest.mark.parametrize("pin", [4, 20, 26])
 def test_buzzer_needs_a_pwm_pin(tmp_path, pin):
     assert problems(tmp_path, GOOD.replace("pin = 18", f"pin = {pin}")) == [
-        f"buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not {pin}",
+        f"buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not {pin}",
         *([f"stations[1].pins.slap: GPIO 4 is already used by buzzer.pin"] if pin == 4 else []),
     ]
 
@@ -228,14 +228,17 @@ def test_missing_display(tmp_path):
 def test_unknown_display_driver_lists_allowed(tmp_path):
     text = GOOD.replace('driver = "ssd1306"', 'driver = "st7735"')
     assert problems(tmp_path, text) == [
-        "stations[1].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1322, not 'st7735'"]
+        "stations[1].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1315, not 'st7735'"]
 
 
 @pytest.mark.parametrize("field, value, message", [
     ("address", "0x78", "must be a whole number from 3 to 119, not 120"),
     ("port", "-1", "must be a whole number from 0 to 31, not -1"),
-    ("rotate", "4", "must be a whole number from 0 to 3, not 4"),
-    ("height", "48.0", "must be a whole number from 32 to 64, not 48.0"),
+    ("rotate", "4", "must be 0 or 2 (upright or upside down; 1 and 3 would stand the panel on its side), not 4"),
+    ("rotate", "1", "must be 0 or 2 (upright or upside down; 1 and 3 would stand the panel on its side), not 1"),
+    ("height", "48.0", "must be 64 (every screen is drawn 128x64), not 48.0"),
+    ("height", "32", "must be 64 (every screen is drawn 128x64), not 32"),
+    ("width", "256", "must be 128 (every screen is drawn 128x64), not 256"),
     ("contrast", "9", "unknown field; known fields are driver, port, address, width, height, rotate, mux_channel"),
 ])
 def test_bad_display_field(tmp_path, field, value, message):
@@ -245,15 +248,22 @@ def test_bad_display_field(tmp_path, field, value, message):
 
 def test_unknown_top_level_field(tmp_path):
     assert problems(tmp_path, 'colour = "red"\n' + GOOD) == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board"]
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen"]
 
 
 def test_unknown_station_field_and_bad_name(tmp_path):
     text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
     assert problems(tmp_path, text) == [
-        "stations[2].seat: unknown field; known fields are name, pins, channels, display",
+        "stations[2].seat: unknown field; known fields are name, pins, channels, display, led",
         "stations[2].name: must be a non-empty name, not ' '",
     ]
+
+
+def test_a_name_longer_than_the_screens_show_is_refused(tmp_path):
+    assert problems(tmp_path, GOOD.replace('name = "Ben"', 'name = "Bartholomew"')) == [
+        "stations[2].name: must be at most 10 characters (the screens show it whole), "
+        "not 'Bartholomew' (11)"]
+    assert load_profile(write(tmp_path, GOOD.replace('name = "Ben"', 'name = "Maximilian"'))).stations[1].name == "Maximilian"
 
 
 def test_unknown_backend(tmp_path):
@@ -323,12 +333,12 @@ def test_several_problems_are_reported_at_once(tmp_path):
     with pytest.raises(ProfileError) as e:
         load_profile(path)
     assert e.value.problems == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board",
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen",
         "timing.stuck_after_s: must be a number from 0.5 to 60, not 0",
-        "buzzer.pin: must be a hardware PWM pin (12, 13, 18, 19), not 20",
+        "buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not 20",
         "stations[2].pins.slap: GPIO 4 is already used by stations[1].pins.slap",
         "stations[2].pins.left: GPIO 2 is reserved for the displays' I2C bus (GPIO 2 and 3)",
-        "stations[2].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1322, not 'st7735'",
+        "stations[2].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1315, not 'st7735'",
     ]
     assert str(e.value) == f"{path}:\n" + "\n".join(f"  {p}" for p in e.value.problems)
 
@@ -355,10 +365,18 @@ def test_displays_settings_are_checked(tmp_path):
     with pytest.raises(ProfileError) as e:
         load_profile(write(tmp_path, GOOD + "\n[displays]\ncontrast = 300\nmux_address = 0x20\nglow = 1\n"))
     assert e.value.problems == [
-        "displays.glow: unknown field; known fields are mux_address, contrast, dim_contrast, dim_after_s",
+        "displays.glow: unknown field; known fields are mux_address, contrast, dim_contrast, dim_after_s, i2c_hz",
         "displays.mux_address: must be a whole number from 112 to 119, not 32",
         "displays.contrast: must be a whole number from 1 to 255, not 300",
     ]
+
+
+def test_the_displays_bus_speed_defaults_to_400khz_and_is_checked(tmp_path):
+    assert load_profile(write(tmp_path, GOOD)).displays.i2c_hz == 400_000
+    assert load_profile(write(tmp_path, GOOD + "\n[displays]\ni2c_hz = 100_000\n")).displays.i2c_hz == 100_000
+    with pytest.raises(ProfileError) as e:
+        load_profile(write(tmp_path, GOOD + '\n[displays]\ni2c_hz = "fast"\n'))
+    assert e.value.problems == ["displays.i2c_hz: must be a whole number from 10000 to 1000000, not 'fast'"]
 
 
 # --- button board ----------------------------------------------------------------------------
@@ -421,3 +439,76 @@ def test_a_board_station_missing_a_key(tmp_path):
     text = WITH_BOARD.replace(", right = 11", "")
     assert problems(tmp_path, text) == [
         "stations[2].channels.right: missing: every station needs slap, left, ok and right"]
+
+
+@pytest.mark.parametrize("driver", ["ssd1322", "ssd1351", "st7735"])
+def test_drivers_the_box_cannot_drive_are_refused(tmp_path, driver):
+    text = GOOD.replace('driver = "ssd1306"', f'driver = "{driver}"')
+    assert problems(tmp_path, text) == [
+        f"stations[1].display.driver: must be one of ssd1306, sh1106, ssd1309, ssd1315, not '{driver}'"]
+
+
+def test_every_allowed_driver_opens_a_128x64_one_bit_panel_in_luma():
+    from luma.core.interface.serial import noop
+    from luma.oled import device as oled
+
+    from companion.profile import DRIVERS
+
+    for driver in DRIVERS:
+        panel = getattr(oled, driver)(noop(), width=128, height=64, rotate=2)
+        assert (panel.size, panel.mode) == ((128, 64), "1"), driver
+
+
+PI_MUX = """name = "Mux and a direct panel"
+backend = "pi"
+
+[[stations]]
+pins = { slap = 4, left = 17, ok = 27, right = 22 }
+display = { mux_channel = 0 }
+
+[[stations]]
+pins = { slap = 5, left = 6, ok = 13, right = 19 }
+display = { mux_channel = 1 }
+
+[[stations]]
+pins = { slap = 26, left = 16, ok = 20, right = 21 }
+display = { %s }
+"""
+
+
+def test_a_direct_panel_at_the_multiplexers_address_is_refused(tmp_path):
+    assert problems(tmp_path, PI_MUX % "address = 0x70") == [
+        "stations[3].display.address: 0x70 is the multiplexer's address on bus 1 (displays.mux_address): "
+        "give the display another address"]
+
+
+def test_a_direct_panel_at_a_muxed_panels_address_is_refused(tmp_path):
+    assert problems(tmp_path, PI_MUX % "address = 0x3C") == [
+        "stations[3].display.address: 0x3C on bus 1 is also stations[1].display, behind the multiplexer, "
+        "and both would answer: give this display another address or a mux_channel"]
+
+
+def test_a_direct_panel_beside_the_multiplexer_at_another_address_is_fine(tmp_path):
+    profile = load_profile(write(tmp_path, PI_MUX % "address = 0x3D"))
+    assert [s.display.mux_channel for s in profile.stations] == [0, 1, None]
+    assert load_profile(write(tmp_path, PI_MUX % "address = 0x70, port = 3")).stations[2].display.port == 3
+
+
+def test_a_display_on_a_software_bus_reserves_its_pins_and_names_its_overlay(tmp_path):
+    from companion.profile import boot_config, unknown_buses
+
+    text = PI_MUX % "port = 3"
+    profile = load_profile(write(tmp_path, text))
+    assert boot_config(profile) == ["dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24"]
+    assert unknown_buses(profile) == []
+    assert problems(tmp_path, text.replace("slap = 26", "slap = 24")) == [
+        "stations[3].pins.slap: GPIO 24 is the SCL of I2C bus 3, which a display uses (port = 3): wire this elsewhere"]
+    assert unknown_buses(load_profile(write(tmp_path, PI_MUX % "port = 11"))) == [11]
+    assert boot_config(load_profile(ROOT / "hardware" / "profiles" / "mux-3.toml")) == []
+
+
+def test_profile_overlays_command_prints_the_config_lines(capsys):
+    assert main(["profile", "overlays", str(ROOT / "hardware" / "profiles" / "six-with-board.toml")]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24",
+        "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=7,i2c_gpio_scl=8"]

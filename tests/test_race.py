@@ -306,3 +306,47 @@ def test_bad_parameters_are_refused(kwargs, message):
     args = {"opens_at_ns": 0, "tie_window_ns": 10, "stations": [0], **kwargs}
     with pytest.raises(ValueError, match=message):
         Race(**args)
+
+
+# --- revealed races: each station's race starts at its own onset -------------------------------
+
+def revealed_race(onsets, window_ns=10 * MS, **kwargs):
+    race = Race(OPENS, window_ns, sorted(onsets), revealed=True, **kwargs)
+    return race, (lambda: race.reveal({s: OPENS + t for s, t in onsets.items()}))
+
+
+def test_a_player_whose_screen_came_20ms_later_and_who_pressed_15ms_later_wins():
+    race, reveal = revealed_race({0: 0, 1: 20 * MS}, window_ns=2 * MS)
+    race.press(slap(0, OPENS + 300 * MS))
+    race.press(slap(1, OPENS + 315 * MS))          # 15 ms later at the pin, 5 ms faster a hand
+    assert race.decide(1 << 62) is None          # nothing is decided before the onsets are known
+    reveal()
+    result = race.decide(1 << 62)
+    assert result.winners == {1} and result.first_ns == OPENS + 315 * MS
+    assert [(p.station, p.delta_ns) for p in result.order] == [(1, 0), (0, 5 * MS)]
+    assert race.reaction_ns(1) == 295 * MS and race.reaction_ns(0) == 300 * MS
+
+
+def test_a_revealed_race_waits_until_no_later_lit_station_can_still_beat_the_first():
+    race, reveal = revealed_race({0: 0, 1: 2 * MS, 2: 40 * MS})
+    reveal()
+    race.press(slap(0, OPENS + 200 * MS))
+    # station 2 saw it 40 ms later: its press up to 40 + 200 + window may still tie
+    assert race.decision_due_ns == OPENS + 40 * MS + 200 * MS + 10 * MS
+    assert race.decide(OPENS + 249 * MS) is None
+    race.press(slap(2, OPENS + 245 * MS))          # reaction 205 ms: within the window of 200
+    assert race.decide(OPENS + 250 * MS).winners == {0, 2}
+
+
+def test_a_press_before_its_own_onset_is_a_false_start_even_after_the_opening():
+    race, reveal = revealed_race({0: 0, 1: 30 * MS}, lockout_ns=100 * MS)
+    assert race.press(slap(1, OPENS + 10 * MS)) == "pending"   # its panel is still dark
+    assert race.press(slap(0, OPENS - 5 * MS)) == "false_start"
+    reveal()
+    assert race.early(1) == "false_start" and race.early(0) == "false_start"
+    assert race.press(slap(1, OPENS + 90 * MS)) == "locked_out"  # 10 + 100 ms lockout
+    assert race.early(1) == "locked_out"
+    race.press(slap(0, OPENS + 200 * MS))
+    result = race.decide(1 << 62)
+    assert result.winners == {0}
+    assert result.false_starts == (Press(0, OPENS - 5 * MS, -5 * MS), Press(1, OPENS + 10 * MS, -20 * MS))

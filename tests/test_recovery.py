@@ -19,6 +19,7 @@ from companion.profile import load_profile
 from companion.recovery import ABANDONED, abandon, cut_torn_line, find_interrupted, rotate
 from companion.table import Table
 
+from glyphs import shows
 from helpers import MS
 
 ROOT = Path(__file__).parent.parent
@@ -116,6 +117,9 @@ def test_the_daemon_resumes_and_shows_it(tmp_path):
     expected = replay(seed_game[:6])[1].state
     daemon = Daemon(load_profile(MOCK3), tmp_path)
     try:
+        assert daemon.table.game is None                             # asked first, on every station
+        assert all(shows(daemon.table.screen(s), "ok: resume") for s in range(3))
+        daemon.table.handle(InputEvent(2, "ok", True, 5 * MS))
         game = daemon.table.game
         assert game is not None and game.match.state == expected
         image = daemon.table.screen(0)
@@ -127,6 +131,22 @@ def test_the_daemon_resumes_and_shows_it(tmp_path):
         daemon.close()
     before = len(path.read_text().splitlines())
     assert before == 6
+
+
+def test_left_at_the_offer_starts_afresh_and_the_old_game_is_marked_abandoned(tmp_path):
+    seed_game = (ROOT / "tests" / "journals" / "paytoplay-seed.jsonl").read_text().splitlines()
+    path = tmp_path / "20260101-000000-paytoplay.jsonl"
+    path.write_text("\n".join(seed_game[:6]) + "\n")
+    daemon = Daemon(load_profile(MOCK3), tmp_path)
+    try:
+        daemon.table.handle(InputEvent(0, "right", True, 5 * MS))   # no answer: still asked
+        assert daemon.table.offer is not None
+        daemon.table.handle(InputEvent(0, "left", True, 9 * MS))
+        assert daemon.table.game is None and daemon.table.offer is None
+        assert daemon.table.screen(1).tobytes() == daemon.table.lobby.screen().tobytes()
+        assert [p.name for p in tmp_path.iterdir()] == [f"20260101-000000-paytoplay{ABANDONED}"]
+    finally:
+        daemon.close()
 
 
 def test_kill_9_mid_game_loses_no_applied_action(tmp_path):
@@ -175,7 +195,7 @@ def test_games_lists_past_games_newest_first(tmp_path, capsys):
     assert [line.split()[0] for line in out] == [
         "20260103-000000-paytoplay.jsonl", f"20260102-000000-paytoplay{ABANDONED}",
         "20260101-000000-paytoplay.jsonl"]
-    assert out[0].endswith("not finished (resumes on start)")
+    assert out[0].endswith("not finished (offered on start)")
     assert out[1].endswith("abandoned")
     assert out[2].endswith("scores [1, 0]  won by Alice")
 
@@ -191,3 +211,22 @@ def test_unusable_journals_are_reported_and_skipped(tmp_path, caplog, content, r
     assert find_interrupted(tmp_path) is None
     assert "20260101-000000-x.jsonl cannot be resumed" in caplog.text
     assert reason in caplog.text
+
+
+def test_a_resumed_game_keeps_its_seats_and_the_other_stations_watch(tmp_path):
+    """A Pictionary game seated at stations 2, 3 and 4 of a four-station box comes back there."""
+    lines = (ROOT / "tests" / "journals" / "trio-seed-example.jsonl").read_text().splitlines()
+    header = json.loads(lines[0]) | {"stations": [2, 3, 4]}
+    path = tmp_path / "20260101-000000-trio.jsonl"
+    path.write_text("\n".join([json.dumps(header)] + lines[1:3]) + "\n")
+    daemon = Daemon(load_profile(ROOT / "hardware" / "profiles" / "mock-4.toml"), tmp_path)
+    try:
+        table = daemon.table
+        assert all(shows(table.screen(s), "Three-player") for s in range(4))
+        table.handle(InputEvent(0, "ok", True, 5 * MS))
+        assert table.seats == (1, 2, 3) and table.seat_of(0) is None
+        assert shows(table.screen(0), "Watching")
+        artist, word = table.game.match.state.artist, table.game.match.state.word
+        assert [shows(table.screen(s), word) for s in range(4)] == [s == artist + 1 for s in range(4)]
+    finally:
+        daemon.close()

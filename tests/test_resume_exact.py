@@ -12,7 +12,7 @@ from companion.recovery import find_interrupted
 from companion.table import Table
 from companion.daemon import journal_opener
 
-from helpers import MS
+from helpers import MS, take_seats
 
 GAMES = {"paytoplay": 2, "triangle": 3, "closest": 3, "trio": 3, "pictomania": 4}
 NAMES = ("Ana", "Ben", "Cy", "Dee")
@@ -39,6 +39,10 @@ def play(directory, game, seed, presses=400):
 
     for _ in range(12):
         tap(0, "ok")
+        if table.seating is not None:  # more stations than the game's fewest players: all join
+            for station in range(GAMES[game]):
+                tap(station, "slap")
+            tap(0, "ok")
     path = table.game.journal.path
     for _ in range(presses):
         if table.game is None:
@@ -85,6 +89,8 @@ def test_a_replacement_word_card_after_a_resume_is_the_one_the_uninterrupted_gam
             for t in range(12):
                 table.handle(InputEvent(0, "ok", True, t * 100 * MS))
                 table.handle(InputEvent(0, "ok", False, t * 100 * MS + MS))
+                if table.seating is not None:  # all four stations join
+                    take_seats(table, range(len(NAMES)), lambda: t * 100 + 10)
                 if table.game is not None:
                     break
         t = 10_000

@@ -17,7 +17,7 @@ GOLDEN = Path(__file__).parent / "golden"
 
 SEED_END = PayToPlayView(
     board="XOXOXOOXO", names=("Alice", "Bob"), balances=(1, 0), x=0, me=1, to_move=None,
-    cursor=None, prompt="ok: lobby", result="Alice wins",
+    cursor=None, prompt="on points ok: lobby", result="Alice wins",
 )
 
 
@@ -73,6 +73,22 @@ def test_the_mover_is_highlighted_and_pass_shows_as_a_choice():
     right = 128 - 60
     assert lit(image, (right, 0, 127, 11)) > lit(image, (right, 12, 127, 23))  # inverted row 1
     assert lit(image, (right, 24, right + 30, 35)) > 100                      # "Pass" lit box
+
+
+@pytest.mark.parametrize("cursor, top", [(3, 28), ("pass", 40)])
+def test_the_movers_own_screen_shows_the_balance_after_income(cursor, top):
+    """The accounts count as the seed does (Ben 0 before his turn); the mover also reads the
+    number that lets them place, under the selected cell's cost or under Pass."""
+    from companion.screens.paytoplay import SIDE_X
+
+    view = PayToPlayView(board="....X....", names=("Ana", "Ben"), balances=(-3, 0), x=0, me=1,
+                         to_move=1, cursor=cursor, prompt="cost 2" if cursor == 3 else "",
+                         after_income=2)
+    expected, draw = blank()
+    text(draw, SIDE_X, top + 12 * (cursor == 3), "after your")
+    text(draw, SIDE_X, top + 12 * (cursor == 3) + 12, "income: 2")
+    box = (SIDE_X, top + 12 * (cursor == 3), WIDTH, HEIGHT)
+    assert screen(view).crop(box) == expected.crop(box)
 
 
 def test_options_menu_scrolls_to_keep_the_selected_row_visible():

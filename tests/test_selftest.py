@@ -54,3 +54,12 @@ def test_selftest_command_on_mock_pins(tmp_path, capsys):
     assert main(["selftest", "--profile", str(profile), "--script", str(script)]) == 1
     out = capsys.readouterr().out
     assert "station 3 (Cy): right never pressed" in out and "station 1 (Ana): slap" not in out
+
+
+def test_the_report_names_a_display_that_is_not_working():
+    test = SelfTest(("Ana", "Ben"))
+    for s in range(2):
+        for k in KEYS:
+            test.handle(InputEvent(s, k, True, 100 * MS))
+    assert test.report().startswith("all 8 buttons pressed")
+    assert test.report([1]) == "station 2 (Ben): display not working (check its wiring and address)"

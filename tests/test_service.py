@@ -1,6 +1,7 @@
 """The service: systemd notifications on a real datagram socket, the unit file, the installer."""
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -82,6 +83,26 @@ def test_systemd_analyze_verify_passes(tmp_path):
     result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == ""
+
+
+def exposure(unit: Path) -> float | None:
+    """``systemd-analyze security``'s overall exposure of a unit file; None if this systemd
+    cannot rate a file offline (``--offline`` came with systemd 252)."""
+    result = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager", str(unit)],
+                            capture_output=True, text=True)
+    found = re.search(r"Overall exposure level for \S+: ([0-9.]+)", result.stdout)
+    return float(found.group(1)) if found else None
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_the_unit_is_rated_safe_by_systemd_analyze_security():
+    level = exposure(UNIT)
+    if level is None:
+        pytest.skip("this systemd-analyze cannot rate a unit file offline (needs systemd 252+)")
+    assert level <= 2.5, f"exposure {level}: systemd-analyze rates 2.5 or below OK/SAFE"
+    unit = UNIT.read_text()
+    assert "\nProcSubset=" not in unit    # gpiozero reads /proc/cpuinfo and /proc/device-tree
+    assert "PrivateDevices=yes" not in unit
 
 
 def dry_run(*args):
@@ -235,4 +256,83 @@ def test_before_a_long_replay_the_daemon_asks_systemd_for_more_start_time(listen
     daemon.close()
     seconds = 30 + journal.stat().st_size / 10
     assert sock.recv(100).decode() == f"EXTEND_TIMEOUT_USEC={round(seconds * 1e6)}"
-    assert daemon.table.game is not None
+    assert daemon.table.offer is not None and daemon.table.offer.match.players == ("Alice", "Bob")
+def test_install_sets_the_i2c_bus_to_400khz_once_whatever_was_there(tmp_path):
+    config = tmp_path / "config.txt"
+    for before in ("dtparam=i2c_arm=on\n[all]\n", "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\n[all]\n"):
+        config.write_text(before)
+        result = subprocess.run(["bash", str(INSTALL), "--dry-run"], capture_output=True, text=True,
+                                env={**os.environ, "BOOT_CONFIG": str(config)})
+        lines = result.stdout.splitlines()
+        command = lines[lines.index("==> I2C at 400000 Hz (after a reboot)") + 1].strip()
+        assert command.startswith("sh -c ")
+        for _ in range(2):                     # a second install changes nothing
+            subprocess.run(["sh", "-c", command[len("sh -c "):]], check=True)
+        text = config.read_text()
+        assert text.count("dtparam=i2c_arm_baudrate=400000") == 1 and "100000" not in text
+        assert text.startswith("dtparam=i2c_arm=on\n")
+
+
+def test_a_display_that_fails_at_open_does_not_hold_back_ready_and_the_game_plays_on(listener, tmp_path):
+    """Bob's panel is on an I2C bus that does not exist (as on a box whose bus overlay is not
+    set up): the real luma device fails to open. The service still says READY (naming the dead
+    display), the seed game plays to its end on Alice's panel, which tells her, and the dead
+    panel keeps being retried in the background."""
+    import asyncio
+    import functools
+    import json
+
+    from companion.adapters.displays import open_device
+    from companion.daemon import Daemon
+    from companion.profile import DisplayProfile, load_profile
+    from companion.script import load_script
+    from companion.wiring import build_box
+    from test_board_link import shows_notice
+    from test_daemon import DEMO, SEED_GAME
+
+    path, sock = listener
+    profile = load_profile(DEMO / "profile.toml")
+    missing_bus = DisplayProfile(port=31)
+    assert not Path("/dev/i2c-31").exists()
+
+    def adapters(on_edge):
+        box = build_box(profile, on_edge)
+        box.displays.openers[1] = functools.partial(open_device, missing_bus, "pi")
+        return box
+
+    daemon = Daemon(profile, tmp_path / "games", seed=1, notifier=Notifier({"NOTIFY_SOCKET": path}),
+                    adapters=adapters)
+    try:
+        asyncio.run(daemon.play_script(load_script(DEMO / "paytoplay.txt", 2), speed=5))
+        daemon.box.displays.flush()
+        alice = daemon.box.displays.devices[0].image
+    finally:
+        daemon.close()
+    assert sock.recv(100) == b"READY=1\nSTATUS=2 stations; display 2 not working"
+    assert daemon.ready.is_set()
+    assert daemon.box.displays.down() == [1] and daemon.box.displays.failures[1] >= 2, "retried"
+    assert daemon.notice == "Display 2 not working"
+    assert shows_notice(alice)
+    [journal] = (tmp_path / "games").glob("*.jsonl")
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert [(x["action"], x["player"], x.get("cell")) for x in lines[1:]] == SEED_GAME
+
+
+def test_the_default_install_needs_no_bus_overlay():
+    code, out, _ = dry_run()
+    assert code == 0
+    assert "hardware/profiles/mux-3.toml" in out and "overlay" not in out
+
+
+def test_install_adds_the_bus_overlays_the_profile_needs_once(tmp_path, monkeypatch):
+    line = "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24"
+    config = tmp_path / "config.txt"
+    config.write_text("dtparam=i2c_arm=on\n")
+    monkeypatch.setenv("BOOT_CONFIG", str(config))
+    code, out, _ = dry_run("--profile", str(ROOT / "hardware" / "profiles" / "gpio-3.toml"))
+    assert code == 0
+    assert f"==> bus overlay {line}\n    append_line {line} {config}" in out
+    assert "reboot once" in out
+    config.write_text(f"dtparam=i2c_arm=on\n{line}\n")  # already there: not added again
+    code, out, _ = dry_run("--profile", str(ROOT / "hardware" / "profiles" / "gpio-3.toml"))
+    assert code == 0 and "overlay" not in out

@@ -4,6 +4,7 @@ the daemon's own arbiter, the window shows every panel pixel for pixel, the mixe
 import asyncio
 import json
 import os
+import pathlib
 import time
 from array import array
 
@@ -222,3 +223,17 @@ def test_no_command_without_a_display_explains_the_headless_mode(capsys, monkeyp
     err = capsys.readouterr().err
     assert "cannot open the simulator window" in err
     assert "companion demo" in err and "--script" in err
+
+
+def test_a_scripted_screenshot_leaves_no_game_in_the_state_directory(tmp_path, monkeypatch, capsys):
+    """A script that starts the first game with its default options and stops mid-game: its
+    journal goes to a temporary folder, never where the box would offer to resume it."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    lobby = tmp_path / "lobby.txt"
+    lobby.write_text("".join(f"{0.1 * (i + 1):.1f} 1 ok\n" for i in range(12)))
+    shot = tmp_path / "shot.png"
+    assert cli.main(["sim", "--script", str(lobby), "--screenshot", str(shot), "--speed", "4"]) == 0
+    assert not (tmp_path / "state").exists()
+    used = pathlib.Path(capsys.readouterr().err.split("journals of this scripted run: ")[1].split()[0])
+    assert list(used.glob("*.jsonl")), "the game was journaled in the temporary folder"

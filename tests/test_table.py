@@ -6,8 +6,10 @@ import pytest
 
 from companion.journal import replay, summary
 from companion.table import ABANDON_HOLD_NS
+from companion.table.chord import CHORD_WINDOW_NS
 from companion.inputs import InputEvent
 
+from glyphs import shows
 from helpers import MS, Clock, journaled_table, tap
 
 
@@ -27,11 +29,16 @@ def choose(table, clock, station, game):
     while table.lobby.game.name != game:
         press(table, clock, station, "right")
     press(table, clock, station, "ok")
+    if table.seating is not None:  # the first stations, as many as the game needs, take the seats
+        for s in range(table.lobby.game.min_players):
+            press(table, clock, s, "slap")
+        press(table, clock, 0, "ok")
 
 
 def start_paytoplay(table, clock, **changes):
+    """Pay-to-Play on a three-station box: stations 1 and 2 take the seats."""
     choose(table, clock, 0, "paytoplay")
-    assert table.lobby.row == 0
+    assert table.seats == (0, 1) and table.lobby.row == 0
     while table.lobby.row is not None:
         press(table, clock, 1, "ok")
     assert table.game is not None
@@ -47,17 +54,72 @@ def test_lobby_starts_the_chosen_game_with_default_options(box):
     assert table.cues == ["go"]
 
 
-def test_lobby_option_rows_cycle_their_choices_and_slap_goes_back(box):
+def test_lobby_option_rows_step_through_ascending_choices_and_slap_goes_back(box):
     table, clock, journals = box
     choose(table, clock, 2, "paytoplay")
     press(table, clock, 2, "right")           # no_double_pass: off -> on
     assert table.lobby.values["no_double_pass"] is True
     press(table, clock, 2, "ok", "right", "right")  # games: 1 -> 2 -> 4
     assert table.lobby.values["games"] == 4
+    press(table, clock, 2, "right", "right")  # 6 is the most: right stops there
+    assert table.lobby.values["games"] == 6
+    press(table, clock, 2, "left")            # left is less
+    assert table.lobby.values["games"] == 4
     press(table, clock, 2, "slap", "slap")    # back to row 0, then to the game menu
     assert table.lobby.row is None
-    press(table, clock, 2, "ok")
+    choose(table, clock, 2, "paytoplay")
     assert table.lobby.values["games"] == 1   # a fresh pick starts from the defaults
+
+
+def test_every_numeric_option_is_offered_in_ascending_order():
+    from companion import games
+    from companion.table.game import TABLES, load_tables
+
+    load_tables()
+    for rules in games.all_games():
+        if rules.name not in TABLES:
+            continue
+        for name, choices, _ in rules.lobby_options(rules.max_players):
+            numbers = [c for c in choices if isinstance(c, (int, float))]
+            assert numbers == sorted(numbers), f"{rules.name}.{name}: {choices}"
+            assert choices.index(None) == 0 if None in choices else True, "off comes first"
+
+
+def test_the_readme_explains_every_lobby_option_as_the_lobby_does():
+    from pathlib import Path
+
+    from companion import games
+    from companion.games.options import option_label
+    from companion.table.game import TABLES, load_tables
+
+    load_tables()
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    for rules in games.all_games():
+        if rules.name not in TABLES:
+            continue
+        for name, _, help in rules.lobby_options(rules.max_players):
+            label, brief = option_label(rules.Options, name)
+            assert f"| {label} (`{name}`) |" in readme and f"| {brief} | {help} |" in readme, name
+
+
+def test_the_lobby_shows_a_games_rules_and_each_options_meaning(box):
+    table, clock, journals = box
+    while table.lobby.game.name != "triangle":
+        press(table, clock, 0, "right")
+    assert shows(table.screen(0), "slap: rules")
+    press(table, clock, 0, "slap")
+    assert shows(table.screen(0), "Triangle 1/8") and shows(table.screen(0), "3 players. The box")
+    press(table, clock, 0, "right", "right", "right")
+    assert shows(table.screen(0), "Triangle 4/8") and shows(table.screen(0), "peers even +1: both")
+    press(table, clock, 0, "left")
+    assert shows(table.screen(0), "Triangle 3/8")
+    press(table, clock, 0, "ok")              # back to the game menu
+    assert table.lobby.rules_page is None and table.lobby.game.name == "triangle"
+    press(table, clock, 0, "ok", "ok", "ok", "ok")   # to the lockout row
+    image = table.screen(0)
+    assert shows(image, "lockout") and shows(image, "<off>") and shows(image, "slap before 0: wait")
+    press(table, clock, 0, "right")
+    assert shows(table.screen(0), "<250ms>")
 
 
 def test_moves_cursor_over_affordable_cells_and_journals_the_play(box):
@@ -68,11 +130,14 @@ def test_moves_cursor_over_affordable_cells_and_journals_the_play(box):
     press(table, clock, 0, "right", "right", "right", "right")
     assert game.view(0).cursor == 4
     assert game.view(0).prompt == "cost 4"
+    assert game.view(0).after_income == 1      # X's first turn pays 1, on the mover's station only
+    assert game.view(1).after_income is None
     assert game.view(1).cursor is None        # only the mover's station shows a cursor
     press(table, clock, 1, "right", "ok")     # not Ben's turn: ignored
     press(table, clock, 0, "ok")
     assert game.view(0).board == "....X...."
-    assert game.view(0).balances == (-3, 2)
+    assert game.view(0).balances == (-3, 0)      # as the seed counts: Ben is paid on his turn
+    assert game.view(1).after_income == 2
     lines = [json.loads(x) for x in journals[0].read_text().splitlines()[1:]]
     assert lines == [{"type": "action", "action": "play", "player": 0, "cell": 4, "t": lines[0]["t"]}]
     assert lines[0]["t"] > 0
@@ -86,7 +151,8 @@ def test_a_forced_pass_is_made_by_the_box_shown_and_beeped(box):
     press(table, clock, 1, "right", "right", "right", "ok")            # Ben left side: 0
     assert table.cues == ["move", "auto_pass"]
     view = table.game.view(1)
-    assert view.to_move == 1 and view.balances == (-1, 2)  # Ben's income is already paid
+    assert view.to_move == 1 and view.balances == (-1, 0)  # Ben is paid when he plays
+    assert view.after_income == 2
     assert "Ana can't pay" in table.game.view(0).prompt
     last = json.loads(journals[0].read_text().splitlines()[-1])
     assert last == {"type": "action", "action": "pass", "player": 0, "auto": True, "t": last["t"]}
@@ -110,7 +176,8 @@ def test_pass_and_the_end_screen_return_to_the_lobby(box):
     press(table, clock, 0, "left")
     assert table.game.view(0).cursor == "pass"
     press(table, clock, 0, "ok")
-    assert table.game.view(1).balances == (1, 2)
+    assert table.game.view(1).balances == (1, 0)
+    assert table.game.view(1).after_income == 2
     # Ben takes 0, 1 and 2 (each the first free cell) while Ana passes.
     for _ in range(3):
         press(table, clock, 1, "ok")
@@ -135,8 +202,13 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
         press(table, clock, 1, "left", "ok")
     choices = [a["action"] for a in table.game.choices()]
     assert choices[-2:] == ["pass", "draw"]
+    assert table.game.view(0).prompt == "cost 3\n<: Draw?", "the mover is told where Draw? is"
+    assert shows(table.screen(0), "<: Draw?")
     press(table, clock, 0, "left", "ok")      # Draw? is last: one left from the first cell
-    assert table.game.view(1).prompt == "Accept draw? ok/left"
+    asked, offerer = table.game.view(1), table.game.view(0)
+    assert asked.status == offerer.status == "Draw?" and asked.prompt == "ok: yes left: no"
+    assert offerer.prompt == "Ben decides"
+    assert not shows(table.screen(0), "your turn") and shows(table.screen(1), "left: no")
     press(table, clock, 1, "left")            # declined
     assert table.game.match.outcome is None and table.game.view(0).prompt == "Draw declined"
     assert table.game.view(0).cursor == "draw"   # the cursor stays on Draw?
@@ -146,18 +218,105 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
     assert json.loads(journals[0].read_text().splitlines()[-1])["action"] == "draw"
 
 
-def test_holding_left_and_right_abandons_the_game(box):
+def test_an_agreed_draw_is_listed_as_a_draw(tmp_path, capsys):
+    from companion.cli import main
+
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben"), seed=7)
+    clock = Clock()
+    start_paytoplay(table, clock)
+    for _ in range(3):
+        press(table, clock, 0, "left", "ok")
+        press(table, clock, 1, "left", "ok")
+    press(table, clock, 0, "left", "ok")
+    press(table, clock, 1, "ok")
+    journals[0].rename(tmp_path / "20260101-000000-paytoplay.jsonl")
+    assert main(["games", "--journal-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("a draw") and "won by" not in out
+
+
+def test_holding_right_and_pressing_ok_shows_the_rules_during_a_game(box):
     table, clock, journals = box
     start_paytoplay(table, clock)
     t = clock.next()
-    table.handle(InputEvent(1, "left", True, round(t * MS)))
-    table.handle(InputEvent(1, "right", True, round((t + 10) * MS)))
-    due = table.wakeup_ns()
-    assert due == round((t + 10) * MS) + ABANDON_HOLD_NS
-    table.tick(due - 1, due - 1)
-    assert table.game is not None
+    for key, pressed, after in (("right", True, 0), ("ok", True, 20), ("ok", False, 60), ("right", False, 80)):
+        table.handle(InputEvent(1, key, pressed, round((t + after) * MS)))
+    assert shows(table.screen(1), "Pay-to-Play 1/6") and not shows(table.screen(0), "Pay-to-Play 1/6")
+    press(table, clock, 1, "right")           # a page on, not a move
+    assert shows(table.screen(1), "Pay-to-Play 2/6")
+    press(table, clock, 0, "ok")              # Ana plays on meanwhile
+    assert table.game.match.state.board != "." * 9
+    press(table, clock, 1, "slap")            # back to the game
+    assert not table.rules_open and shows(table.screen(1), "cost")
+    assert table.game.match.state.board.count(".") == 8, "no key read as a move"
+
+
+
+
+def hold_chord(table, station, t_ms):
+    """Press ``left`` then ``right`` 10 ms later on ``station``; returns when the chord began."""
+    table.handle(InputEvent(station, "left", True, round(t_ms * MS)))
+    table.handle(InputEvent(station, "right", True, round((t_ms + 10) * MS)))
+    return round((t_ms + 10) * MS)
+
+
+def test_holding_left_and_right_counts_down_asks_then_abandons(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    before = table.game.view(1)
+    since = hold_chord(table, 1, clock.next())
+    countdown = [table.screen(1)]
+    while (due := table.wakeup_ns()) < since + ABANDON_HOLD_NS:
+        table.tick(due, due)
+        countdown.append(table.screen(1))
+    assert [shows(image, f"KEEP HOLDING {n}s") for image, n in zip(countdown, (2, 1))] == [True, True]
+    assert not shows(table.screen(0), "KEEP HOLDING")        # on the holding station only
+    assert table.game.view(1) == before                       # the game never saw left or right
     table.tick(due, due)
+    assert table.confirming == 1 and shows(table.screen(1), "Abandon the game?")
+    assert table.stuck(1, "left") is False                    # a chord held on is not a stuck key
+    table.handle(InputEvent(1, "left", False, due + 100 * MS))
+    table.handle(InputEvent(1, "right", False, due + 110 * MS))
+    assert table.game is not None                             # releasing is no answer
+    tap(table, 1, "ok", due / MS + 200)
     assert table.game is None and table.cues[-1] == "wrong"
+    assert all(shows(table.screen(s), "Game abandoned") for s in range(3))
+    assert journals[0].name not in [p.name for p in journals[0].parent.iterdir()]  # marked abandoned
+    tap(table, 2, "ok", due / MS + 400)
+    assert table.screen(2).tobytes() == table.lobby.screen().tobytes()
+
+
+def test_any_other_key_at_the_confirmation_keeps_playing(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    since = hold_chord(table, 0, clock.next())
+    table.tick(since + ABANDON_HOLD_NS, since + ABANDON_HOLD_NS)
+    assert table.confirming == 0
+    tap(table, 0, "slap", (since + ABANDON_HOLD_NS) / MS + 100)
+    assert table.confirming is None and table.game is not None and table.game.match.outcome is None
+
+
+def test_a_quick_left_reaches_the_game_and_a_spectator_cannot_abandon(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    tap(table, 0, "left", clock.next())
+    assert table.game.view(0).cursor == "pass"                # left still steps the cursor
+    since = hold_chord(table, 2, clock.next())                # station 3 watches
+    table.tick(since + 3 * ABANDON_HOLD_NS, since + 3 * ABANDON_HOLD_NS)
+    assert table.confirming is None and table.game is not None
+    assert shows(table.screen(2), "Watching")
+
+
+def test_a_held_left_reaches_the_game_once_the_chord_window_passed(box):
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    t = clock.next()
+    table.handle(InputEvent(0, "left", True, round(t * MS)))
+    assert table.game.view(0).cursor != "pass"               # held back: a chord may follow
+    due = table.wakeup_ns()
+    assert due == round(t * MS) + CHORD_WINDOW_NS
+    table.tick(due, due)
+    assert table.game.view(0).cursor == "pass"
 
 
 def test_a_stuck_button_is_shown_on_its_station_until_released(box):

@@ -55,6 +55,8 @@ def speak(state, cards, p, fact, value=None, rts=1):
 
 
 VOID = {"action": "void"}
+TIE = {"action": "draw", "players": [ANA, BEN]}
+"""A round that scores nothing, to move through a turn."""
 
 
 # --- facts ---------------------------------------------------------------------------------------
@@ -143,8 +145,18 @@ def test_a_draw_scores_nothing_and_discards_the_four_cards():
 
 
 def test_a_void_round_scores_nothing():
-    state = act(deal(new(), (2, 4, 6)), VOID)
+    state = act(deal(new(round_timeout_s=10), (2, 4, 6)), VOID)
     assert GAME.scores(state) == (0, 0, 0) and GAME.detail(state)["rounds"][0]["void"] is True
+
+
+def test_a_void_needs_the_round_timeout_option():
+    """RULES-NOTES: a round is void only when the timeout option expires."""
+    state = deal(new(), (2, 4, 6))
+    assert VOID not in GAME.legal_actions(state)
+    with pytest.raises(IllegalAction, match="void only when the round timeout expires.*round_timeout_s"):
+        GAME.apply(state, VOID)
+    with pytest.raises(JournalError, match="line 3: a round is void only when the round timeout"):
+        replay(journal(chance((2, 4, 6), 1), action(action="void")))
 
 
 # --- turns, the deck and the end ----------------------------------------------------------------
@@ -158,7 +170,7 @@ def test_a_turn_uses_the_whole_deck_then_it_is_reshuffled():
     state = new()
     for i, (cards, rts) in enumerate(ONE_TURN):
         assert GAME.detail(state)["turn"] == 1 and GAME.detail(state)["round"] == i + 1
-        state = act(deal(state, cards, rts), VOID)
+        state = act(deal(state, cards, rts), TIE)
     assert GAME.detail(state)["turn"] == 2 and GAME.detail(state)["round"] == 1
     assert GAME.detail(state)["deck"] == [4] * 6
     state = deal(state, (1, 1, 1), rts=1)            # all four aces again, in the new turn
@@ -168,8 +180,8 @@ def test_a_turn_uses_the_whole_deck_then_it_is_reshuffled():
 def test_a_card_no_longer_in_the_deck_is_refused():
     state = deal(new(), (4, 4, 4), rts=5)
     with pytest.raises(IllegalAction, match="value 4, but only 1 of the four are left in turn 1"):
-        GAME.apply_chance(act(state, VOID), {"event": "deal", "cards": [4, 1, 4], "rts": 2})
-    state = deal(act(state, VOID), (4, 1, 2), rts=3)   # the fourth 4 is still there
+        GAME.apply_chance(act(state, TIE), {"event": "deal", "cards": [4, 1, 4], "rts": 2})
+    state = deal(act(state, TIE), (4, 1, 2), rts=3)   # the fourth 4 is still there
     assert GAME.detail(state)["deck"][3] == 0
 
 
@@ -178,7 +190,7 @@ def test_drawn_deals_use_each_value_four_times_a_turn():
     state = new()
     for _ in range(3 * ROUNDS_PER_TURN):
         event = GAME.draw_chance(state, rng)
-        state = act(deal(state, event["cards"], event["rts"]), VOID)
+        state = act(deal(state, event["cards"], event["rts"]), TIE)
         if GAME.detail(state)["round"] == 1:
             turn = GAME.detail(state)["rounds"][-ROUNDS_PER_TURN:]
             used = Counter(c for r in turn for c in r["cards"] + [r["rts"]])
@@ -192,7 +204,7 @@ def test_crossing_the_target_in_round_2_does_not_end_the_game_before_round_6():
     rest = [((4, 5, 4), 5), ((4, 5, 4), 5), ((6, 1, 2), 3), ((6, 1, 2), 3)]
     for round_, (cards, rts) in enumerate(rest, start=3):
         assert GAME.outcome(state) is None and GAME.detail(state)["round"] == round_
-        state = act(deal(state, cards, rts), VOID)
+        state = act(deal(state, cards, rts), TIE)
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.winners == (ANA,) and outcome.scores == (16, 0, 0)
     assert GAME.detail(state)["turn"] == 1 and GAME.detail(state)["round"] == 6
@@ -201,7 +213,7 @@ def test_crossing_the_target_in_round_2_does_not_end_the_game_before_round_6():
 def test_without_anyone_at_the_target_the_game_goes_on_to_another_turn():
     state = new(target=25)
     for cards, rts in ONE_TURN:
-        state = act(deal(state, cards, rts), VOID)
+        state = act(deal(state, cards, rts), TIE)
     assert GAME.outcome(state) is None and GAME.chance_needed(state)
 
 
@@ -211,7 +223,7 @@ def test_a_fixed_number_of_turns_ignores_the_target_and_shares_a_tied_win():
     state = speak(state, (5, 6, 1), BEN, "exact", 6, rts=2)   # Ben right, +8
     for cards, rts in ONE_TURN[2:]:
         assert GAME.outcome(state) is None
-        state = act(deal(state, cards, rts), VOID)
+        state = act(deal(state, cards, rts), TIE)
     outcome = GAME.outcome(state)
     assert outcome.winners == (ANA, BEN) and outcome.scores == (8, 8, 0)
 
@@ -221,7 +233,7 @@ def test_settlement_each_pair_pays_the_difference():
     assert settlement((5, 5, 0)) == [(0, 1, 0), (2, 0, 5), (2, 1, 5)]
     state = new(turns=1, settlement=True)
     for cards, rts in ONE_TURN:
-        state = act(deal(state, cards, rts), VOID)
+        state = act(deal(state, cards, rts), TIE)
     assert GAME.detail(state)["settlement"] == [[0, 1, 0], [0, 2, 0], [1, 2, 0]]
     assert "settlement" not in GAME.detail(new())
 
@@ -230,7 +242,7 @@ def test_settlement_each_pair_pays_the_difference():
 
 
 @pytest.mark.parametrize("event, rule", [
-    ({"event": "shuffle"}, "chance event is 'deal'"),
+    ({"event": "shuffle"}, "unknown chance event 'shuffle': triangle has deal"),
     ({"event": "deal", "cards": [1, 2], "rts": 3}, "one card per player"),
     ({"event": "deal", "cards": [1, 2, 7], "rts": 3}, "card 2 must be a card value from 1 to 6"),
     ({"event": "deal", "cards": [1, 2, 3], "rts": True}, "'rts' must be a card value"),
@@ -333,6 +345,7 @@ def test_replay_refuses_a_fifth_card_of_a_value_in_a_turn():
         chance((4, 4, 1), 4), action(action="void"),
         chance((2, 4, 3), 5), action(action="void"),      # the fourth 4: fine
         chance((2, 3, 4), 5),                              # a fifth 4: refused
+        options={"round_timeout_s": 10},
     )
     with pytest.raises(JournalError) as err:
         replay(lines)
@@ -345,5 +358,5 @@ def test_replay_after_a_reshuffle_accepts_values_used_up_last_turn():
     for cards, rts in ONE_TURN:
         events += [chance(cards, rts), action(action="void")]
     events += [chance((1, 1, 1), 1), action(action="claim", player=1)]
-    header, match = replay(journal(*events))
+    header, match = replay(journal(*events, options={"round_timeout_s": 10}))
     assert summary(header, match)["detail"]["turn"] == 2

@@ -14,7 +14,7 @@ from companion.daemon import Daemon
 from companion.games import get
 from companion.games.options import lobby_choices
 from companion.games.triangle import fact_true, peers
-from companion.journal import replay, summary
+from companion.journal import NOTES, replay, summary
 from companion.profile import load_profile
 from companion.script import ScriptPress, load_script
 
@@ -82,9 +82,11 @@ def test_the_journal_holds_the_draw_then_bens_claim_and_statement(played):
     assert lines[0]["options"]["tie_window_ms"] == 10
     events = [{k: v for k, v in x.items() if k != "t"} for x in lines[1:]]
     assert events[0]["event"] == "deal"
-    assert events[1] == {"type": "action", "action": "draw", "players": [0, 1, 2]}
+    assert events[1] == {"type": "action", "action": "draw", "players": [0, 1, 2],
+                         "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [400.0, 403.0, 406.0]}
     assert events[2]["event"] == "deal"
-    assert events[3:] == [{"type": "action", "action": "claim", "player": 1},
+    assert [{k: v for k, v in x.items() if k not in NOTES} for x in events[3:]] == [
+                          {"type": "action", "action": "claim", "player": 1},
                           {"type": "action", "action": "state", "player": 1, "fact": "peers_even"}]
     header, match = replay(journal.read_text().splitlines())
     cards = tuple(events[2]["cards"])

@@ -9,7 +9,7 @@ import pytest
 from PIL import ImageChops
 
 from companion.games import get
-from companion.games.options import lobby_choices, parse_options
+from companion.games.options import lobby_choices, option_label, parse_options, show_value
 from companion.games.triangle import FACTS, TriangleOptions, fact_true, peers
 from companion.inputs import InputEvent
 from companion.journal import Header, JournalWriter, replay, summary
@@ -143,6 +143,7 @@ def test_slaps_within_the_window_are_a_draw_that_never_shows_a_player_their_card
     press(table, BEN, "slap", OPENS + 900 * MS)         # a second slap changes nothing
     settle(table, OPENS + 520 * MS)
     assert journal_lines(table)[-1] == {"type": "action", "action": "draw", "players": [0, 1, 2],
+                                        "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [503.0, 506.0, 500.0],
                                         "t": journal_lines(table)[-1]["t"]}
     assert table.cues[-1] == "tie" and table.match.state.scores == (0, 0, 0)
     for s in range(3):
@@ -162,7 +163,8 @@ def test_a_slap_before_zero_is_a_false_start_shown_to_the_presser_only(make):
     assert table.view(CY).status == "Too early!" and table.view(CY).alert
     assert shows(table.screen(CY), "Too early!") and not shows(table.screen(BEN), "Too early!")
     to_zero(table)
-    assert table.view(CY).status == "Too early!"
+    assert table.view(CY).status == "Slap to speak!", "the race is open: no longer too early"
+    assert not table.view(CY).alert and not shows(table.screen(CY), "Too early!")
     assert table.view(ANA).status == "Slap to speak!"
     # Without a lockout Cy may still race: her slap after 0 counts.
     claim(table, CY)
@@ -174,11 +176,25 @@ def test_a_false_start_lockout_voids_the_pressers_slaps_for_its_length(make):
     press(table, ANA, "slap", OPENS - 100 * MS)         # locked out until OPENS + 150 ms
     assert table.view(ANA).status == "Too early! 250ms wait"
     to_zero(table)
-    press(table, ANA, "slap", OPENS + 50 * MS)
+    press(table, ANA, "slap", OPENS + 50 * MS)          # locked out until OPENS + 300 ms
     assert table.view(ANA).status == "Locked out! 250ms wait"
     press(table, BEN, "slap", OPENS + 100 * MS)
     settle(table, OPENS + 200 * MS)
     assert table.claimer == BEN
+
+
+def test_the_lockout_wait_is_shown_until_it_is_over(make):
+    table = make(false_start_lockout_ms=250)
+    press(table, ANA, "slap", OPENS - 100 * MS)
+    to_zero(table)
+    press(table, ANA, "slap", OPENS + 50 * MS)          # locked out until OPENS + 300 ms
+    assert table.view(ANA).status == "Locked out! 250ms wait"
+    assert table.wakeup_ns() <= OPENS + 300 * MS, "the screen is redrawn when the wait ends"
+    settle(table, OPENS + 299 * MS)
+    assert table.view(ANA).status == "Locked out! 250ms wait"
+    assert table.tick(OPENS + 300 * MS, OPENS + 300 * MS), "the screen changed"
+    assert table.view(ANA).status == "Slap to speak!", "the wait is over: the message goes"
+    assert not shows(table.screen(ANA), "wait")
 
 
 def test_the_claimer_alone_sees_the_rts_and_chooses_a_fact(make):
@@ -352,11 +368,10 @@ def test_the_lobby_starts_triangle_with_its_options_and_shows_unset_ones_as_off(
     key("ok")
     key("ok")                                            # to the turns row
     defaults = TriangleOptions()
-    shown = {None: "off", False: "off", True: "on"}
-    rows = tuple((f.replace("_", " "), shown.get(getattr(defaults, f), str(getattr(defaults, f))))
+    rows = tuple((option_label(TriangleOptions, f)[0], show_value(TriangleOptions, f, getattr(defaults, f)))
                  for f, _, _ in lobby_choices(TriangleOptions)) + (("Start", ""),)
-    assert rows[1] == ("turns", "off")
-    expected = options_menu(OptionsView("Triangle", rows, 1))
+    assert rows[1] == ("turns", "off") and rows[2] == ("tie window", "10ms")
+    expected = options_menu(OptionsView("Triangle", rows, 1, "play N turns instead"))
     assert ImageChops.difference(table.screen(0).convert("L"), expected.convert("L")).getbbox() is None
     while table.lobby.row is not None:
         key("ok")
@@ -382,3 +397,39 @@ def test_a_resumed_game_with_a_claim_returns_to_the_claimers_menu(make):
     assert resumed.claimer == BEN and resumed.view(BEN).menu and resumed.cues == []
     tap(resumed, BEN, "ok", START + 61 * S)
     assert resumed.match.state.history[-1].fact == "peers_even"
+
+
+def test_a_claim_is_journaled_with_each_players_onset_and_reaction_time_and_replays(make):
+    table = make(stations=3)
+    table.screens_take_time = True                      # real panels: the daemon reports onsets
+    to_zero(table)
+    assert table.reveal_asked and table.race.onsets is None
+    press(table, BEN, "slap", OPENS + 325 * MS)         # 25 ms after Ana at the pin...
+    press(table, ANA, "slap", OPENS + 300 * MS)
+    settle(table, OPENS + 2000 * MS)
+    assert table.claimer is None                        # ...nothing is decided before the onsets
+    table.revealed({ANA: OPENS, BEN: OPENS + 40 * MS, CY: OPENS + 1 * MS})
+    settle(table, OPENS + 2000 * MS)
+    assert table.claimer == BEN                         # ...but Ben's screen lit up 40 ms later
+    assert journal_lines(table)[-1] == {"type": "action", "action": "claim", "player": BEN,
+                                        "onset_ms": [0.0, 40.0, 1.0], "reaction_ms": [300.0, 285.0, None],
+                                        "t": journal_lines(table)[-1]["t"]}
+    state(table, 0)
+    _, match = replay(table.path.read_text().splitlines())
+    assert match.state.scores == table.match.state.scores and match.state.history[-1].claimer == BEN
+
+
+def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
+    from companion.cli import main
+
+    table = make(stations=3)
+    table.screens_take_time = True
+    to_zero(table)
+    press(table, BEN, "slap", OPENS + 325 * MS)
+    press(table, ANA, "slap", OPENS + 300 * MS)
+    table.revealed({ANA: OPENS, BEN: OPENS + 40 * MS, CY: OPENS + 1 * MS})
+    settle(table, OPENS + 2000 * MS)
+    assert main(["replay", str(table.path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("Reaction times, each from the player's own screen:")
+    assert out[at + 1:] == ["  5.000 s claim: Ben 285 ms, Ana 300 ms"]

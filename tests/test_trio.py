@@ -232,3 +232,23 @@ def test_the_word_files_ship_with_the_package():
     import tomllib
     pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
     assert "words/*.txt" in pyproject["tool"]["setuptools"]["package-data"]["companion"]
+
+
+def test_correct_rescores_the_last_round_as_a_timeout_and_a_new_artist_gets_a_new_word():
+    rules = get("trio")
+    state = rules.apply_chance(rules.new(3, {}), {"event": "word", "word": "apple"})
+    with pytest.raises(IllegalAction, match="nothing to correct"):
+        rules.apply(state, {"action": "correct"})
+    state = rules.apply(state, {"action": "guessed", "player": 2})       # Ana draws, Cy guesses
+    state = rules.apply_chance(state, {"event": "word", "word": "pear"})
+    judged = rules.apply(state, {"action": "guessed", "player": 2})      # Ben draws, Cy guesses
+    judged = rules.apply_chance(judged, {"event": "word", "word": "fig"})
+    assert judged.scores == (1, 1, 2) and judged.artist == 0 and judged.skipped == 2  # Cy leads
+    fixed = rules.apply(judged, {"action": "correct"})
+    assert fixed.scores == (1, 0, 1) and fixed.rounds == 2
+    assert fixed.artist == 2 and fixed.word is None      # Cy draws after all: a new word for her
+    fixed = rules.apply_chance(fixed, {"event": "word", "word": "plum"})
+    assert {"action": "correct"} not in rules.legal_actions(fixed)
+    timed_out = rules.apply_chance(rules.apply(judged, {"action": "timeout"}), {"event": "word", "word": "kiwi"})
+    with pytest.raises(IllegalAction, match="nothing to correct"):
+        rules.apply(timed_out, {"action": "correct"})

@@ -53,9 +53,10 @@ class Box:
         while lobby.game.name != "trio":
             self.tap(ANA, "right")
         self.tap(ANA, "ok")
-        for name, _ in lobby._rows():
-            while lobby.values[name] != options.get(name, lobby.values[name]):
-                self.tap(ANA, "right")
+        for name, choices in lobby._rows():
+            wanted = options.get(name, lobby.values[name])
+            while lobby.values[name] != wanted:
+                self.tap(ANA, "right" if choices.index(wanted) > choices.index(lobby.values[name]) else "left")
             self.tap(ANA, "ok")
         self.tap(ANA, "ok")                       # Start
         assert self.table.game is not None
@@ -186,6 +187,7 @@ def test_two_correct_claims_within_the_tie_window_score_for_the_artist_only(box)
     assert box.game.view(ANA).lines == ("ok: yes   left: no",)
     box.tap(ANA, "ok", 6 * S)
     assert box.actions() == [] and box.game.view(ANA).heading == "Tie: Cy right?"
+    assert box.game.view(BEN).lines == ("You were right!", "Judging Cy"), "not asked to slap again"
     box.tap(ANA, "ok", 7 * S)
     assert box.actions() == [{"action": "both_guessed"}]
     assert box.state.scores == (1, 0, 0)
@@ -282,3 +284,44 @@ def test_a_word_file_that_cannot_be_read_is_shown_on_every_station(tmp_path):
     assert "No such file" in box.game.problem
     box.tap(ANA, "ok")                            # nothing to start
     assert box.game.deadline_ns is None
+
+
+def test_the_artist_takes_back_a_right_judgement_until_the_next_timer(box):
+    start_timer(box, 0)
+    box.tap(CY, "slap", 5 * S)
+    box.tick(6 * S)
+    box.tap(ANA, "ok", 7 * S)                     # judged right: Cy and Ana +1, Ben draws next
+    assert box.state.scores == (1, 0, 1) and box.state.artist == BEN
+    assert box.game.view(ANA).lines[1] == "right: it was wrong"
+    assert box.game.view(CY).lines[1] != "right: it was wrong"  # only the artist who judged
+    box.tap(CY, "right", 8 * S)                   # not Cy's to take back
+    assert box.state.scores == (1, 0, 1)
+    box.tap(ANA, "right", 9 * S)
+    assert box.actions()[-1] == {"action": "correct"} and box.state.scores == (0, 0, 0)
+    assert box.state.artist == BEN and box.cues[-1] == "wrong"
+    assert box.game.view(CY).lines == ("Undone: no points", box.game.last_word)
+    header, match = replay(box.path.read_text().splitlines())
+    assert match.state == box.state               # the journal replays the correction
+    box.tap(ANA, "right", 10 * S)                 # only once
+    assert box.actions().count({"action": "correct"}) == 1
+
+
+def test_no_correction_once_the_next_timer_runs(box):
+    start_timer(box, 0)
+    box.tap(CY, "slap", 5 * S)
+    box.tick(6 * S)
+    box.tap(ANA, "ok", 7 * S)
+    start_timer(box, 8 * S)                       # Ben starts drawing
+    box.tap(ANA, "right", 9 * S)
+    assert box.state.scores == (1, 0, 1) and {"action": "correct"} not in box.actions()
+
+
+def test_the_artist_turns_a_wrong_judgement_into_a_right_one(box):
+    start_timer(box, 0)
+    box.tap(BEN, "slap", 5 * S)
+    box.tick(6 * S)
+    box.tap(ANA, "left", 7 * S)                   # judged wrong
+    assert box.game.view(ANA).lines == ("right: it was right",)
+    box.tap(ANA, "right", 8 * S)
+    assert box.actions() == [{"action": "guessed", "player": BEN}]
+    assert box.state.scores == (1, 1, 0)

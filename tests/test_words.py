@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 
 import pytest
@@ -142,3 +143,28 @@ def test_words_check_names_every_problem_and_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "deck[0].name: 'red' is a built-in deck" in err
     assert "deck[0].cards: a deck needs a list of at least 3 cards" in err
+
+
+def test_printed_cards_are_vector_text_not_a_bitmap(tmp_path):
+    from fpdf import FPDF  # noqa: F401  (the cards extra, installed with the test extra)
+
+    path = tmp_path / "green.pdf"
+    assert main(["words", "print", "--deck", "green", "--out", str(path)]) == 0
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF") and b"/Helvetica" in data
+    assert b"/Subtype /Image" not in data                 # no page is a picture
+    assert len(re.findall(rb"/Type\s*/Page\b", data)) == 3   # 20 cards, eight to a page
+
+
+def test_vector_cards_say_what_to_install_and_name_a_word_they_cannot_print(tmp_path, capsys, monkeypatch):
+    import sys
+
+    from companion.words import Card, Deck
+    from companion.words.vector import CardsError, save_pdf
+
+    greek = Deck("greek", "Greek", (Card("g1", ("α", "b", "c", "d", "e", "f", "g")),) * 3)
+    with pytest.raises(CardsError, match=r"deck 'greek', card g1: 'α' has letters"):
+        save_pdf([greek], tmp_path / "g.pdf")
+    monkeypatch.setitem(sys.modules, "fpdf", None)       # as if the cards extra were not installed
+    assert main(["words", "print", "--deck", "red", "--out", str(tmp_path / "r.pdf")]) == 2
+    assert 'vector PDF cards need fpdf2: pip install ".[cards]"' in capsys.readouterr().err

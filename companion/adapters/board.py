@@ -77,12 +77,17 @@ class BoardLink:
             return True
 
     def _run(self) -> None:
+        said = False  # one log line per absence, not one per retry
         while not self._stop.is_set():
             try:
                 port = serial.Serial(self.port, timeout=FIRST_PING_INTERVAL_S, write_timeout=0.5)
-            except (serial.SerialException, OSError, ValueError):
+            except (serial.SerialException, OSError, ValueError) as e:
+                if not said:
+                    log.warning("button board: cannot open %s (%s); trying every %.1f s", self.port, e, self.retry_s)
+                    said = True
                 self._stop.wait(self.retry_s)
                 continue
+            said = False
             log.info("button board on %s", self.port)
             self.deframer.reset()
             with self._write_lock:

@@ -5,25 +5,36 @@ hands the newest image for each display to one writer thread (one, because every
 on the same bus) and goes back to the buttons. If a display falls behind, only its newest frame
 is written. A display that fails (unplugged, a loose wire) is counted, reported, and retried
 with a growing pause, reopened from scratch (a panel that lost power needs its init sequence
-again); the game goes on meanwhile.
+again); the game goes on meanwhile. A screen change that opens a race is a :class:`Reveal`,
+shown on every panel at once (:mod:`companion.adapters.reveal`).
+
+Reopening must not leak. luma's device constructor registers an ``atexit`` hook holding the device
+(and its frame buffers, about 340 kB) *before* it sends the init sequence (luma.core 2.6,
+``device.__init__``), and a direct panel's serial opens its own smbus file descriptor. So each
+device is built with luma's hook caught (:func:`open_device`), and :func:`release_device`
+unregisters it and closes the device's own bus when the writer drops a failed panel.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import threading
 import time
+from pathlib import Path
 from typing import Callable
 
 from PIL import Image
 
 from ..profile import DisplayProfile, Profile
 from .mux import MuxChannel
+from .reveal import Reveal
 
 log = logging.getLogger(__name__)
 
 RETRY_FIRST_S, RETRY_MAX_S = 1.0, 30.0
+I2C_ADAPTERS = Path("/sys/class/i2c-adapter")
 
 
 class Buses:
@@ -46,28 +57,113 @@ class Buses:
             bus.close()
 
 
+class _ExitHookTrap:
+    """Stands in for the ``atexit`` module inside ``luma.core.device``: while a thread builds a
+    device in :func:`_build`, the hook luma registers is caught instead of registered;
+    any other registration goes through to ``atexit``."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def register(self, func, *args, **kwargs):
+        caught = getattr(self._local, "caught", None)
+        if caught is None or args or kwargs:
+            return atexit.register(func, *args, **kwargs)
+        caught.append(func)
+        return func
+
+    def __getattr__(self, name: str):
+        return getattr(atexit, name)
+
+
+_TRAP = _ExitHookTrap()
+_EXIT_HOOKS: dict[int, list] = {}
+"""id(device) -> the luma exit hooks registered for it (each holds its device)."""
+
+
+def _build(make: Callable[[], object], serial=None):
+    """``make()`` a luma device with its exit hooks kept by us: registered if it is built,
+    dropped with ``serial`` closed if it fails (its init sequence found no panel)."""
+    import luma.core.device
+
+    luma.core.device.atexit = _TRAP
+    _TRAP._local.caught = caught = []
+    try:
+        panel = make()
+    except BaseException:
+        if serial is not None:
+            serial.cleanup()  # closes the smbus a direct panel opened; nothing for a mux channel
+        raise
+    finally:
+        _TRAP._local.caught = None
+    for hook in caught:
+        atexit.register(hook)
+    _EXIT_HOOKS[id(panel)] = caught
+    return panel
+
+
+def release_device(panel) -> None:
+    """Forget a device that failed: unregister its exit hooks, close its own bus (a panel left
+    on shows its last frame; a dead one cannot be told anything)."""
+    for hook in _EXIT_HOOKS.pop(id(panel), []):
+        atexit.unregister(hook)
+    serial = getattr(panel, "_serial_interface", None)
+    if serial is not None:
+        try:
+            serial.cleanup()
+        except OSError as e:
+            log.debug("closing a failed display's bus: %s", e)
+
+
 def open_device(display: DisplayProfile, backend: str, buses: Buses | None = None, mux_address: int = 0x70):
     """The luma device for one station display: a ``dummy`` in the mock backend."""
     if backend == "mock":
         from luma.core.device import dummy
 
-        return dummy(width=display.width, height=display.height, rotate=display.rotate, mode="1")
+        return _build(lambda: dummy(width=display.width, height=display.height, rotate=display.rotate, mode="1"))
     from luma.core.interface.serial import i2c
     from luma.oled import device as oled
+
+    from .framepack import FAST
 
     if display.mux_channel is None:
         serial = i2c(port=display.port, address=display.address)
     else:
         bus = MuxChannel(buses.get(display.port), display.mux_channel, buses.locks[display.port], mux_address)
         serial = i2c(bus=bus, address=display.address)
-    driver = getattr(oled, display.driver)
-    panel = driver(serial, width=display.width, height=display.height, rotate=display.rotate)
+    driver = FAST.get(display.driver) or getattr(oled, display.driver)
+    panel = _build(lambda: driver(serial, width=display.width, height=display.height, rotate=display.rotate), serial)
     panel.persist = True  # a clean stop leaves the last screen up
     return panel
 
 
+def bus_speed_hz(port: int, adapters: Path = I2C_ADAPTERS) -> int | None:
+    """The I2C bus's clock as the device tree set it (``clock-frequency``, a big-endian 32-bit
+    number), or None where the kernel does not say."""
+    try:
+        return int.from_bytes((adapters / f"i2c-{port}" / "of_node" / "clock-frequency").read_bytes()[:4], "big")
+    except OSError:
+        return None
+
+
+def check_bus_speed(profile: Profile, adapters: Path = I2C_ADAPTERS) -> list[str]:
+    """Warn (and return the warnings) for each displays' bus not running at the profile's
+    ``i2c_hz``: at the Pi's default 100 kHz a frame takes 106 ms instead of 26 ms."""
+    want = profile.displays.i2c_hz
+    warnings = []
+    for port in sorted({st.display.port for st in profile.stations}):
+        hz = bus_speed_hz(port, adapters)
+        if hz is not None and hz != want:
+            warnings.append(f"I2C bus {port} runs at {hz} Hz, the profile says {want} Hz: set "
+                            f"dtparam=i2c_arm_baudrate={want} in the boot config (systemd/install.sh does) and reboot")
+            log.warning("%s", warnings[-1])
+    return warnings
+
+
 def display_openers(profile: Profile, buses: Buses) -> list[Callable[[], object]]:
     """One way to (re)open each station's display, for the writer to call."""
+    if profile.backend == "pi":
+        check_bus_speed(profile)
     return [functools.partial(open_device, st.display, profile.backend, buses, profile.displays.mux_address)
             for st in profile.stations]
 
@@ -81,22 +177,31 @@ class DisplayWriter:
     """
 
     def __init__(self, devices: list | None = None, on_ready=None,
-                 openers: list[Callable[[], object]] | None = None, clock=time.monotonic) -> None:
-        """``on_ready`` is called once, from the writer thread, when every display has shown
-        its first frame: the box is ready for players (and systemd may be told so)."""
+                 openers: list[Callable[[], object]] | None = None, clock=time.monotonic,
+                 now_ns=time.monotonic_ns, on_change=None) -> None:
+        """``on_ready`` is called once, from the writer thread, when every display has been
+        *tried* with its first frame, shown or failed: a dead panel must not keep the box (and
+        systemd) waiting; it is retried in the background. ``on_change`` is called from the
+        writer thread with :meth:`down` whenever a display fails or comes back, so the players
+        can be told. ``now_ns`` stamps a reveal's onsets (the same clock as the buttons' edges)."""
         self.openers = openers
         self.devices = list(devices) if devices is not None else [None] * len(openers)
         self.on_ready = on_ready
+        self.on_change = on_change
         self.clock = clock
+        self.now_ns = now_ns
         count = len(self.devices)
         self.failures = [0] * count
         self.written = [0] * count
+        self.tried = [False] * count
+        """Displays that have been sent their first frame, shown or not."""
         self.retry_at = [0.0] * count
         self._pause = [0.0] * count
         self._contrast: int | None = None
         self.contrast_level: int | None = None
         """The brightness last asked for (None: the panels' own default)."""
         self._pending: dict[int, Image.Image] = {}
+        self._reveal: Reveal | None = None
         self._busy = False
         self._closed = False
         self._next = 0
@@ -105,8 +210,22 @@ class DisplayWriter:
         self._thread.start()
 
     def show(self, index: int, image: Image.Image) -> None:
+        """A newer frame for one display; if a reveal is waiting, it joins the reveal."""
         with self._cv:
-            self._pending[index] = image
+            if self._reveal is not None and index in self._reveal.frames:
+                self._reveal.frames[index] = image
+            else:
+                self._pending[index] = image
+            self._cv.notify_all()
+
+    def reveal(self, frames: dict[int, Image.Image], on_shown: Callable[[dict[int, int]], None] | None = None) -> None:
+        """Show ``frames`` (station -> image) on every panel at the same instant; ``on_shown``
+        gets each station's onset. It replaces older frames of those displays, and a reveal
+        still waiting (whose race the table has left)."""
+        with self._cv:
+            for index in frames:
+                self._pending.pop(index, None)
+            self._reveal = Reveal(dict(frames), on_shown)
             self._cv.notify_all()
 
     def set_contrast(self, level: int) -> None:
@@ -126,13 +245,14 @@ class DisplayWriter:
     def _run(self) -> None:
         while True:
             with self._cv:
-                while not self._closed and not self._due() and self._contrast is None:
+                while not self._closed and not self._due() and self._contrast is None and self._reveal is None:
                     waits = [self.retry_at[i] - self.clock() for i in self._pending]
                     self._cv.wait(timeout=max(0.0, min(waits)) if waits else None)
                 if self._closed:
                     return
                 contrast, self._contrast = self._contrast, None
-                due = self._due()
+                reveal, self._reveal = self._reveal, None
+                due = [] if reveal is not None else self._due()
                 index = min(due, key=lambda i: (i - self._next) % len(self.devices)) if due else None
                 image = self._pending.pop(index) if index is not None else None
                 if index is not None:
@@ -140,6 +260,8 @@ class DisplayWriter:
                 self._busy = True
             if contrast is not None:
                 self._apply_contrast(contrast)
+            if reveal is not None:
+                self._show_at_once(reveal)
             if index is not None:
                 self._write(index, image)
             with self._cv:
@@ -154,33 +276,88 @@ class DisplayWriter:
                 except Exception as e:
                     log.warning("display %d: contrast failed: %s", index + 1, e)
 
-    def _write(self, index: int, image: Image.Image) -> None:
+    def _show_at_once(self, reveal: Reveal) -> None:
+        """Hide every panel, write every frame, then show them all, each step back to back
+        (every panel goes dark at the same time too: the blink warns nobody earlier)."""
+        frames = reveal.frames
+        now = self.clock()
+        waiting = [i for i in sorted(frames) if self.retry_at[i] > now]
+        with self._cv:
+            for index in waiting:  # down: shown when its retry is due
+                self._pending.setdefault(index, frames[index])
+        hidden = [i for i in sorted(frames) if i not in waiting and self._on_device(i, frames[i], "hide")]
+        written = [i for i in hidden if self._write(i, frames[i])]
+        shown = {}
+        for index in written:
+            if self._on_device(index, frames[index], "show"):
+                shown[index] = self.now_ns()
+        if reveal.on_shown is not None:
+            reveal.on_shown(reveal.onsets(shown, self.now_ns()))
+
+    def _on_device(self, index: int, image: Image.Image, action: str, *args) -> bool:
+        """Call the display's ``action`` (opening it first if need be); on failure count it and
+        retry the display later with ``image``, and return False."""
         try:
             if self.devices[index] is None:
                 self.devices[index] = self.openers[index]()
-            self.devices[index].display(image)
+                if self.contrast_level is not None:  # a fresh init sequence set the panel's own
+                    self.devices[index].contrast(self.contrast_level)
+            getattr(self.devices[index], action)(*args)
         except Exception as e:  # a display fault must never stop the game
-            self.failures[index] += 1
-            self._pause[index] = min(RETRY_MAX_S, max(RETRY_FIRST_S, 2 * self._pause[index]))
-            self.retry_at[index] = self.clock() + self._pause[index]
-            log.warning("display %d failed (%s); retrying in %.0f s", index + 1, e, self._pause[index])
-            if self.openers is not None:
-                self.devices[index] = None
-            with self._cv:
-                self._pending.setdefault(index, image)  # a newer frame wins; else show this one
-            return
-        if self._pause[index]:
+            self._failed(index, image, e)
+            return False
+        return True
+
+    def _write(self, index: int, image: Image.Image) -> bool:
+        """Write one frame; False if the display failed."""
+        if not self._on_device(index, image, "display", image):
+            return False
+        came_back = bool(self._pause[index])
+        if came_back:
             log.info("display %d is back", index + 1)
             self._pause[index] = 0.0
         self.written[index] += 1
-        if self.written[index] == 1 and all(self.written) and self.on_ready is not None:
+        self._first_try(index)
+        if came_back:
+            self._changed()
+        return True
+
+    def _first_try(self, index: int) -> None:
+        if self.tried[index]:
+            return
+        self.tried[index] = True
+        if all(self.tried) and self.on_ready is not None:
             self.on_ready()
+
+    def _failed(self, index: int, image: Image.Image, e: Exception) -> None:
+        """Count the failure and retry the display later, with this frame unless a newer one comes."""
+        self.failures[index] += 1
+        was_up = not self._pause[index]
+        self._pause[index] = min(RETRY_MAX_S, max(RETRY_FIRST_S, 2 * self._pause[index]))
+        self.retry_at[index] = self.clock() + self._pause[index]
+        failures = self.failures[index]
+        if was_up or failures & (failures - 1) == 0:  # then at 2, 4, 8...: a dead panel cannot flood the log
+            # str(e): a log record kept by a handler must not keep the failed device alive
+            log.warning("display %d failed (%s; %d failures); retrying in %.0f s",
+                        index + 1, str(e), failures, self._pause[index])
+        if self.openers is not None and self.devices[index] is not None:
+            release_device(self.devices[index])
+            self.devices[index] = None
+        with self._cv:
+            self._pending.setdefault(index, image)  # a newer frame wins; else show this one
+        self._first_try(index)
+        if was_up:
+            self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self.down())
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every frame that is due is written (a display waiting for its retry keeps
         its frame for later); False on timeout."""
         with self._cv:
-            return self._cv.wait_for(lambda: not self._busy and not self._due(), timeout)
+            return self._cv.wait_for(lambda: not self._busy and not self._due() and self._reveal is None, timeout)
 
     def close(self) -> None:
         with self._cv:

@@ -47,6 +47,14 @@ class Rules:
     max_players: ClassVar[int]
     Options: ClassVar[type]
     """Frozen dataclass of the game's options (see :mod:`companion.games.options`)."""
+    actions: ClassVar[tuple[str, ...]]
+    """Every ``action`` the game takes, as docs/JOURNAL.md lists them: :meth:`action_kind`
+    refuses any other, so the code cannot accept what the published format does not list."""
+    chance_events: ClassVar[tuple[str, ...]] = ()
+    """Every chance ``event`` the game takes (docs/JOURNAL.md), checked by :meth:`event_kind`."""
+    reveal_actions: ClassVar[tuple[str, ...]] = ()
+    """Actions a finished game still takes while its last result is revealed (Pictomania's
+    wrong word found when a stack is turned over): the result is then counted again."""
 
     def lobby_options(self, players: int) -> list[tuple[str, tuple[Any, ...], str]]:
         """(field, values the lobby offers, help) for a game of ``players``.
@@ -69,6 +77,21 @@ class Rules:
             raise ValueError(f"{self.title} is for {self.players_allowed()} players, not {players}")
         return options if isinstance(options, self.Options) else parse_options(self.Options, options)
 
+    def action_kind(self, action: Action) -> str:
+        """The name of ``action``, once it is a mapping naming one of :attr:`actions`."""
+        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = action.get("action")
+        need(kind in self.actions, f"unknown action {kind!r}: {self.name} has {_listing(self.actions)}")
+        return kind
+
+    def event_kind(self, event: Action) -> str:
+        """The name of chance ``event``, once it is a mapping naming one of :attr:`chance_events`."""
+        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        kind = event.get("event")
+        need(kind in self.chance_events,
+             f"unknown chance event {kind!r}: {self.name} has {_listing(self.chance_events)}")
+        return kind
+
     def new(self, players: int, options: Any) -> Any:
         """The state before the first chance event or action."""
         raise NotImplementedError
@@ -84,6 +107,12 @@ class Rules:
     def apply_chance(self, state: Any, event: Action) -> Any:
         """Apply a recorded chance event, refusing one that contradicts the state."""
         raise IllegalAction("this game has no chance events")
+
+    def acts_before_chance(self, state: Any, action: Action) -> bool:
+        """True for an action the rules take while a chance event is due: Pictomania's wrong word
+        declared at the reveal, before the next round's cards. Replay draws a missing chance
+        event before any other action."""
+        return False
 
     def to_move(self, state: Any) -> tuple[int, ...]:
         """Players who may act now (empty when nobody, e.g. between rounds or at the end)."""
@@ -122,6 +151,11 @@ class Rules:
 
     def check_invariants(self, state: Any) -> None:
         """Raise AssertionError if the state breaks a rule that must always hold."""
+
+
+def _listing(names: tuple[str, ...]) -> str:
+    """``play, pass and draw``."""
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1]))) if names else "none"
 
 
 def need(condition: bool, rule: str) -> None:

@@ -32,7 +32,7 @@ and ``tie_window_ms`` concern the table; the rules only make seat 1 start by the
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
@@ -50,14 +50,17 @@ class ClosestOptions:
     line_length: int = field(default=10, metadata={
         "min": 3, "max": 10, "choices": (6, 7, 8, 9, 10),
         "help": "the number line is 1..line_length",
+        "label": "line", "brief": "numbers 1 to this",
     })
     start: str = field(default="17x34", metadata={
         "choices": START_MODES, "strict": True,
         "help": "who starts: 17x34 race, race on other products, seat 1, or a random seat",
+        "label": "start", "brief": "who starts round 1",
     })
     tie_window_ms: int = field(default=10, metadata={
         "min": 1, "max": 1000, "choices": (5, 10, 20, 50),
         "help": "start race: answers this close together are a tie",
+        "label": "tie window", "brief": "close answers: a tie",
     })
 
 
@@ -168,6 +171,7 @@ class Closest(Rules):
     min_players = PLAYERS
     max_players = PLAYERS
     Options = ClosestOptions
+    actions = ("start", "place")
 
     def new(self, players: int, options: Any) -> ClosestState:
         """Before the start race; ``options`` may also be a mapping to parse."""
@@ -200,10 +204,8 @@ class Closest(Rules):
         return None
 
     def apply(self, state: ClosestState, action: Action) -> ClosestState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(not state.over, "the game is over")
-        kind = action.get("action")
-        need(kind in ("start", "place"), f"unknown action {kind!r}: {self.name} has start and place")
         p = player_field(action, PLAYERS)
         if kind == "start":
             need(state.starter is None, "the starting player is already chosen")

@@ -133,3 +133,24 @@ def lobby_choices(options_cls: type) -> list[tuple[str, tuple[Any, ...], str]]:
         if "choices" in f.metadata:
             out.append((f.name, tuple(f.metadata["choices"]), f.metadata.get("help", "")))
     return out
+
+
+def option_label(options_cls: type, name: str) -> tuple[str, str]:
+    """(label, brief) of an option for the lobby: a short name for its row and what it does in
+    one line, from the field's ``label`` and ``brief`` (the name itself and the ``help`` if not
+    given)."""
+    meta = {f.name: f.metadata for f in dataclasses.fields(options_cls)}[name]
+    return meta.get("label", name.replace("_", " ")), meta.get("brief", meta.get("help", ""))
+
+
+def show_value(options_cls: type, name: str, value: Any) -> str:
+    """An option's value as the lobby shows it: ``off``/``on`` (also for the field's ``off``
+    value, a lockout of 0), a number with its unit (the field's ``unit``, else ``ms`` or ``s``
+    from a name ending in ``_ms`` or ``_s``)."""
+    meta = {f.name: f.metadata for f in dataclasses.fields(options_cls)}[name]
+    if value is None or ("off" in meta and value == meta["off"] and not isinstance(value, bool)):
+        return "off"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    unit = meta.get("unit", "ms" if name.endswith("_ms") else "s" if name.endswith("_s") else "")
+    return f"{value}{unit}" if isinstance(value, (int, float)) else str(value)

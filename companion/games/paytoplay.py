@@ -6,10 +6,12 @@ positive balance, which may then go negative; anyone may pass and keep the point
 who cannot place passes automatically (:meth:`PayToPlay.auto_action`). Three in a row wins at
 once; a full board with no line goes to the higher balance.
 
-The balance of the player to move already includes this turn's income, because that is the
-number that decides whether they may place and the one their station shows. Income is paid when
-the previous turn ends, so a new game starts at balances 1 (X) and 0 (O). The seed's worked
-example prints the other player's balance *before* that payment.
+Income belongs to the turn, as in the seed ("Bob gets two points and plays on the left side"):
+the recorded balances between turns do not include the income of the player about to move, so a
+new game stands at 0 and 0 and the seed's "Bob's points: 0" after turn 1 is the state. The mover
+is paid when they act: :func:`after_income` is the number that decides whether they may place
+(and what their own station shows), and a pass keeps it. An agreed draw ends the game before the
+mover's turn is played, so it credits no income for it.
 
 X's income is odd and O's even, and on a full board both players hold an even number of the
 four corners (the only odd costs) or both an odd number, so the final balances always differ in
@@ -33,7 +35,7 @@ Options (RULES-NOTES.md; the first two come from the seed's comments):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from . import register
 from .base import Action, Outcome, Rules, need, player_field
@@ -53,18 +55,22 @@ class PayToPlayOptions:
     no_double_pass: bool = field(default=False, metadata={
         "choices": (False, True),
         "help": "house rule: no passing with a positive balance two turns in a row",
+        "label": "no double pass", "brief": "no 2 passes in a row",
     })
     games: int = field(default=1, metadata={
         "min": 1, "choices": (1, 2, 4, 6),
         "help": "games in a tournament; X alternates, balances add up",
+        "label": "games", "brief": "games in a tournament",
     })
     line_bonus: int = field(default=8, metadata={
         "min": 0, "choices": (0, 4, 8, 12),
         "help": "tournament points for a three in a row",
+        "label": "line bonus", "brief": "points for 3 in a row",
     })
     draw_offer_after: int = field(default=3, metadata={
         "min": 1, "choices": (1, 2, 3, 5),
         "help": "offer a draw after this many passes by choice from each player in a row",
+        "label": "draw offer after", "brief": "after N passes each",
     })
 
 
@@ -72,7 +78,8 @@ class PayToPlayOptions:
 class PayToPlayState:
     """One moment of a game (or tournament). ``board`` is row-major ``X``/``O``/``.``.
 
-    ``turns`` counts the turns each player has been paid for in this game, which is what lets
+    ``balances`` hold no income for the turn about to be played (:func:`after_income` adds it).
+    ``turns`` counts the turns each player has played in this game, which is what lets
     :meth:`PayToPlay.check_invariants` recompute every balance. ``streaks`` counts each player's
     passes by choice in a row. ``to_move`` is None once everything is over.
     """
@@ -108,9 +115,19 @@ def _start_game(options: PayToPlayOptions, game: int, totals: tuple[int, int]) -
     x = _x_in(game)
     return PayToPlayState(
         options=options, game=game, totals=totals, board=EMPTY * 9,
-        balances=_bump((0, 0), x, FIRST_INCOME), turns=_bump((0, 0), x, 1), streaks=(0, 0),
-        to_move=x,
+        balances=(0, 0), turns=(0, 0), streaks=(0, 0), to_move=x,
     )
+
+
+def income(state: PayToPlayState, player: int) -> int:
+    """What ``player``'s next turn pays: 1 on X's first turn of a game, 2 on every other."""
+    return FIRST_INCOME if player == state.x and state.turns[player] == 0 else INCOME
+
+
+def after_income(state: PayToPlayState, player: int) -> int:
+    """``player``'s balance once their next turn's income is paid: what decides whether they
+    may place, and what they keep by passing."""
+    return state.balances[player] + income(state, player)
 
 
 def _bump(pair: tuple[int, int], player: int, amount: int) -> tuple[int, int]:
@@ -138,7 +155,7 @@ def _draw_offered(state: PayToPlayState) -> bool:
 
 def _pass_refused(state: PayToPlayState, player: int) -> bool:
     """The house rule: a pass by choice right after another one."""
-    return state.options.no_double_pass and state.streaks[player] > 0 and state.balances[player] > 0
+    return state.options.no_double_pass and state.streaks[player] > 0 and after_income(state, player) > 0
 
 
 class PayToPlay(Rules):
@@ -147,6 +164,7 @@ class PayToPlay(Rules):
     min_players = 2
     max_players = 2
     Options = PayToPlayOptions
+    actions = ("play", "pass", "draw")
 
     def new(self, players: int, options: Any) -> PayToPlayState:
         """A first game with player 0 as X; ``options`` may also be a mapping to parse."""
@@ -164,22 +182,21 @@ class PayToPlay(Rules):
             actions.append({"action": "pass", "player": p})
         if _draw_offered(state):
             actions.append({"action": "draw"})
-        if state.balances[p] > 0:
+        if after_income(state, p) > 0:
             actions += [{"action": "play", "player": p, "cell": c}
                         for c in range(9) if state.board[c] == EMPTY]
         return actions
 
     def auto_action(self, state: PayToPlayState) -> dict[str, Any] | None:
-        """The forced pass of a player whose balance is not positive."""
+        """The forced pass of a player whose balance after income is not positive."""
         p = state.to_move
-        if p is not None and state.balances[p] <= 0:
+        if p is not None and after_income(state, p) <= 0:
             return {"action": "pass", "player": p}
         return None
 
     def apply(self, state: PayToPlayState, action: Action) -> PayToPlayState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(state.to_move is not None, "the game is over")
-        kind = action.get("action")
         if kind == "draw":
             need(not state.options.no_double_pass,
                  "no draws by agreement under the no-double-pass house rule")
@@ -187,37 +204,35 @@ class PayToPlay(Rules):
                  "a draw can be agreed only when both players have passed by choice on each of "
                  f"their last {state.options.draw_offer_after} turns")
             return self._end_game(replace(state, agreed_draw=True))
-        need(kind in ("play", "pass"),
-             f"unknown action {kind!r}: {self.name} has play, pass and draw")
         p = player_field(action, 2)
         need(p == state.to_move, f"it is player {state.to_move}'s turn, not player {p}'s")
-        balance = state.balances[p]
+        balance = after_income(state, p)
         if kind == "pass":
             need(not _pass_refused(state, p),
                  "house rule: you may not pass with a positive balance two turns in a row "
                  f"(yours is {balance}): play a cell")
             streak = state.streaks[p] + 1 if balance > 0 else 0
-            return self._end_turn(replace(state, streaks=_set(state.streaks, p, streak)))
+            return self._end_turn(replace(state, balances=_set(state.balances, p, balance),
+                                          streaks=_set(state.streaks, p, streak)))
         cell = action.get("cell")
         need(not isinstance(cell, bool) and isinstance(cell, int) and 0 <= cell < 9,
              f"'cell' must be a cell from 0 to 8 (row-major), not {cell!r}")
-        need(balance > 0, f"you need a positive balance to play: yours is {balance}")
+        need(balance > 0, f"you need a positive balance to play: yours is {balance} after your income")
         need(state.board[cell] == EMPTY, f"cell {cell} is already taken")
         return self._end_turn(replace(
             state,
             board=state.board[:cell] + state.mark(p) + state.board[cell + 1:],
-            balances=_bump(state.balances, p, -CELL_COST[cell]),
+            balances=_set(state.balances, p, balance - CELL_COST[cell]),
             streaks=_set(state.streaks, p, 0),
         ))
 
     def _end_turn(self, state: PayToPlayState) -> PayToPlayState:
-        """Stop at a line or a full board; otherwise pay the next player (never X's first turn)."""
+        """Count the mover's turn as played, then stop at a line or a full board, or hand over."""
+        state = replace(state, turns=_bump(state.turns, state.to_move, 1))
         lines = _completed_lines(state.board)
         if lines or EMPTY not in state.board:
             return self._end_game(replace(state, line=lines[0] if lines else None))
-        nxt = 1 - state.to_move
-        return replace(state, to_move=nxt, balances=_bump(state.balances, nxt, INCOME),
-                       turns=_bump(state.turns, nxt, 1))
+        return replace(state, to_move=1 - state.to_move)
 
     def _end_game(self, state: PayToPlayState) -> PayToPlayState:
         """Score a finished game into the totals, then start the next game or stop."""
@@ -272,12 +287,12 @@ class PayToPlay(Rules):
         x, o = state.x, 1 - state.x
         assert state.turns[x] - state.turns[o] in (0, 1), "X and O alternate, X first"
         if not over:
-            assert (state.to_move == x) == (state.turns[x] > state.turns[o]), "turn order"
+            assert (state.to_move == x) == (state.turns[x] == state.turns[o]), "turn order"
         for p in (0, 1):
             cells = [c for c in range(9) if state.board[c] == state.mark(p)]
-            finished_turns = state.turns[p] - (state.to_move == p)
-            assert len(cells) <= finished_turns, "at most one mark per finished turn"
-            income = INCOME * state.turns[p] - (INCOME - FIRST_INCOME) * (p == x)
+            finished_turns = state.turns[p]
+            assert len(cells) <= finished_turns, "at most one mark per played turn"
+            income = INCOME * state.turns[p] - (INCOME - FIRST_INCOME) * (p == x and state.turns[p] > 0)
             assert state.balances[p] == income - sum(CELL_COST[c] for c in cells), \
                 "balance is income minus the cost of the player's marks"
             assert state.balances[p] >= 1 - max(CELL_COST), "only a positive balance may place"

@@ -11,8 +11,8 @@ Scoring, per drawing, in the time order of its guesses: each correct guess takes
 highest remaining token; tokens the drawer still holds count against them. The black sheep (the
 player with strictly the most wrong guesses; nobody on a tie for most) counts their black token
 against them; a drawer nobody guessed, who is not the black sheep, scores their black token 0.
-In the learning round (round 1, option ``learning_round``) the black token always counts for its
-owner. A drawer who declares they drew the wrong word (``wrong_word``) voids their drawing: its
+In the learning round (round 1, option ``learning_round``) the black token counts for its
+owner, except a wrong word's (below). A drawer who declares they drew the wrong word (``wrong_word``) voids their drawing: its
 guesses give nothing and are ignored for the black sheep, the drawer keeps and subtracts all their
 tokens and their black token counts 0; their own guesses still score. Four rounds; the highest
 total wins; equal totals share the win.
@@ -21,9 +21,14 @@ Readings where the seed and RULES-NOTES are silent:
 
 - Wrong word may be declared by a drawer at any time during the round, also after taking a black
   token (they still know what they drew); once declared, the drawing takes no more guesses.
-- The learning round's "always counts positive" holds for a wrong word too: round 1 teaches
-  guessing, the complete rules (black sheep, unguessed drawer, wrong word's black token) start in
-  round 2. Its guesses are still voided. The learning round has no black sheep.
+- The seed has the wrong word found when the stack is turned over, so it may also be declared at
+  the reveal: from the end of the round (everybody done) until the next round's word cards are
+  shown, or after the last round while the table shows the result. The round is scored again
+  with that drawing void (:attr:`PictomaniaState.review`); the table offers it on the drawer's
+  screen when their own stack is turned over, before it is counted.
+- The learning round relaxes only the complete scoring rules (black sheep, a drawing nobody
+  guessed). The wrong word is a rule of its own, told to every player from the first round: its
+  black token goes back to the middle and counts 0 in the learning round too.
 - A wrong-word drawer who is also the black sheep scores their black token 0: it went back to
   the middle when they admitted the wrong word, so there is nothing to move to the left.
 - Competitive variant: one black token fewer; the round ends as soon as the last one is taken,
@@ -43,7 +48,7 @@ from typing import Any, Mapping
 
 from .. import words as decks
 from . import register
-from .base import Action, Outcome, Rules, need, player_field
+from .base import Action, IllegalAction, Outcome, Rules, need, player_field
 from .options import OptionError, lobby_choices
 
 LETTERS = ("A", "B", "C")
@@ -98,30 +103,37 @@ class PictomaniaOptions:
     words: str = field(default="box", metadata={
         "choices": ("box", "physical"), "strict": True,
         "help": "box: the box shows its own word cards; physical: printed cards, the box deals only letter and number",
+        "label": "words", "brief": "box words or printed",
     })
     decks: str = field(default=RISING, metadata={
         "choices": (RISING,) + decks.BUILTIN, "check": _decks_problem,
         "help": "word decks by round: rising (green, yellow, orange, red), one deck for every round, or names by commas",
+        "label": "decks", "brief": "word decks by round",
     })
     rounds: int = field(default=4, metadata={
-        "min": 1, "max": 4, "choices": (4, 1, 2, 3),
+        "min": 1, "max": 4, "choices": (1, 2, 3, 4),
         "help": "rounds in a game (the rules play four)",
+        "label": "rounds", "brief": "rounds in a game",
     })
     learning_round: bool = field(default=True, metadata={
-        "choices": (True, False),
+        "choices": (False, True),
         "help": "round 1 teaches: the black token always counts positive, no black sheep",
+        "label": "learning round", "brief": "easier first round",
     })
     competitive: bool = field(default=False, metadata={
         "choices": (False, True),
         "help": "one black token fewer; the round ends when the last one is taken",
+        "label": "competitive", "brief": "1 black token fewer",
     })
     tokens: str = field(default="", metadata={
         "check": _token_problem,
         "help": "each player's tokens, e.g. 2,1,1 (one per opponent); empty: the standard table",
+        "label": "tokens", "brief": "your tokens' values",
     })
     black: str = field(default="", metadata={
         "check": _token_problem,
         "help": "black tokens, e.g. 3,2,2,1 (one per player); empty: the standard table",
+        "label": "black", "brief": "black tokens' values",
     })
 
 
@@ -232,6 +244,9 @@ class PictomaniaState:
     used: tuple[str, ...] = ()
     """Every word card shown in this game (replaced ones too): none comes back."""
     results: tuple[RoundScore, ...] = ()
+    review: RoundPlay | None = None
+    """The round last scored, while its stacks are being turned over: a drawer may still declare
+    a wrong word on it. Closed by the next round's first chance event."""
 
     @property
     def totals(self) -> tuple[int, ...]:
@@ -284,10 +299,10 @@ def score_round(rnd: RoundPlay, tokens: Tokens, learning: bool) -> RoundScore:
     for p in range(players):
         value = rnd.black[p] or 0
         guessed = any(c.token is not None for c in stacks[p].guesses)
-        if learning:
-            counts.append(value)
-        elif rnd.wrong_word[p]:
+        if rnd.wrong_word[p]:
             counts.append(0)
+        elif learning:
+            counts.append(value)
         elif p == sheep:
             counts.append(-value)
         else:
@@ -315,6 +330,9 @@ class Pictomania(Rules):
     min_players = 3
     max_players = 6
     Options = PictomaniaOptions
+    actions = ("guess", "done", "wrong_word")
+    chance_events = ("cards", "assign")
+    reveal_actions = ("wrong_word",)
 
     def new(self, players: int, options: Any) -> PictomaniaState:
         """Round 1 waiting for its word cards; ``options`` may also be a mapping to parse.
@@ -341,6 +359,19 @@ class Pictomania(Rules):
     def chance_needed(self, state: PictomaniaState) -> bool:
         return state.round is not None and not state.round.assigned
 
+    def acts_before_chance(self, state: PictomaniaState, action: Action) -> bool:
+        """A wrong word at the reveal comes before the next round's cards."""
+        if not isinstance(action, Mapping) or action.get("action") != "wrong_word":
+            return False
+        p = action.get("player")
+        return _int(p) and p in self._revealing(state)
+
+    @staticmethod
+    def _revealing(state: PictomaniaState) -> tuple[int, ...]:
+        """Drawers of the round being revealed who may still declare a wrong word."""
+        rnd = state.review
+        return () if rnd is None else tuple(p for p, w in enumerate(rnd.wrong_word) if not w)
+
     def unused_cards(self, state: PictomaniaState) -> list[str]:
         """The round's deck's cards not yet shown in this game."""
         return [c for c in decks.find(state.round.deck).ids if c not in state.used]
@@ -361,10 +392,9 @@ class Pictomania(Rules):
         """``cards`` shows the round's word cards; another ``cards`` before the assignment
         replaces some of them (someone did not know a word): cards on display may stay, no other
         card shown in this game may come back. ``assign`` deals letters and numbers."""
-        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        kind = self.event_kind(event)
         need(self.chance_needed(state), "no chance event is due: the round is already dealt")
         rnd = state.round
-        kind = event.get("event")
         if kind == "cards":
             need(state.options.words == "box", "physical cards: the box shows no word cards")
             need(event.get("deck") == rnd.deck,
@@ -378,8 +408,8 @@ class Pictomania(Rules):
                 need(card not in state.used or card in rnd.cards,
                      f"card {card!r} was already shown in this game")
             new = tuple(c for c in cards if c not in rnd.cards)
-            return replace(state, round=replace(rnd, cards=tuple(cards)), used=state.used + new)
-        need(kind == "assign", f"unknown chance event {kind!r}: {self.name} has cards and assign")
+            return replace(state, round=replace(rnd, cards=tuple(cards)), used=state.used + new,
+                           review=None)
         need(not self._needs_cards(state), "the word cards are shown before letters and numbers are dealt")
         letters, numbers = event.get("letters"), event.get("numbers")
         n = state.players
@@ -390,7 +420,8 @@ class Pictomania(Rules):
         need(isinstance(numbers, list) and len(numbers) == n and all(_int(x) and x in NUMBERS for x in numbers),
              f"'numbers' must be {n} numbers from 1 to 7, not {numbers!r}")
         need(len(set(numbers)) == n, f"each number is dealt at most once: {numbers!r}")
-        return replace(state, round=replace(rnd, letters=tuple(letters), numbers=tuple(numbers)))
+        return replace(state, round=replace(rnd, letters=tuple(letters), numbers=tuple(numbers)),
+                       review=None)
 
     # --- actions ------------------------------------------------------------------------------
 
@@ -400,16 +431,17 @@ class Pictomania(Rules):
         return state.round
 
     def to_move(self, state: PictomaniaState) -> tuple[int, ...]:
-        """Players still guessing, and done players who may still admit a wrong word."""
+        """Players still guessing, and done players who may still admit a wrong word; between
+        rounds and after the last, the drawers who may still declare one at the reveal."""
         rnd = state.round
         if rnd is None or not rnd.assigned:
-            return ()
+            return self._revealing(state)
         return tuple(p for p in range(state.players) if not rnd.done[p] or not rnd.wrong_word[p])
 
     def legal_actions(self, state: PictomaniaState) -> list[dict[str, Any]]:
         rnd = state.round
         if rnd is None or not rnd.assigned:
-            return []
+            return [{"action": "wrong_word", "player": p} for p in self._revealing(state)]
         actions: list[dict[str, Any]] = []
         for p in range(state.players):
             if not rnd.done[p]:
@@ -424,11 +456,14 @@ class Pictomania(Rules):
         return actions
 
     def apply(self, state: PictomaniaState, action: Action) -> PictomaniaState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
+        if self.acts_before_chance(state, action):
+            return self._wrong_word_at_reveal(state, action["player"])
+        between = state.round is None or not state.round.assigned
+        if state.review is not None and kind == "wrong_word" and between:
+            player_field(action, state.players)
+            raise IllegalAction("you have already said you drew the wrong word")
         rnd = self._in_play(state)
-        kind = action.get("action")
-        need(kind in ("guess", "done", "wrong_word"),
-             f"unknown action {kind!r}: {self.name} has guess, done and wrong_word")
         n = state.players
         p = player_field(action, n)
         if kind == "wrong_word":
@@ -469,7 +504,14 @@ class Pictomania(Rules):
         nxt = None
         if rnd.number < state.options.rounds:
             nxt = _start_round(state.options, state.players, state.tokens, rnd.number + 1)
-        return replace(state, round=nxt, results=state.results + (score,))
+        return replace(state, round=nxt, results=state.results + (score,), review=rnd)
+
+    def _wrong_word_at_reveal(self, state: PictomaniaState, player: int) -> PictomaniaState:
+        """The round being revealed, scored again with ``player``'s drawing void."""
+        rnd = state.review
+        rnd = replace(rnd, wrong_word=tuple(w or q == player for q, w in enumerate(rnd.wrong_word)))
+        score = score_round(rnd, state.tokens, _learning(state.options, rnd.number))
+        return replace(state, results=state.results[:-1] + (score,), review=rnd)
 
     # --- results ------------------------------------------------------------------------------
 
@@ -527,6 +569,10 @@ class Pictomania(Rules):
                 "each black token is taken at most once"
             assert all(abs(c) == (b or 0) or c == 0 for c, b in zip(r.black_counts, r.black)), \
                 "a black token counts its value, minus it, or nothing"
+        if state.review is not None:
+            assert state.results and state.results[-1] == score_round(
+                state.review, state.tokens, _learning(state.options, state.review.number)), \
+                "the round being revealed is the one last scored"
         rnd = state.round
         if rnd is None:
             assert len(state.results) == state.options.rounds, "the game ends after its last round"

@@ -15,7 +15,9 @@ Each deal is a chance event ``{"event": "deal", "cards": [c0, c1, c2], "rts": r}
 needs a card this turn has already used up is refused, so a journal cannot deal a fifth 4.
 
 The options also carry the table's timing (tie window, countdown pace, false-start lockout,
-round timeout) so that a journal header records how the game was refereed.
+round timeout) so that a journal header records how the game was refereed. Only a game with
+``round_timeout_s`` has void rounds: without it a round nobody claims waits, and a ``void``
+line is refused.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
@@ -45,36 +47,44 @@ class TriangleOptions:
     """How long a game lasts and how the table referees it (see the module docstring)."""
 
     target: int = field(default=25, metadata={
-        "min": 1, "choices": (25, 15, 40, 50),
+        "min": 1, "choices": (15, 25, 40, 50),
         "help": "the game ends at the end of a turn once a player has this many points",
+        "label": "target", "brief": "points to win",
     })
     turns: int | None = field(default=None, metadata={
         "min": 1, "choices": (None, 1, 2, 3, 5),
         "help": "play exactly this many turns of six rounds instead of playing to the target",
+        "label": "turns", "brief": "play N turns instead",
     })
     tie_window_ms: int = field(default=10, metadata={
-        "min": 1, "max": 1000, "choices": (10, 5, 20, 50),
+        "min": 1, "max": 1000, "choices": (5, 10, 20, 50),
         "help": "slaps this close to the first one are a tie: the round is a draw",
+        "label": "tie window", "brief": "slaps this close: tie",
     })
     false_start_lockout_ms: int = field(default=0, metadata={
         "min": 0, "max": 5000, "choices": (0, 250, 500),
         "help": "a slap before 0 locks that player out of the race for this long",
+        "label": "lockout", "brief": "slap before 0: wait", "off": 0,
     })
     round_timeout_s: int | None = field(default=None, metadata={
         "min": 1, "choices": (None, 10, 20, 30, 60),
         "help": "a round nobody claims within this many seconds after 0 is void",
+        "label": "timeout", "brief": "void if nobody slaps",
     })
     countdown_ms: int = field(default=1000, metadata={
-        "min": 100, "max": 3000, "choices": (1000, 750, 500, 250),
+        "min": 100, "max": 3000, "choices": (250, 500, 750, 1000),
         "help": "time between the counts 3, 2, 1 and 0",
+        "label": "count pace", "brief": "time between counts",
     })
     settlement: bool = field(default=False, metadata={
         "choices": (False, True),
         "help": "end screen: what each player pays each other player (the score difference)",
+        "label": "settlement", "brief": "end: who pays whom",
     })
     counting_aid: bool = field(default=False, metadata={
         "choices": (False, True),
         "help": "hold left to see which cards of this turn you have seen",
+        "label": "counting aid", "brief": "hold left: cards seen",
     })
 
 
@@ -290,6 +300,8 @@ class Triangle(Rules):
     min_players = PLAYERS
     max_players = PLAYERS
     Options = TriangleOptions
+    actions = ("claim", "draw", "state", "void")
+    chance_events = ("deal",)
 
     def new(self, players: int, options: Any) -> TriangleState:
         """A game before its first deal; ``options`` may also be a mapping to parse."""
@@ -307,9 +319,8 @@ class Triangle(Rules):
         return {"event": "deal", "cards": cards[:PLAYERS], "rts": cards[PLAYERS]}
 
     def apply_chance(self, state: TriangleState, event: Action) -> TriangleState:
-        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        self.event_kind(event)
         need(self.chance_needed(state), "no deal is due: a round is being played or the game is over")
-        need(event.get("event") == "deal", f"triangle's chance event is 'deal', not {event.get('event')!r}")
         unknown = sorted(set(event) - {"event", "cards", "rts"})
         if unknown:
             raise IllegalAction(f"deal: unknown field {unknown[0]!r}; a deal has cards and rts")
@@ -348,14 +359,13 @@ class Triangle(Rules):
         actions = [{"action": "claim", "player": p} for p in range(PLAYERS)]
         actions += [{"action": "draw", "players": list(group)}
                     for n in (2, 3) for group in itertools.combinations(range(PLAYERS), n)]
-        return actions + [{"action": "void"}]
+        if state.options.round_timeout_s is not None:
+            actions.append({"action": "void"})
+        return actions
 
     def apply(self, state: TriangleState, action: Action) -> TriangleState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(not state.over, "the game is over")
-        kind = action.get("action")
-        need(kind in ("claim", "draw", "state", "void"),
-             f"unknown action {kind!r}: {self.name} has claim, draw, state and void")
         current = state.current
         need(current is not None, "no round is dealt yet: the cards come first")
         if kind == "state":
@@ -366,6 +376,9 @@ class Triangle(Rules):
         if kind == "claim":
             return replace(state, current=replace(current, claimer=player_field(action, PLAYERS)))
         if kind == "void":
+            need(state.options.round_timeout_s is not None,
+                 "a round is void only when the round timeout expires, and this game has no "
+                 "round_timeout_s: a round nobody claims waits")
             return self._finish(state, replace(current, void=True))
         players = action.get("players")
         need(isinstance(players, (list, tuple)) and 2 <= len(players) <= PLAYERS,

@@ -22,6 +22,12 @@ adds two entries to that vocabulary:
   ``allow_new_word``); the next line is then another ``word`` chance event.
 - ``{"type": "chance", "event": "first_artist", "player": p}``: who draws first when the option
   ``first_artist`` is ``random``.
+- ``{"action": "correct"}``: the artist of the round just ended by a judgement (``guessed`` or
+  ``both_guessed``) takes it back: that round is scored as if time ran out (nobody scores), and
+  the round after it starts again from the scores so corrected (the strict leader may change, and
+  with it who draws: a new artist gets a new word, the next line is then a ``word`` chance event).
+  It is legal until the next round's first judgement or timeout; the table offers it only until
+  the next timer starts, and never once the judgement ended the game.
 
 Words are not repeated within a game while the word source has unused words; once every word
 has been drawn, the source starts over (like reshuffling a deck).
@@ -34,7 +40,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from collections.abc import Mapping
 from typing import Any
 
 from . import register
@@ -52,26 +57,32 @@ class TrioOptions:
     seconds: int = field(default=60, metadata={
         "min": 10, "max": 600, "choices": (30, 45, 60, 90, 120),
         "help": "seconds the artist has to draw, from their ok",
+        "label": "time", "brief": "time to draw", "unit": "s",
     })
     eligible_at: int = field(default=9, metadata={
         "min": 1, "choices": (5, 7, 9, 12),
         "help": "points (with a strict lead at the start of a round) to be eligible to win",
+        "label": "win at", "brief": "points to win (lead)",
     })
     tie_window_ms: int = field(default=10, metadata={
         "min": 1, "max": 1000, "choices": (5, 10, 20, 50, 100),
         "help": "two guessers' slaps this close are simultaneous",
+        "label": "tie window", "brief": "slaps this close: tie",
     })
     first_artist: str = field(default="1", metadata={
         "choices": ("1", "2", "3", RANDOM), "strict": True,
         "help": "the seat that draws first, or random",
+        "label": "first artist", "brief": "seat that draws first",
     })
     allow_new_word: bool = field(default=True, metadata={
-        "choices": (True, False),
+        "choices": (False, True),
         "help": "the artist may ask for another word before starting the timer",
+        "label": "new word", "brief": "artist may swap word",
     })
     tier: str = field(default=MIXED, metadata={
         "choices": TIERS + (MIXED,), "strict": True,
         "help": "which of the box's words: easy, medium, hard or mixed",
+        "label": "words", "brief": "how hard the words",
     })
     word_file: str | None = field(default=None, metadata={
         "help": "a text file of your own words, one word or short phrase per line",
@@ -99,6 +110,9 @@ class TrioState:
     rounds: int
     """Rounds finished."""
     winner: int | None = None
+    judged: tuple[int, tuple[int, int, int]] | None = None
+    """The artist of the last round and the scores before it, while its ending judgement can
+    still be corrected (see the ``correct`` action)."""
 
     @property
     def guessers(self) -> tuple[int, ...]:
@@ -140,6 +154,8 @@ class Trio(Rules):
     min_players = PLAYERS
     max_players = PLAYERS
     Options = TrioOptions
+    actions = ("guessed", "both_guessed", "timeout", "new_word", "correct")
+    chance_events = ("first_artist", "word")
 
     def new(self, players: int, options: Any) -> TrioState:
         options = self.checked_options(players, options)
@@ -162,9 +178,8 @@ class Trio(Rules):
         return {"event": "word", "word": rng.choice(fresh)}
 
     def apply_chance(self, state: TrioState, event: Action) -> TrioState:
-        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        kind = self.event_kind(event)
         need(self.chance_needed(state), "no chance event is due: the round's word is already drawn")
-        kind = event.get("event")
         if state.artist is None:
             need(kind == "first_artist",
                  f"the first chance event of a game with a random first artist is 'first_artist', not {kind!r}")
@@ -192,32 +207,42 @@ class Trio(Rules):
         actions += [{"action": "both_guessed"}, {"action": "timeout"}]
         if state.options.allow_new_word:
             actions.append({"action": "new_word"})
+        if state.judged is not None:
+            actions.append({"action": "correct"})
         return actions
 
     def apply(self, state: TrioState, action: Action) -> TrioState:
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        kind = self.action_kind(action)
         need(state.winner is None, "the game is over")
         need(not self.chance_needed(state), "the round has no word yet: a 'word' chance event is due")
-        kind = action.get("action")
         if kind == "new_word":
             need(state.options.allow_new_word, "option allow_new_word is off: the artist draws the word given")
             return replace(state, word=None)
+        if kind == "correct":
+            need(state.judged is not None, "nothing to correct: only the judgement that ended the last "
+                                           "round, before the next round's own judgement or timeout")
+            artist, scores = state.judged
+            fixed = _start_round(state, scores, (artist + 1) % PLAYERS, judged=None)
+            return replace(fixed, word=state.word) if fixed.artist == state.artist else fixed
+        judged = (state.artist, state.scores)
         if kind == "guessed":
             p = player_field(action, PLAYERS)
             need(p != state.artist, f"player {p} is the artist: only a guesser can guess the word")
             scores = tuple(s + (q in (p, state.artist)) for q, s in enumerate(state.scores))
-            return self._end_round(state, scores, winner=p if p == state.eligible else None)
+            return self._end_round(state, scores, winner=p if p == state.eligible else None, judged=judged)
         if kind == "both_guessed":
             scores = tuple(s + (q == state.artist) for q, s in enumerate(state.scores))
-            return self._end_round(state, scores)
-        need(kind == "timeout",
-             f"unknown action {kind!r}: {self.name} has guessed, both_guessed, timeout and new_word")
+            return self._end_round(state, scores, judged=judged)
         return self._end_round(state, state.scores)
 
-    def _end_round(self, state: TrioState, scores: tuple[int, ...], winner: int | None = None) -> TrioState:
+    def _end_round(self, state: TrioState, scores: tuple[int, ...], winner: int | None = None,
+                   judged: tuple[int, tuple[int, ...]] | None = None) -> TrioState:
+        """The round is over; ``judged`` (its artist and the scores before it) while its ending
+        judgement may be corrected."""
         if winner is not None:
-            return replace(state, scores=scores, rounds=state.rounds + 1, winner=winner)
-        return _start_round(state, scores, (state.artist + 1) % PLAYERS, rounds=state.rounds + 1)
+            return replace(state, scores=scores, rounds=state.rounds + 1, winner=winner, judged=None)
+        return _start_round(state, scores, (state.artist + 1) % PLAYERS, rounds=state.rounds + 1,
+                            judged=judged)
 
     def outcome(self, state: TrioState) -> Outcome | None:
         if state.winner is None:

@@ -1,14 +1,24 @@
 """Drawing helpers shared by every screen: a blank panel, Pillow's built-in bitmap font, text
-placed by character cells. Characters the font lacks are drawn as a stand-in (:class:`ScreenFont`).
+placed in a box it must fit. Characters the font lacks are drawn as a stand-in (:class:`ScreenFont`),
+in measuring as in drawing, so the layout check sees what the panel shows.
 
 The font is Pillow's own 6x11 bitmap font, so a screen is pixel-identical on every machine
 (no anti-aliasing to threshold, no system fonts): 21 characters by 5 lines on a 128x64 panel.
+
+Every piece of text goes through :func:`text` (or a helper built on it), which knows the box the
+text must stay in and measures the text with the font. Text that does not fit is cut with a '.'
+on the panel; under :func:`checking` every such cut is also recorded, so a test can render every
+screen and fail on any text that was cut off instead of trusting eyes on a few images. Names are
+the one thing a screen may shorten on purpose (:func:`abbreviate`); that is not an overflow.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable, Iterator, Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -66,26 +76,109 @@ def font() -> ImageFont.ImageFont:
     return loaded
 
 
+@dataclass(frozen=True)
+class Overflow:
+    """Text that did not fit its box: what the screen wanted to say and where."""
+
+    text: str
+    x: int
+    y: int
+    width: int
+    """The box's width in pixels (for lines, how many lines fit)."""
+
+    def __str__(self) -> str:
+        return f"{self.text!r} does not fit {self.width} px at ({self.x}, {self.y})"
+
+
+_overflows: list[Overflow] | None = None
+
+
+@contextmanager
+def checking() -> Iterator[list[Overflow]]:
+    """Check mode: every text cut or line dropped while inside is appended to the list."""
+    global _overflows
+    outer, _overflows = _overflows, []
+    try:
+        yield _overflows
+    finally:
+        _overflows = outer
+
+
+def _overflow(s: str, x: int, y: int, width: int) -> None:
+    if _overflows is not None:
+        _overflows.append(Overflow(s, x, y, width))
+
+
+def measure(s: str) -> int:
+    """Width of ``s`` in pixels, in the panel's font."""
+    return int(font().getlength(s))
+
+
+def _cut(s: str, pixels: int) -> str:
+    """The longest start of ``s`` that fits ``pixels`` with a '.' marking the cut."""
+    while s and measure(s + ".") > pixels:
+        s = s[:-1]
+    return s + "."
+
+
+def fit(s: str, width: int) -> str:
+    """``s`` if it fits ``width`` character cells; else cut, marked with '.', and recorded as an
+    overflow in check mode. Use it for text that must be read whole."""
+    if measure(s) <= width * CHAR_W:
+        return s
+    _overflow(s, -1, -1, width * CHAR_W)
+    return _cut(s, width * CHAR_W)
+
+
+def abbreviate(name: str, width: int) -> str:
+    """A player's name shortened to ``width`` character cells on purpose ('Alexandra' ->
+    'Ale.'): the other names and the seat tell players apart. Not an overflow."""
+    return name if measure(name) <= width * CHAR_W else _cut(name, width * CHAR_W)
+
+
 def blank() -> tuple[Image.Image, ImageDraw.ImageDraw]:
     image = Image.new("1", (WIDTH, HEIGHT), 0)
     return image, ImageDraw.Draw(image)
 
 
-def text(draw: ImageDraw.ImageDraw, x: int, y: int, s: str, invert: bool = False) -> None:
-    """Text with its top-left at (x, y); ``invert`` draws it dark on a lit box (a selection)."""
+def text(draw: ImageDraw.ImageDraw, x: int, y: int, s: str, invert: bool = False,
+         width: int | None = None, fill: int | None = None) -> None:
+    """Text with its top-left at (x, y) in a box ``width`` pixels wide (to the panel's right
+    edge if not given); ``invert`` draws it dark on a lit box (a selection), ``fill`` sets the
+    ink alone (dark text on a bar drawn already). Text that does not fit is cut and, in check
+    mode, recorded."""
+    room = (WIDTH - x) if width is None else width
+    if x < 0 or y < 0 or y + LINE_H - 1 > HEIGHT or measure(s) > room:
+        _overflow(s, x, y, room)
+        s = _cut(s, max(0, room))
+        x, y = max(0, x), max(0, y)
     if invert:
-        draw.rectangle((x - 1, y, x + len(s) * CHAR_W, y + LINE_H - 1), fill=1)
-    draw.text((x, y), s, font=font(), fill=0 if invert else 1)
+        draw.rectangle((x - 1, y, x + measure(s), y + LINE_H - 1), fill=1)
+    draw.text((x, y), s, font=font(), fill=(0 if invert else 1) if fill is None else fill)
+
+
+def lines_fit(lines: Sequence[str], room: int, x: int = 0, y: int = 0) -> list[str]:
+    """The first ``room`` lines; lines beyond it are recorded as overflow in check mode."""
+    for line in lines[room:]:
+        if line:
+            _overflow(line, x, y, room)
+    return list(lines[:room])
 
 
 def centred(draw: ImageDraw.ImageDraw, y: int, s: str, invert: bool = False) -> None:
-    s = fit(s, COLUMNS)
-    text(draw, (WIDTH - len(s) * CHAR_W) // 2, y, s, invert)
+    text(draw, max(0, (WIDTH - measure(s)) // 2), y, s, invert)
 
 
-def title(draw: ImageDraw.ImageDraw, s: str) -> None:
-    """A lit bar across the top with dark text: which screen this is."""
-    _bar(draw, 0, s)
+def title(draw: ImageDraw.ImageDraw, s: str, more: bool = False) -> None:
+    """A lit bar across the top with dark text: which screen this is. ``more`` adds a small
+    arrow at its right end that says "press ok to go on"."""
+    if not more:
+        _bar(draw, 0, s)
+        return
+    draw.rectangle((0, 0, WIDTH - 1, LINE_H - 1), fill=1)
+    text(draw, max(0, (WIDTH - CHAR_W - measure(s)) // 2), 0, s, fill=0, width=WIDTH - CHAR_W)
+    x = WIDTH - 3
+    draw.polygon([(x - 3, 2), (x - 3, LINE_H - 4), (x, LINE_H // 2 - 1)], fill=0)
 
 
 def with_notice(image: Image.Image, s: str) -> Image.Image:
@@ -99,10 +192,15 @@ def with_notice(image: Image.Image, s: str) -> Image.Image:
 
 def _bar(draw: ImageDraw.ImageDraw, y: int, s: str) -> None:
     draw.rectangle((0, y, WIDTH - 1, y + LINE_H - 1), fill=1)
-    s = fit(s, COLUMNS)
-    draw.text(((WIDTH - len(s) * CHAR_W) // 2, y), s, font=font(), fill=0)
+    text(draw, max(0, (WIDTH - measure(s)) // 2), y, s, fill=0)
 
 
-def fit(s: str, width: int) -> str:
-    """``s`` cut to ``width`` characters, marking the cut with '.'."""
-    return s if len(s) <= width else s[: width - 1] + "."
+def fitting(build: Callable[[int], str], columns: int = COLUMNS, longest: int = 10) -> str:
+    """The line ``build(width)`` makes with its names abbreviated to ``width`` cells, for the
+    widest names that let it fit ``columns`` cells: 'Ana guessed it!' whole, a long name cut
+    only as much as the line needs. Names keep at least three cells ('Wi.')."""
+    for width in range(longest, 2, -1):
+        line = build(width)
+        if measure(line) <= columns * CHAR_W:
+            return line
+    return build(3)

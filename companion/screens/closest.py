@@ -13,19 +13,27 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from .canvas import CHAR_W, LINE_H, WIDTH, blank, centred, fit, font, text, title
+from .canvas import CHAR_W, LINE_H, WIDTH, abbreviate, blank, centred, text, title
 
 SLOT = 2 * CHAR_W
 """Width of one number on the line: room for "10"."""
-SHAPE = 8
+SHAPE = 10
+"""A card on the line: 10 px (1.7 mm on a 0.96" panel), so hollow and filled differ at a glance."""
+MARK = 8
+"""A player's shape in the text rows."""
 NUMBERS_Y = 11
 CARDS_Y = 22
-VERDICTS_Y = 32
-ROW_Y = (34, 50)
+VERDICTS_Y = 35
+VERDICT = 6
+"""Who won a number: always a filled shape, so smaller than a card."""
+ROW_Y = (36, 50)
 """Text rows under the line: the players row, then the prompt."""
-SCORED_ROW_Y = (40, 52)
+SCORED_ROW_Y = (41, 52)
+"""On the scoring screen: this round's points, then the totals."""
 PLAYER_W = 43
 """Width of a player's part of the players row: a third of the panel."""
+LABEL_W = 5 * CHAR_W + 3
+"""The scoring rows' labels, "round" and "total"."""
 
 
 @dataclass(frozen=True)
@@ -91,47 +99,65 @@ def _slot_x(view: LineView, number: int) -> int:
 
 def number_line(view: LineView) -> Image.Image:
     image, draw = blank()
-    title(draw, view.title)
+    title(draw, view.title, more=view.verdicts is not None)
     on = {number: (player, hollow) for number, player, hollow in view.cards}
     for n in range(1, view.line + 1):
         x = _slot_x(view, n)
         lit = view.cursor is not None and view.cursor[0] == n
         if lit:
             draw.rectangle((x, NUMBERS_Y + 1, x + SLOT - 1, CARDS_Y + SHAPE), fill=1)
+        elif n > 1:  # a ruler's tick between numbers, so "9 10" never reads "910"
+            draw.line((x, NUMBERS_Y + 8, x, NUMBERS_Y + 10), fill=1)
         label = str(n)
-        draw.text((x + (SLOT - len(label) * CHAR_W) // 2 + 1, NUMBERS_Y), label,
-                  fill=0 if lit else 1, font=font())
+        text(draw, x + (SLOT - len(label) * CHAR_W) // 2 + 1, NUMBERS_Y, label, fill=0 if lit else 1,
+             width=SLOT)
         card = (view.cursor[1], view.cursor[2]) if lit else on.get(n)
         if card is not None:
             draw_shape(draw, card[0], x + (SLOT - SHAPE) // 2, CARDS_Y, hollow=card[1],
                        ink=0 if lit else 1)
         if view.verdicts is not None:
             _verdict(draw, view.verdicts[n - 1], x)
-    rows = SCORED_ROW_Y if view.verdicts is not None else ROW_Y
-    _players_row(draw, view, rows[0])
+    if view.verdicts is not None:  # a rule between the cards and who won each number
+        x0 = _slot_x(view, 1)
+        draw.line((x0, VERDICTS_Y - 2, x0 + view.line * SLOT - 1, VERDICTS_Y - 2), fill=1)
+        _scored_row(draw, "round", [f"+{p}" for p in view.points], SCORED_ROW_Y[0])
+        _scored_row(draw, "total", [str(t) for t in view.totals], SCORED_ROW_Y[1])
+        return image
+    _players_row(draw, view, ROW_Y[0])
     if view.menu:
-        _menu(draw, view.menu, view.selected, rows[1])
+        _menu(draw, view.menu, view.selected, ROW_Y[1])
     else:
-        centred(draw, rows[1], view.prompt)
+        centred(draw, ROW_Y[1], view.prompt)
     return image
 
 
 def _verdict(draw: ImageDraw.ImageDraw, verdict: int | str | None, x: int) -> None:
     if isinstance(verdict, int):
-        draw_shape(draw, verdict, x + (SLOT - 6) // 2, VERDICTS_Y + 1, size=6)
+        draw_shape(draw, verdict, x + (SLOT - VERDICT) // 2, VERDICTS_Y, size=VERDICT)
     else:
         text(draw, x + (SLOT - CHAR_W) // 2 + 1, VERDICTS_Y - 2, "=" if verdict == "tie" else "-")
 
 
 def _players_row(draw: ImageDraw.ImageDraw, view: LineView, y: int) -> None:
-    """Per player: shape, name (or this round's +points on the scoring screen), total."""
+    """Per player: shape, name, total."""
     for p, name in enumerate(view.names):
         x = 1 + p * PLAYER_W
-        draw_shape(draw, p, x, y + 3, size=6)
-        label = f"+{view.points[p]}" if view.points else "You" if p == view.me else name
-        text(draw, x + 7, y, fit(label, 3))
+        draw_shape(draw, p, x, y + 2, size=MARK)
+        label = "You" if p == view.me else name
+        text(draw, x + MARK + 1, y, abbreviate(label, 3))
         total = str(view.totals[p])
         text(draw, x + PLAYER_W - 4 - len(total) * CHAR_W, y, total)
+
+
+def _scored_row(draw: ImageDraw.ImageDraw, label: str, numbers: list[str], y: int) -> None:
+    """``round ●+7 ■+1 ▲+1``: a word saying what the numbers are, then each player's shape and
+    number."""
+    text(draw, 0, y, label)
+    cell = (WIDTH - LABEL_W) // len(numbers)
+    for p, number in enumerate(numbers):
+        x = LABEL_W + p * cell
+        draw_shape(draw, p, x + 1, y + 2, size=MARK)
+        text(draw, x + MARK + 2, y, number, width=cell - MARK - 2)
 
 
 def _menu(draw: ImageDraw.ImageDraw, choices: tuple[str, ...], selected: int, y: int) -> None:

@@ -1,4 +1,4 @@
-"""The lobby screens every station shows between games."""
+"""The lobby screens every station shows between games, and the rules pages."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from .canvas import CHAR_W, COLUMNS, LINE_H, WIDTH, blank, centred, fit, text, title
+from .canvas import CHAR_W, COLUMNS, LINE_H, WIDTH, blank, centred, lines_fit, measure, text, title
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,8 @@ class GameMenuView:
     players: str
     index: int
     count: int
+    keys: str = "ok: pick  slap: rules"
+    """The bottom line: what the keys do on this page."""
 
 
 @dataclass(frozen=True)
@@ -24,13 +26,23 @@ class OptionsView:
     rows: tuple[tuple[str, str], ...]
     """(label, value) per row; the last row is the Start row with an empty value."""
     row: int
+    brief: str = ""
+    """What the selected option does, in one line."""
+
+
+@dataclass(frozen=True)
+class RulesView:
+    game: str
+    page: int
+    count: int
+    lines: tuple[str, ...]
 
 
 def game_menu(view: GameMenuView) -> Image.Image:
     """The game's name (on two lines if long) between arrows, its player count, the keys."""
     image, draw = blank()
     title(draw, "Choose a game")
-    names = textwrap.wrap(view.title, COLUMNS - 4)[:2]
+    names = lines_fit(textwrap.wrap(view.title, COLUMNS - 4), 2)
     top = LINE_H + 2 + (LINE_H // 2 if len(names) == 1 else 0)
     draw.rectangle((0, LINE_H + 2, WIDTH - 1, 3 * LINE_H + 1), fill=1)
     for i, name in enumerate(names):
@@ -38,19 +50,39 @@ def game_menu(view: GameMenuView) -> Image.Image:
     text(draw, 1, 2 * LINE_H - 4, "<", invert=True)
     text(draw, WIDTH - CHAR_W - 1, 2 * LINE_H - 4, ">", invert=True)
     centred(draw, 3 * LINE_H + 3, f"{view.players}   {view.index + 1}/{view.count}")
-    centred(draw, 4 * LINE_H + 4, "</>: game  ok: pick")
+    centred(draw, 4 * LINE_H + 4, view.keys)
     return image
 
 
+def _row(draw, y: int, label: str, value: str, selected: bool) -> None:
+    """``label`` at the left, ``value`` at the right; the selected row lit, its value between
+    the arrows that change it."""
+    if selected:
+        draw.rectangle((0, y, WIDTH - 1, y + LINE_H - 1), fill=1)
+    shown = f"<{value}>" if selected and value else value
+    ink = 0 if selected else 1
+    right = WIDTH - 1 - measure(shown)
+    text(draw, 2, y, label, fill=ink, width=right - 5)
+    text(draw, right, y, shown, fill=ink)
+
+
 def options_menu(view: OptionsView) -> Image.Image:
-    """Up to three rows around the selected one; ``<``/``>`` change it, ``ok`` moves on."""
+    """The selected row and the one after it; what the selected option does; the keys."""
     image, draw = blank()
     title(draw, view.game)
-    first = max(0, min(view.row - 1, len(view.rows) - 3))
-    for line, i in enumerate(range(first, min(first + 3, len(view.rows)))):
+    for line, i in enumerate(range(view.row, min(view.row + 2, len(view.rows)))):
         label, value = view.rows[i]
-        s = f"{label}: {value}" if value else label
-        text(draw, 2, LINE_H + 2 + line * LINE_H, fit(s, 20), invert=i == view.row)
-    hint = "ok: start  slap: back" if view.row == len(view.rows) - 1 else "</>: change  ok: next"
-    centred(draw, 4 * LINE_H + 2, hint)
+        _row(draw, LINE_H + 1 + line * LINE_H, label, value, i == view.row)
+    start = view.row == len(view.rows) - 1
+    centred(draw, 3 * LINE_H + 2, view.brief if not start else "everything is set")
+    centred(draw, 4 * LINE_H + 2, "ok: start  slap: back" if start else "</>: change  ok: next")
+    return image
+
+
+def rules(view: RulesView) -> Image.Image:
+    """A page of a game's rules: the title bar says which page, an arrow that more follow."""
+    image, draw = blank()
+    title(draw, f"{view.game} {view.page + 1}/{view.count}", more=view.page + 1 < view.count)
+    for i, line in enumerate(lines_fit(view.lines, 4)):
+        text(draw, 1, LINE_H + 1 + i * LINE_H, line)
     return image

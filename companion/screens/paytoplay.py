@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from .canvas import CHAR_W, LINE_H, blank, fit, text
+from .canvas import CHAR_W, LINE_H, abbreviate, blank, fitting, lines_fit, text
 
 CELL = 20
 BOARD_X, BOARD_Y = 2, 2
@@ -30,12 +30,20 @@ class PayToPlayView:
     cursor: int | str | None
     """Selected cell, 'pass' or 'draw' on the mover's own station; None elsewhere."""
     prompt: str = ""
-    """The bottom line: a cost, an automatic pass, a draw offer, the result."""
+    """The bottom lines: a cost, an automatic pass, a draw offer, the result; wrapped to the
+    side's width, a new line at each ``\n``."""
     line: tuple[int, ...] = ()
     header: str = ""
-    """Tournament progress, e.g. 'Game 2/4', shown above the accounts."""
+    """Tournament progress, e.g. 'Game 2/4', shown above the accounts when the prompt leaves
+    room."""
     result: str = ""
     """Once the game is over: who won, shown where whose turn it is would be."""
+    status: str = ""
+    """Instead of whose turn it is: what the game waits for (a draw offer's answer)."""
+    after_income: int | None = None
+    """On the mover's own station: their balance once this turn's income is paid, the number
+    that decides whether they may place (``balances`` hold no income for the turn being played,
+    as the seed counts)."""
 
 
 def _mark(view: PayToPlayView, player: int) -> str:
@@ -63,26 +71,41 @@ def screen(view: PayToPlayView) -> Image.Image:
             draw.rectangle((x0 + 2, y0 + 2, x0 + CELL - 2, y0 + CELL - 2), fill=1)
         _draw_mark(draw, mark, x0, y0, fill=0 if lit else 1)
     y = 0
-    if view.header:
-        text(draw, SIDE_X, y, fit(view.header, SIDE_COLS))
+    line, lit = _turn_line(view)
+    prompt = [row for part in view.prompt.split("\n") for row in textwrap.wrap(part, SIDE_COLS)]
+    if view.header and len(prompt) + bool(line) <= 1:  # the prompt comes first when room is short
+        text(draw, SIDE_X, y, view.header)
         y += LINE_H
     for p in (0, 1):
         name = "You" if p == view.me else view.names[p]
         balance = str(view.balances[p])
-        row = f"{_mark(view, p)} {fit(name, SIDE_COLS - 3 - len(balance))}"
+        row = f"{_mark(view, p)} {abbreviate(name, SIDE_COLS - 3 - len(balance))}"
         row = row + balance.rjust(SIDE_COLS - len(row))
         text(draw, SIDE_X, y, row, invert=p == view.to_move)
         y += LINE_H
-    if view.result:
-        text(draw, SIDE_X, y, fit(view.result, SIDE_COLS), invert=True)
-    elif view.to_move is not None and view.cursor is None:
-        who = "your" if view.to_move == view.me else f"{fit(view.names[view.to_move], 5)}'s"
-        text(draw, SIDE_X, y, fit(f"{who} turn", SIDE_COLS))
-    elif view.cursor in ("pass", "draw"):
-        text(draw, SIDE_X, y, "Pass" if view.cursor == "pass" else "Draw?", invert=True)
-    y = max(y + LINE_H, 64 - 2 * LINE_H)
-    for row in textwrap.wrap(view.prompt, SIDE_COLS)[: (64 - y) // LINE_H]:
+    if line:
+        text(draw, SIDE_X, y, line, invert=lit)
+        y += LINE_H
+    if view.after_income is not None:
+        income = textwrap.wrap(f"after your income: {view.after_income}", SIDE_COLS)
+        if len(prompt) + len(income) <= (64 - y) // LINE_H:
+            prompt += income  # only whole: a message (a refusal, a draw offer) comes first
+    y = max(y, 64 - max(2, len(prompt)) * LINE_H)
+    for row in lines_fit(prompt, (64 - y) // LINE_H, SIDE_X, y):
         text(draw, SIDE_X, y, row)
         y += LINE_H
     return image
 
+
+def _turn_line(view: PayToPlayView) -> tuple[str, bool]:
+    """The line under the accounts, and whether it is lit: the result, what the game waits
+    for, the mover's Pass or Draw?, or whose turn it is (left out when the prompt says more)."""
+    if view.result or view.status:
+        return view.result or view.status, True
+    if view.cursor in ("pass", "draw"):
+        return ("Pass" if view.cursor == "pass" else "Draw?"), True
+    if view.to_move is not None and view.cursor is None and not view.prompt:
+        if view.to_move == view.me:
+            return "your turn", False
+        return fitting(lambda w: f"{abbreviate(view.names[view.to_move], w)}'s turn", SIDE_COLS), False
+    return "", False

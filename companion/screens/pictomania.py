@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from .canvas import COLUMNS, LINE_H, blank, fit, text, title
+from .canvas import COLUMNS, LINE_H, abbreviate, blank, fit, lines_fit, text, title
 
 LINES = 4
 
@@ -22,16 +22,16 @@ def panel(heading: str, lines: tuple[str, ...], selected: int | None = None) -> 
     """A title bar and up to four lines; ``selected`` is drawn lit, between arrows."""
     image, draw = blank()
     title(draw, heading)
-    for i, line in enumerate(lines[:LINES]):
+    for i, line in enumerate(lines_fit(lines, LINES, 1, LINE_H + 1)):
         if i == selected:
             line = f"< {fit(line, COLUMNS - 4)} >"
-        text(draw, 1, LINE_H + 1 + i * LINE_H, fit(line, COLUMNS), invert=i == selected)
+        text(draw, 1, LINE_H + 1 + i * LINE_H, line, invert=i == selected)
     return image
 
 
 def footed(lines: list[str] | tuple[str, ...], footer: str) -> tuple[str, ...]:
     """Three lines (cut or padded) and a footer on the bottom line."""
-    body = list(lines)[:LINES - 1]
+    body = lines_fit(list(lines), LINES - 1, 1, LINE_H + 1)
     return (*body, *[""] * (LINES - 1 - len(body)), footer)
 
 
@@ -46,7 +46,7 @@ class GuessMark:
 
     def label(self) -> str:
         mark = "-" if self.number is None else f"{self.number}{'' if self.sent else '?'}"
-        return f"{fit(self.name, 4)}:{mark}"
+        return f"{abbreviate(self.name, 4)}:{mark}"
 
 
 def secret_line(letter: str, number: int, word: str | None) -> str:
@@ -100,15 +100,21 @@ class StackView:
     """One drawing's stack turned over: who drew what, then each guess in order."""
 
     heading: str
+    word: str
+    """``C7 flamingo``: the drawing's letter, number and word."""
     guesses: tuple[str, ...]
     """``Ben 5 +2`` or ``Cy 3 x``, in time order."""
     footer: str
 
 
 def stack(view: StackView) -> Image.Image:
+    """The word, the guesses two to a line, and the drawer's result on the last line; with five
+    guesses (six players) the guesses take the last line too (the scores page has the result)."""
     pairs = [" ".join(f"{g:<10}" for g in view.guesses[i:i + 2]).rstrip()
-             for i in range(0, len(view.guesses), 2)]
-    return panel(view.heading, footed(pairs or ["no guesses"], view.footer))
+             for i in range(0, len(view.guesses), 2)] or ["nobody guessed"]
+    if len(pairs) > LINES - 2:
+        return panel(view.heading, (view.word, *pairs))
+    return panel(view.heading, footed([view.word, *pairs], view.footer))
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,6 @@ def scores(view: ScoresView) -> Image.Image:
     cells = []
     for name, score, total in view.rows:
         middle = "" if score is None else f"{score:+d}"
-        cells.append(f"{name[:3]:<3}{middle:>3}{total:>4}")
+        cells.append(f"{abbreviate(name, 3):<3}{middle:>3}{total:>4}")
     lines = [" ".join(cells[i:i + 2]) for i in range(0, len(cells), 2)]
     return panel(view.heading, footed(lines, view.footer))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from .canvas import CHAR_W, COLUMNS, LINE_H, WIDTH, blank, centred, fit, font, text, title
+from .canvas import CHAR_W, COLUMNS, LINE_H, WIDTH, abbreviate, blank, centred, fit, font, text, title
 
 BAND_Y = LINE_H
 BAND_H = 2 * LINE_H
@@ -67,17 +67,6 @@ def big_text(image: Image.Image, x: int, y: int, s: str) -> None:
     image.paste(small.resize((small.width * BIG, small.height * BIG), Image.Resampling.NEAREST), (x, y))
 
 
-def _top_bar(draw, s: str, more: bool) -> None:
-    if not more:
-        title(draw, s)
-        return
-    draw.rectangle((0, 0, WIDTH - 1, LINE_H - 1), fill=1)
-    s = fit(s, COLUMNS - 1)
-    draw.text(((WIDTH - CHAR_W - len(s) * CHAR_W) // 2, 0), s, font=font(), fill=0)
-    x = WIDTH - 3
-    draw.polygon([(x - 3, 2), (x - 3, LINE_H - 4), (x, LINE_H // 2 - 1)], fill=0)
-
-
 def _band(image: Image.Image, draw, view: RoundView) -> None:
     """The countdown number, or each card as its owner's name beside a big value, centred in
     a column of its own."""
@@ -89,7 +78,7 @@ def _band(image: Image.Image, draw, view: RoundView) -> None:
     width = WIDTH // len(view.cards)
     big_w = CHAR_W * BIG
     for i, (name, value) in enumerate(view.cards):
-        name = fit(name, (width - big_w - 4) // CHAR_W)
+        name = abbreviate(name, (width - big_w - 4) // CHAR_W)
         x = i * width + (width - len(name) * CHAR_W - 3 - big_w) // 2
         text(draw, x, BAND_Y + (BAND_H - LINE_H) // 2 + 2, name)
         big_text(image, x + len(name) * CHAR_W + 3, BAND_Y + 2, "?" if value is None else str(value))
@@ -97,7 +86,7 @@ def _band(image: Image.Image, draw, view: RoundView) -> None:
 
 def round_screen(view: RoundView) -> Image.Image:
     image, draw = blank()
-    _top_bar(draw, view.title, view.more)
+    title(draw, view.title, view.more)
     _band(image, draw, view)
     if view.status:
         centred(draw, STATUS_Y, view.status, invert=view.alert)
@@ -113,10 +102,10 @@ def round_screen(view: RoundView) -> Image.Image:
 
 def end_screen(view: EndView) -> Image.Image:
     image, draw = blank()
-    _top_bar(draw, view.title, more=True)
+    title(draw, view.title, more=True)
     centred(draw, LINE_H + 2, view.scores)
     for i, row in enumerate(view.rows[:3]):
-        text(draw, 2, 2 * LINE_H + 4 + i * LINE_H, fit(row, COLUMNS - 1))
+        text(draw, 2, 2 * LINE_H + 4 + i * LINE_H, row)
     return image
 
 
@@ -135,7 +124,7 @@ def scores_line(names: tuple[str, ...], scores: tuple[int, ...]) -> str:
     """``Ana 12  Ben 3  Cy 20``, names shortened as much as the 21 columns need."""
     for width in range(8, 0, -1):
         for gap in ("  ", " "):
-            line = gap.join(f"{fit(n, width)} {v}" for n, v in zip(names, scores))
+            line = gap.join(f"{abbreviate(n, width)} {v}" for n, v in zip(names, scores))
             if len(line) <= COLUMNS:
                 return line
     return fit(line, COLUMNS)

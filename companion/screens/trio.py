@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from .canvas import CHAR_W, COLUMNS, LINE_H, WIDTH, blank, centred, fit, font, text, title
+from .canvas import CHAR_W, LINE_H, WIDTH, abbreviate, blank, centred, text, title
 
 MESSAGE_Y = (LINE_H + 1, 2 * LINE_H + 1)
 RULE_Y = 3 * LINE_H + 1
@@ -52,22 +52,22 @@ def _clock(draw, view: TrioView) -> None:
     x = WIDTH - len(view.clock) * CHAR_W - 2
     if view.hurry:
         draw.rectangle((x - 2, 1, WIDTH - 2, LINE_H - 2), fill=0)
-    draw.text((x, 0), view.clock, font=font(), fill=1 if view.hurry else 0)
+    text(draw, x, 0, view.clock, fill=1 if view.hurry else 0)
 
 
 def status(view: TrioView) -> str:
     """Who is eligible to win (always the leader) or only ineligible to draw, in one line."""
     if view.leader is None:
         return ""
-    name = fit(view.names[view.leader], NAME_CHARS)
+    name = abbreviate(view.names[view.leader], NAME_CHARS)
     return f"{name} can win, no draw" if view.eligible == view.leader else f"{name} leads: no draw"
 
 
 def screen(view: TrioView) -> Image.Image:
     image, draw = blank()
     title(draw, "")
-    room = COLUMNS - len(view.clock) - 1 if view.clock else COLUMNS
-    draw.text((2, 0), fit(view.heading, room), font=font(), fill=0)
+    room = WIDTH - 4 - (len(view.clock) + 1) * CHAR_W if view.clock else WIDTH - 2
+    text(draw, 2, 0, view.heading, fill=0, width=room)
     _clock(draw, view)
     lines = list(view.lines)
     if view.word:
@@ -77,7 +77,7 @@ def screen(view: TrioView) -> Image.Image:
         centred(draw, y, line)
     draw.line((0, RULE_Y, WIDTH - 1, RULE_Y), fill=1)
     for p, (name, score) in enumerate(zip(view.names, view.scores)):
-        cell = f"{fit(name, NAME_CHARS):<{NAME_CHARS}}{score:>2}"
+        cell = f"{abbreviate(name, NAME_CHARS):<{NAME_CHARS}}{score:>2}"
         text(draw, p * CELL_W + 3, SCORES_Y, cell, invert=p == view.highlight)
         if p:
             draw.line((p * CELL_W, RULE_Y, p * CELL_W, SCORES_Y + LINE_H - 1), fill=1)

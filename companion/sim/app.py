@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..adapters.displays import DisplayWriter, open_device
+from ..adapters.lights import StationLights
 from ..daemon import Daemon
 from ..profile import DisplayProfile, Profile, StationProfile
 from ..script import ScriptPress
 from ..wiring import Box, EdgeCallback
 from .sound import MixerBuzzer
+from .tablewindow import TableWindow
 from .window import SOURCE, Window
 
 NAMES = ("Ana", "Ben", "Cy", "Dee", "Eli", "Fay")
@@ -34,42 +36,61 @@ class SimBox(Box):
     clicks for buttons, the mixer for the buzzer. Panels are drawn upright whatever a profile's
     rotation, as every player faces the screen."""
 
-    def __init__(self, profile: Profile, on_edge: EdgeCallback, scale: int | None = None) -> None:
+    def __init__(self, profile: Profile, on_edge: EdgeCallback, scale: int | None = None,
+                 table_screen: tuple[int, int] | None = None) -> None:
         panels = [open_device(replace(st.display, rotate=0), "mock") for st in profile.stations]
         buzzer = MixerBuzzer()
         super().__init__(profile, None, [], DisplayWriter(panels), buzzer, {SOURCE: KEYBOARD_LATENCY_NS})
-        self.window = Window(profile, panels, buzzer, on_edge, scale)
+        self.lights = StationLights({}, None)  # no pins: the window draws each station's lamp
+        self.window = Window(profile, panels, buzzer, on_edge, scale, self.lights)
+        self.table_window = TableWindow(table_screen) if table_screen else None
+        """The table screen's own window, with ``--table-screen`` or a profile's [table_screen]."""
+        if self.table_window is not None:
+            self.table_screen = self.table_window.screen
 
     def drive(self, station: int, key: str, pressed: bool) -> None:
         self.window.deliver(station, key, pressed, "script")
 
     def close(self) -> None:
+        if self.table_window is not None:
+            self.table_window.close()
         super().close()
         self.window.close()
 
 
 class Simulator:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 scale: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 scale: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 settings_path: Path | None = None, table_screen: tuple[int, int] | None = None) -> None:
+        settings = profile.table_screen
+        if table_screen is None and settings.enabled:
+            table_screen = (settings.width, settings.height)
         self.daemon = Daemon(profile, journal_dir, seed, defaults=defaults,
-                             adapters=lambda on_edge: SimBox(profile, on_edge, scale))
+                             adapters=lambda on_edge: SimBox(profile, on_edge, scale, table_screen),
+                             settings_path=settings_path)
         self.window: Window = self.daemon.box.window
+        self.table_window: TableWindow | None = self.daemon.box.table_window
 
     async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
         """Until the players quit; a script, if given, presses keys for them meanwhile."""
         stop = asyncio.Event()
         script = asyncio.ensure_future(self.daemon.press_script(presses or [], speed))
         try:
-            await asyncio.gather(self.daemon.run(stop), self.window.pump(stop))
+            pumps = [self.window.pump(stop)] + ([self.table_window.pump(stop)] if self.table_window else [])
+            await asyncio.gather(self.daemon.run(stop), *pumps)
         finally:
             script.cancel()
 
     async def screenshot(self, path: Path, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
-        """Start up, play the script if any, then save the window as it looks as a PNG."""
+        """Start up, play the script if any, then save the window as it looks as a PNG (and the
+        table screen's, if it has one, as ``.table.png``)."""
         await self.daemon.play_script(presses or [], speed)
         self.daemon.box.displays.flush()
         self.window.draw()
         self.window.save(path)
+        if self.table_window is not None:  # the table screen beside it: shot.png, shot.table.png
+            self.table_window.screen.flush()
+            self.table_window.screen.image.save(path.with_suffix(".table.png"))
 
     def close(self) -> None:
         self.daemon.close()

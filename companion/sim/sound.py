@@ -17,6 +17,7 @@ import pygame
 from gpiozero.tones import Tone
 
 from ..cues import CUES, steps
+from ..settings import amplitude
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class MixerBuzzer:
         """Every cue started, in order."""
         self._lit: tuple[str, float] | None = None
         self._sounds: dict[str, pygame.mixer.Sound] = {}
+        self.volume = 1.0
         try:
             pygame.mixer.init(frequency=SAMPLE_RATE, size=-16, channels=1, buffer=512)
         except pygame.error as e:
@@ -72,6 +74,7 @@ class MixerBuzzer:
         self._lit = (cue, time.monotonic() + max(FLASH_MIN_S, length_s(cue)))
         if self.channel is not None and not self.muted:
             self.channel.play(self.sound(cue))
+            self.channel.set_volume(self.volume)  # play() may reset a channel's volume
 
     def sound(self, cue: str) -> pygame.mixer.Sound:
         if cue not in self._sounds:
@@ -84,6 +87,13 @@ class MixerBuzzer:
         if self._lit is not None and now_s < self._lit[1]:
             return self._lit[0]
         return None
+
+    def set_volume(self, volume: int) -> None:
+        """1 (quiet) to 5 (loudest): the mixer channel's volume, the same amplitude steps as
+        the buzzer's duty cycle on the box (:mod:`companion.settings`)."""
+        self.volume = amplitude(volume)
+        if self.channel is not None:
+            self.channel.set_volume(self.volume)
 
     def toggle_mute(self) -> None:
         self.muted = not self.muted

@@ -22,6 +22,7 @@ from typing import Callable
 import pygame
 from PIL import Image
 
+from ..adapters.lights import BLINK_S, StationLights
 from ..inputs import KEYS, InputEvent
 from ..profile import Profile
 from . import keys as keymap
@@ -46,6 +47,7 @@ LAMP_ON = (255, 186, 20)
 GAP, PAD, HEADER, GLASS, RIM = 16, 12, 30, 4, 10
 BUTTON_H, CAPTION_H, SLAP_D, SMALL_W, SMALL_GAP, SLAP_GAP = 52, 18, 52, 64, 10, 22
 TABLE_H = 86
+LAMP_RING = 7
 
 
 def panel_pixels(image: Image.Image, scale: int) -> Image.Image:
@@ -61,6 +63,8 @@ class StationArea:
     panel: pygame.Rect
     """Where the OLED's pixels are drawn, exactly ``scale`` times the panel's size."""
     buttons: dict[str, pygame.Rect]
+    lamp: pygame.Rect
+    """The station light: a ring around the slap button, as the LED in an arcade button."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ def _station_area(profile: Profile, station: int, card: pygame.Rect, scale: int)
     for key in KEYS[1:]:
         buttons[key] = pygame.Rect(x, y + (BUTTON_H - 40) // 2, SMALL_W, 40)
         x += SMALL_W + SMALL_GAP
-    return StationArea(card, panel, buttons)
+    return StationArea(card, panel, buttons, buttons["slap"].inflate(2 * LAMP_RING, 2 * LAMP_RING))
 
 
 def fit_scale(profile: Profile, screen: tuple[int, int]) -> int:
@@ -124,8 +128,11 @@ def fit_scale(profile: Profile, screen: tuple[int, int]) -> int:
 
 class Window:
     def __init__(self, profile: Profile, panels: list, buzzer: MixerBuzzer,
-                 on_edge: Callable[[InputEvent], None], scale: int | None = None) -> None:
-        """``panels`` are the stations' luma devices (their ``.image`` is what each shows)."""
+                 on_edge: Callable[[InputEvent], None], scale: int | None = None,
+                 lights: StationLights | None = None) -> None:
+        """``panels`` are the stations' luma devices (their ``.image`` is what each shows);
+        ``lights`` the station lights the daemon sets (their ``states``)."""
+        self.lights = lights
         pygame.display.init()
         pygame.font.init()
         if scale is None:
@@ -227,7 +234,8 @@ class Window:
         """Draw and show the window if anything on it changed since it was last drawn."""
         images = [panel.image for panel in self.panels]
         state = (self.asking, self.buzzer.muted, self.buzzer.lit(time.monotonic()),
-                 frozenset(k for k, v in self._held.items() if v))
+                 frozenset(k for k, v in self._held.items() if v),
+                 tuple(self.lamp_lit(s) for s in range(len(self.panels))))
         if self._drawn is not None and self._drawn[0] == state and all(
                 a is b for a, b in zip(self._drawn[1], images)):
             return
@@ -280,8 +288,20 @@ class Window:
         surface = self._panel_surface(station)
         if surface is not None:
             self.surface.blit(surface, area.panel)
+        self._draw_lamp(station, area)
         for key, rect in area.buttons.items():
             self._draw_button(station, key, rect)
+
+    def lamp_lit(self, station: int, now_s: float | None = None) -> bool:
+        """Whether the station's light is lit now: on, or in the lit half of a blink."""
+        state = self.lights.states.get(station, "off") if self.lights is not None else "off"
+        if state == "blink":
+            return int((time.monotonic() if now_s is None else now_s) / BLINK_S) % 2 == 0
+        return state == "on"
+
+    def _draw_lamp(self, station: int, area: StationArea) -> None:
+        lit = self.lamp_lit(station)
+        pygame.draw.ellipse(self.surface, LAMP_ON if lit else LAMP_OFF, area.lamp, width=LAMP_RING - 2)
 
     def _draw_button(self, station: int, key: str, rect: pygame.Rect) -> None:
         """A raised button casts a shadow; a held one sinks into it and darkens."""

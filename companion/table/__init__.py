@@ -1,8 +1,15 @@
 """The table: the referee's state machine for the whole box, lobby and games alike.
 
 It receives debounced inputs and the passage of time, and offers a screen per station and
-the buzzer cues to play. Holding ``left`` and ``right`` together on any station for two
-seconds abandons the game in progress and returns to the lobby.
+the buzzer cues to play. Players take seats (:mod:`.seating`): the game table sees seats, never
+stations, so every input is translated from its station to its seat on the way in and every
+screen from seat to station on the way out; a station without a seat watches. Holding ``left``
+and ``right`` together on a seated station counts down on its screen for two seconds, then asks
+to confirm (``ok`` abandons, any other key keeps playing); an abandoned game is announced on
+every station until ``ok`` returns to the lobby. A game a crash interrupted is offered on every
+station before it is resumed. Holding ``right`` and pressing ``ok`` during a game shows that
+station the game's rules (``left``/``right`` turn the pages, ``ok`` or ``slap`` go back to the
+game, which carries on meanwhile).
 """
 
 from __future__ import annotations
@@ -10,6 +17,8 @@ from __future__ import annotations
 import errno
 import logging
 import random
+import time
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from PIL import Image
@@ -19,20 +28,29 @@ from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
 from ..recovery import Interrupted, abandon, dismiss
+from ..rulebook import pages
 from ..screens.canvas import with_notice
+from ..screens.seating import spectator
+from ..screens.table import abandoned_screen, confirm_screen, resume_screen
+from ..settings import BoxSettings
+from .box_settings import SettingsPage
+from .chord import Chords
 from .game import TABLES, GameTable, load_tables
-from .lobby import Lobby, StartGame
+from .lobby import Lobby, StartGame, rules_screen, turn_page
+from .seating import BACK, Seated, Seating, needs_seating
 from .stuck import StuckButtons
 
 log = logging.getLogger(__name__)
 
 ABANDON_HOLD_NS = 2_000_000_000
 RESUMED_BANNER_NS = 4_000_000_000
+S = 1_000_000_000
 
 
 class Table:
     def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
-                 seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 settings: BoxSettings | None = None) -> None:
         self.names = names
         self.stations = len(names)
         self.open_journal = open_journal
@@ -43,67 +61,220 @@ class Table:
         self.cues: list[str] = []
         self.version = 0
         """Bumped whenever a screen may have changed, so the daemon renders only then."""
-        self._held: dict[tuple[int, str], int] = {}
+        self.reveals = 0
+        """How many screen changes have opened a race (see :meth:`take_reveal`)."""
+        self.screens_take_time = False
+        """False: a screen is seen as soon as it is asked for (mock panels, the simulator, a
+        table on its own), so a race opens on every station as the table opens it. The daemon
+        sets it for real panels; it then shows each reveal and reports its onsets."""
+        self._reveal_due = False
         self.now_ns = 0
         self.resumed_until_ns: int | None = None
         self.stuck_buttons = StuckButtons()
+        self.seating: Seating | None = None
+        """Asking who plays the game just picked, while it does."""
+        self.seated: Seated | None = None
+        """Who plays the game being set up or played: its seats' stations and names."""
+        self.chords = Chords()
+        self.confirming: int | None = None
+        """The station asked whether to abandon the game, while it is asked."""
+        self.abandoned: str | None = None
+        """The title of the game just abandoned, shown until a station presses ``ok``."""
+        self.offer: Interrupted | None = None
+        """A game a crash interrupted, offered on every station until ``ok`` or ``left``."""
+        self.settings_page = SettingsPage(settings or BoxSettings())
+        self.lobby.pages_after = 1
+        self.on_settings_page = False
+        """True while the game menu shows the Box settings page (after the last game)."""
+        self.rules_open: dict[int, int] = {}
+        """Stations reading the rules during a game, and the page each is on."""
+
         self.lobby_notice: str | None = None
         """Shown under the lobby until the next press: something the players must know (the
         interrupted game could not be resumed, a game could not start)."""
+
+    @property
+    def settings(self) -> BoxSettings:
+        return self.settings_page.settings
+
+    # --- seats ---------------------------------------------------------------------------------
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """The station of each seat of the game in play (or being set up)."""
+        if self.seated is not None:
+            return self.seated.stations
+        return tuple(range(min(self.lobby.players, self.stations)))
+
+    def seat_of(self, station: int) -> int | None:
+        """The seat ``station`` plays in, or None for a station that watches."""
+        seats = self.seats
+        return seats.index(station) if station in seats else None
+
+    # --- resuming -------------------------------------------------------------------------------
 
     def tell(self, text: str) -> None:
         """Show ``text`` on every station's lobby until someone presses a button."""
         self.lobby_notice = text
         self.version += 1
 
+    def offer_resume(self, interrupted: Interrupted) -> None:
+        """Ask every station whether to carry on with a game a crash interrupted."""
+        self.offer = interrupted
+        self.offer_from = time.strftime("%H:%M", time.localtime(interrupted.path.stat().st_mtime))
+        """When the offered game was last played (its journal's last write), as players saw it."""
+        self.version += 1
+
     def resume(self, interrupted: Interrupted, now_ns: int) -> None:
-        """Carry on with a game a crash interrupted: same state, same journal, players told."""
+        """Carry on with a game a crash interrupted: same state, same journal, same seats."""
+        self.offer = None
         match = interrupted.match
         table = TABLES[match.rules.name]
+        players = len(match.players)
+        seats = interrupted.header.stations
+        if seats is None or len(seats) != players or max(seats) >= self.stations:
+            seats = tuple(range(players))
+        self.seated = Seated(seats, match.players)
         start_ns = now_ns - round(interrupted.last_t * 1e9)
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
-                          interrupted.writer, start_ns, match=match)
+                          interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time)
         self.now_ns = now_ns
         self.resumed_until_ns = now_ns + RESUMED_BANNER_NS
         self.version += 1
         self.cues.append("go")
+        self._collect()
+
+    def _answer_offer(self, event: InputEvent) -> None:
+        if not event.pressed or event.key not in ("ok", "left"):
+            return
+        interrupted, self.offer = self.offer, None
+        if event.key == "ok":
+            log.info("%s: resumed by the players", interrupted.path.name)
+            self.resume(interrupted, event.t_ns)
+        else:
+            interrupted.writer.close()
+            log.info("%s: the players started afresh; marked abandoned", interrupted.path.name)
+            abandon(interrupted.path)
+
+    # --- inputs ---------------------------------------------------------------------------------
 
     def handle(self, event: InputEvent) -> None:
         """A debounced input from a station."""
         if event.station >= self.stations:
             return
         self.version += 1
+        self.now_ns = max(self.now_ns, event.t_ns)
         self.stuck_buttons.seen(event)
-        if event.key in ("left", "right"):
-            if event.pressed:
-                self._held[(event.station, event.key)] = event.t_ns
-            else:
-                self._held.pop((event.station, event.key), None)
-        if self.game is None:
-            if event.pressed:
-                self.lobby_notice = None
+        if self.game is None and event.pressed:
+            self.lobby_notice = None
+        if self.offer is not None:
+            self._answer_offer(event)
+        elif self.abandoned is not None:
+            if event.pressed and event.key == "ok":
+                self.abandoned = None
+        elif self.game is not None:
+            self._play(event)
+        elif self.seating is not None:
+            self._seat(event)
+        elif self._turns_to_settings(event):
+            self._settings(event)
+        elif self.lobby.row is None and self.lobby.rules_page is None and event.pressed \
+                and event.key == "ok" and needs_seating(self.lobby.game, self.stations):
+            self.seating = Seating(self.lobby.game, self.names)
+        else:
             start = self.lobby.handle(event)
             if start is not None:
                 self.start(start, event.t_ns)
+            elif self.lobby.row is None:  # back on the game menu: the seats go with the game
+                self.lobby.seated, self.seated = None, None
+
+    def _turns_to_settings(self, event: InputEvent) -> bool:
+        """On the game menu, the Box settings page comes after the last game and before the first."""
+        if self.lobby.row is not None or self.lobby.rules_page is not None or not event.pressed:
+            return self.on_settings_page
+        last = len(self.lobby.games) - 1
+        return self.on_settings_page or (event.key, self.lobby.index) in (("right", last), ("left", 0))
+
+    def _settings(self, event: InputEvent) -> None:
+        if not self.on_settings_page:
+            self.on_settings_page = True
             return
-        self.game.handle(event)
+        step = self.settings_page.handle(event)
+        self.cues.extend(self.settings_page.cues)
+        self.settings_page.cues.clear()
+        if step:
+            self.on_settings_page = False
+            self.lobby.index = 0 if step > 0 else len(self.lobby.games) - 1
+
+    def _seat(self, event: InputEvent) -> None:
+        result = self.seating.handle(event)
+        if result is None:
+            return
+        self.seating = None
+        if isinstance(result, Seated):
+            self.seated = result
+            self.lobby.seated = len(result.stations)
+            self.lobby.handle(event)  # the ok that seated them opens the game's options
+
+    def _play(self, event: InputEvent) -> None:
+        if event.station == self.confirming:
+            if event.pressed:
+                self.confirming = None
+                if event.key == "ok":
+                    self._close(abandoned=True)
+                return
+        if self.seat_of(event.station) is None:
+            if self.game.match.outcome is not None:  # anyone may take the table back to the lobby
+                self.game.handle(replace(event, station=len(self.seats)))
+                self._collect()
+            return
+        if self._rules(event):
+            return
+        for passed in self.chords.feed(event, self.game.races_on_left_right()):
+            self._to_game(passed)
+
+    def _to_game(self, event: InputEvent) -> None:
+        if self.game is None or event.station == self.confirming:
+            return
+        self.game.handle(replace(event, station=self.seat_of(event.station)))
         self._collect()
+
+    def _rules(self, event: InputEvent) -> bool:
+        """The rules chord and the rules pages: True if ``event`` was theirs, not the game's.
+        Releases go on as ever (the abandon chord keeps track of what is held)."""
+        station = event.station
+        if not event.pressed:
+            return False
+        if station in self.rules_open:
+            page = turn_page(self.rules_open[station], len(pages(self.game.match.rules.name)), event.key)
+            if page is None:
+                del self.rules_open[station]
+            else:
+                self.rules_open[station] = page
+            return True
+        if event.key == "ok" and "right" in self.chords.held.get(station, ()):
+            self.rules_open[station] = 0
+            return True
+        return False
 
     def start(self, start: StartGame, now_ns: int) -> None:
         rules = start.rules
         options = parse_options(rules.Options, start.options)
-        names = self.names[: min(self.stations, rules.max_players)]
+        stations = self.seats
+        names = self.seated.names if self.seated is not None else self.names[: len(stations)]
+        self.seated = Seated(stations, names)
         seed = self._seeds.randrange(2**31)
         journal = None
         if self.open_journal is not None:
             try:
-                journal = self.open_journal(Header(rules.name, names, options_dict(options), seed))
+                journal = self.open_journal(Header(rules.name, names, options_dict(options), seed, stations))
             except OSError as e:
                 log.error("cannot start %s: its journal cannot be written: %s", rules.name, e)
                 self.tell("DISK FULL: NOT STARTED" if e.errno == errno.ENOSPC else "CANNOT SAVE: NOT STARTED")
                 self.cues.append("wrong")
                 return
-        self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns)
+        self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns,
+                                       screens_take_time=self.screens_take_time)
         self.cues.append("go")
         self._collect()
 
@@ -111,6 +282,10 @@ class Table:
         game = self.game
         self.cues.extend(game.cues)
         game.cues.clear()
+        if game.reveal_asked:
+            game.reveal_asked = False
+            self.reveals += 1
+            self._reveal_due = True
         if game.finished:
             self._close()
 
@@ -122,52 +297,116 @@ class Table:
                 abandon(journal.path)
             else:
                 dismiss(journal.path)
+        if abandoned:
+            self.abandoned = self.game.match.rules.title
+            self.cues.append("wrong")
         self.game = None
         self.resumed_until_ns = None
-        self._held.clear()
+        self.confirming = None
+        self.chords.clear()
+        self.lobby.seated, self.seated = None, None
+        self.rules_open.clear()
+        self.version += 1
+
+    # --- time -----------------------------------------------------------------------------------
 
     def tick(self, now_ns: int, watermark_ns: int) -> None:
-        """Time passing: abandon holds, then the game's own timers and races."""
+        """Time passing: held-back presses, abandon holds, then the game's own timers and races."""
+        if self.game is not None and self.chords.since and now_ns // S != self.now_ns // S:
+            self.version += 1  # a hold's countdown moves on
         self.now_ns = now_ns
         if self.game is None:
             return
+        for event in self.chords.due(now_ns):
+            self._to_game(event)
+            if self.game is None:
+                return
         if self.resumed_until_ns is not None and now_ns >= self.resumed_until_ns:
             self.resumed_until_ns = None
             self.version += 1
-        for station in range(self.stations):
-            left = self._held.get((station, "left"))
-            right = self._held.get((station, "right"))
-            if left is not None and right is not None and now_ns - max(left, right) >= ABANDON_HOLD_NS:
-                self._close(abandoned=True)
+        for station, since in list(self.chords.since.items()):
+            if now_ns - since >= ABANDON_HOLD_NS and self.confirming is None:
+                del self.chords.since[station]
+                self.confirming = station
                 self.cues.append("wrong")
                 self.version += 1
-                return
         if self.game.tick(now_ns, watermark_ns):
             self.version += 1
         self._collect()
 
+    def take_reveal(self) -> int | None:
+        """If the screens now due open a race, the reveal's number (once): the daemon shows them
+        on every panel at once and reports the onsets to :meth:`revealed` with that number."""
+        if not self._reveal_due:
+            return None
+        self._reveal_due = False
+        return self.reveals
+
+    def revealed(self, number: int, onsets: dict[int, int]) -> None:
+        """When each station showed reveal ``number`` (host monotonic ns; a station left out
+        showed it at once). A reveal the table has moved past is ignored."""
+        if number != self.reveals or self.game is None:
+            return
+        seats = {seat: onsets[station] for seat, station in enumerate(self.seats) if station in onsets}
+        if self.game.revealed(seats):
+            self.version += 1
+
     def wakeup_ns(self) -> int | None:
-        times = [max(self._held.get((s, "left"), -1), self._held.get((s, "right"), -1)) + ABANDON_HOLD_NS
-                 for s in range(self.stations)
-                 if (s, "left") in self._held and (s, "right") in self._held]
+        times = [t for t in (self.chords.wakeup_ns(), self.resumed_until_ns) if t is not None]
+        for since in self.chords.since.values():
+            done = since + ABANDON_HOLD_NS
+            times.append(min(done, since + (max(self.now_ns - since, 0) // S + 1) * S))
         if self.game is not None and self.game.wakeup_ns() is not None:
             times.append(self.game.wakeup_ns())
-        if self.resumed_until_ns is not None:
-            times.append(self.resumed_until_ns)
         return min(times) if times else None
 
-    def screen(self, station: int) -> Image.Image:
-        if self.game is None:
-            image = self.lobby.screen()
-            if self.lobby_notice is not None:
-                image = with_notice(image, self.lobby_notice)
-            return self.stuck_buttons.mark(station, image)
-        image = self.game.screen(station)
-        if self.resumed_until_ns is not None:
-            image = with_notice(image, "RESUMED")
-        return self.stuck_buttons.mark(station, image)
+    # --- screens --------------------------------------------------------------------------------
 
-    def stuck(self, station: int, key: str) -> None:
-        """A button held far too long: shown on its station until it is released."""
+    def screen(self, station: int) -> Image.Image:
+        return self.stuck_buttons.mark(station, self._screen(station))
+
+    def _screen(self, station: int) -> Image.Image:
+        if self.offer is not None:
+            return resume_screen(self.offer.match.rules.title, self.offer_from)
+        if self.abandoned is not None:
+            return abandoned_screen(self.abandoned)
+        if self.game is None:
+            if self.seating is not None:
+                return self.seating.screen(station)
+            if self.on_settings_page:
+                count = len(self.lobby.games)
+                return self.settings_page.screen(count, count + 1)
+            if self.lobby_notice is not None:
+                return with_notice(self.lobby.screen(), self.lobby_notice)
+            return self.lobby.screen()
+        if station == self.confirming:
+            return confirm_screen(self.game.match.rules.title)
+        seat = self.seat_of(station)
+        if seat is None:
+            return spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
+        if station in self.rules_open:
+            image = rules_screen(self.game.match.rules.name, self.rules_open[station])
+        else:
+            image = self.game.screen(seat)
+        since = self.chords.since.get(station)
+        if since is not None:
+            left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
+            image = with_notice(image, f"QUIT? KEEP HOLDING {max(left_s, 1)}s")
+        elif self.resumed_until_ns is not None:
+            image = with_notice(image, "RESUMED")
+        return image
+
+    def lights(self) -> tuple[str, ...]:
+        """Each station's light (``off``, ``on``, ``blink``): the game's, from seats to stations."""
+        lit = self.game.lights() if self.game is not None and self.confirming is None else {}
+        seats = self.seats
+        return tuple(lit.get(seats.index(s), "off") if s in seats else "off" for s in range(self.stations))
+
+    def stuck(self, station: int, key: str) -> bool:
+        """A button held far too long: shown on its station until it is released. A key held as
+        half of the abandon chord is not stuck: False, and nothing is shown."""
+        if self.chords.holding(station, key) or station == self.confirming:
+            return False
         self.stuck_buttons.report(station, key)
         self.version += 1
+        return True

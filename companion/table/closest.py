@@ -28,9 +28,10 @@ from dataclasses import replace
 from PIL import Image
 
 from ..games.base import IllegalAction
-from ..games.closest import TIE, ClosestState, ScoredRound
+from ..games.closest import ClosestState, ScoredRound
 from ..inputs import InputEvent
-from ..race import Race
+from ..race import Race, RaceResult
+from ..screens.canvas import abbreviate, fitting
 from ..screens.closest import LineView, QuestionView, number_line, question
 from .game import GameTable
 
@@ -60,6 +61,8 @@ class ClosestTable(GameTable):
         super().__init__(*args, **kwargs)
         self.rng = random.Random(self.match.seed)
         self.race: Race | None = None
+        self.last_race: RaceResult | None = None
+        """The start race last decided (a tie too), for the table screen's timeline."""
         self.question = SEED_QUESTION
         self.answers: tuple[int, int, int, int] = (0, 0, 0, 0)
         self.out: set[int] = set()
@@ -71,6 +74,8 @@ class ClosestTable(GameTable):
         self.decoy = False
         self.showing: ScoredRound | None = None
         """The round on the scoring screen, until someone presses ok."""
+        self.lit: dict[int, str] = {}
+        """The start race's winner (on) or tied players (blinking), until the first card."""
         start = self.match.options.start
         if self.state.starter is not None:
             self.message = f"{self.names[self.state.starter]} starts"
@@ -91,7 +96,8 @@ class ClosestTable(GameTable):
         self.answers = answers(*numbers, self.rng)
         right = ANSWER_KEYS[self.answers.index(numbers[0] * numbers[1])]
         window = self.match.options.tie_window_ms * 1_000_000
-        self.race = Race(opens_ns, window, contenders, key=right)
+        self.race = Race(opens_ns, window, contenders, key=right, revealed=True)
+        self.reveal(self.race)
         self.out = set()
         self.since_ns = opens_ns
 
@@ -106,19 +112,28 @@ class ClosestTable(GameTable):
                 self.out.add(event.station)
                 self.cues.append("wrong")
 
+    def lights(self) -> dict[int, str]:
+        return self.lit
+
+    def races_on_left_right(self) -> bool:
+        return self.race is not None
+
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         if self.race is None:
             return False
         result = self.race.decide(watermark_ns)
+        self.last_race = result or self.last_race
         if result is not None and not result.tie:
             self.now_ns = self.since_ns = now_ns
             (winner,) = result.winners
             self._start(winner, "answered first")
+            self.lit = {winner: "on"}
             self.cues.append("decided")
         elif result is not None:
             tied = sorted(result.winners)
             self._ask(product(self.rng), tied, now_ns)
-            self.message = "Tie: " + " & ".join(self.names[p] for p in tied) + " again"
+            self.message = fitting(lambda w: "Tie: " + " & ".join(abbreviate(self.names[p], w) for p in tied) + " again")
+            self.lit = {p: "blink" for p in tied}
             self.cues.append("tie")
         elif self.race.nobody_can_win(watermark_ns):
             self._ask(product(self.rng), self.race.stations, now_ns)
@@ -132,9 +147,9 @@ class ClosestTable(GameTable):
         return self.race.decision_due_ns if self.race is not None else None
 
     def _start(self, player: int, how: str) -> None:
-        self.match.act({"action": "start", "player": player})
+        self.act_after(self.race, {"action": "start", "player": player})
         self.race = None
-        self.message = f"{self.names[player]} {how}"
+        self.message = fitting(lambda w: f"{abbreviate(self.names[player], w)} {how}")
 
     # --- placing cards ------------------------------------------------------------------------
 
@@ -174,6 +189,7 @@ class ClosestTable(GameTable):
             self.picked = None
 
     def _place(self, number: int, decoy: bool) -> None:
+        self.lit = {}
         rounds = len(self.state.scored)
         try:
             self.match.act({"action": "place", "player": self.state.mover(), "number": number,
@@ -209,7 +225,8 @@ class ClosestTable(GameTable):
             return "Wrong: you're out"
         tie_break = len(self.race.stations) < len(self.names)
         if tie_break and me not in self.race.stations:
-            return "Tie-break: " + " & ".join(self.names[p] for p in sorted(self.race.stations))
+            return fitting(lambda w: "Tie-break: " + " & ".join(abbreviate(self.names[p], w)
+                                                                for p in sorted(self.race.stations)))
         return self.message or "First right answer"
 
     def _scoring_view(self, me: int | None) -> LineView:
@@ -218,24 +235,23 @@ class ClosestTable(GameTable):
         if outcome is None:
             heading = f"Round {played.round}: all count" if played.decoys_count else f"Round {played.round} scores"
         elif len(outcome.winners) == 1:
-            heading = f"{self.names[outcome.winners[0]]} wins!"
+            heading = fitting(lambda w: f"{abbreviate(self.names[outcome.winners[0]], w)} wins!", 20)
         else:
-            heading = " & ".join(self.names[p] for p in outcome.winners) + " win"
-        legend = [mark for mark, verdict in (("= tie", TIE), ("- none", None)) if verdict in played.verdicts]
-        legend.append("ok: lobby" if outcome else "ok: next")
+            heading = fitting(lambda w: " & ".join(abbreviate(self.names[p], w) for p in outcome.winners) + " win", 20)
         return LineView(
             title=heading, line=played.line,
             cards=tuple((c.number, c.player, c.decoy) for c in played.cards),
-            names=self.names, totals=self.state.totals, me=me, prompt="  ".join(legend),
+            names=self.names, totals=self.state.totals, me=me,
             verdicts=played.verdicts, points=played.points,
         )
 
     def _play_view(self, me: int | None) -> LineView:
         state = self.state
         mover = state.mover()
-        whose = "your" if mover == me else f"{self.names[mover]}'s"
+        title = f"Round {state.round}: your turn" if mover == me else \
+            fitting(lambda w: f"Round {state.round}: {abbreviate(self.names[mover], w)}'s turn")
         view = LineView(
-            title=f"Round {state.round}: {whose} turn", line=state.line,
+            title=title, line=state.line,
             cards=tuple((c.number, c.player, c.decoy and c.player == me) for c in state.cards),
             names=self.names, totals=state.totals, me=me, prompt=self.message,
         )
@@ -247,8 +263,8 @@ class ClosestTable(GameTable):
         if self.picked is not None:
             return replace(view, cursor=(number, me, self.decoy), menu=("counts", "decoy"),
                          selected=int(self.decoy))
-        prompt = {None: "</>: number  ok", True: "This one: your decoy",
-                  False: "This one counts" if state.round > 1 else "</>: number  ok"}[rule]
+        prompt = {None: "</>: pick  ok: place", True: "This one: your decoy",
+                  False: "This one counts" if state.round > 1 else "</>: pick  ok: place"}[rule]
         return replace(view, cursor=(number, me, bool(rule)), prompt=prompt)
 
     def screen(self, station: int) -> Image.Image:

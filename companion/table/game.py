@@ -18,6 +18,7 @@ from ..games.base import Rules
 from ..inputs import InputEvent
 from ..journal import JournalWriter
 from ..match import Match
+from ..race import Race
 
 
 TABLES: dict[str, type["GameTable"]] = {}
@@ -42,9 +43,11 @@ class GameTable:
 
     def __init__(self, rules: Rules, options: Any, names: tuple[str, ...], stations: int,
                  seed: int | None, journal: JournalWriter | None, start_ns: int,
-                 match: Match | None = None) -> None:
+                 match: Match | None = None, screens_take_time: bool = False) -> None:
         """A new game, or with ``match`` one resumed from its journal (``start_ns`` then lies
-        in the past, so journal times carry on from where they stopped)."""
+        in the past, so journal times carry on from where they stopped). With
+        ``screens_take_time`` (real panels) a race opened by a screen change waits for the
+        onsets the daemon reports (:meth:`revealed`); without, it opens on every station at once."""
         self.stations = stations
         self.journal = journal
         self.start_ns = self.now_ns = self.since_ns = start_ns
@@ -52,12 +55,19 @@ class GameTable:
         self.cues: list[str] = []
         self.finished = False
         """True once a player has dismissed the end screen: the table returns to the lobby."""
+        self.screens_take_time = screens_take_time
+        self.reveal_asked = False
+        """Set by :meth:`reveal` until the table passes it on to the daemon."""
+        self.revealing: Race | None = None
+        self.aside: dict[str, Any] = {}
+        """Informational fields for the next journal line (a race's onsets and reaction times)."""
         self.match = match or Match(rules, options, names, seed)
         self.match.record = self._record if journal else None
         self.match.settle()
 
     def _record(self, line: dict[str, Any]) -> None:
-        self.journal.write({**line, "t": self.seconds(self.now_ns)})
+        self.journal.write({**line, **self.aside, "t": self.seconds(self.now_ns)})
+        self.aside = {}
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -83,11 +93,59 @@ class GameTable:
         then, and its ``on_input`` keeps receiving that station's inputs."""
         return True
 
+    def lights(self) -> dict[int, str]:
+        """The station lights by seat: ``on`` for the race winner, ``blink`` for the players of a
+        tie, while the result stands; a seat not named is off."""
+        return {}
+
+    def races_on_left_right(self) -> bool:
+        """True while ``left``/``right`` are answers in a race: the table then passes them on at
+        once (an answer is final, and its cue must not wait), rather than holding them back to see
+        whether they start the abandon chord (:mod:`.chord`)."""
+        return False
+
     def changed(self, event: InputEvent) -> None:
         self.since_ns = event.t_ns
 
     def on_input(self, event: InputEvent) -> None:
         raise NotImplementedError
+
+    def reveal(self, race: Race) -> None:
+        """The screen change due now opens ``race`` (created ``revealed``): the box shows it on
+        every station at once and reports each station's onset to :meth:`revealed`. Shown as
+        soon as asked (``screens_take_time`` False), every onset is the race's opening."""
+        if not self.screens_take_time:
+            race.reveal({})
+            return
+        self.revealing = race
+        self.reveal_asked = True
+
+    def revealed(self, onsets: dict[int, int]) -> bool:
+        """Each station's onset of the race being revealed; True if a screen changed (a press
+        already made turned out to be before its station's onset)."""
+        race, self.revealing = self.revealing, None
+        if race is None:
+            return False
+        race.reveal(onsets)
+        return any(race.early(s) for s in race.stations)
+
+    def act_after(self, race: Race | None, action: dict[str, Any]) -> None:
+        """Apply the action a race led to, journaled with the race's onsets and reaction times
+        (informational: ``onset_ms`` from the race's opening and ``reaction_ms``, per player,
+        null for a player not in the race or without a counted press; replay ignores them)."""
+        if race is not None and race.onsets is not None:
+            players = range(len(self.names))
+            opens = race.opens_at_ns
+            self.aside = {
+                "onset_ms": [round((race.onsets[p] - opens) / 1e6, 3) if p in race.stations else None
+                             for p in players],
+                "reaction_ms": [None if (r := race.reaction_ns(p)) is None else round(r / 1e6, 3)
+                                for p in players],
+            }
+        try:
+            self.match.act(action)
+        finally:
+            self.aside = {}
 
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         """Time passing: countdowns, race decisions. True if a screen changed."""

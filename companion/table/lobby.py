@@ -1,8 +1,10 @@
 """The lobby: every station shows the same menu; any station may drive it.
 
-``left``/``right`` choose a game, ``ok`` picks it; then each option is a row whose value
-``left``/``right`` cycle through the option's lobby choices, ``ok`` moves to the next row, and
-``ok`` on the Start row starts the game. ``slap`` goes back one step.
+``left``/``right`` choose a game, ``ok`` picks it, ``slap`` shows its rules (pages turned with
+``left``/``right``, ``ok`` or ``slap`` go back). Then each option is a row: its lobby choices are
+in ascending order, ``left`` takes the one before (less) and ``right`` the one after (more),
+stopping at the ends; ``ok`` moves to the next row, and ``ok`` on the Start row starts the game.
+``slap`` goes back one step.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from typing import Any, Mapping
 from PIL import Image
 
 from ..games.base import Rules
-from ..games.options import parse_options
+from ..games.options import option_label, parse_options, show_value
 from ..inputs import InputEvent
-from ..screens.lobby import GameMenuView, OptionsView, game_menu, options_menu
+from ..rulebook import SHORT_TITLES, pages
+from ..screens.lobby import GameMenuView, OptionsView, RulesView, game_menu, options_menu, rules
 
 
 @dataclass(frozen=True)
@@ -24,14 +27,6 @@ class StartGame:
 
     rules: Rules
     options: dict[str, Any]
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "off"
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
 
 
 class Lobby:
@@ -48,6 +43,13 @@ class Lobby:
         self.row: int | None = None
         """None on the game menu; the selected options row otherwise."""
         self.values: dict[str, Any] = {}
+        self.seated: int | None = None
+        """How many took their seats for the selected game (see :mod:`.seating`), if asked."""
+        self.pages_after = 0
+        """Pages the game menu turns to after the last game (the table's Box settings), counted
+        in the menu's "2/6"."""
+        self.rules_page: int | None = None
+        """The rules page shown for the selected game, from the game menu; None otherwise."""
 
     @property
     def game(self) -> Rules:
@@ -55,8 +57,8 @@ class Lobby:
 
     @property
     def players(self) -> int:
-        """How many play the selected game: the first stations, as many as it takes."""
-        return min(self.game.max_players, self.stations)
+        """How many play the selected game: those seated, else every station it can take."""
+        return self.seated or min(self.game.max_players, self.stations)
 
     def _rows(self) -> list[tuple[str, tuple[Any, ...]]]:
         """Each option's row and the values it cycles through: a value the box was started with
@@ -69,8 +71,13 @@ class Lobby:
         if not event.pressed:
             return None
         step = {"left": -1, "right": 1}.get(event.key, 0)
+        if self.rules_page is not None:
+            self.rules_page = turn_page(self.rules_page, len(pages(self.game.name)), event.key)
+            return None
         if self.row is None:
-            if step:
+            if event.key == "slap":
+                self.rules_page = 0
+            elif step:
                 self.index = (self.index + step) % len(self.games)
             elif event.key == "ok":
                 defaults = parse_options(self.game.Options, self.defaults.get(self.game.name))
@@ -92,7 +99,7 @@ class Lobby:
             name, choices = rows[self.row]
             current = self.values[name]
             i = choices.index(current) if current in choices else -1
-            self.values[name] = choices[(i + step) % len(choices)]
+            self.values[name] = choices[max(0, min(len(choices) - 1, i + step))]
         elif event.key == "ok":
             self.row += 1
         return None
@@ -102,7 +109,28 @@ class Lobby:
         return f"{n} players" if g.min_players == n else f"{g.min_players}-{n} players"
 
     def screen(self) -> Image.Image:
+        if self.rules_page is not None:
+            return rules_screen(self.game.name, self.rules_page)
         if self.row is None:
-            return game_menu(GameMenuView(self.game.title, self.players_label(), self.index, len(self.games)))
-        rows = tuple((name.replace("_", " "), _show(self.values[name])) for name, _ in self._rows())
-        return options_menu(OptionsView(self.game.title, rows + (("Start", ""),), self.row))
+            return game_menu(GameMenuView(self.game.title, self.players_label(), self.index,
+                                          len(self.games) + self.pages_after))
+        options = self.game.Options
+        rows = tuple((option_label(options, name)[0], show_value(options, name, self.values[name]))
+                     for name, _ in self._rows())
+        brief = option_label(options, self._rows()[self.row][0])[1] if self.row < len(rows) else ""
+        return options_menu(OptionsView(SHORT_TITLES.get(self.game.name, self.game.title),
+                                        rows + (("Start", ""),), self.row, brief))
+
+
+def turn_page(page: int, count: int, key: str) -> int | None:
+    """The rules page after ``key``: ``left``/``right`` turn it (stopping at the ends), ``ok``
+    or ``slap`` close the rules (None)."""
+    if key in ("ok", "slap"):
+        return None
+    step = {"left": -1, "right": 1}.get(key, 0)
+    return max(0, min(count - 1, page + step))
+
+
+def rules_screen(game: str, page: int) -> Image.Image:
+    shown = pages(game)
+    return rules(RulesView(SHORT_TITLES.get(game, game), page, len(shown), shown[page]))

@@ -1,5 +1,7 @@
 """Pay-to-Play Tic-Tac-Toe at the table: two stations take turns; others watch.
 
+The accounts show the balances as the seed counts them, without the income of the turn being
+played; the mover's own station adds "after your income: N", the number that lets them place.
 On your turn ``left``/``right`` move a cursor over the free cells you can afford, then Pass
 (and Draw? once the endless-passing draw is on offer); ``ok`` or ``slap`` confirms. A forced pass
 is made by the box, shown on both stations and beeped. Offering the draw asks the other player,
@@ -13,9 +15,10 @@ from typing import Any
 from PIL import Image
 
 from ..games.base import IllegalAction
-from ..games.paytoplay import CELL_COST
+from ..games.paytoplay import CELL_COST, after_income
 from ..inputs import InputEvent
-from ..screens.paytoplay import PayToPlayView, screen
+from ..screens.canvas import abbreviate, fitting
+from ..screens.paytoplay import SIDE_COLS, PayToPlayView, screen
 from .game import GameTable
 
 
@@ -79,7 +82,7 @@ class PayToPlayTable(GameTable):
         if self.match.outcome is not None:
             self.cues.append("draw" if len(self.match.outcome.winners) > 1 else "win")
         elif auto:
-            self.message = " & ".join(names[a["player"]] for a in auto) + " can't pay"
+            self.message = ("both" if len(auto) > 1 else abbreviate(names[auto[0]["player"]], SIDE_COLS)) + " can't pay"
             self.cues.append("auto_pass")
         else:
             self.cues.append("move" if action["action"] == "play" else "pass")
@@ -90,27 +93,44 @@ class PayToPlayTable(GameTable):
             return ""
         if len(outcome.winners) > 1:
             return "Draw!"
-        return f"{self.names[outcome.winners[0]]} wins"
+        return fitting(lambda w: f"{abbreviate(self.names[outcome.winners[0]], w)} wins", SIDE_COLS)
+
+    def _why(self, detail: dict[str, Any]) -> str:
+        """How the game was won when it is not plain to see: a full board goes on points."""
+        if self.match.outcome is None or detail["line"] or len(self.match.outcome.winners) > 1:
+            return ""
+        return "on points "
 
     def view(self, station: int) -> PayToPlayView:
         detail = self.match.rules.detail(self.match.state)
         mover = detail["to_move"]
         me = station if station < 2 else None
         cursor = None
+        income = None
         result = self._result()
-        prompt = "ok: lobby" if result else self.message
+        prompt = self._why(detail) + "ok: lobby" if result else self.message
+        status = ""
         if self.offer_from is not None:
-            prompt = "Accept draw? ok/left" if me == 1 - self.offer_from else "Draw offered"
+            asked = 1 - self.offer_from
+            status = "Draw?"
+            prompt = "ok: yes left: no" if me == asked else \
+                fitting(lambda w: f"{abbreviate(self.names[asked], w)} decides", SIDE_COLS)
         elif mover is not None and mover == me:
+            income = after_income(self.match.state, me)
             choices = self.choices()
             cursor = _choice(choices[self.cursor % len(choices)])
             if isinstance(cursor, int):
                 prompt = prompt or f"cost {CELL_COST[cursor]}"
+            if cursor == "draw":
+                prompt = prompt or "ok: offer"
+            elif any(c["action"] == "draw" for c in choices) and not self.message:
+                prompt = (prompt + "\n" if prompt else "") + "<: Draw?"
         header = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
         return PayToPlayView(
             board=detail["board"], names=self.names[:2], balances=tuple(detail["balances"]),
             x=detail["x"], me=me, to_move=mover, cursor=cursor, prompt=prompt,
-            line=tuple(detail["line"] or ()), header=header, result=result,
+            line=tuple(detail["line"] or ()), header=header, result=result, status=status,
+            after_income=income,
         )
 
     def screen(self, station: int) -> Image.Image:

@@ -14,6 +14,9 @@ A round has three phases on every station:
 - **Scoring**: each station walks through every drawing's stack in guess order, then the round's
   scores and the running totals; ``ok`` on the last page says ready for the next round. After the
   last round a final page shows the totals and the winners; ``ok`` there returns to the lobby.
+  A drawer who finds at the reveal that they drew the wrong word says so on their own stack's
+  page (its bottom line reads ``slap: wrong word?``; ``slap``, then ``ok`` to confirm): the round
+  is counted again with that drawing void, until the next round's cards are shown.
 
 Fairness: a sent guess (or done, or wrong word) is not applied when its press arrives. It waits
 until the watermark has passed its press's edge time, so every press made before it has been
@@ -24,6 +27,7 @@ order they were pressed, whichever reached the box first.
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,8 +39,10 @@ from ..games.base import IllegalAction
 from ..games.pictomania import NUMBERS, PictomaniaState, RoundScore
 from ..inputs import InputEvent
 from ..screens import pictomania as screens
-from ..screens.canvas import fit
+from ..screens.canvas import WIDTH, abbreviate, fitting, measure
 from .game import GameTable
+
+log = logging.getLogger(__name__)
 
 WORDS_PER_PAGE = screens.LINES
 
@@ -62,6 +68,8 @@ class Station:
     number: int = 1
     page: int = 0
     ready: bool = False
+    unready: bool = False
+    """Was ready, until a swapped card asked for another look."""
     message: str = ""
 
 
@@ -142,7 +150,7 @@ class PictomaniaTable(GameTable):
         elif event.key == "slap" and seat.page > 0:
             self._replace_card((seat.page - 1) // 2, event)
         elif event.key == "ok":
-            seat.ready = True
+            seat.ready, seat.unready = True, False
             if all(s.ready for s in self.seats):
                 self.changed(event)
                 self.match.draw_chance()
@@ -163,9 +171,11 @@ class PictomaniaTable(GameTable):
         cards[index] = self.match.table_rng("replace").choice(unused)
         self.changed(event)
         self.match.chance({"event": "cards", "deck": rnd.deck, "cards": cards})
-        for s in self.seats:
+        for i, s in enumerate(self.seats):
+            s.unready = s.unready or s.ready
             s.ready = False
-            s.message = f"card {'ABC'[index]} replaced"
+            who = "You" if i == event.station else self.names[event.station]
+            s.message = fitting(lambda w: f"{abbreviate(who, w)} swapped card {'ABC'[index]}")
         self.cues.append("move")
 
     def menu(self, station: int) -> list[tuple[str, int | None]]:
@@ -249,7 +259,21 @@ class PictomaniaTable(GameTable):
         seat.mode = "menu"
         seat.cursor = 0
 
+    def may_declare_at_reveal(self, station: int) -> bool:
+        """On its own stack's page, a drawer who has not said so yet may declare a wrong word."""
+        seat = self.seats[station]
+        return (self.phase == "review" and seat.page == station
+                and station in self.match.rules.to_move(self.state))
+
     def _review(self, event: InputEvent, seat: Station) -> None:
+        if seat.mode == "wrong":
+            seat.mode = "menu"
+            if event.key == "ok":
+                self._declare_at_reveal(event)
+            return
+        if event.key == "slap" and self.may_declare_at_reveal(event.station):
+            seat.mode = "wrong"
+            return
         last = len(self.review_pages()) - 1
         if event.key == "left":
             seat.page = max(0, seat.page - 1)
@@ -260,6 +284,18 @@ class PictomaniaTable(GameTable):
             if all(s.ready for s in self.seats):
                 self.changed(event)
                 self._start_round()
+
+    def _declare_at_reveal(self, event: InputEvent) -> None:
+        """Applied at once: at the reveal nobody races for anything."""
+        seat = self.seats[event.station]
+        try:
+            self.match.act({"action": "wrong_word", "player": event.station})
+        except IllegalAction as e:
+            seat.message = str(e)
+            self.cues.append("illegal")
+            return
+        self.changed(event)
+        self.cues.append("move")
 
     # --- time: sent actions in edge-time order ------------------------------------------------
 
@@ -281,7 +317,8 @@ class PictomaniaTable(GameTable):
         try:
             self.match.act(p.action)
         except IllegalAction as e:
-            seat.message = str(e)
+            log.info("%s: %s", self.names[p.station], e)
+            seat.message = "void: drew wrong word" if "wrong word" in str(e) else "not allowed now"
             self.cues.append("illegal")
             return
         self.cues.append("pass" if p.action["action"] == "done" else "move")
@@ -314,19 +351,21 @@ class PictomaniaTable(GameTable):
         if self.phase == "reading":
             return self._reading_screen(seat)
         if self.phase == "review":
-            return self._review_screen(seat)
+            return self._review_screen(station, seat)
         return self._play_screen(station, seat)
 
     def _reading_screen(self, seat: Station) -> Image.Image:
         rnd = self.state.round
         waiting = sum(not s.ready for s in self.seats)
-        status = f"ready: wait for {waiting}" if seat.ready else "ok: ready"
+        status = f"ready: waiting for {waiting}" if seat.ready else \
+            "new card: ok again" if seat.unready else "ok: ready"
         if seat.page == 0:
+            heading = seat.message or f"Round {rnd.number}: {rnd.deck}"
             if not self.box_words:
-                return screens.panel(f"Round {rnd.number}: {rnd.deck}", (
+                return screens.panel(heading, (
                     "lay out 3 cards", f"of the {rnd.deck} deck", "as A, B and C", status))
-            return screens.panel(f"Round {rnd.number}: {rnd.deck}", (
-                "read the 21 words", "</>: turn pages", "slap: replace a card", status))
+            return screens.panel(heading, (
+                "read the 21 words", "</>: turn pages", "slap: swap a card", status))
         lines = self.word_lines()
         index = seat.page - 1
         letter, half = "ABC"[index // 2], index % 2
@@ -334,6 +373,8 @@ class PictomaniaTable(GameTable):
         heading = f"Card {letter} {half + 1}/2" + (" ready" if seat.ready else "")
         if seat.message:
             heading = seat.message
+        elif seat.unready:
+            heading = f"Card {letter} {half + 1}/2 new card"
         return screens.words(screens.WordsView(heading, tuple(lines[start:start + WORDS_PER_PAGE - half])))
 
     def _play_screen(self, station: int, seat: Station) -> Image.Image:
@@ -354,13 +395,12 @@ class PictomaniaTable(GameTable):
             left = " ".join(map(str, rnd.pool)) or "none"
             return screens.choice(screens.ChoiceView("Done guessing?", label, (f"middle: {left}", "ok: done", "slap: back")))
         if seat.mode == "wrong":
-            return screens.choice(screens.ChoiceView("Drew the wrong word?", "ok: yes, I did", (
-                "your drawing scores", "nothing; slap: back")))
+            return _wrong_word_screen()
         secret = screens.secret_line(rnd.letters[station], rnd.numbers[station],
                                      self.word(rnd.letters[station], rnd.numbers[station]))
         items = self.menu(station)
         if not items:
-            label = "waiting for the rest"
+            label = "wait for others"
         else:
             kind, target = items[seat.cursor % len(items)]
             label = f"Guess {self.names[target]}" if kind == "guess" else \
@@ -382,29 +422,54 @@ class PictomaniaTable(GameTable):
                                          sent=waiting is None))
         return tuple(out)
 
-    def _review_screen(self, seat: Station) -> Image.Image:
+    def _review_screen(self, station: int, seat: Station) -> Image.Image:
         r = self.last_result
         page = self.review_pages()[seat.page]
+        if seat.mode == "wrong":
+            return _wrong_word_screen()
         if page == "stack":
-            s = r.stacks[seat.page]
-            word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
-            guesses = tuple(f"{fit(self.names[c.player], 4)} {c.number} "
-                            + ("void" if s.void else f"+{c.token}" if c.token else "x")
-                            for c in s.guesses)
-            footer = f"keeps -{sum(s.kept)} black {r.black_counts[s.drawer]:+d}"
-            heading = f"{self.names[s.drawer]} {s.letter}{s.number} {word}"
-            return screens.stack(screens.StackView(heading, guesses, footer + (" WW" if s.void else "")))
+            return self._stack_screen(r, r.stacks[seat.page], station)
         totals = self.state.totals
         if page == "final":
             outcome = self.match.outcome
-            winners = "+".join(fit(self.names[w], 4) for w in outcome.winners)
+            ending = " wins!" if len(outcome.winners) == 1 else " win!"
+            winners = fitting(lambda w: " & ".join(abbreviate(self.names[p], w) for p in outcome.winners) + ending)
+            if measure(winners) > WIDTH - 2:
+                winners = f"shared by {len(outcome.winners)} players"
             rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
-            return screens.scores(screens.ScoresView("Final: total", rows, f"{winners} win; ok: lobby"))
-        sheep = "no sheep" if r.black_sheep is None else f"sheep {fit(self.names[r.black_sheep], 4)}"
+            return screens.scores(screens.ScoresView("Totals  ok: lobby", rows, winners))
         rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))
         if seat.ready:
-            footer = f"ready: wait for {sum(not s.ready for s in self.seats)}"
+            footer = f"ready: waiting for {sum(not s.ready for s in self.seats)}"
+        elif r.black_sheep is None:
+            footer = "no black sheep"
         else:
-            footer = f"{sheep}; ok: " + ("final" if self.match.outcome else "next")
-        return screens.scores(screens.ScoresView(f"Round {r.number}: score total", rows, footer))
+            footer = fitting(lambda w: f"black sheep: {abbreviate(self.names[r.black_sheep], w)}")
+        heading = f"Round {r.number}  ok: " + ("totals" if self.match.outcome else "next")
+        return screens.scores(screens.ScoresView(heading, rows, footer))
 
+    def _stack_screen(self, r: RoundScore, s, station: int) -> Image.Image:
+        """One drawing turned over: who drew which word, each guess in time order with the token
+        it took (``x`` a wrong guess), and what the drawer's tokens did to their score; on the
+        drawer's own station, while they may still say so, how to declare a wrong word."""
+        word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
+        guesses = tuple(f"{abbreviate(self.names[c.player], 4)} {c.number} "
+                        + ("-" if s.void else f"+{c.token}" if c.token else "x")
+                        for c in s.guesses)
+        black = r.black_counts[s.drawer]
+        if s.void:
+            footer = "wrong word: no score"
+        elif s.kept:
+            footer = f"not taken -{sum(s.kept)} black {black:+d}"
+        else:
+            footer = f"all taken, black {black:+d}"
+        if self.may_declare_at_reveal(station):
+            footer = "slap: wrong word?"
+        heading = fitting(lambda w: f"{abbreviate(self.names[s.drawer], w)} drew  ok: next")
+        return screens.stack(screens.StackView(heading, f"{s.letter}{s.number} {word}".strip(), guesses, footer))
+
+
+def _wrong_word_screen() -> Image.Image:
+    """The confirmation, while drawing and at the reveal alike."""
+    return screens.choice(screens.ChoiceView("Drew the wrong word?", "ok: yes, I did", (
+        "your drawing scores", "nothing; slap: back")))

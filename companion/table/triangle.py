@@ -25,6 +25,7 @@ from PIL import Image
 from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
 from ..inputs import InputEvent
 from ..race import Race, RaceResult
+from ..screens.canvas import COLUMNS, WIDTH, abbreviate, fitting, measure
 from ..screens.triangle import AidView, EndView, RoundView, aid_screen, end_screen, round_screen, scores_line
 from .game import GameTable
 
@@ -54,6 +55,7 @@ class TriangleTable(GameTable):
         self.lockout_ns = options.false_start_lockout_ms * MS
         self.timeout_ns = None if options.round_timeout_s is None else options.round_timeout_s * 1_000_000_000
         self.aid_open: set[int] = set()
+        self._last_now = self.start_ns
         self.holding_last_round = False
         """The game is over but its last round's result is still on screen, until ``ok``."""
         if self.match.needs_chance:
@@ -73,11 +75,13 @@ class TriangleTable(GameTable):
         straight back to the claimer's menu, a finished game to its end screen."""
         self.round_start_ns = t_ns
         self.opens_ns = t_ns + COUNT_FROM * self.step_ns
-        self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns)
+        self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns, revealed=True)
         self.result: RaceResult | None = None
         self.count = COUNT_FROM if self.racing else 0
-        self.early: dict[int, str] = {}
-        """Stations that slapped too early: ``false_start`` or ``locked_out``."""
+        self.early: dict[int, int] = {}
+        """When the lockout of each station that slapped too early ends (its slap's time when there
+        is no lockout): it is told how long it waits until the wait is over. Whether a slap was
+        early is the race's to say (:meth:`Race.early`), each station's from its own onset."""
         self.cursor = 0
         self.choosing_value = False
         if self.count:
@@ -122,7 +126,7 @@ class TriangleTable(GameTable):
         if key == "slap" and self.current is not None:
             label = self.race.press(event)
             if label in ("false_start", "locked_out"):
-                self.early[station] = label
+                self.early[station] = max(event.t_ns + self.lockout_ns, self.early.get(station, 0))
             if self.result is not None:  # decided already: only the later slaps grow
                 self.result = self.race.decide(event.t_ns)
         if self.current is None:
@@ -175,7 +179,12 @@ class TriangleTable(GameTable):
         if count < self.count:
             self.count = count
             self.cues.append("go" if count == 0 else "tick")
+            if count == 0:
+                self.reveal(self.race)
             changed = True
+        if any(self._last_now < end <= now_ns for end in self.early.values()):
+            changed = True  # a lockout ended: its "wait" goes
+        self._last_now = now_ns
         deadline = self._void_at()
         if deadline is not None and watermark_ns >= deadline:
             self.match.act({"action": "void"})
@@ -186,12 +195,12 @@ class TriangleTable(GameTable):
         if result is not None:
             self.result = result
             if result.tie:
-                self.match.act({"action": "draw", "players": sorted(result.winners)})
+                self.act_after(self.race, {"action": "draw", "players": sorted(result.winners)})
                 self.cues.append("tie")
                 self._round_over()
             else:
                 (winner,) = result.winners
-                self.match.act({"action": "claim", "player": winner})
+                self.act_after(self.race, {"action": "claim", "player": winner})
                 self.cues.append("decided")
             return True
         return changed
@@ -212,6 +221,7 @@ class TriangleTable(GameTable):
         times = [self.race.decision_due_ns, self._void_at()]
         if self.count > 0:
             times.append(self.round_start_ns + (COUNT_FROM - self.count + 1) * self.step_ns)
+        times += [end for end in self.early.values() if end > self.now_ns]
         return min((t for t in times if t is not None), default=None)
 
     # --- what each station sees -------------------------------------------------------------
@@ -227,8 +237,12 @@ class TriangleTable(GameTable):
         """Who slapped after the claimer or the drawers, and how much later."""
         if self.result is None:
             return ""
-        return "  ".join(f"{self._name(p.station, station)} +{delay(p.delta_ns)}"
-                         for p in self.result.later())
+        later = [(self._name(p.station, station), delay(p.delta_ns)) for p in self.result.later()]
+        for gap in ("  ", " "):
+            line = fitting(lambda w: gap.join(f"{abbreviate(name, w)} +{d}" for name, d in later))
+            if measure(line) <= WIDTH:
+                break
+        return line
 
     def _peer_cards(self, station: int) -> tuple[tuple[str, int | None], ...]:
         if station >= PLAYERS:
@@ -243,21 +257,30 @@ class TriangleTable(GameTable):
             return self._result_view(station)
         if current.claimer is not None:
             return self._speak_view(station)
-        early = self.early.get(station)
-        status = {"false_start": "Too early!", "locked_out": "Locked out!"}.get(early, "")
-        if self.lockout_ns and early:
-            status += f" {delay(self.lockout_ns)} wait"
+        status = self._early_status(station)
         if self.count > 0:
-            return RoundView(heading, count=self.count, status=status, alert=bool(early),
+            return RoundView(heading, count=self.count, status=status, alert=bool(status),
                              footer=self._scores(station))
-        return RoundView(heading, cards=self._peer_cards(station), status=status or "Slap to speak!",
-                         alert=bool(early), footer=self._scores(station))
+        call = "Slap to speak!" if station < PLAYERS else ""  # a station that watches cannot
+        return RoundView(heading, cards=self._peer_cards(station), status=status or call,
+                         alert=bool(status), footer=self._scores(station))
+
+    def _early_status(self, station: int) -> str:
+        """"Too early!" while it is still true: during the countdown, and with a lockout until
+        the player's wait is over (then their slap counts again)."""
+        early = self.race.early(station)
+        if early is None:
+            return ""
+        said = "Locked out!" if early == "locked_out" else "Too early!"
+        if self.early.get(station, 0) > self.now_ns:
+            return f"{said} {delay(self.lockout_ns)} wait"
+        return said if self.count > 0 else ""
 
     def _speak_view(self, station: int) -> RoundView:
         claimer = self.claimer
         later = self._later(station) or "nobody else slapped"
         if station != claimer:
-            return RoundView(f"{self.names[claimer]} speaks", cards=self._peer_cards(station),
+            return RoundView(fitting(lambda w: f"{abbreviate(self.names[claimer], w)} speaks"), cards=self._peer_cards(station),
                              status=later, footer=self._scores(station))
         if self.choosing_value:
             choice = f"I'm a {VALUES[self.cursor]} +{POINTS['exact']}"
@@ -271,26 +294,31 @@ class TriangleTable(GameTable):
         done = self.last
         footer = self._scores(station)
         if done.fact is None:
-            heading = ("Draw: " + ", ".join(self._name(p, station) for p in done.draw)
+            heading = (fitting(lambda w: "Draw: " + ", ".join(abbreviate(self._name(p, station), w)
+                                                               for p in done.draw), COLUMNS - 1)
                        if done.draw else "Nobody spoke: void")
             return RoundView(heading, cards=self._peer_cards(station), status=self._later(station),
                              footer=footer, more=True)
         said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
         points = done.points[done.claimer]
-        verdict = f"+{points}" if done.correct else "wrong"
+        verdict = f" +{points}" if done.correct else "? No"
         cards = tuple((self._name(p, station), c) for p, c in enumerate(done.cards))
-        return RoundView(f"{self._name(done.claimer, station)}: {said} {verdict}", cards=cards,
+        name = self._name(done.claimer, station)
+        return RoundView(fitting(lambda w: f"{abbreviate(name, w)}: {said}{verdict}", COLUMNS - 1), cards=cards,
                          status=self._later(station) or "nobody else slapped", footer=footer,
                          more=True)
 
     def end_view(self) -> EndView:
         outcome = self.match.outcome
         winners = [self.names[p] for p in outcome.winners]
-        heading = f"{' and '.join(winners)} win" + ("s" if len(winners) == 1 else "")
+        ending = " wins" if len(winners) == 1 else " win"
+        heading = fitting(lambda w: " and ".join(abbreviate(n, w) for n in winners) + ending, COLUMNS - 1)
         scores = scores_line(self.names, outcome.scores)
         if self.match.options.settlement:
-            rows = tuple(f"{self.names[payer]} pays {self.names[payee]} {amount}" if amount
-                         else f"{self.names[payer]}, {self.names[payee]}: even"
+            rows = tuple(fitting(lambda w: f"{abbreviate(self.names[payer], w)} pays "
+                                           f"{abbreviate(self.names[payee], w)} {amount}" if amount
+                                 else f"{abbreviate(self.names[payer], w)}, {abbreviate(self.names[payee], w)}: even",
+                                 COLUMNS - 1)
                          for payer, payee, amount in settlement(outcome.scores))
         else:
             turns = self.match.state.turns_done
@@ -308,6 +336,12 @@ class TriangleTable(GameTable):
             for card in r.seen_by(station):
                 seen[card - 1] += 1
         return AidView(state.latest_turn, tuple(seen))
+
+    def lights(self) -> dict[int, str]:
+        """The claimer's light, or the drawers' blinking, until the next round counts down."""
+        if self.result is None:
+            return {}
+        return {p: "blink" if self.result.tie else "on" for p in self.result.winners}
 
     def screen(self, station: int) -> Image.Image:
         if station in self.aid_open:

@@ -26,7 +26,7 @@ from PIL import Image
 
 from ..games.trio import strict_leader
 from ..inputs import InputEvent
-from ..screens.canvas import fit
+from ..screens.canvas import abbreviate, fitting
 from ..screens.trio import TrioView, screen
 from ..words.wordlist import WordListError
 from .game import GameTable
@@ -72,6 +72,10 @@ class TrioTable(GameTable):
         self.correct: list[int] = []
         self.wrong_at: dict[int, int] = {}
         """Guesser -> when their last claim was judged wrong: earlier slaps are spent."""
+        self.last_wrong: int | None = None
+        """The guesser the artist last judged wrong, while the artist may still correct it."""
+        self.slaps: dict[int, int] = {}
+        """Guesser -> edge time of their claim last put to the artist (the table screen's race)."""
 
     def _draw_word(self) -> None:
         try:
@@ -87,6 +91,8 @@ class TrioTable(GameTable):
     def on_input(self, event: InputEvent) -> None:
         state = self.match.state
         if not event.pressed or self.problem:
+            return
+        if event.key == "right" and self._correct(event):
             return
         if event.station == state.artist:
             self._artist_press(event)
@@ -106,6 +112,31 @@ class TrioTable(GameTable):
         elif event.key in ("ok", "left") and self.judging and event.t_ns >= self.judging_since_ns:
             self._judge(event, right=event.key == "ok")
 
+    def corrector(self) -> int | None:
+        """Who may take back the last judgement with ``right`` now: the artist who judged a guess
+        right, until the next timer starts; or the artist who just judged a guess wrong, while
+        nothing else is being judged in that round."""
+        state = self.match.state
+        if self.deadline_ns is None:
+            return state.judged[0] if state.judged is not None else None
+        return state.artist if self.last_wrong is not None and not self.judging else None
+
+    def _correct(self, event: InputEvent) -> bool:
+        if event.station != self.corrector():
+            return False
+        self.changed(event)
+        if self.deadline_ns is not None:  # the guess judged wrong was right after all
+            guesser, self.last_wrong = self.last_wrong, None
+            self.wrong_at.pop(guesser, None)
+            self.claims.pop(guesser, None)
+            self._end_round(event.t_ns, {"action": "guessed", "player": guesser})
+            return True
+        self.match.act({"action": "correct"})
+        self.result = ("Undone: no points", self.last_word)
+        self.cues.append("wrong")
+        self._draw_word()
+        return True
+
     def _claim(self, event: InputEvent) -> None:
         station, t = event.station, event.t_ns
         if t >= self.deadline_ns or t < self.wrong_at.get(station, t) or station in self.judging:
@@ -114,6 +145,7 @@ class TrioTable(GameTable):
 
     def _judge(self, event: InputEvent, right: bool) -> None:
         guesser, self.judging = self.judging[0], self.judging[1:]
+        self.last_wrong = None if right else guesser
         if right:
             self.correct.append(guesser)
         else:
@@ -134,9 +166,9 @@ class TrioTable(GameTable):
         self.last_word = state.word
         kind = action["action"]
         if kind == "guessed":
-            headline = f"{names[action['player']]} guessed it!"
+            headline = fitting(lambda w: f"{abbreviate(names[action['player']], w)} guessed it!")
         elif kind == "both_guessed":
-            headline = f"Tie! {names[state.artist]} +1"
+            headline = fitting(lambda w: f"Tie! {abbreviate(names[state.artist], w)} +1")
         else:
             headline = "Time up! It was:"
         self.result = (headline, state.word)
@@ -168,6 +200,7 @@ class TrioTable(GameTable):
                 self.judging = tuple(sorted((s for s, t in self.claims.items()
                                              if t - first < self.tie_window_ns),
                                             key=lambda s: (self.claims[s], s)))
+                self.slaps.update(self.claims)
                 self.claims = {s: t for s, t in self.claims.items() if s not in self.judging}
                 self.tie = len(self.judging) > 1
                 self.judging_since_ns = now_ns
@@ -190,6 +223,10 @@ class TrioTable(GameTable):
             times.append(self.deadline_ns)
         return min(times, default=None)
 
+    def lights(self) -> dict[int, str]:
+        """The guesser the artist is judging, or both of a simultaneous pair blinking."""
+        return {p: "blink" if self.tie else "on" for p in self.judging}
+
     # Screens
 
     def view(self, station: int) -> TrioView:
@@ -198,8 +235,8 @@ class TrioTable(GameTable):
         outcome = self.match.outcome
         if outcome is not None:
             winner = outcome.winners[0]
-            return TrioView(names, state.scores, winner, f"{names[winner]} wins!",
-                            lines=(f"{names[winner]} guessed it:", self.last_word),
+            return TrioView(names, state.scores, winner, fitting(lambda w: f"{abbreviate(names[winner], w)} wins!"),
+                            lines=(fitting(lambda w: f"{abbreviate(names[winner], w)} guessed it:"), self.last_word),
                             footer="ok: back to lobby")
         if self.problem:
             return TrioView(names, state.scores, None, "No words to draw",
@@ -209,7 +246,7 @@ class TrioTable(GameTable):
         timing = self.deadline_ns is not None
         view = TrioView(
             names, state.scores, artist,
-            heading="You draw" if station == artist else f"{names[artist]} draws",
+            heading="You draw" if station == artist else f"{abbreviate(names[artist], 9)} draws",
             clock=clock(self.remaining), hurry=timing and self.remaining <= LAST_SECONDS,
             eligible=state.eligible, leader=strict_leader(state.scores),
         )
@@ -223,8 +260,11 @@ class TrioTable(GameTable):
         if self.deadline_ns is None:
             line = "ok:start  left:new" if self.match.options.allow_new_word else "ok: start the timer"
         elif self.judging:
-            heading = ("Tie: " if self.tie else "Is ") + f"{fit(self.names[self.judging[0]], 6)} right?"
+            name = self.names[self.judging[0]]
+            heading = fitting(lambda w: ("Tie: " if self.tie else "Is ") + f"{abbreviate(name, w)} right?", 15)
             line = "ok: yes   left: no"
+        elif self.corrector() == self.match.state.artist:
+            line = "right: it was right"
         else:
             line = "Time up!" if self.remaining == 0 else ""
         return replace(view, heading=heading, word=word, lines=(line,))
@@ -232,8 +272,12 @@ class TrioTable(GameTable):
     def _guesser_lines(self, station: int) -> tuple[str, str]:
         names = self.names
         if self.deadline_ns is None:
+            if station == self.corrector():
+                return self.result[0], "right: it was wrong"
             return self.result if self.result[0] else ("Get ready to guess", "")
-        if station in self.judging:
+        if station in self.correct:
+            mine = "You were right!"
+        elif station in self.judging:
             mine = "Your guess: judging"
         elif station in self.claims:
             mine = "Your guess: wait"
@@ -247,7 +291,7 @@ class TrioTable(GameTable):
         if len(self.judging) > 1:
             public = "Tie: judging both"
         elif self.judging and self.judging[0] != station:
-            public = f"Judging {fit(names[self.judging[0]], 12)}"
+            public = f"Judging {abbreviate(names[self.judging[0]], 12)}"
         return mine, public
 
     def screen(self, station: int) -> Image.Image:

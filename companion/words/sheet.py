@@ -1,9 +1,9 @@
 """Printable sheets of word cards, for groups who play Pictomania with paper cards (the box's
 "physical cards" mode) or want the words on the table as well as on the stations.
 
-A page is A4 at 150 dpi, eight cards to a page (two columns, four rows), each card framed with
-its deck's title and id on top and its seven words numbered 1 to 7, ready to cut out. Pages come
-out as a PDF (one page per sheet) or, for a ``.png`` path, as numbered PNG files.
+A page is A4, eight cards to a page (two columns, four rows), each card framed with its deck's
+title and id on top and its seven words numbered 1 to 7, ready to cut out. A ``.pdf`` path gets a
+vector PDF (:mod:`.vector`, with fpdf2); a ``.png`` path numbered PNG files at 150 dpi.
 """
 
 from __future__ import annotations
@@ -58,11 +58,12 @@ def pages(decks: list[Deck]) -> list[Image.Image]:
 def save(decks: list[Deck], path: Path | str) -> list[Path]:
     """Write the sheets: one PDF, or ``name-1.png``, ``name-2.png``... for a ``.png`` path."""
     path = Path(path)
+    if path.suffix.lower() != ".png":
+        from .vector import save_pdf
+
+        return [save_pdf(decks, path)]
     images = pages(decks)
-    if path.suffix.lower() == ".png":
-        paths = [path.with_name(f"{path.stem}-{i}.png") for i in range(1, len(images) + 1)]
-        for image, p in zip(images, paths):
-            image.save(p, dpi=(DPI, DPI))
-        return paths
-    images[0].save(path, "PDF", save_all=True, append_images=images[1:], resolution=DPI)
-    return [path]
+    paths = [path.with_name(f"{path.stem}-{i}.png") for i in range(1, len(images) + 1)]
+    for image, p in zip(images, paths):
+        image.save(p, dpi=(DPI, DPI))
+    return paths

@@ -54,7 +54,7 @@ def cobs_encode(data):
             code_at = len(out)
             out.append(1)
     if data and data[-1] and code_at == len(out) - 1:
-        out.pop()  # the data ended with a full block: no empty block after it
+        return out[:-1]  # the data ended with a full block: no empty block after it (no .pop in MicroPython)
     return out
 
 

@@ -1,0 +1,268 @@
+"""The games' story across journals: per player, games played and won, points, reaction times.
+
+Each journal is replayed line by line (the same checks as ``companion replay``), noting every
+player's score after each line, so a game's score over time comes from the journal alone.
+
+Reaction times come from the races' action lines (Triangle's ``claim`` and ``draw``, the
+closest-number game's ``start``):
+
+- **measured**: a line's ``reaction_ms`` list, one entry per player in player order, each the
+  time from that player's screen showing the race to their counted press (null: no counted
+  press). This is what the box journals when it knows each station's onset.
+- **estimated**: older journals have no ``reaction_ms``. For Triangle's ``claim`` only, the
+  winner's time is estimated from journal times: the claim's ``t`` minus when the race opened
+  (the deal's ``t`` plus three ``countdown_ms`` counts) minus the tie window. The claim is
+  journaled when the race was decided, at least a tie window and the input latency after the
+  press, so this is an upper bound, and it is reported apart from the measured ones.
+
+Journals are read as ``companion replay`` reads them (:mod:`companion.untrusted`: regular files
+only, size and nesting capped). A journal that cannot be read is counted, named with its reason,
+and skipped; abandoned and
+unfinished games are listed, not counted as played.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .games.base import IllegalAction
+from .journal import JournalError, _apply_line, parse_header, read_journal, start_match
+from .recovery import ABANDONED, journals
+from .untrusted import Unreadable, json_value
+
+NOTES = ("onset_ms", "reaction_ms")
+"""Informational fields of a race's action line: read here, not part of the action."""
+RACE_ACTIONS = ("claim", "draw", "start")
+
+
+@dataclass(frozen=True)
+class Reaction:
+    player: str
+    game: str
+    ms: float
+    estimated: bool = False
+
+
+@dataclass
+class GameRecord:
+    """One journal, replayed."""
+
+    path: Path
+    game: str
+    title: str
+    players: tuple[str, ...]
+    over: bool
+    abandoned: bool
+    winners: tuple[int, ...]
+    scores: tuple[Any, ...]
+    trail: list[tuple[float, tuple[Any, ...]]]
+    """(journal time, every player's score) at the start and after each change."""
+    reactions: list[Reaction]
+
+
+def read_game(path: Path) -> GameRecord:
+    """Replay one journal; :class:`~companion.journal.JournalError` at its first bad line,
+    :class:`~companion.untrusted.Unreadable` for a file that is no journal to read."""
+    match = None
+    trail: list[tuple[float, tuple[Any, ...]]] = []
+    reactions: list[Reaction] = []
+    opens_at: float | None = None
+    for number, raw in enumerate(read_journal(path), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json_value(raw.decode("utf-8"))
+            if match is None:
+                header = parse_header(obj)
+                match = start_match(header)
+                trail.append((0.0, tuple(match.rules.scores(match.state))))
+                continue
+            if not isinstance(obj, dict):
+                raise ValueError("an event line must be a JSON object")
+            _apply_line(match, {k: v for k, v in obj.items() if k not in NOTES})
+        except (ValueError, IllegalAction) as e:  # bad JSON or UTF-8 too; a rule the line broke
+            raise JournalError(number, str(e)) from None
+        t = obj.get("t", 0)
+        scores = tuple(match.rules.scores(match.state))
+        if scores != trail[-1][1]:
+            trail.append((t, scores))
+        if header.game == "triangle" and obj.get("type") == "chance":
+            opens_at = t + 3 * match.options.countdown_ms / 1000
+        reactions += _reactions(obj, header.players, header.game, match, opens_at)
+    if match is None:
+        raise JournalError(1, "the journal is empty: a header line is needed")
+    outcome = match.outcome
+    return GameRecord(path, header.game, match.rules.title, header.players, outcome is not None,
+                      path.name.endswith(ABANDONED), tuple(outcome.winners) if outcome else (),
+                      tuple(match.rules.scores(match.state)), trail, reactions)
+
+
+def _reactions(obj: dict, players: tuple[str, ...], game: str, match, opens_at: float | None) -> list[Reaction]:
+    if obj.get("type") != "action" or obj.get("action") not in RACE_ACTIONS:
+        return []
+    measured = obj.get("reaction_ms")
+    if isinstance(measured, list):
+        return [Reaction(players[p], game, float(ms)) for p, ms in enumerate(measured[:len(players)])
+                if isinstance(ms, (int, float)) and not isinstance(ms, bool)]
+    if game == "triangle" and obj["action"] == "claim" and opens_at is not None:
+        ms = (obj.get("t", 0) - opens_at) * 1000 - match.options.tie_window_ms
+        if ms >= 0:
+            return [Reaction(players[obj["player"]], game, round(ms, 1), estimated=True)]
+    return []
+
+
+@dataclass
+class GameStats:
+    played: int = 0
+    won: int = 0
+    points: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class PlayerStats:
+    games: dict[str, GameStats] = field(default_factory=dict)
+    """By game title."""
+    reactions: list[Reaction] = field(default_factory=list)
+
+
+@dataclass
+class History:
+    games: list[GameRecord]
+    unreadable: list[tuple[Path, str]]
+
+    @property
+    def counted(self) -> list[GameRecord]:
+        """Games played to their end (abandoned and unfinished ones are not counted)."""
+        return [g for g in self.games if g.over and not g.abandoned]
+
+    def players(self) -> dict[str, PlayerStats]:
+        """Per player name: each game played and won, its points, and every reaction time."""
+        out: dict[str, PlayerStats] = {}
+        for g in self.counted:
+            for p, name in enumerate(g.players):
+                stats = out.setdefault(name, PlayerStats()).games.setdefault(g.title, GameStats())
+                stats.played += 1
+                stats.won += p in g.winners
+                stats.points.append(g.scores[p])
+        for g in self.games:
+            for r in g.reactions:
+                out.setdefault(r.player, PlayerStats()).reactions.append(r)
+        return out
+
+
+def read_history(directory: Path) -> History:
+    games, unreadable = [], []
+    for path in journals(directory):
+        try:
+            games.append(read_game(path))
+        except Unreadable as e:
+            unreadable.append((path, e.detail))
+        except (JournalError, OSError) as e:
+            unreadable.append((path, str(e)))
+    return History(games, unreadable)
+
+
+def reaction_summary(reactions: list[Reaction]) -> dict[str, Any] | None:
+    if not reactions:
+        return None
+    times = sorted(r.ms for r in reactions)
+    return {"races": len(times), "median_ms": round(statistics.median(times), 1),
+            "mean_ms": round(statistics.fmean(times), 1), "best_ms": times[0],
+            "estimated": sum(r.estimated for r in reactions)}
+
+
+def as_json(history: History) -> dict[str, Any]:
+    return {
+        "players": {
+            name: {"games": {title: {"played": s.played, "won": s.won, "points": s.points}
+                             for title, s in stats.games.items()},
+                   "reactions": reaction_summary(stats.reactions)}
+            for name, stats in sorted(history.players().items())
+        },
+        "games": len(history.counted),
+        "not_counted": [g.path.name for g in history.games if g not in history.counted],
+        "unreadable": {p.name: reason for p, reason in history.unreadable},
+    }
+
+
+def report(history: History) -> list[str]:
+    """The history as lines of text: a block per player."""
+    lines = []
+    players = history.players()
+    width = max((len(title) for stats in players.values() for title in stats.games), default=0)
+    for name, stats in sorted(players.items()):
+        lines.append(name)
+        for title, s in sorted(stats.games.items()):
+            total = sum(s.points)
+            lines.append(f"  {title:<{width}}  played {s.played:>3}  won {s.won:>3}  points {total:>5} "
+                         f"(mean {total / s.played:.1f})")
+        summary = reaction_summary(stats.reactions)
+        if summary:
+            measured = summary["races"] - summary["estimated"]
+            lines.append(f"  reactions: {summary['races']} races, median {summary['median_ms']:.0f} ms, "
+                         f"mean {summary['mean_ms']:.0f} ms, best {summary['best_ms']:.0f} ms "
+                         f"({measured} measured, {summary['estimated']} estimated from journal times)")
+    skipped = [g for g in history.games if g not in history.counted]
+    lines.append(f"{len(history.counted)} games counted"
+                 + (f"; {len(skipped)} not counted (abandoned or unfinished)" if skipped else ""))
+    lines += [f"skipped {path.name}: {reason}" for path, reason in history.unreadable]
+    return lines
+
+
+def plot(history: History, directory: Path) -> list[Path]:
+    """PNG charts: score over time for each game (its latest six plays), and each player's
+    reaction times. Needs matplotlib (``pip install ".[plot]"``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    by_game: dict[str, list[GameRecord]] = {}
+    for g in history.games:
+        if not g.abandoned:
+            by_game.setdefault(g.game, []).append(g)
+    for game, records in sorted(by_game.items()):
+        records = records[-6:]
+        figure, axes = pyplot.subplots(1, len(records), figsize=(4 * len(records), 3.2), squeeze=False)
+        for ax, g in zip(axes[0], records):
+            times = [t for t, _ in g.trail] + [g.trail[-1][0]]
+            for p, name in enumerate(g.players):
+                ax.step(times, [s[p] for _, s in g.trail] + [g.trail[-1][1][p]], where="post", label=name)
+            ax.set_title(g.path.name.split(".")[0], fontsize=8)
+            ax.set_xlabel("seconds")
+        axes[0][0].set_ylabel("score")
+        axes[0][0].legend(fontsize=8)
+        figure.suptitle(f"{records[0].title}: score over time")
+        figure.tight_layout()
+        path = directory / f"scores-{game}.png"
+        figure.savefig(path, dpi=100)
+        pyplot.close(figure)
+        written.append(path)
+    players = {name: s.reactions for name, s in sorted(history.players().items()) if s.reactions}
+    if players:
+        figure, ax = pyplot.subplots(figsize=(1.6 * len(players) + 3, 4))
+        names = list(players)
+        ax.boxplot([[r.ms for r in players[n]] for n in names], showfliers=False)
+        labelled = set()
+        for i, name in enumerate(names, start=1):
+            for estimated, marker, tint in ((False, "o", "tab:blue"), (True, "x", "tab:orange")):
+                ms = [r.ms for r in players[name] if r.estimated == estimated]
+                kind = "estimated (upper bound)" if estimated else "measured"
+                ax.scatter([i] * len(ms), ms, marker=marker, color=tint, alpha=0.6,
+                           label=kind if ms and kind not in labelled else None)
+                labelled.update([kind] if ms else [])
+        ax.set_xticks(range(1, len(names) + 1), [f"{n}\n({len(players[n])})" for n in names])
+        ax.set_ylabel("reaction time (ms)")
+        ax.set_title("Reaction times in races")
+        ax.legend(fontsize=8)
+        figure.tight_layout()
+        path = directory / "reactions.png"
+        figure.savefig(path, dpi=100)
+        pyplot.close(figure)
+        written.append(path)
+    return written

@@ -1,0 +1,49 @@
+"""Screens the table shows over any game: the offer to resume, the abandon confirmation, the
+announcement that a game was abandoned."""
+
+from __future__ import annotations
+
+import textwrap
+
+from PIL import Image
+
+from .canvas import COLUMNS, LINE_H, blank, centred, title
+
+
+def _screen(heading: str, game: str, keys: tuple[str, ...]) -> Image.Image:
+    """The game's title on one or two lines under ``heading``, then what each key does."""
+    image, draw = blank()
+    title(draw, heading)
+    lines = textwrap.wrap(game, COLUMNS)[:2] + list(keys)
+    for i, line in enumerate(lines[:4]):
+        centred(draw, (i + 1) * LINE_H + 3, line)
+    return image
+
+
+def resume_screen(game: str, since: str) -> Image.Image:
+    """Every station, when the box starts with a game a crash or power cut interrupted."""
+    return _screen(f"Resume from {since}?", game, ("ok: resume", "left: new game"))
+
+
+def confirm_screen(game: str) -> Image.Image:
+    """The station that held ``left``+``right``: abandon for good, or keep playing."""
+    return _screen("Abandon the game?", game, ("ok: abandon it", "other key: play on"))
+
+
+def abandoned_screen(game: str) -> Image.Image:
+    """Every station, once a game was abandoned."""
+    return _screen("Game abandoned", game, ("ok: back to games",))
+
+
+def settings_screen(volume: int, loudest: int) -> Image.Image:
+    """The box's settings: the buzzer volume as a number and a bar."""
+    image, draw = blank()
+    title(draw, "Box settings")
+    centred(draw, LINE_H + 3, f"Buzzer volume: {volume}")
+    width = 100
+    left = (128 - width) // 2
+    top = 2 * LINE_H + 6
+    draw.rectangle((left, top, left + width - 1, top + 9), outline=1)
+    draw.rectangle((left, top, left + width * volume // loudest - 1, top + 9), fill=1)
+    centred(draw, 4 * LINE_H + 3, "</>: change  ok: done")
+    return image

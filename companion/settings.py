@@ -1,0 +1,59 @@
+"""Box settings: what the players set on the box itself rather than per game (the buzzer's
+volume), kept in a small JSON file in the state directory so the box starts as it was left.
+
+The file is written whole to a temporary name, fsync'd and renamed over the old one, so a power
+cut leaves the old settings or the new ones, never half a file. A file that cannot be read or
+holds something unexpected gives the defaults and one log line naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+VOLUMES = (1, 2, 3, 4, 5)
+LOUDEST = VOLUMES[-1]
+
+
+@dataclass(frozen=True)
+class BoxSettings:
+    volume: int = LOUDEST
+    """1 (quiet) to 5 (loudest); each step down halves the buzzer's amplitude (-6 dB)."""
+
+
+def amplitude(volume: int) -> float:
+    """The sound's amplitude at ``volume``, from 1.0 at the loudest: halved per step (-6 dB),
+    so the five steps span 24 dB, from a quiet room to a noisy table."""
+    return 2.0 ** (volume - LOUDEST)
+
+
+def load_settings(path: Path | None) -> BoxSettings:
+    if path is None or not path.exists():
+        return BoxSettings()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        volume = data.get("volume", LOUDEST)
+        if isinstance(volume, bool) or volume not in VOLUMES:
+            raise ValueError(f"volume must be one of {', '.join(map(str, VOLUMES))}, not {volume!r}")
+        return BoxSettings(volume)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        log.warning("%s: %s; using the default settings", path, e)
+        return BoxSettings()
+
+
+def save_settings(path: Path, settings: BoxSettings) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".new")
+    with open(temporary, "w", encoding="utf-8") as f:
+        json.dump(asdict(settings), f)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temporary, path)

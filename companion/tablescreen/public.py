@@ -1,0 +1,306 @@
+"""The public view: what the whole table may see at once, and nothing any player may not.
+
+The table screen is a TV everyone faces, so it shows only what every player already knows or is
+told aloud: the lobby, names and scores, whose turn it is, the countdown, each race's presses with
+their times, Pictomania's three word cards, Pictionary's timer, and each scoring walk-through.
+It never shows a secret: a player's own Triangle card (so never the cards while a round is played,
+nor after a draw, which discards them unseen) and the Right to Speak card, a closest-number decoy
+before its round is scored, Pictionary's word while it is being drawn, and Pictomania's letters
+and numbers (nor the numbers players guessed) before the round's scoring. Nor does it show the
+closest-number game's question while its race is open: each station is timed from the moment its
+own screen showed the question, and a TV showing it sooner or later would undo that; the
+question and its answer come with the race's timeline once it is decided.
+
+:class:`Narrator` turns the referee's :class:`~companion.table.Table` into a :class:`PublicView`
+by reading each game table's public fields (one function per game). It also keeps the game's
+scores over time, for the end chart. It runs on the daemon's loop and only reads, so it is cheap;
+drawing happens elsewhere (:mod:`companion.tablescreen.render`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from .. import words as decks
+from ..games.closest import TIE
+from ..games.pictomania import NUMBERS
+from ..race import RaceResult
+from ..games.options import option_label, show_value
+from ..table.triangle import VERDICT_LABELS
+from ..table.trio import LAST_SECONDS, clock
+
+MS = 1_000_000
+
+
+@dataclass(frozen=True)
+class RacePress:
+    """One press in a race: ``delta_ms`` after the first counted press (negative: a false start
+    before the race opened, counted from the opening)."""
+
+    name: str
+    player: int
+    delta_ms: float
+    note: str = ""
+    """``first``, ``tie``, ``false start``, ``judging``..."""
+
+
+@dataclass(frozen=True)
+class WordCard:
+    """A Pictomania word card as the table reads it: its letter and its seven words."""
+
+    letter: str
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """Everything the table screen may draw, as plain values (no game objects)."""
+
+    game: str
+    """The game's title, or ``Tabletop Companion`` in the lobby."""
+    heading: str
+    names: tuple[str, ...] = ()
+    scores: tuple[int, ...] = ()
+    turn: str = ""
+    """Turn and round, or whose move it is."""
+    mark: int | None = None
+    """The player the heading is about (the mover, the artist, the claimer): marked on the board."""
+    count: int | None = None
+    """The countdown's number, shown huge."""
+    clock: str = ""
+    """Pictionary's timer."""
+    hurry: bool = False
+    race: tuple[RacePress, ...] = ()
+    lines: tuple[str, ...] = ()
+    """The body: a verdict, a scoring walk-through, the lobby's options."""
+    cards: tuple[WordCard, ...] = ()
+    board: str = ""
+    """Pay-to-Play's nine cells, ``X``, ``O`` or ``.``."""
+    trail: tuple[tuple[int, ...], ...] = ()
+    """The scores after every change, from the start: the end's chart."""
+    winners: tuple[int, ...] = ()
+    over: bool = False
+    footer: str = ""
+
+
+def race_presses(result: RaceResult | None, names: tuple[str, ...]) -> tuple[RacePress, ...]:
+    """A decided race, every press by time: the winner (or the tied) first, then the later ones,
+    then the false starts."""
+    if result is None:
+        return ()
+    first = "tie" if result.tie else "first"
+    out = [RacePress(names[p.station], p.station, p.delta_ns / MS,
+                     first if p.station in result.winners else "")
+           for p in result.order if p.station < len(names)]
+    out += [RacePress(names[p.station], p.station, p.delta_ns / MS, "false start")
+            for p in result.false_starts if p.station < len(names)]
+    return tuple(out)
+
+
+def lobby_view(table) -> PublicView:
+    """The game menu, or the chosen game's options as the lobby has them."""
+    lobby = table.lobby
+    if lobby.row is None:
+        return PublicView("Tabletop Companion", "Choose a game", names=table.names, lines=(
+            f"{lobby.game.title}: {lobby.players_label()}", "", "left/right: choose a game   ok: pick   slap: rules"))
+    kind = lobby.game.Options
+    options = tuple(f"{option_label(kind, name)[0]}: {show_value(kind, name, value)}"
+                    for name, value in lobby.values.items())
+    return PublicView("Tabletop Companion", lobby.game.title, names=table.names,
+                      lines=options + ("", "ok on Start starts the game"))
+
+
+# --- one function per game ---------------------------------------------------------------------
+
+def triangle_view(t) -> PublicView:
+    state = t.match.state
+    names = t.names
+    base = PublicView("Triangle", "", names, tuple(state.scores),
+                      turn=f"Turn {state.turn}  Round {state.round}/3")
+    outcome = t.match.outcome
+    if outcome is not None and not t.holding_last_round:
+        winners = tuple(outcome.winners)
+        return replace(base, heading=_winners(names, winners), winners=winners, over=True,
+                       footer="ok: back to the lobby")
+    current = t.current
+    if current is not None and current.claimer is None:
+        early = tuple(f"{names[s]}: {'too early' if how == 'false_start' else 'locked out'}"
+                      for s, how in sorted(t.early.items()) if s < len(names))
+        if t.count > 0:
+            return replace(base, heading="Get ready", count=t.count, lines=early)
+        return replace(base, heading="Slap to speak!", lines=early)
+    race = race_presses(t.result, names)
+    if current is not None:
+        return replace(base, heading=f"{names[current.claimer]} speaks", mark=current.claimer, race=race,
+                       footer="the claimer chooses a fact")
+    done = t.last
+    if done.fact is None:
+        heading = ("Draw: " + ", ".join(names[p] for p in done.draw) if done.draw
+                   else "Nobody spoke: void")
+        return replace(base, heading=heading, race=race, lines=("the cards go away unseen",),
+                       footer="ok: next round")
+    said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
+    verdict = f"+{done.points[done.claimer]}" if done.correct else "wrong"
+    cards = "   ".join(f"{names[p]} {c}" for p, c in enumerate(done.cards))
+    return replace(base, heading=f"{names[done.claimer]}: {said} {verdict}", mark=done.claimer,
+                   race=race, lines=(cards,), footer="ok: next round")
+
+
+def closest_view(t) -> PublicView:
+    state = t.state
+    names = t.names
+    base = PublicView("Closest number", "", names, tuple(state.totals), turn=f"Round {state.round}")
+    a, b = t.question
+    if t.race is not None:  # the question only on the stations, each timed from its own screen
+        out = tuple(f"{names[p]}: wrong, out" for p in sorted(t.out) if p < len(names))
+        return replace(base, heading="Answer on your screen", lines=(t.message, *out))
+    race = race_presses(t.last_race, names)
+    if race and state.round == 1 and not state.cards and t.showing is None:
+        base = replace(base, lines=(f"{a} x {b} = {a * b}",))
+    if t.showing is not None:
+        played = t.showing
+        won = "  ".join(f"{n} " + ({None: "-", TIE: "="}[v] if v in (None, TIE) else names[v])
+                        for n, v in enumerate(played.verdicts, start=1))
+        lines = ["cards (* decoy): " + _number_line(played.line, played.cards, names, reveal=True),
+                 "won: " + won, "(= a tie, - no counting card)"]
+        points = "  ".join(f"{names[p]} +{pts}" for p, pts in enumerate(played.points))
+        outcome = t.match.outcome
+        if outcome is not None:
+            winners = tuple(outcome.winners)
+            return replace(base, heading=_winners(names, winners), winners=winners, over=True,
+                           lines=(points,), footer="ok: back to the lobby")
+        return replace(base, heading=f"Round {played.round} scored", turn=f"Round {played.round}", lines=(points, *lines),
+                       footer="ok: next round")
+    mover = state.mover()
+    heading = f"{names[mover]}'s turn" if mover is not None else ""
+    return replace(base, heading=heading, mark=mover, race=race,
+                   lines=(*base.lines, _number_line(state.line, state.cards, names, reveal=False), t.message))
+
+
+def _number_line(line: int, cards, names: tuple[str, ...], reveal: bool) -> str:
+    """``1 2 3:Ana 4 ...``: who holds each number; a decoy is marked only when ``reveal``."""
+    held = {c.number: f"{c.number}:{names[c.player]}" + ("*" if reveal and c.decoy else "") for c in cards}
+    return " ".join(held.get(n, str(n)) for n in range(1, line + 1))
+
+
+def trio_view(t) -> PublicView:
+    state = t.match.state
+    names = t.names
+    base = PublicView("Pictionary", "", names, tuple(state.scores), turn=f"Round {state.rounds + 1}")
+    outcome = t.match.outcome
+    if outcome is not None:
+        winners = tuple(outcome.winners)
+        return replace(base, heading=_winners(names, winners), winners=winners, over=True,
+                       lines=(f"the last word was: {t.last_word}",), footer="ok: back to the lobby")
+    if t.problem:
+        return replace(base, heading="No words to draw", lines=("check the word file",))
+    artist = state.artist
+    timing = t.deadline_ns is not None
+    base = replace(base, heading=f"{names[artist]} draws", mark=artist, clock=clock(t.remaining),
+                   hurry=timing and t.remaining <= LAST_SECONDS)
+    if not timing:
+        lines = (t.result[0], t.result[1]) if t.result[0] else ("the artist reads the word",)
+        return replace(base, lines=lines, footer="the artist's ok starts the timer")
+    slaps = {**t.slaps, **t.claims}  # every claim this round, by edge time
+    race: tuple[RacePress, ...] = ()
+    if slaps:
+        first = min(slaps.values())
+        race = tuple(RacePress(names[s], s, (ts - first) / MS,
+                               "judging" if s in t.judging else "waiting" if s in t.claims
+                               else "right" if s in t.correct else "wrong")
+                     for s, ts in sorted(slaps.items(), key=lambda kv: (kv[1], kv[0])))
+    if t.judging:
+        heading = "Tie: judging both" if t.tie else f"Is {names[t.judging[0]]} right?"
+        return replace(base, heading=heading, race=race, lines=("the artist judges",))
+    wrong = tuple(f"{names[s]}: wrong" for s in sorted(t.wrong_at))
+    return replace(base, race=race, lines=wrong or ("slap to guess",))
+
+
+def pictomania_view(t) -> PublicView:
+    state = t.state
+    names = t.names
+    outcome = t.match.outcome
+    base = PublicView("Pictomania", "", names, tuple(state.totals))
+    if t.phase == "review":
+        r = t.last_result
+        lines = []
+        for s in r.stacks:
+            word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
+            guesses = ", ".join(f"{names[c.player]} {c.number} "
+                                + ("void" if s.void else f"+{c.token}" if c.token else "x")
+                                for c in s.guesses) or "no guesses"
+            lines.append(f"{names[s.drawer]} drew {s.letter}{s.number} {word}: {guesses}")
+        lines.append("round: " + "  ".join(f"{names[p]} {r.scores[p]:+d}" for p in range(len(names))))
+        if r.black_sheep is not None:
+            lines.append(f"black sheep: {names[r.black_sheep]}")
+        if outcome is not None:
+            winners = tuple(outcome.winners)
+            return replace(base, heading=_winners(names, winners), winners=winners, over=True,
+                           turn=f"Round {r.number}", lines=tuple(lines), footer="ok: back to the lobby")
+        return replace(base, heading=f"Round {r.number} scored", turn=f"Round {r.number}",
+                       lines=tuple(lines), footer="ok on every station: next round")
+    rnd = state.round
+    base = replace(base, turn=f"Round {rnd.number}: {rnd.deck}",
+                   cards=tuple(WordCard(letter, tuple(decks.card(cid).word(n) for n in NUMBERS))
+                               for letter, cid in zip("ABC", rnd.cards)))
+    if t.phase == "reading":
+        waiting = sum(not s.ready for s in t.seats)
+        lines = () if t.box_words else ("lay out three cards as A, B and C",)
+        return replace(base, heading="Read the words", lines=lines,
+                       footer=f"waiting for {waiting} to say ready" if waiting else "")
+    guessed = [sum(g.player == p for g in rnd.guesses) for p in range(len(names))]
+    progress = "guesses: " + ", ".join(f"{names[p]} {guessed[p]}" + (" done" if rnd.done[p] else "")
+                                       for p in range(len(names)))
+    pool = " ".join(map(str, rnd.pool)) or "none"
+    return replace(base, heading="Draw and guess", turn=f"{base.turn}   black tokens {pool}", footer=progress)
+
+
+def paytoplay_view(t) -> PublicView:
+    detail = t.match.rules.detail(t.match.state)
+    names = t.names[:2]
+    mover = detail["to_move"]
+    turn = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
+    view = PublicView("Pay-to-Play", "", names, tuple(detail["balances"]), turn=turn, mark=mover,
+                      board=detail["board"], lines=(t.message,) if t.message else ())
+    outcome = t.match.outcome
+    if outcome is not None:
+        winners = tuple(outcome.winners)
+        heading = "Draw!" if len(winners) > 1 else _winners(names, winners)
+        return replace(view, heading=heading, winners=winners, over=True, footer="ok: back to the lobby")
+    if mover is None:
+        return view
+    return replace(view, heading=f"{names[mover]} to play ({'XO'[mover != detail['x']]})")
+
+
+def _winners(names: tuple[str, ...], winners: tuple[int, ...]) -> str:
+    who = " and ".join(names[p] for p in winners)
+    return f"{who} win" + ("s" if len(winners) == 1 else "")
+
+
+VIEWS: dict[str, Callable[[Any], PublicView]] = {
+    "triangle": triangle_view, "closest": closest_view, "trio": trio_view,
+    "pictomania": pictomania_view, "paytoplay": paytoplay_view,
+}
+
+
+@dataclass
+class Narrator:
+    """Makes the public view of a :class:`~companion.table.Table`, remembering each game's
+    scores over time (a new entry whenever they change) for the end chart."""
+
+    trail: list[tuple[int, ...]] = field(default_factory=list)
+    _game: Any = None
+
+    def view(self, table) -> PublicView:
+        game = table.game
+        if game is None:
+            self._game, self.trail = None, []
+            return lobby_view(table)
+        if game is not self._game:
+            self._game, self.trail = game, []
+        view = VIEWS[game.match.rules.name](game)
+        scores = tuple(game.match.rules.scores(game.match.state))
+        if not self.trail or self.trail[-1] != scores:
+            self.trail.append(scores)
+        return replace(view, trail=tuple(self.trail))

@@ -1,0 +1,54 @@
+"""Games played through the referee's Table on a fake clock by seeded random presses, for the
+table screen's tests: every state the monkey reaches is a state the public view must handle."""
+
+from __future__ import annotations
+
+import random
+
+from companion.inputs import KEYS
+
+from helpers import MS, journaled_table, tap
+
+NAMES = ("Ana", "Ben", "Cy", "Dee")
+WEIGHTS = {"slap": 3, "ok": 4, "left": 2, "right": 2}
+
+
+def start(table, game: str, t_ms: float) -> float:
+    """Pick ``game`` in the lobby with its default options, every station that fits taking a seat
+    if the lobby asks who plays; returns the clock after."""
+    for _ in range(1000):
+        if table.game is not None:
+            return t_ms
+        t_ms += 100
+        if table.seating is not None:
+            seats = range(min(table.lobby.game.max_players, table.stations))
+            for station in seats:
+                tap(table, station, "slap", t_ms)
+                t_ms += 100
+            key = "ok"
+        elif table.offer is None and table.abandoned is None and table.lobby.rules_page is None \
+                and table.lobby.row is None and (table.on_settings_page or table.lobby.game.name != game):
+            key = "right"
+        else:
+            key = "ok"
+        tap(table, 0, key, t_ms)
+    raise AssertionError(f"the lobby never started {game}")
+
+
+def tour(tmp_path, game: str, seed: int, steps: int, players: int = 3):
+    """Yield the table after every press and every tick of a randomly played game (and the
+    games after it, back from the lobby), ``steps`` presses in all; journals go to ``tmp_path``."""
+    table, _ = journaled_table(tmp_path, NAMES[:players], seed=seed, prefix=f"{game}-{seed}-")
+    rng = random.Random(seed)
+    keys = [k for k in KEYS for _ in range(WEIGHTS[k])]
+    yield table
+    t_ms = start(table, game, 0)
+    yield table
+    for _ in range(steps):
+        if table.game is None:
+            t_ms = start(table, game, t_ms)
+        t_ms += rng.choice((3, 7, 60, 120, 400, 1100))
+        tap(table, rng.randrange(players), rng.choice(keys), t_ms)
+        yield table
+        table.tick(round((t_ms + 60) * MS), round((t_ms + 55) * MS))
+        yield table

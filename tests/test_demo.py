@@ -1,0 +1,51 @@
+"""`companion demo`: a round of Triangle with a race, on mock pins and a fake clock (the script
+and profile it ships), and the Pay-to-Play seed game by name."""
+
+import asyncio
+import json
+from pathlib import Path
+
+import gpiozero.pins.mock
+import pytest
+
+from companion.cli import DEMOS, main, option_settings
+from companion.daemon import Daemon
+from companion.profile import load_profile
+from companion.script import load_script
+
+from glyphs import shows
+from helpers import FakeClock, play_on_fake_clock
+
+DEMO = Path(__file__).parent.parent / "companion" / "demo"
+
+
+def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
+    profile_file, script_file, speed, options = DEMOS["triangle"]
+    assert speed == 1.0                                  # the race runs on the box's own clock
+    clock = FakeClock()
+    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
+    profile = load_profile(DEMO / profile_file)
+    daemon = Daemon(profile, tmp_path / "games", seed=1, defaults=option_settings(options))
+    try:
+        presses = load_script(DEMO / script_file, len(profile.stations))
+        asyncio.run(play_on_fake_clock(daemon, presses, clock))
+        daemon.box.displays.flush()
+        panels = [device.image for device in daemon.box.displays.devices]
+        lit = [daemon.box.pin_factory.pin(st.led).state for st in profile.stations]
+    finally:
+        daemon.close()
+    [journal] = (tmp_path / "games").glob("*.jsonl")
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert lines[0]["game"] == "triangle"
+    actions = [x for x in lines if x.get("type") == "action"]
+    assert actions[0] == {"type": "action", "action": "claim", "player": 1, "t": actions[0]["t"],
+                          "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [290.0, 250.0, None]}
+    assert actions[1]["action"] == "state" and actions[1]["player"] == 1
+    assert shows(panels[0], "You +40ms") and shows(panels[1], "Alice +40ms")
+    assert lit == [0, 1, 0]                              # Bob's light: he won the race
+
+
+def test_the_paytoplay_demo_is_still_there(tmp_path):
+    assert main(["demo", "--game", "paytoplay", "--out", str(tmp_path), "--speed", "12"]) == 0
+    [journal] = tmp_path.glob("*.jsonl")
+    assert main(["replay", "--json", str(journal)]) == 0

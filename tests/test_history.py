@@ -1,0 +1,132 @@
+"""``companion history``: per player across journals, games played and won, points, reaction
+times (measured from the journal's ``reaction_ms``, else estimated for Triangle), and charts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from companion.cli import main
+from companion.history import read_game, read_history
+from companion.journal import replay, summary
+
+from tablescreen_tour import tour
+
+GAMES = (("triangle", 3), ("closest", 3), ("trio", 3), ("pictomania", 4), ("paytoplay", 2))
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """Every game played to its end (several times) by random presses, journaled in one folder."""
+    directory = tmp_path_factory.mktemp("games")
+    for game, players in GAMES:
+        for _ in tour(directory, game, seed=4, steps=1500, players=players):
+            pass
+    return directory
+
+
+def expected(directory: Path):
+    """Played and won per (player, game), from ``companion replay``'s own summary."""
+    played, won, points = Counter(), Counter(), Counter()
+    for path in sorted(directory.glob("*.jsonl")):
+        header, match = replay(path.read_bytes().splitlines())
+        result = summary(header, match)
+        if not result["over"]:
+            continue
+        for p, name in enumerate(header.players):
+            played[name, match.rules.title] += 1
+            won[name, match.rules.title] += p in result["winners"]
+            points[name, match.rules.title] += result["scores"][p]
+    return played, won, points
+
+
+def test_history_counts_every_finished_game_per_player_as_replay_does(played, capsys):
+    assert main(["history", "--dir", str(played), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    games, won, points = expected(played)
+    assert len(games) >= 10 and out["games"] == sum(1 for p in played.glob("*.jsonl")
+                                                    if replay(p.read_bytes().splitlines())[1].outcome)
+    got_played = Counter({(n, t): s["played"] for n, v in out["players"].items() for t, s in v["games"].items()})
+    got_won = Counter({(n, t): s["won"] for n, v in out["players"].items() for t, s in v["games"].items()})
+    got_points = Counter({(n, t): sum(s["points"]) for n, v in out["players"].items() for t, s in v["games"].items()})
+    assert (got_played, got_won, got_points) == (games, won, points)
+    assert out["not_counted"]  # each tour leaves its last game unfinished: listed, not counted
+
+
+def test_the_text_report_has_a_block_per_player(played, capsys):
+    assert main(["history", "--journal-dir", str(played)]) == 0
+    out = capsys.readouterr().out
+    for name in ("Ana", "Ben", "Cy", "Dee"):
+        assert f"\n{name}\n" in f"\n{out}"
+    assert "Triangle" in out and "reactions:" in out and "estimated from journal times" in out
+
+
+def test_triangle_claims_without_reaction_times_are_estimated_from_journal_times(tmp_path):
+    path = tmp_path / "t.jsonl"
+    header = {"format": "companion-journal/1", "game": "triangle", "players": ["Ana", "Ben", "Cy"],
+              "options": {}, "seed": 3}
+    lines = [header, {"type": "chance", "event": "deal", "cards": [1, 2, 3], "rts": 4, "t": 2.0},
+             {"type": "action", "action": "claim", "player": 1, "t": 5.262}]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    game = read_game(path)
+    (reaction,) = game.reactions
+    # opened at 2.0 + 3 x 1 s; decided 262 ms later, less the 10 ms tie window
+    assert (reaction.player, reaction.ms, reaction.estimated) == ("Ben", 252.0, True)
+
+
+def test_reaction_times_journaled_per_player_are_read_as_measured(tmp_path):
+    path = tmp_path / "t.jsonl"
+    header = {"format": "companion-journal/1", "game": "triangle", "players": ["Ana", "Ben", "Cy"],
+              "options": {}, "seed": 3}
+    lines = [header, {"type": "chance", "event": "deal", "cards": [1, 2, 3], "rts": 4, "t": 2.0},
+             {"type": "action", "action": "claim", "player": 1, "onset_ms": [0.0, 0.0, 0.0],
+              "reaction_ms": [301.5, 285.0, None], "t": 5.4}]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    game = read_game(path)
+    assert [(r.player, r.ms, r.estimated) for r in game.reactions] == [("Ana", 301.5, False), ("Ben", 285.0, False)]
+    assert game.trail == [(0.0, (0, 0, 0))] and not game.over
+
+
+def test_a_bad_journal_is_named_and_skipped(played, tmp_path, capsys):
+    for path in list(played.glob("paytoplay-*"))[:3]:
+        shutil.copy(path, tmp_path)
+    (tmp_path / "zz-broken.jsonl").write_text('{"format": "companion-journal/1", "game": "chess"}\n')
+    history = read_history(tmp_path)
+    assert [(p.name, reason) for p, reason in history.unreadable] == [
+        ("zz-broken.jsonl", "line 1: players must be a list of names")]
+    assert main(["history", "--dir", str(tmp_path)]) == 0
+    assert "skipped zz-broken.jsonl: line 1: players must be a list of names" in capsys.readouterr().out
+
+
+def test_the_score_trail_follows_the_game_to_its_final_scores(played):
+    for path in sorted(played.glob("closest-*"))[:3]:
+        game = read_game(path)
+        if game.over:
+            assert game.trail[0] == (0.0, (0, 0, 0)) and game.trail[-1][1] == game.scores
+            assert [t for t, _ in game.trail] == sorted(t for t, _ in game.trail)
+
+
+def test_plot_writes_a_chart_per_game_and_the_reaction_times(played, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["history", "--dir", str(played), "--plot", str(tmp_path / "charts")]) == 0
+    written = sorted(p.name for p in (tmp_path / "charts").iterdir())
+    assert written == ["reactions.png"] + [f"scores-{g}.png" for g in sorted(g for g, _ in GAMES)]
+    for name in written:
+        with Image.open(tmp_path / "charts" / name) as image:
+            assert image.width >= 400 and len(image.getcolors(1 << 16) or range(300)) > 20
+
+
+def test_no_journals_says_so(tmp_path, capsys):
+    assert main(["history", "--dir", str(tmp_path / "none")]) == 0
+    assert capsys.readouterr().out == f"no games in {tmp_path / 'none'}\n"
+
+
+def test_plot_without_matplotlib_says_how_to_get_it(played, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    assert main(["history", "--dir", str(played), "--plot", str(tmp_path / "charts")]) == 2
+    assert 'companion: --plot needs matplotlib (pip install ".[plot]")' in capsys.readouterr().err

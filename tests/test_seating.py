@@ -1,0 +1,70 @@
+"""Who plays: stations join with slap, pick a name, and the game sees seats, not stations."""
+
+import json
+
+from companion.table import Table
+
+from glyphs import shows
+from helpers import MS, Clock, journaled_table, tap
+
+NAMES = ("Ana", "Ben", "Cy", "Dee", "Eve", "Finn")
+
+
+def pick(table, clock, game):
+    while table.lobby.game.name != game:
+        tap(table, 0, "right", clock.next())
+    tap(table, 0, "ok", clock.next())
+
+
+def test_three_players_take_stations_2_4_6_and_the_game_sees_seats(tmp_path):
+    table, journals = journaled_table(tmp_path, NAMES, seed=4)
+    clock = Clock()
+    pick(table, clock, "triangle")
+    assert table.seating is not None
+    assert all(shows(table.screen(s), "Who plays? 0 of 3") for s in range(6))
+    for station in (5, 1, 3):
+        tap(table, station, "slap", clock.next())
+    tap(table, 0, "slap", clock.next())                     # a fourth: Triangle is full
+    assert sorted(table.seating.joined) == [1, 3, 5] and shows(table.screen(0), "Full: you watch")
+    tap(table, 3, "right", clock.next())                    # Dee plays as the next free name: Eve
+    assert table.seating.joined[3] == "Eve"
+    tap(table, 5, "right", clock.next())                    # Finn: Eve is taken, so Ana
+    assert table.seating.joined[5] == "Ana"
+    tap(table, 1, "ok", clock.next())
+    assert table.seats == (1, 3, 5) and table.lobby.row == 0
+    while table.game is None:
+        tap(table, 1, "ok", clock.next())
+    assert table.game.names == ("Ben", "Eve", "Ana")
+    header = json.loads(journals[0].read_text().splitlines()[0])
+    assert header["players"] == ["Ben", "Eve", "Ana"] and header["stations"] == [2, 4, 6]
+    # Station 4 (seat 2) shows what the game shows seat 2; station 1 watches, and its slap is ignored.
+    assert table.screen(3).tobytes() == table.game.screen(1).tobytes()
+    t = round((clock.ms + 5000) * MS)
+    table.tick(t, t)                                        # the countdown is over: slap now
+    assert shows(table.screen(3), "Slap to speak!")
+    assert shows(table.screen(0), "Watching Triangle") and not shows(table.screen(0), "Slap to speak!")
+    tap(table, 0, "slap", clock.next() + 5000)
+    t = round((clock.ms + 6000) * MS)
+    table.tick(t, t)
+    assert table.game.current.claimer is None               # nobody claimed: station 1 has no seat
+
+
+def test_fewer_than_the_fewest_cannot_start_and_left_goes_back(tmp_path):
+    table = Table(NAMES[:4], None, seed=1)
+    clock = Clock()
+    pick(table, clock, "triangle")
+    tap(table, 2, "slap", clock.next())
+    tap(table, 2, "ok", clock.next())
+    assert table.seating is not None and shows(table.screen(2), "2 more to join")
+    tap(table, 2, "slap", clock.next())                     # leaves again
+    assert table.seating.joined == {}
+    tap(table, 1, "left", clock.next())
+    assert table.seating is None and table.lobby.row is None
+    assert table.screen(1).tobytes() == table.lobby.screen().tobytes()
+
+
+def test_a_game_every_station_must_play_is_not_asked():
+    table = Table(NAMES[:3], None, seed=1)
+    clock = Clock()
+    pick(table, clock, "triangle")
+    assert table.seating is None and table.lobby.row == 0 and table.seats == (0, 1, 2)

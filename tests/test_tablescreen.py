@@ -1,0 +1,203 @@
+"""The table screen: the public view never carries a secret, and it is drawn by pixels at any
+size, checked against golden images reviewed by eye."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+from PIL import Image
+
+from companion.tablescreen.public import Narrator, PublicView, RacePress, WordCard
+from companion.tablescreen.render import ACCENT, BACKGROUND, colour, render
+
+from tablescreen_tour import tour
+from test_screens import assert_golden
+
+GAMES = (("triangle", 3), ("closest", 3), ("trio", 3), ("pictomania", 4), ("paytoplay", 3))
+
+
+# --- secrets ------------------------------------------------------------------------------------
+# Each game's secrets, and a way to change them without changing anything public: the view of a
+# table must not change when only its secrets do (so it cannot depend on them), and the text the
+# screen draws must not contain the secrets that are words.
+
+def _with_state(game, state):
+    saved = game.match.state
+    game.match.state = state
+    return saved
+
+
+def changed_secrets(game):
+    """The game's state with every secret changed, or None if it holds none now."""
+    state = game.match.state
+    name = game.match.rules.name
+    if name == "triangle":
+        # The cards of the round being played, of a draw or a void (discarded unseen), and every
+        # Right to Speak card.
+        history = tuple(replace(r, rts=r.rts % 6 + 1, cards=r.cards if r.fact else _shift(r.cards))
+                        for r in state.history)
+        current = state.current and replace(state.current, rts=state.current.rts % 6 + 1,
+                                            cards=_shift(state.current.cards))
+        return replace(state, history=history, current=current)
+    if name == "closest" and game.showing is None:
+        return replace(state, cards=tuple(replace(c, decoy=not c.decoy) for c in state.cards))
+    if name == "trio" and state.word and game.match.outcome is None:
+        return replace(state, word="zzsecret")
+    if name == "pictomania" and state.round is not None and state.round.numbers:
+        rnd = state.round
+        return replace(state, round=replace(
+            rnd, letters=tuple("CAB"["ABC".index(x)] for x in rnd.letters),
+            numbers=tuple(n % 7 + 1 for n in rnd.numbers),
+            guesses=tuple(replace(g, number=g.number % 7 + 1) for g in rnd.guesses)))
+    return None
+
+
+def _shift(cards):
+    return tuple(c % 6 + 1 for c in cards)
+
+
+def secret_words(game) -> list[str]:
+    """Secrets that are words on their own: Pictionary's word, Pictomania's letter+number, and
+    the closest-number question and answers while its race is open (each station is timed from
+    its own screen showing them, so the table screen must not show them sooner or later)."""
+    state = game.match.state
+    name = game.match.rules.name
+    if name == "closest" and game.race is not None:
+        return [f"{game.question[0]} x {game.question[1]}", *map(str, game.answers)]
+    if name == "trio" and state.word and game.match.outcome is None:
+        return [state.word]
+    if name == "pictomania" and state.round is not None and state.round.numbers:
+        return [f"{letter}{number}" for letter, number in zip(state.round.letters, state.round.numbers)]
+    return []
+
+
+@pytest.mark.parametrize("game,players", GAMES)
+def test_no_secret_ever_reaches_the_table_screen(tmp_path, game, players):
+    """Every state of randomly played games (several games each, to their ends): the public view
+    is the same with the secrets changed, and no drawn string names a secret word."""
+    narrator = Narrator()
+    states = with_secrets = ends = 0
+    for table in tour(tmp_path, game, seed=5, steps=2000, players=players):
+        view = narrator.view(table)
+        states += 1
+        ends += view.over
+        if table.game is None:
+            continue
+        other = changed_secrets(table.game)
+        if other is not None:
+            with_secrets += 1
+            saved = _with_state(table.game, other)
+            try:
+                assert Narrator(list(narrator.trail[:-1]), table.game).view(table) == view
+            finally:
+                table.game.match.state = saved
+        words = secret_words(table.game)
+        # Drawing every state would be slow: every 7th is plenty, but every open start race.
+        if words and (states % 7 == 0 or game == "closest"):
+            drawn: list[str] = []
+            render(view, (640, 360), drawn)
+            for secret in words:
+                pattern = re.compile(rf"\b{re.escape(secret)}\b", re.IGNORECASE)
+                assert not any(pattern.search(s) for s in drawn), (secret, drawn)
+    assert ends > 0 and (with_secrets > 100 or game == "paytoplay")  # Pay-to-Play has no secret
+
+
+def test_the_secret_change_would_be_seen_if_a_view_showed_it(tmp_path):
+    """The check above can fail: a view that shows the Pictionary word changes with it."""
+    for table in tour(tmp_path, "trio", seed=5, steps=50):
+        if table.game is not None and table.game.match.state.word:
+            break
+    game = table.game
+    leaky = lambda t: PublicView("Pictionary", t.match.state.word)  # noqa: E731
+    before = leaky(game)
+    saved = _with_state(game, changed_secrets(game))
+    assert leaky(game) != before
+    game.match.state = saved
+
+
+def test_the_public_view_shows_the_race_the_cards_and_the_timer(tmp_path):
+    seen = {"race": False, "cards": False, "clock": False, "count": False, "board": False, "chart": False}
+    for game, players in GAMES:
+        narrator = Narrator()
+        (tmp_path / game).mkdir()
+        for table in tour(tmp_path / game, game, seed=2, steps=800, players=players):
+            view = narrator.view(table)
+            seen["race"] |= any(r.note == "first" for r in view.race)
+            seen["cards"] |= len(view.cards) == 3 and all(len(c.words) == 7 for c in view.cards)
+            seen["clock"] |= view.clock == "0:59"
+            seen["count"] |= view.count == 3
+            seen["board"] |= view.board.count("X") >= 2
+            seen["chart"] |= view.over and len(view.trail) > 2
+    assert all(seen.values()), seen
+
+
+# --- drawing ------------------------------------------------------------------------------------
+
+RACE = PublicView(
+    "Triangle", "Ben speaks", ("Ana", "Ben", "Cy"), (6, 9, 4), turn="Turn 2  Round 1/3", mark=1,
+    race=(RacePress("Ben", 1, 0.0, "first"), RacePress("Ana", 0, 141.0), RacePress("Cy", 2, 210.0)),
+    footer="the claimer chooses a fact")
+END = PublicView(
+    "Triangle", "Ana wins", ("Ana", "Ben", "Cy"), (25, 18, 12), winners=(0,), over=True,
+    trail=((0, 0, 0), (3, 0, 0), (3, 5, 0), (8, 5, 2), (8, 9, 2), (14, 9, 7), (14, 18, 7), (25, 18, 12)),
+    footer="ok: back to the lobby")
+CARDS = PublicView(
+    "Pictomania", "Read the words", ("Ana", "Ben", "Cy", "Dee"), (0, 0, 0, 0), turn="Round 1: green",
+    cards=(WordCard("A", ("eye", "nose", "ear", "mouth", "hand", "foot", "knee")),
+           WordCard("B", ("apple", "pear", "banana", "cherry", "grapes", "lemon", "plum")),
+           WordCard("C", ("fish", "whale", "crab", "octopus", "shark", "seal", "eel"))))
+
+
+def test_any_size_keeps_the_layout_in_proportion():
+    for size in ((640, 360), (1280, 720), (1920, 1080), (800, 600)):
+        image = render(RACE, size)
+        assert image.size == size and image.mode == "RGB"
+    small, big = render(RACE, (640, 360)), render(RACE, (1920, 1080))
+    # The same picture three times as big: the winner's dot on the axis at the same place.
+    assert small.resize((1920, 1080), Image.Resampling.NEAREST).getpixel((600, 300)) == big.getpixel((600, 300))
+
+
+def test_the_race_puts_a_dot_per_press_on_the_axis_in_time_order():
+    image = render(RACE, (1280, 720))
+    axis_y = 20 * 4 + 13 * 8 + 16 + 24  # below the heading: top of the body + 6 units
+    row = [image.getpixel((x, axis_y)) for x in range(image.width)]
+    body = (3 + 9) * 6 * 4 + 18 * 4  # right of the scores: names of 3 letters, a score
+    firsts = {p: row.index(colour(p), body) for p in range(3)}
+    assert firsts[1] < firsts[0] < firsts[2]
+    # Ana at 141 of 210 ms along the axis, to the pixel's rounding.
+    x0 = firsts[1] + 12
+    assert abs((firsts[0] + 12 - x0) / (firsts[2] + 12 - x0) - 141 / 210) < 0.01
+
+
+def test_the_end_chart_draws_each_players_line_up_to_their_score():
+    image = render(END, (1280, 720))
+    colours = {image.getpixel((x, y)) for x in range(400, 1200, 3) for y in range(200, 700, 3)}
+    assert {colour(0), colour(1), colour(2)} <= colours
+    assert ACCENT in {image.getpixel((x, 120)) for x in range(30, 400)}  # the winner's heading
+
+
+def test_a_blank_view_draws_nothing_but_the_header():
+    image = render(PublicView("Tabletop Companion", ""), (640, 360))
+    assert image.crop((0, 50, 640, 360)).getcolors() == [(640 * 310, BACKGROUND)]
+
+
+@pytest.mark.parametrize("name,view", [("race", RACE), ("end", END), ("cards", CARDS)])
+def test_table_screens_match_the_reviewed_images(name, view):
+    assert_golden(render(view, (640, 360)), f"table-{name}.png")
+
+
+def test_the_lobby_shows_the_game_menu_then_the_chosen_games_options():
+    from companion.inputs import InputEvent
+    from companion.table import Table
+
+    table = Table(("Ana", "Ben", "Cy"))
+    menu = Narrator().view(table)
+    assert (menu.heading, menu.lines[0]) == ("Choose a game", f"{table.lobby.game.title}: 3 players")
+    table.handle(InputEvent(0, "ok", True, 1))
+    table.handle(InputEvent(0, "right", True, 2))  # the first option's next value
+    options = Narrator().view(table)
+    name, value = next(iter(table.lobby.values.items()))
+    assert options.heading == table.lobby.game.title
+    assert options.lines[0] == f"{name.replace('_', ' ')}: {value}"
