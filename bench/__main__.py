@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import bots, fairness, latency, plot, process, reveal, tablescreen, throughput
+from . import bots, fairness, latency, plot, process, replay_scaling, reveal, tablescreen, throughput
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -49,6 +49,7 @@ def run(quick: bool) -> dict:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
         out.update(process.help_ms(3 if quick else 9))
         out.update(process.daemon_run(Path(tmp), 5 if quick else 20))
+        out.update(replay_scaling.replay_scaling(Path(tmp), 1 if quick else 3))
     return out
 
 
@@ -89,6 +90,8 @@ def table(result: dict) -> str:
          "", "medians; Pay-to-Play once its table is solved"),
         ("Pay-to-Play solved", f"{result['paytoplay_solve_s']:.1f} s", f"{result['paytoplay_solve_no_double_pass_s']:.1f} s house rule",
          f"{result['paytoplay_value']['words']}; house rule: {result['paytoplay_value_no_double_pass']['words']}"),
+        ("replay 1 MB / 10 MB journal", f"{result['replay_1mb_s']:.2f} / {result['replay_10mb_s']:.2f} s",
+         f"x{result['replay_scaling']:.1f} for 10x the lines", "linear is about x10; quadratic x100"),
         ("table screen: public view (loop)", f"{result['table_screen_view_ms']:.3f} ms",
          f"{result['baseline_station_panel_ms']:.3f} ms one station panel", ""),
         ("table screen: frame 720p / 1080p", f"{result['table_screen_render_720p_ms']:.1f} / "

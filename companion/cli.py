@@ -77,21 +77,21 @@ def named(line: str, names: tuple[str, ...]) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .journal import JournalError, reaction_lines, replay, summary
+    from .journal import JournalError, reaction_lines, read_journal, replay, summary
     from .recovery import ABANDONED
+    from .untrusted import Unreadable
 
     if problem := _load_user_decks(args):
         return _fail(problem)
     if args.explain:
         return _explain(args.file)
     try:
-        with open(args.file, "rb") as f:
-            lines = f.read().splitlines()
+        lines = read_journal(args.file, follow_symlinks=True)
         header, match = replay(lines)
-    except OSError as e:
-        return _fail(f"{args.file}: {e.strerror}")
+    except Unreadable as e:
+        return _fail(str(e))
     except JournalError as e:
-        return _fail(f"{args.file}: {e}")
+        return _fail(str(Unreadable(args.file, e.reason, e.line)))
     result = summary(header, match)
     if args.json:
         print(json.dumps(result))
@@ -120,20 +120,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def _explain(path: str) -> int:
     """``replay --explain``: the story on stdout; a bad line ends it and exits 2."""
     from .explain import explain
+    from .journal import read_journal
+    from .untrusted import Unreadable
 
     try:
-        with open(path, "rb") as f:
-            story, ok = explain(f)
-    except OSError as e:
-        return _fail(f"{path}: {e.strerror}")
+        story, ok = explain(read_journal(path, follow_symlinks=True))
+    except Unreadable as e:
+        return _fail(str(e))
     print("\n".join(story))
     return 0 if ok else 2
 
 
 def cmd_games(args: argparse.Namespace) -> int:
     """One line per past game, newest first: when, what, who, and how it ended."""
-    from .journal import JournalError, replay, summary
+    from .journal import replay_file, summary
     from .recovery import ABANDONED, journals
+    from .untrusted import Unreadable
 
     directory = Path(args.journal_dir)
     paths = journals(directory)
@@ -142,9 +144,9 @@ def cmd_games(args: argparse.Namespace) -> int:
         return 0
     for path in reversed(paths):
         try:
-            header, match = replay(path.read_bytes().splitlines())
-        except JournalError as e:
-            print(f"{path.name}: unreadable ({e})")
+            header, match = replay_file(path)
+        except Unreadable as e:
+            print(f"{path.name}: unreadable ({e.detail})")
             continue
         result = summary(header, match)
         if path.name.endswith(ABANDONED):
@@ -179,8 +181,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_files(paths: list[str], load, error: type[Exception], describe) -> int:
-    """Load each file; print ``PATH: ok (what it holds)`` or every problem; 2 if any was bad."""
+def _check_files(paths: list[str], load, error: type[Exception], describe, warnings) -> int:
+    """Load each file; print ``PATH: ok (what it holds)`` and any warnings, or every problem;
+    2 if any was bad."""
     status = 0
     for path in paths:
         try:
@@ -190,15 +193,17 @@ def _check_files(paths: list[str], load, error: type[Exception], describe) -> in
             status = 2
             continue
         print(f"{path}: ok ({describe(loaded)})")
+        for warning in warnings(loaded):
+            print(f"  warning: {warning}")
     return status
 
 
 def cmd_profile_check(args: argparse.Namespace) -> int:
-    from .profile import ProfileError, load_profile
+    from .profile import ProfileError, load_profile, warnings
 
     return _check_files(args.files, load_profile, ProfileError,
                         lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}"
-                                  + (f", button board on {p.board.port}" if p.board else ""))
+                                  + (f", button board on {p.board.port}" if p.board else ""), warnings)
 
 
 def cmd_profile_overlays(args: argparse.Namespace) -> int:
@@ -297,6 +302,8 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
                         bots=bots)
     except TableScreenError as e:
         return _fail(str(e))
+    except OSError as e:
+        return _fail(f"journal directory {journals}: {e.strerror or e}")
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -313,10 +320,10 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
 
 
 def cmd_words_check(args: argparse.Namespace) -> int:
-    from .words import DeckError, load_decks
+    from .words import DeckError, deck_warnings, load_decks
 
     return _check_files(args.files, load_decks, DeckError,
-                        lambda decks: ", ".join(f"{d.name}: {len(d.cards)} cards" for d in decks))
+                        lambda decks: ", ".join(f"{d.name}: {len(d.cards)} cards" for d in decks), deck_warnings)
 
 
 def cmd_words_print(args: argparse.Namespace) -> int:
@@ -408,15 +415,22 @@ def cmd_sim(args: argparse.Namespace) -> int:
     except ImportError as e:
         return _fail(f"the simulator needs pygame (pip install \".[sim]\"): {e}")
     setup_logging()
+    if problem := _load_user_decks(args):
+        return _fail(problem)
     try:
         profile = load_profile(args.profile) if args.profile else players_profile(args.players)
         presses = load_script(args.script, len(profile.stations)) if args.script else None
         bots = bot_settings(args, len(profile.stations))
+        defaults = option_settings(args.option)
     except (ProfileError, ScriptError, OSError, ValueError) as e:
         return _fail(str(e))
     journals = journal_dir(args, presses is not None or bool(args.screenshot))
-    sim = Simulator(profile, journals, seed=args.seed, scale=args.scale or (3 if args.screenshot else None),
-                    settings_path=settings_file(journals), table_screen=args.table_screen, bots=bots)
+    try:
+        sim = Simulator(profile, journals, seed=args.seed, defaults=defaults,
+                        scale=args.scale or (3 if args.screenshot else None),
+                        settings_path=settings_file(journals), table_screen=args.table_screen, bots=bots)
+    except OSError as e:
+        return _fail(f"journal directory {journals}: {e.strerror or e}")
     try:
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
@@ -528,6 +542,19 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 0 if selftest.complete and covered and not dead else 1
 
 
+def speed(text: str) -> float:
+    """``--speed``: a finite number above 0 (argparse exits 2 with this message otherwise)."""
+    from .untrusted import finite_number
+
+    try:
+        value = finite_number(text, "--speed")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if not 0.01 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"--speed must be from 0.01 to 1000 (times faster), not {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion",
@@ -535,11 +562,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def runner_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--speed", type=float, default=1.0, help="play a script this many times faster")
+    def runner_options(p: argparse.ArgumentParser, games: bool = True) -> None:
+        """Options of every command that runs the box; ``games`` adds those that shape its games."""
+        p.add_argument("--speed", type=speed, default=1.0, help="play a script this many times faster")
         p.add_argument("--seed", type=int, default=None, help="seed the chance draws (deals, words)")
-        p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
-                       help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
+        if games:
+            p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
+                           help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
+            p.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
 
     def bot_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--bots", action="append", choices=("easy", "hard"), metavar="LEVEL",
@@ -559,7 +589,6 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--snapshots", help="write each station's final screen as PNG into this folder")
     run.add_argument("--journal-dir", help="where game journals go (default: the state directory; "
                                            "a temporary folder with --script)")
-    run.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
     runner_options(run)
     bot_options(run)
     run.set_defaults(func=cmd_run)
@@ -627,7 +656,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "reported a press.")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
-    runner_options(test)
+    runner_options(test, games=False)
     test.set_defaults(func=cmd_selftest)
 
     past = sub.add_parser("games", help="list past games (journals), newest first",
@@ -691,6 +720,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """With no command, a laptop starts the simulator; a Pi shows the help."""
+    for stream in (sys.stdout, sys.stderr):  # a lone surrogate from a file is printed escaped, never raised
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):
@@ -699,7 +731,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         print("\nOn the box: companion run --profile hardware/profiles/mux-3.toml")
         return 0
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        # the reader went away (``companion games | head``): nothing more to say, and nobody to say it to
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import signal
 import sys
 import threading
@@ -39,7 +40,7 @@ from .journal import Header, JournalWriter
 from .notify import Notifier
 from .profile import Profile
 from .race import LatePress, watching_late_presses
-from .recovery import KEEP_JOURNALS, find_interrupted, rotate
+from .recovery import KEEP_JOURNALS, NotResumed, next_sequence, pick_up, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .settings import load_settings, save_settings
@@ -70,21 +71,29 @@ def displays_down(down: list[int]) -> str:
     return f"Display {numbers} not working" if len(down) == 1 else f"Displays {numbers} failing"
 
 
+REPLAY_BYTES_PER_S = 500_000
+"""A slow estimate of replay speed on a Raspberry Pi 4: ``python -m bench.replay_scaling`` replays
+2.3 MB/s on a shared x86 laptop core, and a Pi 4's Cortex-A72 runs CPython 3-4 times slower.
+Replaying a journal longer than 10 s of this asks systemd for that much more start time."""
+
+
 def journal_opener(directory: Path):
-    """Opens one new journal file per game in ``directory``, named by start time and game,
-    deleting the oldest beyond what we keep."""
+    """Opens one new journal file per game in ``directory``, named by start time and game and
+    numbered by its header's ``sequence``, deleting the oldest finished games beyond what we keep."""
     directory.mkdir(parents=True, exist_ok=True)
 
     def open_journal(header: Header) -> JournalWriter:
         rotate(directory, KEEP_JOURNALS - 1)
+        header = replace(header, sequence=next_sequence(directory))
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = directory / f"{stamp}-{header.game}.jsonl"
         n = 1
-        while path.exists():
+        while os.path.lexists(path):
             n += 1
             path = directory / f"{stamp}-{header.game}-{n}.jsonl"
-        log.info("game started: %s, journal %s", header.game, path)
-        return JournalWriter(path, header)
+        writer = JournalWriter(path, header)
+        log.info("game started: %s (number %d on this box), journal %s", header.game, header.sequence, path)
+        return writer
 
     return open_journal
 
@@ -135,10 +144,15 @@ class Daemon:
         self._lit: tuple[str, ...] | None = None
         self._blink_at_ns: int | None = None
         """When a board LED's blink next turns over (board LEDs only hold on or off)."""
-        interrupted = find_interrupted(journal_dir) if journal_dir and referee is None else None
-        if interrupted is not None and len(interrupted.match.players) > len(names):
+        interrupted = pick_up(journal_dir, self._replay_time) if journal_dir and referee is None else None
+        if isinstance(interrupted, NotResumed):
+            self.table.tell("GAME NOT RESUMED")
+        elif interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
             interrupted.writer.close()
+            self.table.tell("GAME NOT RESUMED")
+        elif interrupted is not None and interrupted.match.outcome is not None:
+            self.table.resume(interrupted, time.monotonic_ns())  # its result, until the players leave it
         elif interrupted is not None:
             self.table.offer_resume(interrupted)
         self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
@@ -166,6 +180,11 @@ class Daemon:
         """Shown on every screen while set: the button board is unplugged, a display is dead.
         One line fits, so the board (which holds races) comes first."""
         return next(iter(self._notices[k] for k in ("board", "displays") if k in self._notices), None)
+
+    def _replay_time(self, size: int) -> None:
+        """Before replaying a journal of ``size`` bytes, ask systemd for the time it may take."""
+        if size > REPLAY_BYTES_PER_S * 10:
+            self.notifier.extend_start(30 + size / REPLAY_BYTES_PER_S)
 
     def _displays_ready(self) -> None:
         """Runs in the display writer's thread, once every display was tried: a dead panel does

@@ -15,21 +15,23 @@ closest-number game's ``start``):
   journaled when the race was decided, at least a tie window and the input latency after the
   press, so this is an upper bound, and it is reported apart from the measured ones.
 
-A journal that cannot be read is counted, named with its reason, and skipped; abandoned and
+Journals are read as ``companion replay`` reads them (:mod:`companion.untrusted`: regular files
+only, size and nesting capped). A journal that cannot be read is counted, named with its reason,
+and skipped; abandoned and
 unfinished games are listed, not counted as played.
 """
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .games.base import IllegalAction
-from .journal import JournalError, _apply_line, parse_header, start_match
+from .journal import JournalError, _apply_line, parse_header, read_journal, start_match
 from .recovery import ABANDONED, journals
+from .untrusted import Unreadable, json_value
 
 NOTES = ("onset_ms", "reaction_ms")
 """Informational fields of a race's action line: read here, not part of the action."""
@@ -62,16 +64,17 @@ class GameRecord:
 
 
 def read_game(path: Path) -> GameRecord:
-    """Replay one journal; :class:`~companion.journal.JournalError` at its first bad line."""
+    """Replay one journal; :class:`~companion.journal.JournalError` at its first bad line,
+    :class:`~companion.untrusted.Unreadable` for a file that is no journal to read."""
     match = None
     trail: list[tuple[float, tuple[Any, ...]]] = []
     reactions: list[Reaction] = []
     opens_at: float | None = None
-    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+    for number, raw in enumerate(read_journal(path), start=1):
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = json_value(raw.decode("utf-8"))
             if match is None:
                 header = parse_header(obj)
                 match = start_match(header)
@@ -155,6 +158,8 @@ def read_history(directory: Path) -> History:
     for path in journals(directory):
         try:
             games.append(read_game(path))
+        except Unreadable as e:
+            unreadable.append((path, e.detail))
         except (JournalError, OSError) as e:
             unreadable.append((path, str(e)))
     return History(games, unreadable)

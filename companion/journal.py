@@ -9,8 +9,8 @@ so a crash or power cut loses no applied action. :func:`replay` reads a journal 
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +20,12 @@ from . import games
 from .games.base import IllegalAction
 from .games.options import OptionError, options_dict, parse_options
 from .match import Match
+from .profile import NAME_MAX
+from .untrusted import JOURNAL_BYTES, Unreadable, json_value, read_bytes
 
 FORMAT = "companion-journal/1"
+LONGEST_GAME_S = 366 * 86400
+"""A line's ``t`` (seconds since the game started) is at most a year: larger is corruption."""
 
 
 class JournalError(Exception):
@@ -43,6 +47,10 @@ class Header:
     """Informational: the 0-based station each player sat at, so a resumed game keeps its
     seats (written as 1-based station numbers, as the box numbers them); None (``null``) for
     a bot's seat, which has no station."""
+    sequence: int | None = None
+    """The game's number on this box, one more than any journal beside it had when it started:
+    which game is newest follows from the journals themselves, not from a clock that may have
+    gone back (a Pi without a real-time clock) or from file names."""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": FORMAT, "game": self.game, "players": list(self.players),
@@ -51,6 +59,8 @@ class Header:
             out["seed"] = self.seed
         if self.stations is not None:
             out["stations"] = [None if s is None else s + 1 for s in self.stations]
+        if self.sequence is not None:
+            out["sequence"] = self.sequence
         return out
 
 
@@ -60,7 +70,7 @@ def parse_header(obj: Any) -> Header:
         raise ValueError("the header must be a JSON object")
     if obj.get("format") != FORMAT:
         raise ValueError(f"format must be {FORMAT!r}, not {obj.get('format')!r}")
-    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "stations"})
+    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "stations", "sequence"})
     if unknown:
         raise ValueError(f"unknown header field {unknown[0]!r}")
     game = obj.get("game")
@@ -69,6 +79,9 @@ def parse_header(obj: Any) -> Header:
     players = obj.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
         raise ValueError("players must be a list of names")
+    for name in players:
+        if len(name) > NAME_MAX or not name.isprintable() or _has_surrogate(name):
+            raise ValueError(f"player name {name!r} is not a name: at most {NAME_MAX} printable characters")
     options = obj.get("options", {})
     if not isinstance(options, dict):
         raise ValueError("options must be an object")
@@ -84,7 +97,15 @@ def parse_header(obj: Any) -> Header:
             raise ValueError("stations must list a different station number (from 1), or null for a "
                              "bot, for each player")
         stations = tuple(None if s is None else s - 1 for s in stations)
-    return Header(game, tuple(players), options, seed, stations)
+    sequence = obj.get("sequence")
+    if sequence is not None and (isinstance(sequence, bool) or not isinstance(sequence, int) or sequence < 1):
+        raise ValueError("sequence must be a whole number from 1")
+    return Header(game, tuple(players), options, seed, stations=stations, sequence=sequence)
+
+
+def _has_surrogate(text: str) -> bool:
+    """A lone UTF-16 surrogate (JSON's ``"\\ud800"``) is no character: it cannot be printed."""
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
 
 
 def start_match(header: Header, record=None) -> Match:
@@ -105,19 +126,46 @@ def start_match(header: Header, record=None) -> Match:
 class JournalWriter:
     """Appends journal lines durably: each line is flushed and fsync'd before ``write`` returns."""
 
-    def __init__(self, path: Path | str, header: Header | None = None) -> None:
+    def __init__(self, path: Path | str, header: Header | None = None, sync: bool = True) -> None:
+        """Open ``path`` to append (never through a symlink: a journal is written only inside the
+        state directory) and, for a new game, write its header. If the header cannot be written
+        (a full disk), the file is removed again, so no empty journal is left behind. ``sync``
+        false skips the fsync: only for writing a benchmark's long journal quickly."""
         self.path = Path(path)
-        self._file = open(self.path, "a", encoding="utf-8")
+        self.sync = sync
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        self._file = os.fdopen(os.open(self.path, flags, 0o644), "a", encoding="utf-8")
         if header is not None:
-            self.write(header.as_json())
+            try:
+                self.write(header.as_json())
+            except OSError:
+                with contextlib.suppress(OSError):  # the unwritten header cannot be flushed either
+                    self._file.close()
+                self.path.unlink(missing_ok=True)
+                raise
 
     def write(self, line: dict[str, Any]) -> None:
         self._file.write(json.dumps(line, separators=(", ", ": ")) + "\n")
         self._file.flush()
-        os.fsync(self._file.fileno())
+        if self.sync:
+            os.fsync(self._file.fileno())
 
     def close(self) -> None:
         self._file.close()
+
+
+def read_journal(path: Path | str, follow_symlinks: bool = False) -> list[bytes]:
+    """A journal file's lines, read with the limits of :mod:`companion.untrusted`: a regular
+    file, in the state directory never through a symlink; :class:`Unreadable` otherwise."""
+    return read_bytes(path, JOURNAL_BYTES, follow_symlinks).splitlines()
+
+
+def replay_file(path: Path | str, follow_symlinks: bool = False) -> tuple[Header, Match]:
+    """Replay a journal file; :class:`Unreadable` naming the file, the line and the reason."""
+    try:
+        return replay(read_journal(path, follow_symlinks))
+    except JournalError as e:
+        raise Unreadable(path, e.reason, e.line) from None
 
 
 NOTES = ("onset_ms", "reaction_ms")
@@ -137,7 +185,7 @@ def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> li
     for text in lines:
         try:
             obj = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except ValueError:  # not JSON, not UTF-8, or a number too long: replay has said so
             continue
         reactions = obj.get("reaction_ms") if isinstance(obj, dict) else None
         if not isinstance(reactions, list):
@@ -177,9 +225,9 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise JournalError(number, f"not a JSON object ({e.msg})") from None
+            obj = json_value(text)
+        except ValueError as e:
+            raise JournalError(number, str(e)) from None
         try:
             if match is None:
                 header = parse_header(obj)
@@ -231,8 +279,8 @@ def _apply_line(match: Match, obj: Any) -> None:
     if not isinstance(obj.get("auto", False), bool):
         raise ValueError(f"auto must be true or false, not {obj['auto']!r}")
     t = obj.get("t", 0)
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < math.inf:
-        raise ValueError(f"t must be seconds since the game started (0 or more), not {t!r}")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= LONGEST_GAME_S:
+        raise ValueError(f"t must be seconds since the game started (0 or more, at most a year), not {t!r}")
     if kind == "chance":
         match.chance_or_draw(body)
     elif kind == "action":

@@ -63,6 +63,12 @@ class Match:
         self.chance(event)
         return event
 
+    def table_rng(self, purpose: str) -> random.Random:
+        """A generator for a draw the table makes itself (a replacement word card), from the seed,
+        the purpose and the chance events applied so far, all of which the journal holds: a game
+        resumed from its journal draws what the uninterrupted game would have."""
+        return random.Random(f"{self.seed}/{purpose}/{self.chances}")
+
     def due_event(self) -> str | None:
         """The kind of chance event due now (``cards``, ``assign``, ``deal``), as the seed
         would draw it; None when none is due or there is no seed."""

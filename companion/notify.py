@@ -50,5 +50,10 @@ class Notifier:
             self._last_ping_ns = now_ns
             self.send("WATCHDOG=1")
 
+    def extend_start(self, seconds: float) -> None:
+        """Ask systemd for ``seconds`` more to start (a long journal to replay before the first
+        frame), so the unit's start timeout does not kill a resume that is simply long."""
+        self.send(f"EXTEND_TIMEOUT_USEC={round(seconds * 1e6)}")
+
     def stopping(self) -> None:
         self.send("STOPPING=1")

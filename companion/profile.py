@@ -8,12 +8,12 @@ checked completely on load and every problem is reported at once, each naming it
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .inputs import KEYS
+from .untrusted import PROFILE_BYTES, Unreadable, read_toml
 
 BACKENDS = ("mock", "pi")
 DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1315")
@@ -35,9 +35,14 @@ software PWM on any pin; keeping to these leaves room for a hardware-PWM driver.
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
 MIN_STATIONS, MAX_STATIONS = 2, 6
+NAME_MAX = 32
+"""Characters in a player's name in a journal (a journal may come from elsewhere)."""
 MAX_NAME = 10
 """Longest station name: the screens are 21 characters wide and show up to three names on a
 line; the layout test renders every screen with names this long."""
+NAME_FITS = 6
+"""Characters of a name most screens show in full; longer ones are abbreviated where a line
+needs it (:func:`~companion.screens.canvas.fitting`)."""
 BOARD_CHANNELS = range(0, 32)
 """A button board's channels, as its firmware numbers them (``firmware/buttonboard/config.py``)."""
 BOARD_LEDS = range(0, 32)
@@ -278,6 +283,9 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             c.fail(f"{where}.name", f"must be at most {MAX_NAME} characters (the screens show it "
                                     f"whole), not {st_name!r} ({len(st_name)})")
             st_name = f"P{i + 1}"
+        elif not st_name.isprintable():
+            c.fail(f"{where}.name", f"must be printable characters, not {st_name!r}")
+            st_name = f"P{i + 1}"
         on_board = "channels" in st
         if on_board and "pins" in st:
             c.fail(where, "give either pins (GPIO) or channels (button board), not both")
@@ -364,14 +372,26 @@ def load_profile(path: Path | str) -> Profile:
     """Read and check a profile file."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ProfileError(str(path), [f"cannot read: {e.strerror}"]) from None
-    except UnicodeDecodeError as e:
-        raise ProfileError(str(path), [f"not UTF-8 text (byte {e.start + 1})"]) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ProfileError(str(path), [f"not valid TOML: {e}"]) from None
+        data = read_toml(path, PROFILE_BYTES)
+    except Unreadable as e:
+        raise ProfileError(str(path), [e.detail]) from None
     return parse_profile(data, str(path))
+
+
+def warnings(profile: Profile) -> list[str]:
+    """What a profile check says about names the screens cannot show as typed: they are drawn
+    with stand-ins (:func:`~companion.screens.canvas.shown`) or cut to fit."""
+    from .screens.canvas import unshowable
+
+    out = []
+    for i, st in enumerate(profile.stations):
+        where = f"stations[{i + 1}].name"
+        if missing := unshowable(st.name):
+            out.append(f"{where}: {st.name!r} has characters the screens cannot show ({missing}); "
+                       "they are drawn as their plain letter or '?'")
+        if len(st.name) > NAME_FITS:
+            out.append(f"{where}: {st.name!r} is longer than {NAME_FITS} characters: some screens shorten it")
+    return out
 
 
 def boot_config(profile: Profile) -> list[str]:

@@ -14,6 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .inputs import KEYS
+from .untrusted import SCRIPT_BYTES, Unreadable, finite_number, read_text
+
+LONGEST_S = 24 * 3600
+"""A script's times are at most a day: anything longer is a typo, and would never end."""
 
 
 class ScriptError(ValueError):
@@ -39,23 +43,28 @@ def parse_script(text: str, stations: int, source: str = "script") -> list[Scrip
         if len(words) not in (3, 4):
             raise ScriptError(f"{where}: expected SECONDS STATION KEY [HOLD], got {line.strip()!r}")
         try:
-            at_s, hold_s = float(words[0]), float(words[3]) if len(words) == 4 else 0.05
-            station = int(words[1])
-        except ValueError:
-            raise ScriptError(f"{where}: SECONDS and HOLD must be numbers, STATION a whole number") from None
+            at_s = finite_number(words[0], "SECONDS")
+            hold_s = finite_number(words[3], "HOLD") if len(words) == 4 else 0.05
+            station = int(words[1]) if words[1].isdecimal() and len(words[1]) < 3 else 0
+        except ValueError as e:
+            raise ScriptError(f"{where}: {e}") from None
+        if not 0 <= at_s <= LONGEST_S or not 0 < hold_s <= LONGEST_S:
+            raise ScriptError(f"{where}: SECONDS must be from 0 and HOLD above 0, both at most {LONGEST_S:g}")
         if not 1 <= station <= stations:
-            raise ScriptError(f"{where}: station must be from 1 to {stations}, not {station}")
+            raise ScriptError(f"{where}: station must be from 1 to {stations}, not {words[1]!r}")
         if words[2] not in KEYS:
             raise ScriptError(f"{where}: key must be one of {', '.join(KEYS)}, not {words[2]!r}")
-        if at_s < 0 or hold_s <= 0:
-            raise ScriptError(f"{where}: times must be positive")
         presses.append(ScriptPress(at_s, station - 1, words[2], hold_s))
     return sorted(presses, key=lambda p: p.at_s)
 
 
 def load_script(path: Path | str, stations: int) -> list[ScriptPress]:
-    path = Path(path)
-    return parse_script(path.read_text(encoding="utf-8"), stations, str(path))
+    """Read and check a script file; :class:`ScriptError` naming the file, line and reason."""
+    try:
+        text = read_text(path, SCRIPT_BYTES)
+    except Unreadable as e:
+        raise ScriptError(str(e)) from None
+    return parse_script(text, stations, str(path))
 
 
 def edges(presses: list[ScriptPress]) -> list[tuple[float, int, str, bool]]:

@@ -11,9 +11,11 @@
 # takes 106 ms instead of 26), the extra display buses the profile needs (i2c-gpio overlays from
 # `companion profile overlays`, in the same file; a reboot brings them up; the default profile,
 # mux-3.toml, needs none), a system user in the gpio, i2c and dialout groups, a venv at
-# /opt/companion/venv made with --system-site-packages (so it sees apt's lgpio; Bookworm's own
-# Python is externally managed), the package, the profile at /etc/companion/profile.toml (never
-# overwritten), and the unit.
+# /opt/companion/venv made afresh with --system-site-packages (so it sees apt's lgpio; Bookworm's
+# own Python is externally managed), the package built as a wheel from this tree and installed
+# with the dependency versions pinned in systemd/constraints.txt, the profile at
+# /etc/companion/profile.toml (never overwritten), and the unit. Uninstalling keeps the journals,
+# owned by root and readable by all.
 set -euo pipefail
 
 PREFIX=/opt/companion
@@ -33,8 +35,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) DRY=1 ;;
     --uninstall) ACTION=uninstall ;;
-    --profile) PROFILE=$2; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --profile)
+      [ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --profile needs a profile file, e.g. --profile hardware/profiles/mux-3.toml" >&2; exit 2; }
+      PROFILE=$2; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -72,7 +76,8 @@ bus_overlays() {  # the config.txt lines the profile's display buses need, each 
 install() {
   [ -f "$PROFILE" ] || { echo "install.sh: no profile at $PROFILE" >&2; exit 2; }
   step "apt package lists" apt-get update
-  step "apt packages" apt-get install -y --no-install-recommends python3-venv python3-lgpio i2c-tools
+  step "apt packages" apt-get install -y --no-install-recommends python3-venv python3-pip \
+    python3-lgpio i2c-tools
   if command -v raspi-config >/dev/null || [ "$DRY" = 1 ]; then
     step "enable I2C" raspi-config nonint do_i2c 0
   fi
@@ -90,10 +95,13 @@ install() {
   else
     step "user companion in gpio, i2c, dialout" usermod -a -G gpio,i2c,dialout companion
   fi
-  [ -x "$PREFIX/venv/bin/python" ] || step "venv" python3 -m venv --system-site-packages "$PREFIX/venv"
-  step "source copy" mkdir -p "$PREFIX/src"
-  step "source files" cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/companion" "$SRC/hardware" "$PREFIX/src/"
-  step "package" "$PREFIX/venv/bin/pip" install --quiet --upgrade "$PREFIX/src"
+  # A fresh venv every time, from a wheel of this tree: nothing of an older version stays importable.
+  step "wheel" rm -rf "$PREFIX/wheel"
+  step "build wheel" python3 -m pip wheel --quiet --no-deps --wheel-dir "$PREFIX/wheel" "$SRC"
+  step "remove old venv" rm -rf "$PREFIX/venv" "$PREFIX/src"
+  step "venv" python3 -m venv --system-site-packages "$PREFIX/venv"
+  step "package" "$PREFIX/venv/bin/pip" install --quiet --constraint "$SRC/systemd/constraints.txt" \
+    "$PREFIX"/wheel/companion-*.whl
   step "check profile" "$PREFIX/venv/bin/companion" profile check "$PROFILE"
   step "config dir" mkdir -p "$CONF"
   if [ ! -e "$CONF/profile.toml" ]; then
@@ -117,7 +125,12 @@ uninstall() {
   if [ "$DRY" = 1 ] || id companion >/dev/null 2>&1; then
     step "remove user" userdel companion
   fi
-  echo "==> kept: $CONF (profile) and /var/lib/companion (game journals)"
+  # The journals belonged to the user just removed: give them to root and let anyone read them.
+  if [ "$DRY" = 1 ] || [ -d /var/lib/companion ]; then
+    step "journals owned by root, readable by all" chown -R root:root /var/lib/companion
+    step "journals readable" chmod -R u+rwX,go+rX /var/lib/companion
+  fi
+  echo "==> kept: $CONF (profile) and /var/lib/companion (game journals), now owned by root and readable by all"
 }
 
 need_root

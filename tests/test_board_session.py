@@ -71,18 +71,35 @@ def test_converted_times_never_go_backwards():
     assert event.t_ns >= BOOT_NS + 12 * MS
 
 
-def test_lost_frames_are_counted_from_sequence_gaps_across_the_wrap():
+def synced_from(seq):
+    """A session whose board said hello with sequence number ``seq`` and is in sync."""
     session = BoardSession({0: (0, "slap")})
     session.handle(LinkUp())
     feed = Feed(session)
-    feed.seq = 0xFFFC
+    feed.seq = seq
     feed(HELLO)
     feed.sync(0)
+    return session, feed
+
+
+def test_lost_frames_are_counted_from_sequence_gaps_across_the_wrap():
+    session, feed = synced_from(0xFFFC)
     feed(Heartbeat(100, 0, 0, 0))  # seq 0xFFFE
     assert session.lost_frames == 0
     feed.seq = 3  # 0xFFFF, 0, 1 and 2 never arrived
     feed(Heartbeat(200, 0, 0, 0))
     assert session.lost_frames == 4
+
+
+def test_a_sequence_number_going_back_is_not_counted_as_lost_frames(caplog):
+    session, feed = synced_from(5000)
+    feed(Heartbeat(100, 0, 0, 0))
+    feed.seq = 3000  # behind: a repeated or old frame, not 63,534 lost ones
+    feed(Heartbeat(200, 0, 0, 0))
+    assert session.lost_frames == 0 and session.backward_seqs == 1
+    assert "went back by" in caplog.text
+    feed(Heartbeat(300, 0, 0, 0))  # and counting carries on from there
+    assert session.lost_frames == 0
 
 
 def test_unplugged_is_told_once_stops_holding_races_and_is_cleared_by_the_next_heartbeat():

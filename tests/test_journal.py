@@ -273,15 +273,15 @@ BAD = {
     "no type": (text(HEADER, {"action": "play", "player": 0, "cell": 4}), 2,
                 "type must be 'chance' or 'action', not None"),
     "t is text": (text(HEADER, play(ALICE, 4, t="soon")), 2,
-                  "t must be seconds since the game started (0 or more), not 'soon'"),
+                  "t must be seconds since the game started (0 or more, at most a year), not 'soon'"),
     "t is negative": (text(HEADER, play(ALICE, 4, t=-1.5)), 2,
-                      "t must be seconds since the game started (0 or more), not -1.5"),
+                      "t must be seconds since the game started (0 or more, at most a year), not -1.5"),
     "t is true": (text(HEADER, play(ALICE, 4, t=True)), 2,
-                  "t must be seconds since the game started (0 or more), not True"),
+                  "t must be seconds since the game started (0 or more, at most a year), not True"),
     "t is NaN": (text(HEADER, '{"type": "action", "action": "play", "player": 0, "cell": 4, "t": NaN}'),
-                 2, "t must be seconds since the game started (0 or more), not nan"),
+                 2, "NaN is not a number a file may hold"),
     "t on an auto line": (text(HEADER, play(ALICE, 4), play(BOB, 3), pass_(ALICE, auto=True, t="x")),
-                          4, "t must be seconds since the game started (0 or more), not 'x'"),
+                          4, "t must be seconds since the game started (0 or more, at most a year), not 'x'"),
 }
 
 SECOND_BAD = ["{oops", json.dumps(play(BOB, 4)), json.dumps({"type": "nope"})]

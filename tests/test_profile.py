@@ -159,7 +159,7 @@ def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
 def test_cli_profile_check_missing_file(tmp_path, capsys):
     path = tmp_path / "nope.toml"
     assert main(["profile", "check", str(path)]) == 2
-    assert capsys.readouterr().err == f"companion: {path}:\n  cannot read: No such file or directory\n"
+    assert capsys.readouterr().err == f"companion: {path}:\n  No such file or directory\n"
 
 
 # --- bad profiles ----------------------------------------------------------------------------
@@ -319,7 +319,7 @@ def test_not_utf8(tmp_path):
     path.write_bytes(b'name = "Caf\xe9"\n')
     with pytest.raises(ProfileError) as e:
         load_profile(path)
-    assert e.value.problems == ["not UTF-8 text (byte 12)"]
+    assert e.value.problems == ["line 1: not UTF-8 text (byte 12)"]
 
 
 def test_several_problems_are_reported_at_once(tmp_path):

@@ -140,6 +140,30 @@ def test_installer_refuses_unknown_arguments_and_missing_profiles(tmp_path):
     assert code == 2 and "unknown argument '--bogus'" in err
     code, _, err = dry_run("--profile", str(tmp_path / "none.toml"))
     assert code == 2 and "no profile at" in err
+    code, _, err = dry_run("--profile")
+    assert code == 2 and "--profile needs a profile file" in err and "unbound" not in err
+
+
+def test_install_builds_a_fresh_venv_from_a_wheel_with_pinned_versions():
+    code, out, _ = dry_run()
+    assert code == 0
+    order = [out.index(s) for s in ("pip wheel --quiet --no-deps --wheel-dir /opt/companion/wheel",
+                                    "rm -rf /opt/companion/venv /opt/companion/src",
+                                    "python3 -m venv --system-site-packages /opt/companion/venv",
+                                    "--constraint " + str(ROOT / "systemd" / "constraints.txt"))]
+    assert order == sorted(order)
+    assert "cp -r" not in out
+    pins = [line for line in (ROOT / "systemd" / "constraints.txt").read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert {p.split("==")[0].lower() for p in pins} >= {"gpiozero", "luma.oled", "pyserial", "pillow"}
+    assert all("==" in p for p in pins)
+
+
+def test_uninstall_leaves_the_journals_to_root_and_readable():
+    code, out, _ = dry_run("--uninstall")
+    assert code == 0
+    assert out.index("userdel companion") < out.index("chown -R root:root /var/lib/companion")
+    assert "chmod -R u+rwX,go+rX /var/lib/companion" in out
 
 
 def test_the_daemon_says_ready_after_its_first_frames_and_pings_from_its_loop(listener, tmp_path):
@@ -236,6 +260,22 @@ def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
     assert "WATCHDOG=1" not in blocked, "a ping while the loop was blocked"
 
 
+def test_before_a_long_replay_the_daemon_asks_systemd_for_more_start_time(listener, tmp_path, monkeypatch):
+    import companion.daemon
+    from companion.daemon import Daemon
+    from companion.profile import load_profile
+
+    seed_game = (ROOT / "tests" / "journals" / "paytoplay-seed.jsonl").read_text().splitlines()
+    journal = tmp_path / "20260101-000000-paytoplay.jsonl"
+    journal.write_text("\n".join(seed_game[:6]) + "\n")
+    monkeypatch.setattr(companion.daemon, "REPLAY_BYTES_PER_S", 10)  # as if the Pi replayed 10 bytes/s
+    path, sock = listener
+    daemon = Daemon(load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml"), tmp_path,
+                    notifier=Notifier({"NOTIFY_SOCKET": path}))
+    daemon.close()
+    seconds = 30 + journal.stat().st_size / 10
+    assert sock.recv(100).decode() == f"EXTEND_TIMEOUT_USEC={round(seconds * 1e6)}"
+    assert daemon.table.offer is not None and daemon.table.offer.match.players == ("Alice", "Bob")
 def test_install_sets_the_i2c_bus_to_400khz_once_whatever_was_there(tmp_path):
     config = tmp_path / "config.txt"
     for before in ("dtparam=i2c_arm=on\n[all]\n", "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\n[all]\n"):

@@ -101,7 +101,7 @@ def test_every_problem_of_a_deck_file_is_named_at_once():
 
 
 def test_a_file_that_is_not_toml_or_not_there(tmp_path):
-    with pytest.raises(DeckError, match="not a TOML file"):
+    with pytest.raises(DeckError, match="not valid TOML"):
         load_decks(deck_file(tmp_path, "[[deck]\nname ="))
     with pytest.raises(DeckError, match="No such file"):
         load_decks(tmp_path / "nope.toml")

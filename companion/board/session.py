@@ -111,6 +111,11 @@ MAX_HELD = 1000
 (and counted in :attr:`BoardSession.held_dropped`)."""
 
 
+SEQ_HALF = 0x8000
+"""A sequence number (16 bits, wrapping) less than half the range ahead of the expected one is a
+gap of lost frames; further ahead is really behind it."""
+
+
 class BoardSession:
     """One board's inputs. ``channels`` maps a board channel to ``(station, key)``."""
 
@@ -120,6 +125,8 @@ class BoardSession:
         self.clock = ClockSync()
         self.hello: Hello | None = None
         self.lost_frames = 0
+        self.backward_seqs = 0
+        """Frames whose sequence number was behind the expected one."""
         self.unmapped_edges = 0
         self.overflows = 0
         self.board_rx_errors = 0
@@ -186,8 +193,14 @@ class BoardSession:
     def _received(self, received: Received) -> list[Output]:
         frame = received.frame
         if self._next_seq is not None and frame.seq != self._next_seq:
-            self.lost_frames += (frame.seq - self._next_seq) & 0xFFFF
-            log.warning("button board: %d frames lost", (frame.seq - self._next_seq) & 0xFFFF)
+            gap = (frame.seq - self._next_seq) & 0xFFFF
+            if gap < SEQ_HALF:
+                self.lost_frames += gap
+                log.warning("button board: %d frames lost", gap)
+            else:  # behind what came already: the board restarted, or a frame came twice
+                self.backward_seqs += 1
+                log.warning("button board: sequence number went back by %d (a restarted board or a "
+                            "repeated frame), not counted as lost frames", 0x10000 - gap)
         self._next_seq = (frame.seq + 1) & 0xFFFF
         message = frame.message
         if isinstance(message, Hello):

@@ -7,7 +7,9 @@ A game declares its options as a frozen dataclass. Each field may carry metadata
 - ``min`` / ``max``: inclusive numeric bounds;
 - ``help``: one line for the lobby and for error messages;
 - ``check``: a function of the value returning what is wrong with it (text) or None, for rules a
-  type and bounds cannot say (a known deck name, a list of token values).
+  type and bounds cannot say (a known deck name, a list of token values);
+- ``typed_check``: the same, run only on a value typed on a command line, for what only the box
+  that starts the game needs (a word file that can be read; a journal replays without it).
 
 Options come from journals, profiles and the lobby, so every value is checked here, once.
 """
@@ -114,6 +116,8 @@ def option_from_text(cls: type, name: str, text: str) -> Any:
             return kind(text)
         except ValueError:
             pass  # parse_options names the field and what it allows
+    if "typed_check" in fields[name].metadata and (problem := fields[name].metadata["typed_check"](text)):
+        raise OptionError(name, problem)
     return text
 
 

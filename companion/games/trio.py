@@ -44,7 +44,7 @@ from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
-from ..words.wordlist import MAX_LENGTH, MIXED, TIERS, pool
+from ..words.wordlist import MAX_LENGTH, MIXED, TIERS, WordListError, pool, read_word_file
 
 PLAYERS = 3
 RANDOM = "random"
@@ -86,6 +86,7 @@ class TrioOptions:
     })
     word_file: str | None = field(default=None, metadata={
         "help": "a text file of your own words, one word or short phrase per line",
+        "typed_check": lambda path: _word_file_problem(path),  # defined below the options
     })
     only_word_file: bool = field(default=False, metadata={
         "help": "draw only from word_file instead of adding it to the box's words",
@@ -132,6 +133,15 @@ def _start_round(state: TrioState, scores: tuple[int, ...], turn: int, **changes
     eligible = leader if leader is not None and scores[leader] >= state.options.eligible_at else None
     return replace(state, scores=scores, artist=artist, eligible=eligible, skipped=skipped, word=None,
                    **changes)
+
+
+def _word_file_problem(path: str) -> str | None:
+    """What is wrong with a word file named on the command line, read as a game would read it."""
+    try:
+        read_word_file(path)
+    except WordListError as e:
+        return str(e)
+    return None
 
 
 def _word_source(options: TrioOptions) -> tuple[str, ...]:

@@ -1,5 +1,6 @@
 """Drawing helpers shared by every screen: a blank panel, Pillow's built-in bitmap font, text
-placed in a box it must fit.
+placed in a box it must fit. Characters the font lacks are drawn as a stand-in (:class:`ScreenFont`),
+in measuring as in drawing, so the layout check sees what the panel shows.
 
 The font is Pillow's own 6x11 bitmap font, so a screen is pixel-identical on every machine
 (no anti-aliasing to threshold, no system fonts): 21 characters by 5 lines on a 128x64 panel.
@@ -13,6 +14,7 @@ the one thing a screen may shorten on purpose (:func:`abbreviate`); that is not 
 
 from __future__ import annotations
 
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,9 +27,53 @@ CHAR_W, LINE_H = 6, 12
 COLUMNS = WIDTH // CHAR_W
 
 
+FALLBACK = "?"
+"""Drawn for a character the font has no glyph for (a kanji, an emoji)."""
+
+
+@lru_cache(maxsize=4096)
+def _glyph(c: str) -> str:
+    """The character the font draws for ``c``: itself if Latin-1, else its base letter if it is an
+    accented Latin letter (``Ł`` is ``L``, ``ő`` is ``o``), else :data:`FALLBACK`."""
+    if ord(c) < 0x100:
+        return c if c.isprintable() else FALLBACK
+    words = unicodedata.name(c, "").split()
+    if len(words) >= 4 and words[:2] == ["LATIN", "CAPITAL" if c.isupper() else "SMALL"] \
+            and words[2] == "LETTER" and len(words[3]) == 1:
+        return words[3] if c.isupper() else words[3].lower()
+    return FALLBACK
+
+
+def shown(s: str) -> str:
+    """``s`` as the screens draw it, one character cell per character (see :func:`_glyph`)."""
+    return s if s.isascii() and s.isprintable() else "".join(map(_glyph, s))
+
+
+def unshowable(s: str) -> str:
+    """The characters of ``s`` the screens cannot draw as themselves, once each."""
+    return "".join(dict.fromkeys(c for c in s if _glyph(c) != c))
+
+
+class ScreenFont(ImageFont.ImageFont):
+    """Pillow's bitmap font, which has glyphs for Latin-1 only and raises UnicodeEncodeError on
+    anything else: here every text goes through :func:`shown` first, so any name or word a
+    player can type is drawn, never an exception."""
+
+    def getmask(self, text, *args, **kwargs):
+        return super().getmask(shown(text), *args, **kwargs)
+
+    def getbbox(self, text, *args, **kwargs):
+        return super().getbbox(shown(text), *args, **kwargs)
+
+    def getlength(self, text, *args, **kwargs):
+        return super().getlength(shown(text), *args, **kwargs)
+
+
 @lru_cache(maxsize=1)
 def font() -> ImageFont.ImageFont:
-    return ImageFont.load_default_imagefont()
+    loaded = ImageFont.load_default_imagefont()
+    loaded.__class__ = ScreenFont
+    return loaded
 
 
 @dataclass(frozen=True)

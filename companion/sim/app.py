@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Mapping
 
 from ..adapters.displays import DisplayWriter, open_device
 from ..adapters.lights import StationLights
@@ -59,12 +60,13 @@ class SimBox(Box):
 
 class Simulator:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
-                 scale: int | None = None, settings_path: Path | None = None,
-                 table_screen: tuple[int, int] | None = None, bots: dict[int, str] | None = None) -> None:
+                 scale: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 settings_path: Path | None = None, table_screen: tuple[int, int] | None = None,
+                 bots: dict[int, str] | None = None) -> None:
         settings = profile.table_screen
         if table_screen is None and settings.enabled:
             table_screen = (settings.width, settings.height)
-        self.daemon = Daemon(profile, journal_dir, seed,
+        self.daemon = Daemon(profile, journal_dir, seed, defaults=defaults,
                              adapters=lambda on_edge: SimBox(profile, on_edge, scale, table_screen),
                              settings_path=settings_path, bots=bots)
         self.window: Window = self.daemon.box.window

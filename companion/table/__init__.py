@@ -18,6 +18,8 @@ a bot seat is the race's opening) and no light.
 
 from __future__ import annotations
 
+import errno
+import logging
 import random
 import time
 from dataclasses import replace
@@ -29,7 +31,7 @@ from .. import games
 from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
-from ..recovery import Interrupted, abandon
+from ..recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
 from ..screens.canvas import with_notice
 from ..screens.seating import spectator
@@ -43,6 +45,8 @@ from .game import TABLES, GameTable, load_tables
 from .lobby import Lobby, StartGame, rules_screen, turn_page
 from .seating import BACK, Seated, Seating, needs_seating
 from .stuck import StuckButtons
+
+log = logging.getLogger(__name__)
 
 ABANDON_HOLD_NS = 2_000_000_000
 RESUMED_BANNER_NS = 4_000_000_000
@@ -101,6 +105,10 @@ class Table:
         self.rules_open: dict[int, int] = {}
         """Stations reading the rules during a game, and the page each is on."""
 
+        self.lobby_notice: str | None = None
+        """Shown under the lobby until the next press: something the players must know (the
+        interrupted game could not be resumed, a game could not start)."""
+
     @property
     def settings(self) -> BoxSettings:
         return self.settings_page.settings
@@ -141,6 +149,11 @@ class Table:
 
     # --- resuming -------------------------------------------------------------------------------
 
+    def tell(self, text: str) -> None:
+        """Show ``text`` on every station's lobby until someone presses a button."""
+        self.lobby_notice = text
+        self.version += 1
+
     def offer_resume(self, interrupted: Interrupted) -> None:
         """Ask every station whether to carry on with a game a crash interrupted."""
         self.offer = interrupted
@@ -177,9 +190,11 @@ class Table:
             return
         interrupted, self.offer = self.offer, None
         if event.key == "ok":
+            log.info("%s: resumed by the players", interrupted.path.name)
             self.resume(interrupted, event.t_ns)
         else:
             interrupted.writer.close()
+            log.info("%s: the players started afresh; marked abandoned", interrupted.path.name)
             abandon(interrupted.path)
 
     # --- inputs ---------------------------------------------------------------------------------
@@ -191,6 +206,8 @@ class Table:
         self.version += 1
         self.now_ns = max(self.now_ns, event.t_ns)
         self.stuck_buttons.seen(event)
+        if self.game is None and event.pressed:
+            self.lobby_notice = None
         if self.offer is not None:
             self._answer_offer(event)
         elif self.abandoned is not None:
@@ -301,7 +318,13 @@ class Table:
         seed = self._seeds.randrange(2**31)
         journal = None
         if self.open_journal is not None:
-            journal = self.open_journal(Header(rules.name, names, options_dict(options), seed, stations))
+            try:
+                journal = self.open_journal(Header(rules.name, names, options_dict(options), seed, stations))
+            except OSError as e:
+                log.error("cannot start %s: its journal cannot be written: %s", rules.name, e)
+                self.tell("DISK FULL: NOT STARTED" if e.errno == errno.ENOSPC else "CANNOT SAVE: NOT STARTED")
+                self.cues.append("wrong")
+                return
         self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns,
                                        screens_take_time=self.screens_take_time)
         self.bot_seats = BotSeats(bots, seed) if bots else None
@@ -326,6 +349,8 @@ class Table:
             journal.close()
             if abandoned:
                 abandon(journal.path)
+            else:
+                dismiss(journal.path)
         if abandoned:
             self.abandoned = self.game.match.rules.title
             self.cues.append("wrong")
@@ -414,6 +439,8 @@ class Table:
             if self.on_settings_page:
                 count = len(self.lobby.games)
                 return self.settings_page.screen(count, count + 1)
+            if self.lobby_notice is not None:
+                return with_notice(self.lobby.screen(), self.lobby_notice)
             return self.lobby.screen()
         if station == self.confirming:
             return confirm_screen(self.game.match.rules.title)

@@ -69,7 +69,11 @@ class Lobby:
         return self.seated or min(self.game.max_players, self._seats(self.game))
 
     def _rows(self) -> list[tuple[str, tuple[Any, ...]]]:
-        return [(name, choices) for name, choices, _ in self.game.lobby_options(self.players)]
+        """Each option's row and the values it cycles through: a value the box was started with
+        that is not one of the lobby's choices (``--option triangle.target=30``) comes first."""
+        given = self.defaults.get(self.game.name, {})
+        return [(name, choices if name not in given or given[name] in choices else (given[name], *choices))
+                for name, choices, _ in self.game.lobby_options(self.players)]
 
     def handle(self, event: InputEvent) -> StartGame | None:
         if not event.pressed:

@@ -80,7 +80,7 @@ class PictomaniaTable(GameTable):
         super().__init__(*args, **kwargs)
         self.players = len(self.names)
         self.rng = random.Random(self.match.seed)
-        """Replacement word cards and the order of exactly simultaneous presses."""
+        """The order of exactly simultaneous presses (replacement cards come from the match)."""
         self.pending: list[Pending] = []
         self.seats = [Station() for _ in range(self.players)]
         self.phase = self._phase_of_state()
@@ -168,7 +168,7 @@ class PictomaniaTable(GameTable):
             self.cues.append("illegal")
             return
         cards = list(rnd.cards)
-        cards[index] = self.rng.choice(unused)
+        cards[index] = self.match.table_rng("replace").choice(unused)
         self.changed(event)
         self.match.chance({"event": "cards", "deck": rnd.deck, "cards": cards})
         for i, s in enumerate(self.seats):

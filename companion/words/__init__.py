@@ -33,6 +33,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..untrusted import DECK_BYTES, Unreadable, read_toml
+
 WORDS_PER_CARD = 7
 CARDS_PER_ROUND = 3
 WORD_MAX = 18
@@ -111,6 +113,9 @@ def parse_decks(data: dict[str, Any], source: str = "decks", reserved: tuple[str
     decks, names = [], set()
     for d, table in enumerate(tables):
         where = f"deck[{d}]"
+        if not isinstance(table, dict):
+            problems.append(f"{where}: must be a [[deck]] table with name and cards, not {type(table).__name__}")
+            continue
         for extra in sorted(set(table) - {"name", "title", "cards"}):
             problems.append(f"{where}.{extra}: unknown field; known fields are name, title, cards")
         name = table.get("name")
@@ -142,12 +147,21 @@ def load_decks(path: Path | str, reserved: tuple[str, ...] = BUILTIN) -> list[De
     """Read and check a user's deck file; :class:`DeckError` for a bad file (also bad TOML)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise DeckError(str(path), [e.strerror or str(e)]) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise DeckError(str(path), [f"not a TOML file: {e}"]) from None
+        data = read_toml(path, DECK_BYTES)
+    except Unreadable as e:
+        raise DeckError(str(path), [e.detail]) from None
     return parse_decks(data, str(path), reserved)
+
+
+def deck_warnings(decks: list[Deck]) -> list[str]:
+    """Words the screens cannot show as typed (drawn with stand-ins, see
+    :func:`~companion.screens.canvas.shown`): players would not recognise them."""
+    from ..screens.canvas import unshowable
+
+    return [f"{deck.name} {card.id} word {n}: {word!r} has characters the screens cannot show "
+            f"({missing}); they are drawn as their plain letter or '?'"
+            for deck in decks for card in deck.cards for n, word in enumerate(card.words, start=1)
+            if (missing := unshowable(word))]
 
 
 @lru_cache(maxsize=1)

@@ -16,6 +16,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ..untrusted import WORD_FILE_BYTES, Unreadable, read_text
+
 TIERS = ("easy", "medium", "hard")
 MIXED = "mixed"
 """Every tier together."""
@@ -65,11 +67,9 @@ def tier_words(tier: str) -> tuple[str, ...]:
 def read_word_file(path: str | Path) -> tuple[str, ...]:
     """A player's word file. Read afresh each time, so edits count from the next word drawn."""
     try:
-        text = Path(path).expanduser().read_text(encoding="utf-8")
-    except OSError as e:
-        raise WordListError(f"word file {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise WordListError(f"word file {path}: not UTF-8 text") from None
+        text = read_text(Path(path).expanduser(), WORD_FILE_BYTES)
+    except Unreadable as e:
+        raise WordListError(f"word file {path}: {e.detail}") from None
     return parse_words(text, f"word file {path}")
 
 
