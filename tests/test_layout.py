@@ -166,6 +166,27 @@ def test_no_text_is_cut_off_in_the_lobby():
     assert not problems, "\n".join(problems)
 
 
+def test_no_text_is_cut_off_when_bots_are_added():
+    """"Who plays?" on a two-station box with the longest names, for every game bots play: each
+    number and level of bots ``right`` cycles through, before and after a station joins."""
+    from companion.table.bots import GAMES
+
+    problems = []
+    for name in GAMES:
+        table = Table(NAMES[:2], seed=1)
+        table.lobby.index = [g.name for g in table.lobby.games].index(name)
+        with checking() as overflows:
+            table.handle(InputEvent(0, "ok", True, 0))
+            for joined in (False, True):
+                if joined:
+                    table.handle(InputEvent(1, "slap", True, 0))
+                for _ in range(5):
+                    table.handle(InputEvent(0, "right", True, 0))
+                    table.screen(0), table.screen(1)
+        problems += [f"{name}: {o}" for o in overflows]
+    assert not problems, "\n".join(problems)
+
+
 def test_the_largest_numbers_fit():
     """Scores and balances past what a game usually reaches, with the longest names: a Triangle
     game of five turns can pass 200 points, a Pictomania total go far below zero, a Pay-to-Play

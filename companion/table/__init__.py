@@ -69,7 +69,7 @@ class Table:
         seats = seats_with(self.bots, self.stations)
         load_tables()
         self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations, defaults,
-                           seats - self.stations, BOT_GAMES)
+                           seats - self.stations, BOT_GAMES, bots_join=not self.bots)
         self.game: GameTable | None = None
         self.bot_seats: BotSeats | None = None
         self.cues: list[str] = []
@@ -132,12 +132,13 @@ class Table:
         return {s: level for s, level in bots.items() if s < seats}
 
     def _with_bots(self, people: Seated, bots: Mapping[int, str]) -> tuple[Seated, dict[int, str]]:
-        """The seats of the players who took theirs, with each bot put in at its seat (or after
-        the last player, when fewer joined), and the bots' levels by the seats they got."""
+        """The seats of the players who took theirs (and of the bots they added, after them), with
+        each of the box's bots put in at its seat (or after the last player, when fewer joined),
+        and the bots' levels by the seats they got."""
         seats: list[tuple[int | None, str]] = list(zip(people.stations, people.names))
         for seat in sorted(bots):
             seats.insert(min(seat, len(seats)), (None, bots[seat]))
-        count = len(bots)
+        count = sum(st is None for st, _ in seats)
         levels = {s: level for s, (st, level) in enumerate(seats) if st is None}
         return Seated(tuple(st for st, _ in seats),
                       tuple(bot_name(s, count) if st is None else name for s, (st, name) in enumerate(seats))), levels
@@ -220,9 +221,11 @@ class Table:
         elif self._turns_to_settings(event):
             self._settings(event)
         elif self.lobby.row is None and self.lobby.rules_page is None and event.pressed \
-                and event.key == "ok" and needs_seating(self.lobby.game, self.stations, len(self._game_bots())):
+                and event.key == "ok" and needs_seating(self.lobby.game, self.stations, len(self._game_bots()),
+                                                        self._bots_join(self.lobby.game)):
             bots = sorted(self._game_bots())
-            self.seating = Seating(self.lobby.game, self.names, tuple(bot_name(s, len(bots)) for s in bots))
+            self.seating = Seating(self.lobby.game, self.names, tuple(bot_name(s, len(bots)) for s in bots),
+                                   self._bots_join(self.lobby.game))
         else:
             start = self.lobby.handle(event)
             if start is not None:
@@ -298,6 +301,11 @@ class Table:
             self.rules_open[station] = 0
             return True
         return False
+
+    def _bots_join(self, rules) -> bool:
+        """Whether players may add bots to a game of ``rules`` on "Who plays?": in a game bots
+        play, when the command line seated none (:mod:`.seating`)."""
+        return rules.name in BOT_GAMES and not self.bots
 
     def _game_bots(self) -> dict[int, str]:
         """The box's bot seats in the game selected in the lobby."""

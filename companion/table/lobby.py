@@ -32,12 +32,18 @@ class StartGame:
 class Lobby:
     def __init__(self, games: list[Rules], stations: int,
                  defaults: Mapping[str, Mapping[str, Any]] | None = None,
-                 bot_seats: int = 0, bot_games: Collection[str] = ()) -> None:
-        """``bot_seats`` seats beyond the stations are bots, who sit in ``bot_games`` only."""
+                 bot_seats: int = 0, bot_games: Collection[str] = (), bots_join: bool = False) -> None:
+        """``bot_seats`` seats beyond the stations are bots, who sit in ``bot_games`` only.
+        ``bots_join``: players may add bots to ``bot_games`` when they take their seats, so those
+        games are offered even to fewer stations than their fewest players."""
         self.stations = stations
         self.bot_seats = bot_seats
         self.bot_games = frozenset(bot_games)
-        self.games = [g for g in games if g.min_players <= self._seats(g)]
+        self.bots_join = bots_join
+        # Games the stations (and the command line's bots) fill come first, in their own order;
+        # those only bots added on "Who plays?" can fill come after them.
+        self.games = sorted((g for g in games if g.min_players <= self._seats(g)),
+                            key=lambda g: g.min_players > self.stations + self.bot_seats)
         if not self.games:
             raise ValueError(f"no game can be played with {stations} stations")
         self.defaults = {name: dict(given) for name, given in (defaults or {}).items()}
@@ -60,7 +66,11 @@ class Lobby:
         return self.games[self.index]
 
     def _seats(self, game: Rules) -> int:
-        return self.stations + (self.bot_seats if game.name in self.bot_games else 0)
+        """How many seats the box can fill in ``game``: its stations, and bots where they sit."""
+        if game.name not in self.bot_games:
+            return self.stations
+        seats = self.stations + self.bot_seats
+        return max(seats, game.min_players) if self.bots_join else seats
 
     @property
     def players(self) -> int:
