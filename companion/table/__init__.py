@@ -281,7 +281,8 @@ class Table:
     def _to_game(self, event: InputEvent) -> None:
         if self.game is None or event.station == self.confirming:
             return
-        self.game.handle(replace(event, station=self.seat_of(event.station)))
+        seat = self.seat_of(event.station)
+        self.game.handle(event if seat == event.station else replace(event, station=seat))
         self._collect()
 
     def _rules(self, event: InputEvent) -> bool:
