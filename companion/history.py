@@ -33,8 +33,6 @@ from .journal import JournalError, _apply_line, parse_header, read_journal, star
 from .recovery import ABANDONED, journals
 from .untrusted import Unreadable, json_value
 
-NOTES = ("onset_ms", "reaction_ms")
-"""Informational fields of a race's action line: read here, not part of the action."""
 RACE_ACTIONS = ("claim", "draw", "start")
 
 
@@ -82,7 +80,7 @@ def read_game(path: Path) -> GameRecord:
                 continue
             if not isinstance(obj, dict):
                 raise ValueError("an event line must be a JSON object")
-            _apply_line(match, {k: v for k, v in obj.items() if k not in NOTES})
+            _apply_line(match, obj)  # it reads past the race fields (journal.NOTES) itself
         except (ValueError, IllegalAction) as e:  # bad JSON or UTF-8 too; a rule the line broke
             raise JournalError(number, str(e)) from None
         t = obj.get("t", 0)
