@@ -92,6 +92,8 @@ def table(result: dict) -> str:
          f"{result['paytoplay_value']['words']}; house rule: {result['paytoplay_value_no_double_pass']['words']}"),
         ("replay 1 MB / 10 MB journal", f"{result['replay_1mb_s']:.2f} / {result['replay_10mb_s']:.2f} s",
          f"x{result['replay_scaling']:.1f} for 10x the lines", "linear is about x10; quadratic x100"),
+        ("replay 1 MB: lines' crc checked", f"{result['replay_1mb_s']:.2f} s",
+         f"{result['replay_1mb_unchecked_s']:.2f} s without crc", f"x{result['replay_crc_ratio']:.2f}"),
         ("table screen: public view (loop)", f"{result['table_screen_view_ms']:.3f} ms",
          f"{result['baseline_station_panel_ms']:.3f} ms one station panel", ""),
         ("table screen: frame 720p / 1080p", f"{result['table_screen_render_720p_ms']:.1f} / "

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from .games.base import IllegalAction
-from .journal import JournalError, _apply_line, parse_header, read_journal, start_match
+from .journal import CRC, JournalError, _apply_line, parse_header, parse_line, read_journal, start_match
 from .recovery import ABANDONED, journals
-from .untrusted import Unreadable, json_value
+from .untrusted import Unreadable
 
 RACE_ACTIONS = ("claim", "draw", "start")
 
@@ -68,13 +68,15 @@ def read_game(path: Path) -> GameRecord:
     trail: list[tuple[float, tuple[Any, ...]]] = []
     reactions: list[Reaction] = []
     opens_at: float | None = None
+    sealed = False  # the header has a crc: so must every line
     for number, raw in enumerate(read_journal(path), start=1):
         if not raw.strip():
             continue
         try:
-            obj = json_value(raw.decode("utf-8"))
+            obj = parse_line(raw.decode("utf-8"), sealed)
             if match is None:
                 header = parse_header(obj)
+                sealed = CRC in obj
                 match = start_match(header)
                 trail.append((0.0, tuple(match.rules.scores(match.state))))
                 continue

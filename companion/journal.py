@@ -5,6 +5,10 @@ One file is one game: a header line, then every chance event and action in the o
 happened. The writer appends, flushes and fsyncs each line before the table shows its result,
 so a crash or power cut loses no applied action. :func:`replay` reads a journal back into a
 :class:`~companion.match.Match`, stopping at the first bad line with its number and the reason.
+
+Every line the box writes ends with a ``crc`` field (:func:`sealed`): a bit flipped on a card or a
+disk that leaves valid JSON (a ``3`` turned ``2``) would otherwise replay as another game. A line
+without one (a scenario written by hand) is read as it is, unless its journal's header has one.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -70,7 +76,7 @@ def parse_header(obj: Any) -> Header:
         raise ValueError("the header must be a JSON object")
     if obj.get("format") != FORMAT:
         raise ValueError(f"format must be {FORMAT!r}, not {obj.get('format')!r}")
-    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "stations", "sequence"})
+    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "stations", "sequence", CRC})
     if unknown:
         raise ValueError(f"unknown header field {unknown[0]!r}")
     game = obj.get("game")
@@ -123,6 +129,46 @@ def start_match(header: Header, record=None) -> Match:
         raise ValueError(str(e)) from None
 
 
+CRC = "crc"
+"""The last field of every line the box writes: the CRC-32 (``zlib.crc32``, the one of gzip and
+PNG) of the line's UTF-8 bytes before it, with the closing brace, as 8 lowercase hex digits."""
+_CRC_TAIL = re.compile(r', "crc": "([0-9a-f]{8})"\}\s*$')
+
+
+def sealed(line: dict[str, Any]) -> str:
+    """``line`` as the box writes it: its JSON, then its :data:`CRC` as the last field."""
+    text = json.dumps({k: v for k, v in line.items() if k != CRC}, separators=(", ", ": "))
+    return f'{text[:-1]}, "{CRC}": "{zlib.crc32(text.encode("utf-8")):08x}"}}'
+
+
+def check_crc(text: str, obj: Any, required: bool) -> None:
+    """ValueError unless the line ``text`` (parsed as ``obj``) is the line its :data:`CRC` was
+    taken of. ``required`` (its journal's header has a crc) refuses a line without one: the
+    field's own name may be what a flipped bit changed."""
+    if not isinstance(obj, dict) or CRC not in obj:
+        if required:
+            raise ValueError('the line has no "crc" although its journal\'s header has one: it was '
+                             'corrupted or edited by hand (to edit a journal by hand, remove "crc" '
+                             "from the header and from the lines you change)")
+        return
+    tail = _CRC_TAIL.search(text)
+    if tail is None:
+        raise ValueError('"crc" must be the last field, 8 lowercase hex digits: {..., "crc": "89abcdef"}')
+    found = zlib.crc32((text[:tail.start()] + "}").encode("utf-8"))
+    if f"{found:08x}" != tail.group(1):
+        raise ValueError(f'the line does not match its "crc" ({tail.group(1)}; its bytes give {found:08x}): '
+                         'it was corrupted or edited by hand (remove "crc" from a line you change, '
+                         "and from the header)")
+
+
+def parse_line(text: str, sealed: bool) -> Any:
+    """One journal line's JSON, read with the limits of :mod:`companion.untrusted` and checked
+    against its :data:`CRC` (``sealed``: its journal's header has one); ValueError says why not."""
+    obj = json_value(text)
+    check_crc(text, obj, sealed)
+    return obj
+
+
 class JournalWriter:
     """Appends journal lines durably: each line is flushed and fsync'd before ``write`` returns."""
 
@@ -145,7 +191,7 @@ class JournalWriter:
                 raise
 
     def write(self, line: dict[str, Any]) -> None:
-        self._file.write(json.dumps(line, separators=(", ", ": ")) + "\n")
+        self._file.write(sealed(line) + "\n")
         self._file.flush()
         if self.sync:
             os.fsync(self._file.fileno())
@@ -175,7 +221,7 @@ per player, ``onset_ms`` is when their screen showed the race, in ms after the r
 or without a counted press. They are not part of the action: replay reads past them."""
 BOT = "bot"
 """Informational: ``true`` on the action line of a seat the box played itself (a bot)."""
-IGNORED = ("type", "t", "auto", BOT, *NOTES)
+IGNORED = ("type", "t", "auto", BOT, CRC, *NOTES)
 
 
 def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> list[str]:
@@ -208,6 +254,7 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
     header: Header | None = None
     autos: list[tuple[Any, dict[str, Any]]] = []  # (state before, line) since a player's last line
     events: list[dict[str, Any]] = []  # what the line being applied led to
+    sealed_journal = False  # the header has a crc: so must every line
 
     def record(line: dict[str, Any]) -> None:
         events.append(line)
@@ -225,12 +272,13 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
         if not text.strip():
             continue
         try:
-            obj = json_value(text)
+            obj = parse_line(text, sealed_journal)
         except ValueError as e:
             raise JournalError(number, str(e)) from None
         try:
             if match is None:
                 header = parse_header(obj)
+                sealed_journal = CRC in obj
                 match = start_match(header, record)
             else:
                 _apply_line(match, obj)

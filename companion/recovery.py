@@ -142,9 +142,11 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
         return None
     if match.outcome is not None:
         log.info("showing the result of %s again: the box stopped before the players left it", path.name)
+    else:
+        log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
+                 header.game, path.name, header.sequence or "without a sequence")
     lines = path.read_bytes().splitlines()
     last_t = max((json.loads(line).get("t", 0) for line in lines[1:] if line.strip()), default=0)
-    log.info("resuming %s from %s (game %s)", header.game, path.name, header.sequence or "without a sequence")
     return Interrupted(path, header, match, JournalWriter(path), last_t)
 
 

@@ -2,13 +2,27 @@
 waiting for what real threads and processes do without depending on the machine's speed."""
 
 import asyncio
+import json
 import time
+from pathlib import Path
 
 from companion.inputs import InputEvent
-from companion.journal import JournalWriter
+from companion.journal import CRC, JournalWriter, check_crc
 from companion.table import Table
 
 MS = 1_000_000
+
+
+def journal_objects(path) -> list[dict]:
+    """Every line of a journal the box wrote, as it meant it: each line is checked against its
+    ``crc`` (the box seals every line), which is then left out."""
+    out = []
+    for text in Path(path).read_text(encoding="utf-8").splitlines():
+        obj = json.loads(text)
+        check_crc(text, obj, required=True)
+        del obj[CRC]
+        out.append(obj)
+    return out
 
 
 def tap(table, station: int, key: str, t_ms: float) -> None:

@@ -134,7 +134,7 @@ def test_resume_chooses_by_the_journals_sequence_not_their_names(tmp_path, caplo
     found = find_interrupted(tmp_path)
     assert found is not None and found.path == newer
     found.writer.close()
-    assert "resuming paytoplay from 20200101-000000-paytoplay.jsonl (game 8)" in caplog.text
+    assert "found paytoplay not over in 20200101-000000-paytoplay.jsonl (game 8)" in caplog.text
 
 
 def test_two_games_in_the_same_second_are_numbered_in_order(tmp_path):

@@ -5,7 +5,6 @@ every frame sent to each panel show what happened, down to the secret decoy."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import gpiozero.pins.mock
@@ -20,7 +19,7 @@ from companion.screens.closest import QuestionView, question
 from companion.script import ScriptPress, parse_script
 from companion.table.closest import ANSWER_KEYS
 
-from helpers import FakeClock, play_on_fake_clock
+from helpers import FakeClock, journal_objects, play_on_fake_clock
 
 ROOT = Path(__file__).parent.parent
 PROFILE = ROOT / "hardware" / "profiles" / "mock-3.toml"
@@ -47,7 +46,7 @@ def start_race(game) -> list[ScriptPress]:
 
 
 def play(tmp_path: Path, monkeypatch, script: str):
-    """The lobby, the start race and ``script`` on mock-3 with seed 1: (journal lines, every
+    """The lobby, the start race and ``script`` on mock-3 with seed 1: (the journal, every
     distinct frame each panel was sent, in order; the answers the race showed, and when Cy
     answered in journal time)."""
     clock = FakeClock()
@@ -79,13 +78,13 @@ def play(tmp_path: Path, monkeypatch, script: str):
     finally:
         daemon.close()
     [journal] = tmp_path.glob("*.jsonl")
-    return journal.read_text().splitlines(), frames, answers, cy_answers
+    return journal, frames, answers, cy_answers
 
 
 def test_the_start_race_the_game_and_a_decoy_no_other_panel_shows(tmp_path, monkeypatch):
     script = SCRIPT.read_text()
-    lines, frames, answers, cy_answers = play(tmp_path / "decoy-first", monkeypatch, script)
-    events = [json.loads(x) for x in lines[1:]]
+    journal, frames, answers, cy_answers = play(tmp_path / "decoy-first", monkeypatch, script)
+    events = journal_objects(journal)[1:]
 
     # The start race: Ben's wrong answer came first, so Cy's right one, next, starts; only
     # Ben's panel told him he was out.
@@ -101,7 +100,7 @@ def test_the_start_race_the_game_and_a_decoy_no_other_panel_shows(tmp_path, monk
     # The journal records each decoy. Ben's 10 is his, so his 7 counts and wins.
     ben = [(e["number"], e["decoy"]) for e in events[1:] if e["player"] == BEN]
     assert ben == [(8, False), (10, True), (7, False)]
-    result = summary(*replay(lines))
+    result = summary(*replay(journal.read_text().splitlines()))
     assert result["scores"] == [7, 8, 4] and result["winners"] == [BEN]
     golden = Image.open(GOLDEN / "closest-end.png").convert("L")
     end = Image.frombytes("1", (128, 64), frames[ANA][-1]).convert("L")
@@ -111,8 +110,8 @@ def test_the_start_race_the_game_and_a_decoy_no_other_panel_shows(tmp_path, monk
     # The same game with Ben's other card as his decoy: no other panel ever showed anything
     # different until the scoring screen revealed it (and made Ana the winner).
     other = "\n".join(line for line in script.splitlines() if "Ben marks his decoy" not in line)
-    other_lines, other_frames, *_ = play(tmp_path / "decoy-second", monkeypatch, other)
-    assert summary(*replay(other_lines))["winners"] == [ANA]
+    other_journal, other_frames, *_ = play(tmp_path / "decoy-second", monkeypatch, other)
+    assert summary(*replay(other_journal.read_text().splitlines()))["winners"] == [ANA]
     for station in (ANA, CY):
         assert len(frames[station]) > 10
         assert frames[station][:-1] == other_frames[station][:-1]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -15,7 +14,7 @@ from companion.table.closest import ANSWER_KEYS, answers
 from companion.table.lobby import StartGame
 
 from glyphs import shows
-from helpers import MS, Clock, journaled_table, tap
+from helpers import MS, Clock, journal_objects, journaled_table, tap
 
 ANA, BEN, CY = 0, 1, 2
 NAMES = ("Ana", "Ben", "Cy")
@@ -41,7 +40,7 @@ def start(table, clock, **options):
 
 
 def journal(journals):
-    return [json.loads(line) for line in journals[-1].read_text().splitlines()[1:]]
+    return journal_objects(journals[-1])[1:]
 
 
 def right_key(game):

@@ -2,7 +2,6 @@
 and profile it ships), and the Pay-to-Play seed game by name."""
 
 import asyncio
-import json
 from pathlib import Path
 
 import gpiozero.pins.mock
@@ -14,7 +13,7 @@ from companion.profile import load_profile
 from companion.script import load_script
 
 from glyphs import shows
-from helpers import FakeClock, play_on_fake_clock
+from helpers import FakeClock, journal_objects, play_on_fake_clock
 
 DEMO = Path(__file__).parent.parent / "companion" / "demo"
 
@@ -35,7 +34,7 @@ def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
     finally:
         daemon.close()
     [journal] = (tmp_path / "games").glob("*.jsonl")
-    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    lines = journal_objects(journal)
     assert lines[0]["game"] == "triangle"
     actions = [x for x in lines if x.get("type") == "action"]
     assert actions[0] == {"type": "action", "action": "claim", "player": 1, "t": actions[0]["t"],

@@ -17,10 +17,12 @@ import pytest
 from companion import games
 from companion.cli import main
 from companion.journal import (
-    FORMAT, Header, JournalError, JournalWriter, header_for, parse_header, replay, start_match,
+    FORMAT, Header, JournalError, JournalWriter, header_for, parse_header, replay, sealed, start_match,
     summary,
 )
 from companion.games.options import lobby_choices
+
+from helpers import journal_objects
 
 JOURNALS = Path(__file__).parent / "journals"
 SEED = JOURNALS / "paytoplay-seed.jsonl"
@@ -381,8 +383,8 @@ def test_writer_puts_every_line_on_disk_before_write_returns(tmp_path, monkeypat
     head = Header("paytoplay", ("Alice", "Bob"), {"games": 2}, 77)
     writer = JournalWriter(path, head)
     try:
-        expected = [json.dumps(head.as_json())]
-        assert [json.loads(t) for t in synced[-1].splitlines()] == [head.as_json()]
+        expected = [sealed(head.as_json())]
+        assert journal_objects(path) == [head.as_json()]
         with open(path, encoding="utf-8") as other:
             assert other.read().splitlines() == expected
         for event in (play(ALICE, 4), play(BOB, 3), pass_(ALICE, auto=True, t=2.25)):
@@ -390,7 +392,7 @@ def test_writer_puts_every_line_on_disk_before_write_returns(tmp_path, monkeypat
             with open(path, encoding="utf-8") as other:
                 on_disk = other.read()
             assert on_disk.endswith("\n")
-            assert json.loads(on_disk.splitlines()[-1]) == event
+            assert journal_objects(path)[-1] == event
             assert synced[-1] == on_disk, "fsync'd after the flush of this very line"
             expected.append(on_disk.splitlines()[-1])
         assert on_disk.splitlines() == expected

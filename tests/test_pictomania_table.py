@@ -3,7 +3,6 @@ the scoring walk-through, the end screen; what each station may see."""
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -14,7 +13,7 @@ from companion.screens.canvas import LINE_H
 from companion.screens.pictomania import panel
 
 from glyphs import shows
-from helpers import MS, Clock, journaled_table, take_seats, tap
+from helpers import MS, Clock, journal_objects, journaled_table, take_seats, tap
 
 ANA, BEN, CY, DEE = range(4)
 
@@ -40,7 +39,7 @@ def press(table, clock, station, *keys):
 
 
 def lines(journal):
-    return [json.loads(x) for x in journal.read_text().splitlines()]
+    return journal_objects(journal)
 
 
 def start(table, clock, changes=()):

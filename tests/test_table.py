@@ -1,6 +1,5 @@
 """The referee on a fake clock: lobby, the Pay-to-Play table, stale presses, abandon."""
 
-import json
 
 import pytest
 
@@ -10,7 +9,7 @@ from companion.table.chord import CHORD_WINDOW_NS
 from companion.inputs import InputEvent
 
 from glyphs import shows
-from helpers import MS, Clock, journaled_table, tap
+from helpers import MS, Clock, journal_objects, journaled_table, tap
 
 
 @pytest.fixture
@@ -47,7 +46,7 @@ def start_paytoplay(table, clock, **changes):
 def test_lobby_starts_the_chosen_game_with_default_options(box):
     table, clock, journals = box
     start_paytoplay(table, clock)
-    header = json.loads(journals[0].read_text().splitlines()[0])
+    header = journal_objects(journals[0])[0]
     assert header["game"] == "paytoplay"
     assert header["players"] == ["Ana", "Ben"]
     assert header["options"]["no_double_pass"] is False
@@ -138,7 +137,7 @@ def test_moves_cursor_over_affordable_cells_and_journals_the_play(box):
     assert game.view(0).board == "....X...."
     assert game.view(0).balances == (-3, 0)      # as the seed counts: Ben is paid on his turn
     assert game.view(1).after_income == 2
-    lines = [json.loads(x) for x in journals[0].read_text().splitlines()[1:]]
+    lines = journal_objects(journals[0])[1:]
     assert lines == [{"type": "action", "action": "play", "player": 0, "cell": 4, "t": lines[0]["t"]}]
     assert lines[0]["t"] > 0
 
@@ -154,7 +153,7 @@ def test_a_forced_pass_is_made_by_the_box_shown_and_beeped(box):
     assert view.to_move == 1 and view.balances == (-1, 0)  # Ben is paid when he plays
     assert view.after_income == 2
     assert "Ana can't pay" in table.game.view(0).prompt
-    last = json.loads(journals[0].read_text().splitlines()[-1])
+    last = journal_objects(journals[0])[-1]
     assert last == {"type": "action", "action": "pass", "player": 0, "auto": True, "t": last["t"]}
 
 
@@ -215,7 +214,7 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
     press(table, clock, 0, "ok")
     press(table, clock, 1, "ok")              # accepted
     assert table.game.match.outcome.winners == (0, 1)
-    assert json.loads(journals[0].read_text().splitlines()[-1])["action"] == "draw"
+    assert journal_objects(journals[0])[-1]["action"] == "draw"
 
 
 def test_an_agreed_draw_is_listed_as_a_draw(tmp_path, capsys):

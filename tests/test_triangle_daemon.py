@@ -3,7 +3,6 @@ real daemon step (hardware/profiles/mock-3.toml: debounce, watermark, table, lum
 buzzer), and the journal and every frame sent to the displays show what the players saw."""
 
 import asyncio
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from companion.profile import load_profile
 from companion.script import ScriptPress, load_script
 
 from glyphs import shows
-from helpers import FakeClock, play_on_fake_clock
+from helpers import FakeClock, journal_objects, play_on_fake_clock
 
 ROOT = Path(__file__).parent.parent
 PROFILE = ROOT / "hardware" / "profiles" / "mock-3.toml"
@@ -72,7 +71,7 @@ def played(tmp_path_factory):
         daemon.close()
         patch.undo()
     [journal] = (tmp / "games").glob("*.jsonl")
-    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    lines = journal_objects(journal)
     return lines, frames, panels, game, buzzer_pin, journal
 
 

@@ -3,7 +3,6 @@ times, false starts, draws that reveal nothing, the claimer's menu, later slaps,
 
 from __future__ import annotations
 
-import json
 
 import pytest
 from PIL import ImageChops
@@ -17,7 +16,7 @@ from companion.screens.lobby import OptionsView, options_menu
 from companion.table import Table
 from companion.table.triangle import TriangleTable
 
-from helpers import MS
+from helpers import MS, journal_objects
 from glyphs import shows
 
 S = 1000 * MS
@@ -46,7 +45,7 @@ def make(tmp_path):
 
 
 def journal_lines(table):
-    return [json.loads(x) for x in table.path.read_text().splitlines()[1:]]
+    return journal_objects(table.path)[1:]
 
 
 def press(table, station, key, t_ns, pressed=True):

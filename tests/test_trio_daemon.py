@@ -3,7 +3,6 @@ real daemon step (debounce, watermark, table, luma dummy displays, buzzer), and 
 panels and the buzzer show what happened."""
 
 import asyncio
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from companion.profile import load_profile
 from companion.screens.trio import TrioView, screen
 from companion.script import ScriptPress, load_script
 
-from helpers import FakeClock, play_on_fake_clock
+from helpers import FakeClock, journal_objects, play_on_fake_clock
 
 ROOT = Path(__file__).parent.parent
 PROFILE = ROOT / "hardware" / "profiles" / "mock-3.toml"
@@ -50,7 +49,7 @@ def test_three_rounds_on_mock_pins_tie_wrong_then_right_and_timeout(tmp_path, mo
         daemon.close()
 
     [journal] = list((tmp_path / "games").glob("*.jsonl"))
-    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    lines = journal_objects(journal)
     assert lines[0]["game"] == "trio" and lines[0]["players"] == ["Ana", "Ben", "Cy"]
     words = [x["word"] for x in lines[1:] if x["type"] == "chance"]
     actions = [{k: v for k, v in x.items() if k not in ("type", "t")}

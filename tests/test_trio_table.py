@@ -1,6 +1,5 @@
 """The Pictionary table on a fake clock: word, timer, ticks, claims in edge-time order, ties."""
 
-import json
 
 import pytest
 
@@ -9,7 +8,7 @@ from companion.inputs import InputEvent
 from companion.journal import JournalWriter, replay, summary
 from companion.table import Table
 
-from helpers import MS
+from helpers import MS, journal_objects
 
 S = 1000  # ms
 ANA, BEN, CY = 0, 1, 2
@@ -70,7 +69,7 @@ class Box:
         return self.game.match.state
 
     def lines(self):
-        return [json.loads(x) for x in self.path.read_text().splitlines()[1:]]
+        return journal_objects(self.path)[1:]
 
     def actions(self):
         return [{k: v for k, v in x.items() if k not in ("type", "t")}
@@ -257,7 +256,7 @@ def test_option_defaults_from_the_command_line_bring_a_word_file_to_the_lobby(tm
     assert defaults == {"trio": {"word_file": str(words), "only_word_file": True, "tier": "easy"}}
     assert option_settings(["trio.word_file=none", "trio.seconds=45"]) == {"trio": {"word_file": None, "seconds": 45}}
     box = Box(tmp_path, defaults=defaults)
-    header = json.loads(box.path.read_text().splitlines()[0])
+    header = journal_objects(box.path)[0]
     assert header["options"]["tier"] == "easy"   # the lobby row started from the setting
     options = box.game.match.options
     assert (options.word_file, options.only_word_file) == (str(words), True)
