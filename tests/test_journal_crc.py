@@ -7,6 +7,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from companion.cli import main
 from companion.games import all_games
@@ -188,3 +189,24 @@ def test_the_documented_example_is_a_line_that_checks():
     example = section.split("```json\n", 1)[1].split("\n```", 1)[0]
     check_crc(example, json.loads(example), required=True)
     assert example == sealed({k: v for k, v in json.loads(example).items() if k != CRC})
+
+
+SEED_GAME = Path(__file__).parent / "journals" / "paytoplay-seed.jsonl"
+SEALED_SEED_GAME = "".join(sealed(json.loads(line)) + "\n" for line in SEED_GAME.read_text().splitlines()).encode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(SEALED_SEED_GAME) - 1), st.integers(0, 255)), min_size=1, max_size=3))
+def test_any_few_bytes_changed_in_a_sealed_journal_are_refused_or_change_nothing(changes):
+    """The property behind the crc: whatever bytes change (not only a digit's bit), replay
+    either refuses a line or, when the change touched no line's content (a newline become a
+    carriage return), replays the very same game."""
+    _, whole = replay(SEALED_SEED_GAME.splitlines())
+    data = bytearray(SEALED_SEED_GAME)
+    for at, value in changes:
+        data[at] = value
+    try:
+        _, match = replay(bytes(data).splitlines())
+    except JournalError:
+        return
+    assert match.state == whole.state and match.chances == whole.chances
