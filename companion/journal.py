@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,7 +131,9 @@ def start_match(header: Header, record=None) -> Match:
 CRC = "crc"
 """The last field of every line the box writes: the CRC-32 (``zlib.crc32``, the one of gzip and
 PNG) of the line's UTF-8 bytes before it, with the closing brace, as 8 lowercase hex digits."""
-_CRC_TAIL = re.compile(r', "crc": "([0-9a-f]{8})"\}\s*$')
+_CRC_OPEN = ', "crc": "'
+_CRC_TAIL = len(_CRC_OPEN) + 8 + len('"}')
+_HEX = frozenset("0123456789abcdef")
 
 
 def sealed(line: dict[str, Any]) -> str:
@@ -151,21 +152,23 @@ def check_crc(text: str, obj: Any, required: bool) -> None:
                              'corrupted or edited by hand (to edit a journal by hand, remove "crc" '
                              "from the header and from the lines you change)")
         return
-    tail = _CRC_TAIL.search(text)
-    if tail is None:
+    text = text.rstrip()
+    body, tail = text[:-_CRC_TAIL], text[-_CRC_TAIL:]
+    written = tail[len(_CRC_OPEN):-2]
+    if not (tail.startswith(_CRC_OPEN) and tail.endswith('"}') and _HEX.issuperset(written)):
         raise ValueError('"crc" must be the last field, 8 lowercase hex digits: {..., "crc": "89abcdef"}')
-    found = zlib.crc32((text[:tail.start()] + "}").encode("utf-8"))
-    if f"{found:08x}" != tail.group(1):
-        raise ValueError(f'the line does not match its "crc" ({tail.group(1)}; its bytes give {found:08x}): '
+    found = f"{zlib.crc32((body + '}').encode('utf-8')):08x}"
+    if found != written:
+        raise ValueError(f'the line does not match its "crc" ({written}; its bytes give {found}): '
                          'it was corrupted or edited by hand (remove "crc" from a line you change, '
                          "and from the header)")
 
 
-def parse_line(text: str, sealed: bool) -> Any:
+def parse_line(text: str, required: bool) -> Any:
     """One journal line's JSON, read with the limits of :mod:`companion.untrusted` and checked
-    against its :data:`CRC` (``sealed``: its journal's header has one); ValueError says why not."""
+    against its :data:`CRC` (``required``: its journal's header has one); ValueError says why not."""
     obj = json_value(text)
-    check_crc(text, obj, sealed)
+    check_crc(text, obj, required)
     return obj
 
 
