@@ -28,7 +28,7 @@ resume puts it, one named thing at a time, and nothing else is forgiven:
   not journaled: a resumed round leaves it blank;
 - *claims*: in Pictionary a guess not yet judged, or judged wrong, is forgotten (the guesser
   slaps again; the artist can no longer call a wrong guess right);
-- *scores again*: the closest game shows the last round's scores again until ``ok``, and a
+- *results again*: the closest game shows the last round's scores again until ``ok``, and a
   finished Triangle its last round before the end screen, even if the players had left them
   before the box stopped (nothing journals that ``ok``; showing a result twice loses nothing).
 """
@@ -84,7 +84,7 @@ def _races_triangle(game, resumed_ns):
         game.tick(game.now_ns, game.now_ns)
 
 
-def _scores_again_triangle(game, resumed_ns):
+def _results_again_triangle(game, resumed_ns):
     game.holding_last_round = game.match.outcome is not None
 
 
@@ -99,7 +99,7 @@ def _races_closest(game, resumed_ns):
         game.message, game.lit = "", {}
 
 
-def _scores_again_closest(game, resumed_ns):
+def _results_again_closest(game, resumed_ns):
     if game.state.scored and not game.state.cards:
         game.showing, game.message = game.state.scored[-1], ""
 
@@ -127,8 +127,8 @@ def _notes_pictomania(game, resumed_ns):
 RESETS = {
     "paytoplay": {"menus": _menus_paytoplay, "notes": _notes_paytoplay},
     "triangle": {"menus": _menus_triangle, "races": _races_triangle, "later slaps": _later_slaps_triangle,
-                 "scores again": _scores_again_triangle},
-    "closest": {"menus": _menus_closest, "races": _races_closest, "scores again": _scores_again_closest},
+                 "results again": _results_again_triangle},
+    "closest": {"menus": _menus_closest, "races": _races_closest, "results again": _results_again_closest},
     "trio": {"claims": _claims_trio},
     "pictomania": {"menus": _menus_pictomania, "ready": _ready_pictomania, "notes": _notes_pictomania},
 }
