@@ -28,9 +28,10 @@ resume puts it, one named thing at a time, and nothing else is forgiven:
   not journaled: a resumed round leaves it blank;
 - *claims*: in Pictionary a guess not yet judged, or judged wrong, is forgotten (the guesser
   slaps again; the artist can no longer call a wrong guess right);
-- *results again*: the closest game shows the last round's scores again until ``ok``, and a
-  finished Triangle its last round before the end screen, even if the players had left them
-  before the box stopped (nothing journals that ``ok``; showing a result twice loses nothing).
+- *results again*: the closest game shows the last round's scores again until ``ok``, a
+  finished Triangle its last round before the end screen, and Pictomania with physical cards
+  the last round's review, even if the players had left them before the box stopped (nothing
+  journals that ``ok``; showing a result twice loses nothing).
 """
 
 import copy
@@ -47,7 +48,6 @@ from companion.race import Race
 from companion.recovery import Interrupted, find_interrupted, pick_up
 from companion.screens.canvas import with_notice
 from companion.table import Table
-from companion.table.closest import SEED_QUESTION
 
 from helpers import MS, take_seats
 
@@ -94,8 +94,7 @@ def _menus_closest(game, resumed_ns):
 
 def _races_closest(game, resumed_ns):
     if game.race is not None:
-        game.rng = random.Random(game.match.seed)
-        game._ask(SEED_QUESTION, range(3), resumed_ns)
+        game.open_race(resumed_ns)
         game.message, game.lit = "", {}
 
 
@@ -119,6 +118,11 @@ def _ready_pictomania(game, resumed_ns):
         seat.ready = seat.unready = False
 
 
+def _results_again_pictomania(game, resumed_ns):
+    if game.phase == "reading" and game.state.results and not game.state.round.cards:
+        game.phase = "review"  # physical cards: nothing is journaled when the players leave it
+
+
 def _notes_pictomania(game, resumed_ns):
     for seat in game.seats:
         seat.message = ""
@@ -130,7 +134,8 @@ RESETS = {
                  "results again": _results_again_triangle},
     "closest": {"menus": _menus_closest, "races": _races_closest, "results again": _results_again_closest},
     "trio": {"claims": _claims_trio},
-    "pictomania": {"menus": _menus_pictomania, "ready": _ready_pictomania, "notes": _notes_pictomania},
+    "pictomania": {"menus": _menus_pictomania, "ready": _ready_pictomania, "notes": _notes_pictomania,
+                   "results again": _results_again_pictomania},
 }
 """What resume deliberately resets, by game: each puts the uninterrupted game's table where a
 resume puts it (``resumed_ns``: the resume's moment on that table's clock)."""
@@ -139,10 +144,10 @@ resume puts it (``resumed_ns``: the resume's moment on that table's clock)."""
 class Live:
     """A game played with random presses on a fake clock through a real table and journal."""
 
-    def __init__(self, directory, game, seed):
+    def __init__(self, directory, game, seed, options=None):
         self.rnd = random.Random(seed)
         self.game_name = game
-        self.table = Table(NAMES[: GAMES[game]], journal_opener(directory), seed=seed)
+        self.table = Table(NAMES[: GAMES[game]], journal_opener(directory), seed=seed, defaults={game: options or {}})
         while self.table.lobby.game.name != game:
             self.table.lobby.index += 1
         self.t = 0
@@ -207,10 +212,10 @@ def tick(table: Table, now_ns: int) -> None:
     table.tick(now_ns, now_ns)
 
 
-def interrupt_everywhere(directory, game, seed) -> int:
+def interrupt_everywhere(directory, game, seed, options=None) -> int:
     """Play ``game`` and, before every press, resume its journal as it is then and compare the
     resumed table with the uninterrupted one; returns how many moments were compared."""
-    live = Live(directory / "live", game, seed)
+    live = Live(directory / "live", game, seed, options)
     checked = 0
     for moment in range(400):
         if live.table.game is None:
@@ -221,7 +226,7 @@ def interrupt_everywhere(directory, game, seed) -> int:
         (cut / live.path.name).write_bytes(data)
         resumed = resume(cut, game)
         if resumed is not None:
-            compare(live, resumed, cut, f"{game} (seed {seed}): moment {moment}, cut after line {len(data.splitlines())}")
+            compare(live, resumed, cut, f"{game} {options or ''} (seed {seed}): moment {moment}, cut after line {len(data.splitlines())}")
             checked += 1
         shutil.rmtree(cut)
         live.tap()
@@ -249,13 +254,25 @@ def compare(live: Live, resumed: Table, cut, where: str) -> None:
         table.game.journal.close()
 
 
+VARIANTS = {
+    "paytoplay": {"games": 4, "draw_offer_after": 1},
+    "triangle": {"false_start_lockout_ms": 250, "round_timeout_s": 10, "countdown_ms": 250, "coach": True,
+                 "counting_aid": True, "target": 15},
+    "closest": {"start": "products", "line_length": 6, "tie_window_ms": 50},
+    "trio": {"seconds": 30, "first_artist": "random", "eligible_at": 5},
+    "pictomania": {"words": "physical", "competitive": True, "rounds": 2, "learning_round": False},
+}
+"""Options other than the defaults, where timers, lockouts and tournaments come in."""
+
+
+@pytest.mark.parametrize("options", ["defaults", "variant"])
 @pytest.mark.parametrize("game", GAMES)
-def test_every_game_interrupted_at_every_moment_resumes_to_the_same_state_and_screens(game, tmp_path):
+def test_every_game_interrupted_at_every_moment_resumes_to_the_same_state_and_screens(game, options, tmp_path):
     """Games that end soon (Pay-to-Play, the closest game) are played again with the next seeds
     until 150 moments have been compared."""
     checked = 0
     for seed in range(21, 41):
-        checked += interrupt_everywhere(tmp_path / str(seed), game, seed)
+        checked += interrupt_everywhere(tmp_path / str(seed), game, seed, VARIANTS[game] if options == "variant" else None)
         if checked >= 150:
             break
     assert checked >= 150

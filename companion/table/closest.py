@@ -82,8 +82,15 @@ class ClosestTable(GameTable):
         elif start == "random":
             self._start(self.rng.randrange(len(self.names)), "drawn at random")
         else:
-            first = SEED_QUESTION if start == "17x34" else product(self.rng)
-            self._ask(first, range(len(self.names)), self.now_ns)
+            self.open_race(self.now_ns)
+
+    def open_race(self, opens_ns: int) -> None:
+        """The start race from its first product, for everyone: a new game's, and a resumed
+        game's whose race was not decided (its tie-breaks and new products are not journaled, so
+        it is run again from the start, drawing the same products)."""
+        self.rng = random.Random(self.match.seed)
+        first = SEED_QUESTION if self.match.options.start == "17x34" else product(self.rng)
+        self._ask(first, range(len(self.names)), opens_ns)
 
     def _pick_up(self, start: str) -> None:
         """A game whose starter is known (seat 1 starts, or resumed from its journal) shows what
