@@ -147,7 +147,8 @@ class Live:
     def __init__(self, directory, game, seed, options=None):
         self.rnd = random.Random(seed)
         self.game_name = game
-        self.table = Table(NAMES[: GAMES[game]], journal_opener(directory), seed=seed, defaults={game: options or {}})
+        self.table = Table(NAMES[: GAMES[game]], journal_opener(directory), seed=seed,
+                           defaults={game: options or {}})
         while self.table.lobby.game.name != game:
             self.table.lobby.index += 1
         self.t = 0
@@ -203,7 +204,8 @@ def same_screens(resumed: Table, uninterrupted: Table, where: str) -> None:
         if resumed.screen(station).tobytes() != expected.tobytes():
             view = getattr(resumed.game, "view", None)
             seat = resumed.seat_of(station)
-            detail = "" if view is None else f"\n resumed: {view(seat)}\n uninterrupted: {uninterrupted.game.view(seat)}"
+            detail = "" if view is None else \
+                f"\n resumed: {view(seat)}\n uninterrupted: {uninterrupted.game.view(seat)}"
             pytest.fail(f"{where}: station {station + 1} differs{detail}")
     assert resumed.lights() == uninterrupted.lights(), where
 
@@ -226,7 +228,8 @@ def interrupt_everywhere(directory, game, seed, options=None) -> int:
         (cut / live.path.name).write_bytes(data)
         resumed = resume(cut, game)
         if resumed is not None:
-            compare(live, resumed, cut, f"{game} {options or ''} (seed {seed}): moment {moment}, cut after line {len(data.splitlines())}")
+            where = f"{game} {options or ''} (seed {seed}): moment {moment}, cut after line {len(data.splitlines())}"
+            compare(live, resumed, cut, where)
             checked += 1
         shutil.rmtree(cut)
         live.tap()
@@ -272,7 +275,8 @@ def test_every_game_interrupted_at_every_moment_resumes_to_the_same_state_and_sc
     until 150 moments have been compared."""
     checked = 0
     for seed in range(21, 41):
-        checked += interrupt_everywhere(tmp_path / str(seed), game, seed, VARIANTS[game] if options == "variant" else None)
+        chosen = VARIANTS[game] if options == "variant" else None
+        checked += interrupt_everywhere(tmp_path / str(seed), game, seed, chosen)
         if checked >= 150:
             break
     assert checked >= 150

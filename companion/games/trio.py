@@ -246,8 +246,8 @@ class Trio(Rules):
             p = player_field(action, PLAYERS)
             need(p != state.artist, f"player {p} is the artist: only a guesser can guess the word")
             scores = tuple(s + (q in (p, state.artist)) for q, s in enumerate(state.scores))
-            return self._end_round(state, scores, (kind, state.artist, p, state.word), winner=p if p == state.eligible else None,
-                                   judged=judged)
+            return self._end_round(state, scores, (kind, state.artist, p, state.word),
+                                   winner=p if p == state.eligible else None, judged=judged)
         if kind == "both_guessed":
             scores = tuple(s + (q == state.artist) for q, s in enumerate(state.scores))
             return self._end_round(state, scores, (kind, state.artist, None, state.word), judged=judged)
