@@ -25,7 +25,7 @@ resume puts it, one named thing at a time, and nothing else is forgiven:
 - *races*: a race that was not decided is run again from its start (Triangle counts down again
   from the resume, its false starts forgotten; the closest game asks its first product to all);
 - *later slaps*: Triangle's line of who else slapped after the winner, and how much later, is
-  not journaled: a resumed round leaves it blank;
+  not journaled: a resumed round leaves it blank (and a hard bot claimer does without it);
 - *claims*: in Pictionary a guess not yet judged, or judged wrong, is forgotten (the guesser
   slaps again; the artist can no longer call a wrong guess right);
 - *results again*: the closest game shows the last round's scores again until ``ok``, a
@@ -144,18 +144,19 @@ resume puts it (``resumed_ns``: the resume's moment on that table's clock)."""
 class Live:
     """A game played with random presses on a fake clock through a real table and journal."""
 
-    def __init__(self, directory, game, seed, options=None):
+    def __init__(self, directory, game, seed, options=None, bots=None):
         self.rnd = random.Random(seed)
         self.game_name = game
-        self.table = Table(NAMES[: GAMES[game]], journal_opener(directory), seed=seed,
-                           defaults={game: options or {}})
+        self.stations = GAMES[game] - len(bots or {})
+        self.table = Table(NAMES[: self.stations], journal_opener(directory), seed=seed,
+                           defaults={game: options or {}}, bots=bots)
         while self.table.lobby.game.name != game:
             self.table.lobby.index += 1
         self.t = 0
         for _ in range(12):
             self.tap(0, "ok")
             if self.table.seating is not None:  # more stations than the game's fewest players: all join
-                for station in range(GAMES[game]):
+                for station in range(self.stations):
                     self.tap(station, "slap")
                 self.tap(0, "ok")
         self.path = self.table.game.journal.path
@@ -163,7 +164,7 @@ class Live:
     def tap(self, station=None, key=None):
         table, rnd = self.table, self.rnd
         if station is None:
-            station, key = rnd.randrange(GAMES[self.game_name]), rnd.choice(("left", "right", "ok", "ok", "slap"))
+            station, key = rnd.randrange(self.stations), rnd.choice(("left", "right", "ok", "ok", "slap"))
         self.t += rnd.choice((40, 300, 1500)) * MS
         table.handle(InputEvent(station, key, True, self.t))
         table.tick(self.t, self.t)
@@ -177,10 +178,10 @@ class Live:
         return copy.deepcopy(self.table, {id(self.table.game.journal): JournalWriter(scratch)})
 
 
-def resume(directory, game) -> Table | None:
+def resume(directory, game, bots=None) -> Table | None:
     """The table the box builds after a crash from the journal in ``directory``, the game taken up
     as the players take it up; None if there is nothing to resume."""
-    table = Table(NAMES[: GAMES[game]], journal_opener(directory), seed=5)
+    table = Table(NAMES[: GAMES[game] - len(bots or {})], journal_opener(directory), seed=5, bots=bots)
     found = pick_up(directory)
     if not isinstance(found, Interrupted):
         return None
@@ -214,10 +215,10 @@ def tick(table: Table, now_ns: int) -> None:
     table.tick(now_ns, now_ns)
 
 
-def interrupt_everywhere(directory, game, seed, options=None) -> int:
+def interrupt_everywhere(directory, game, seed, options=None, bots=None) -> int:
     """Play ``game`` and, before every press, resume its journal as it is then and compare the
     resumed table with the uninterrupted one; returns how many moments were compared."""
-    live = Live(directory / "live", game, seed, options)
+    live = Live(directory / "live", game, seed, options, bots)
     checked = 0
     for moment in range(400):
         if live.table.game is None:
@@ -226,7 +227,7 @@ def interrupt_everywhere(directory, game, seed, options=None) -> int:
         cut = directory / f"cut{moment}"
         cut.mkdir()
         (cut / live.path.name).write_bytes(data)
-        resumed = resume(cut, game)
+        resumed = resume(cut, game, bots)
         if resumed is not None:
             where = f"{game} {options or ''} (seed {seed}): moment {moment}, cut after line {len(data.splitlines())}"
             compare(live, resumed, cut, where)
@@ -319,3 +320,18 @@ def test_a_replacement_word_card_after_a_resume_is_the_one_the_uninterrupted_gam
     resumed = swaps(resumed_dir, resume_after=cut)
     resumed_cards = [json.loads(x)["cards"] for x in resumed.read_text().splitlines() if '"cards"' in x]
     assert resumed_cards == cards
+
+
+BOTS = {"paytoplay": {1: "easy"}, "triangle": {1: "easy", 2: "hard"}, "closest": {1: "hard", 2: "easy"}}
+
+
+@pytest.mark.parametrize("game", BOTS)
+def test_a_game_with_bots_interrupted_at_every_moment_resumes_to_the_same_state_and_screens(game, tmp_path):
+    """Bots draw their reaction times and moves from the seed and the journal's place (the chance
+    events and actions applied), so resumed bots play on as the uninterrupted ones did."""
+    checked = 0
+    for seed in range(21, 41):
+        checked += interrupt_everywhere(tmp_path / str(seed), game, seed, bots=BOTS[game])
+        if checked >= 100:
+            break
+    assert checked >= 100
