@@ -220,7 +220,7 @@ def interrupt_everywhere(directory, game, seed, options=None, bots=None) -> int:
     resumed table with the uninterrupted one; returns how many moments were compared."""
     live = Live(directory / "live", game, seed, options, bots)
     checked = 0
-    for moment in range(400):
+    for moment in range(300):
         if live.table.game is None:
             break
         data = live.path.read_bytes()
