@@ -214,6 +214,8 @@ def _trio(step: Step) -> str:
         return f"The artist {step.who(before.artist)} is shown the word {step.event['word']!r}."
     if kind == "new_word":
         return f"The artist {step.who(before.artist)} asks for another word."
+    if kind == "timer":
+        return f"The artist {step.who(before.artist)} starts the timer."
     artist = step.who(before.artist)
     if kind == "guessed":
         text = f"The artist {artist} judges {step.who(step.player)}'s guess right: {_gains(step)}."

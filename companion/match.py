@@ -26,6 +26,9 @@ class Match:
     state: Any = field(init=False)
     chances: int = field(init=False, default=0)
     """Chance events applied so far: with the seed, it names the next draw."""
+    moves: int = field(init=False, default=0)
+    """Actions applied so far, the automatic ones too: with :attr:`chances`, the place in the
+    journal, the same in a game resumed from it (the table's own draws are seeded by it)."""
 
     def __post_init__(self) -> None:
         n = len(self.players)
@@ -112,6 +115,7 @@ class Match:
         applied = [{"type": "action", **action}]
         self._record(applied[0])
         self.state = new
+        self.moves += 1
         applied.extend(self.settle())
         return applied
 
@@ -126,6 +130,7 @@ class Match:
             line = {"type": "action", **auto, "auto": True}
             self._record(line)
             self.state = new
+            self.moves += 1
             applied.append(line)
         return applied
 

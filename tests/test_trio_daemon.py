@@ -55,12 +55,12 @@ def test_three_rounds_on_mock_pins_tie_wrong_then_right_and_timeout(tmp_path, mo
     actions = [{k: v for k, v in x.items() if k not in ("type", "t")}
                for x in lines[1:] if x["type"] == "action"]
     assert actions == [
-        {"action": "both_guessed"},               # 4 ms apart, both right: Ana only
-        {"action": "guessed", "player": 2},       # Ana wrong, then Cy right
-        {"action": "timeout"},                    # Ana's slap after the alarm did not count
+        {"action": "timer"}, {"action": "both_guessed"},  # 4 ms apart, both right: Ana only
+        {"action": "timer"}, {"action": "guessed", "player": 2},  # Ana wrong, then Cy right
+        {"action": "timer"}, {"action": "timeout"},  # Ana's slap after the alarm did not count
     ]
     assert len(words) == 4 and len(set(words)) == 4
-    times = [x["t"] for x in lines[1:] if x["type"] == "action"]
+    times = [x["t"] for x in lines[1:] if x["type"] == "action" and x["action"] != "timer"]
     assert times[:2] == [0.1 + 6.5, 0.1 + 13.0]   # the artist's verdicts, since the game started
     bound = load_profile(PROFILE).timing.gpio_latency_ms / 1000
     assert 0.1 + 75.0 + bound <= times[2] < 0.1 + 75.01 + bound  # the alarm, once every earlier slap is in

@@ -72,8 +72,13 @@ class Box:
         return journal_objects(self.path)[1:]
 
     def actions(self):
+        """The journal's actions but the artist's ``timer`` lines (see :meth:`timers`)."""
         return [{k: v for k, v in x.items() if k not in ("type", "t")}
-                for x in self.lines() if x["type"] == "action"]
+                for x in self.lines() if x["type"] == "action" and x["action"] != "timer"]
+
+    def timers(self):
+        """When each ``timer`` line says the artist started the timer (journal seconds)."""
+        return [x["t"] for x in self.lines() if x.get("action") == "timer"]
 
 
 @pytest.fixture
@@ -115,7 +120,7 @@ def test_timer_starts_on_the_artists_ok_ticks_the_last_ten_seconds_and_times_out
     box.tick(5 * S)
     assert box.game.view(BEN).clock == "1:00" and box.game.wakeup_ns() is None
     start_timer(box, 10 * S)
-    assert box.cues[-1] == "go"
+    assert box.cues[-1] == "go" and len(box.timers()) == 1  # journaled, for a resume to carry on
     box.tick(10 * S + 1)
     assert {box.game.view(s).clock for s in (ANA, BEN, CY)} == {"1:00"}
     box.tick(11 * S + 1)

@@ -16,12 +16,15 @@ Two rules keep the game fair, and both are fixed when a round starts, from the s
 
 Actions (JOURNAL.md): ``guessed`` (``player`` is the correct guesser), ``both_guessed`` and
 ``timeout``, each ending the round; the round's word is a ``word`` chance event. This module
-adds two entries to that vocabulary:
+adds these entries to that vocabulary:
 
 - ``{"action": "new_word"}``: the artist asks for another word before the timer starts (option
   ``allow_new_word``); the next line is then another ``word`` chance event.
 - ``{"type": "chance", "event": "first_artist", "player": p}``: who draws first when the option
   ``first_artist`` is ``random``.
+- ``{"action": "timer"}``: the artist starts the round's timer (their ``ok``). Journaled so a
+  game resumed from its journal carries on with the timer running; a guess may be judged without
+  it (journals from before it have none). Once the timer runs, ``new_word`` is refused.
 - ``{"action": "correct"}``: the artist of the round just ended by a judgement (``guessed`` or
   ``both_guessed``) takes it back: that round is scored as if time ran out (nobody scores), and
   the round after it starts again from the scores so corrected (the strict leader may change, and
@@ -113,6 +116,12 @@ class TrioState:
     judged: tuple[int, tuple[int, int, int]] | None = None
     """The artist of the last round and the scores before it, while its ending judgement can
     still be corrected (see the ``correct`` action)."""
+    timing: bool = False
+    """The artist has started this round's timer (the ``timer`` action)."""
+    ended: tuple[str, int, int | None, str | None] | None = None
+    """How the last round ended: the action (``guessed``, ``both_guessed``, ``timeout``, or
+    ``correct`` for one taken back), its artist, the guesser for ``guessed``, and its word; None
+    before the first round ends. The guessers' screens say it until the next timer starts."""
 
     @property
     def guessers(self) -> tuple[int, ...]:
@@ -132,7 +141,7 @@ def _start_round(state: TrioState, scores: tuple[int, ...], turn: int, **changes
     artist, skipped = (turn, None) if turn != leader else ((turn + 1) % PLAYERS, turn)
     eligible = leader if leader is not None and scores[leader] >= state.options.eligible_at else None
     return replace(state, scores=scores, artist=artist, eligible=eligible, skipped=skipped, word=None,
-                   **changes)
+                   timing=False, **changes)
 
 
 def _word_file_problem(path: str) -> str | None:
@@ -154,7 +163,7 @@ class Trio(Rules):
     min_players = PLAYERS
     max_players = PLAYERS
     Options = TrioOptions
-    actions = ("guessed", "both_guessed", "timeout", "new_word", "correct")
+    actions = ("guessed", "both_guessed", "timeout", "new_word", "timer", "correct")
     chance_events = ("first_artist", "word")
 
     def new(self, players: int, options: Any) -> TrioState:
@@ -205,8 +214,10 @@ class Trio(Rules):
             return []
         actions: list[dict[str, Any]] = [{"action": "guessed", "player": p} for p in state.guessers]
         actions += [{"action": "both_guessed"}, {"action": "timeout"}]
-        if state.options.allow_new_word:
-            actions.append({"action": "new_word"})
+        if not state.timing:
+            actions.append({"action": "timer"})
+            if state.options.allow_new_word:
+                actions.append({"action": "new_word"})
         if state.judged is not None:
             actions.append({"action": "correct"})
         return actions
@@ -215,34 +226,42 @@ class Trio(Rules):
         kind = self.action_kind(action)
         need(state.winner is None, "the game is over")
         need(not self.chance_needed(state), "the round has no word yet: a 'word' chance event is due")
+        if kind in ("new_word", "timer"):
+            need(not state.timing, f"the timer is running: no {kind} until the next round")
         if kind == "new_word":
             need(state.options.allow_new_word, "option allow_new_word is off: the artist draws the word given")
             return replace(state, word=None)
+        if kind == "timer":
+            return replace(state, timing=True)
         if kind == "correct":
             need(state.judged is not None, "nothing to correct: only the judgement that ended the last "
                                            "round, before the next round's own judgement or timeout")
             artist, scores = state.judged
-            fixed = _start_round(state, scores, (artist + 1) % PLAYERS, judged=None)
+            word = state.ended[3] if state.ended else None
+            fixed = _start_round(state, scores, (artist + 1) % PLAYERS, judged=None,
+                                 ended=("correct", artist, None, word))
             return replace(fixed, word=state.word) if fixed.artist == state.artist else fixed
         judged = (state.artist, state.scores)
         if kind == "guessed":
             p = player_field(action, PLAYERS)
             need(p != state.artist, f"player {p} is the artist: only a guesser can guess the word")
             scores = tuple(s + (q in (p, state.artist)) for q, s in enumerate(state.scores))
-            return self._end_round(state, scores, winner=p if p == state.eligible else None, judged=judged)
+            return self._end_round(state, scores, (kind, state.artist, p, state.word),
+                                   winner=p if p == state.eligible else None, judged=judged)
         if kind == "both_guessed":
             scores = tuple(s + (q == state.artist) for q, s in enumerate(state.scores))
-            return self._end_round(state, scores, judged=judged)
-        return self._end_round(state, state.scores)
+            return self._end_round(state, scores, (kind, state.artist, None, state.word), judged=judged)
+        return self._end_round(state, state.scores, (kind, state.artist, None, state.word))
 
-    def _end_round(self, state: TrioState, scores: tuple[int, ...], winner: int | None = None,
-                   judged: tuple[int, tuple[int, ...]] | None = None) -> TrioState:
-        """The round is over; ``judged`` (its artist and the scores before it) while its ending
-        judgement may be corrected."""
+    def _end_round(self, state: TrioState, scores: tuple[int, ...], ended: tuple[str, int, int | None, str | None],
+                   winner: int | None = None, judged: tuple[int, tuple[int, ...]] | None = None) -> TrioState:
+        """The round is over (``ended`` says how); ``judged`` (its artist and the scores before
+        it) while its ending judgement may be corrected."""
         if winner is not None:
-            return replace(state, scores=scores, rounds=state.rounds + 1, winner=winner, judged=None)
+            return replace(state, scores=scores, rounds=state.rounds + 1, winner=winner, judged=None, ended=ended,
+                           timing=False)
         return _start_round(state, scores, (state.artist + 1) % PLAYERS, rounds=state.rounds + 1,
-                            judged=judged)
+                            judged=judged, ended=ended)
 
     def outcome(self, state: TrioState) -> Outcome | None:
         if state.winner is None:

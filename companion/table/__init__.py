@@ -175,7 +175,8 @@ class Table:
         self.seated = Seated(seats, match.players)
         start_ns = now_ns - round(interrupted.last_t * 1e9)
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
-                          interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time)
+                          interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time,
+                          resumed_ns=now_ns)
         # Bot seats play on, at the box's level for the seat (easy if it has none).
         bots = {s: self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
         self.game.bots = bots

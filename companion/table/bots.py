@@ -23,6 +23,14 @@ Delays, normal laws (mean, standard deviation) in ms, never under :data:`FASTEST
   Pay-to-Play bot first waits for its solved table, filled in a background thread
   (:func:`companion.bots.paytoplay.prepare`): a few seconds here, so the loop never stalls.
 
+**Resumed bots play on as before.** Every draw a bot makes (a delay, a wrong answer, an easy
+move) comes from its own generator, seeded by the game's seed, the journal's place (the chance
+events and actions applied, :attr:`~companion.match.Match.moves`), the seat, what it is for and,
+for a race, when it opens in journal time: a game resumed from its journal draws what the
+uninterrupted game would have. The hard Triangle bot's statement is worked out again from the
+round, not remembered; only who slapped just after its claim is not journaled (a resumed bot
+claimer states as if nobody had).
+
 Levels: ``hard`` plays the solved tables and the Triangle brain (:mod:`companion.bots`); ``easy``
 plays the seed's basic strategy in Triangle and random legal moves in the other two games.
 """
@@ -86,7 +94,7 @@ class BotSeats:
     def __init__(self, levels: Mapping[int, str], seed: int | None) -> None:
         check_levels(levels)
         self.levels = dict(levels)
-        self.rng = random.Random(f"bots/{seed}")
+        self.seed = seed
         self.marks = Watermarks()
         self.marks.add_source(SOURCE)
         self.pending: list[tuple[object, InputEvent]] = []
@@ -95,8 +103,13 @@ class BotSeats:
         """The race the bots have decided on last."""
         self.turn: tuple[object, int] | None = None
         """(the state a turn move answers, when it is due)."""
-        self.slots: dict[int, int] = {}
-        """Triangle: the slot each hard bot reached in, for its statement."""
+
+    def rng(self, game, purpose: str, seat: int, *detail: object) -> random.Random:
+        """The generator for one decision of ``seat``: from the seed and the journal's place (see
+        the module docstring), so a resumed game's bots draw what the uninterrupted game's did."""
+        match = game.match
+        place = (match.chances, match.moves)
+        return random.Random("/".join(map(str, ("bots", self.seed, *place, purpose, seat, *detail))))
 
     # --- the time the table asks about --------------------------------------------------------
 
@@ -131,18 +144,18 @@ class BotSeats:
     def _plan_press(self, game, race, seat: int) -> None:
         level = self.levels[seat]
         key = race.key
+        rng = self.rng(game, "race", seat, race.opens_at_ns - game.start_ns)
         if game.game == "triangle":
             view = _triangle_view(game, seat)
             if level == "hard":
-                slot = self.slots[seat] = view.claim_slot()
-                mean, sd = brain.HARD_SLOTS_MS[slot], brain.HARD_JITTER_MS
+                mean, sd = brain.HARD_SLOTS_MS[view.claim_slot()], brain.HARD_JITTER_MS
             else:
                 mean, sd = brain.BASIC_REACH_MS[brain.tier(view.cards.values())]
         else:
             mean, sd = QUIZ_MS[level]
-            if level == "easy" and self.rng.random() < EASY_WRONG:
-                key = self.rng.choice([k for k in ("left", "ok", "right", "slap") if k != race.key])
-        delay_ms = max(FASTEST_MS, self.rng.gauss(mean, sd))
+            if level == "easy" and rng.random() < EASY_WRONG:
+                key = rng.choice([k for k in ("left", "ok", "right", "slap") if k != race.key])
+        delay_ms = max(FASTEST_MS, rng.gauss(mean, sd))
         event = InputEvent(seat, key, True, race.opens_at_ns + round(delay_ms * MS), SOURCE)
         self.pending.append((race, event))
 
@@ -159,7 +172,8 @@ class BotSeats:
             return
         if self.turn is None or self.turn[0] is not state:
             mean, sd = THINK_MS[self.levels[seat]]
-            self.turn = (state, now_ns + round(max(FASTEST_MS, self.rng.gauss(mean, sd)) * MS))
+            think_ms = self.rng(game, "think", seat).gauss(mean, sd)
+            self.turn = (state, now_ns + round(max(FASTEST_MS, think_ms) * MS))
             return
         if now_ns >= self.turn[1]:
             self.turn = None
@@ -204,10 +218,9 @@ def _triangle_view(game, seat: int) -> brain.Seat:
 def _triangle_statement(bots: BotSeats, game, seat: int) -> None:
     view = _triangle_view(game, seat)
     if bots.levels[seat] == "hard":
-        late = frozenset(p.station for p in game.result.later()
-                         if p.delta_ns <= brain.LATE_WINDOW_MS * MS)
-        slot = bots.slots.get(seat, len(brain.HARD_SLOTS_MS) - 1)
-        (fact, value), _, _ = view.best(view.odds(slot, late, game.current.rts))
+        later = game.result.later() if game.result is not None else ()  # not journaled: none when resumed
+        late = frozenset(p.station for p in later if p.delta_ns <= brain.LATE_WINDOW_MS * MS)
+        (fact, value), _, _ = view.best(view.odds(view.claim_slot(), late, game.current.rts))
     else:
         fact, value = brain.basic_statement(view.cards.values())
     game._state(fact, value)
@@ -218,7 +231,7 @@ def _closest_move(bots: BotSeats, game, seat: int) -> None:
     if bots.levels[seat] == "hard":
         action = closest_bot.hard_move(state)
     else:
-        action = closest_bot.easy_move(state, bots.rng)
+        action = closest_bot.easy_move(state, bots.rng(game, "move", seat))
     game._place(action["number"], action.get("decoy", False))
 
 
@@ -236,7 +249,7 @@ def _paytoplay_move(bots: BotSeats, game, seat: int) -> None:
     else:
         actions = [a for a in game.match.rules.legal_actions(state) if a["action"] != "draw"]
         plays = [a for a in actions if a["action"] == "play"]
-        action = bots.rng.choice(plays or actions)
+        action = bots.rng(game, "move", seat).choice(plays or actions)
     if action["action"] == "draw":
         game.offer_from = seat
         game.message = "Draw offered"

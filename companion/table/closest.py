@@ -78,12 +78,35 @@ class ClosestTable(GameTable):
         """The start race's winner (on) or tied players (blinking), until the first card."""
         start = self.match.options.start
         if self.state.starter is not None:
-            self.message = f"{self.names[self.state.starter]} starts"
+            self._pick_up(start)
         elif start == "random":
             self._start(self.rng.randrange(len(self.names)), "drawn at random")
         else:
-            first = SEED_QUESTION if start == "17x34" else product(self.rng)
-            self._ask(first, range(len(self.names)), self.start_ns)
+            self.open_race(self.now_ns)
+
+    def open_race(self, opens_ns: int) -> None:
+        """The start race from its first product, for everyone: a new game's, and a resumed
+        game's whose race was not decided (its tie-breaks and new products are not journaled, so
+        it is run again from the start, drawing the same products)."""
+        self.rng = random.Random(self.match.seed)
+        first = SEED_QUESTION if self.match.options.start == "17x34" else product(self.rng)
+        self._ask(first, range(len(self.names)), opens_ns)
+
+    def _pick_up(self, start: str) -> None:
+        """A game whose starter is known (seat 1 starts, or resumed from its journal) shows what
+        the uninterrupted table would: who starts (lit, if they won the race) until the first
+        card, the last round's scores until ``ok`` (again, if the players had left them before
+        the box stopped), else the round being played."""
+        state = self.state
+        if state.cards:
+            return
+        if state.scored:
+            self.showing = state.scored[-1]
+            return
+        how = {"random": "drawn at random", "seat1": "starts"}.get(start, "answered first")
+        self.message = fitting(lambda w: f"{abbreviate(self.names[state.starter], w)} {how}")
+        if start not in ("random", "seat1"):
+            self.lit = {state.starter: "on"}
 
     @property
     def state(self) -> ClosestState:

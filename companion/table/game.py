@@ -43,15 +43,19 @@ class GameTable:
 
     def __init__(self, rules: Rules, options: Any, names: tuple[str, ...], stations: int,
                  seed: int | None, journal: JournalWriter | None, start_ns: int,
-                 match: Match | None = None, screens_take_time: bool = False) -> None:
+                 match: Match | None = None, screens_take_time: bool = False,
+                 resumed_ns: int | None = None) -> None:
         """A new game, or with ``match`` one resumed from its journal (``start_ns`` then lies
-        in the past, so journal times carry on from where they stopped). With
+        in the past, so journal times carry on from where they stopped, and ``resumed_ns`` is
+        the moment it is picked up: the journal time of its last line, where every timer the
+        journal restores starts again). With
         ``screens_take_time`` (real panels) a race opened by a screen change waits for the
         onsets the daemon reports (:meth:`revealed`); without, it opens on every station at once."""
         self.stations = stations
         self.journal = journal
-        self.start_ns = self.now_ns = self.since_ns = start_ns
-        """Edge time of the input that last changed the state: older inputs are stale."""
+        self.start_ns = start_ns
+        self.now_ns = self.since_ns = start_ns if resumed_ns is None else resumed_ns
+        """``since_ns``: edge time of the input that last changed the state: older inputs are stale."""
         self.cues: list[str] = []
         self.finished = False
         """True once a player has dismissed the end screen: the table returns to the lobby."""

@@ -67,13 +67,16 @@ class TriangleTable(GameTable):
         self.lockout_ns = options.false_start_lockout_ms * MS
         self.timeout_ns = None if options.round_timeout_s is None else options.round_timeout_s * 1_000_000_000
         self.aid_open: set[int] = set()
-        self._last_now = self.start_ns
-        self.holding_last_round = False
-        """The game is over but its last round's result is still on screen, until ``ok``."""
-        if self.match.needs_chance:
-            self._deal(self.start_ns)
-        else:
-            self._count_down(self.start_ns)
+        self._last_now = self.now_ns
+        self.holding_last_round = self.match.outcome is not None
+        """The game is over but its last round's result is still on screen, until ``ok`` (a
+        finished game resumed shows its last round again first)."""
+        self.race: Race | None = None
+        self._round_state()
+        if self.match.needs_chance and not self.match.state.history:
+            self._deal(self.now_ns)
+        elif not self.match.needs_chance:
+            self._count_down(self.now_ns)
 
     # --- the round --------------------------------------------------------------------------
 
@@ -81,21 +84,31 @@ class TriangleTable(GameTable):
         self.match.draw_chance()
         self._count_down(t_ns)
 
-    def _count_down(self, t_ns: int) -> None:
-        """Count down from ``t_ns`` to the race for the round dealt. A game resumed from its
-        journal comes here too: an unclaimed round is counted down again, a claimed one goes
-        straight back to the claimer's menu, a finished game to its end screen."""
-        self.round_start_ns = t_ns
-        self.opens_ns = t_ns + COUNT_FROM * self.step_ns
-        self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns, revealed=True)
+    def _round_state(self) -> None:
+        """What the table keeps of a round besides the match: the race's result, false starts,
+        the claimer's place in the fact menu. A resumed game starts with none of it (see "What
+        resume restores" in ``docs/JOURNAL.md``)."""
         self.result: RaceResult | None = None
-        self.count = COUNT_FROM if self.racing else 0
+        """The race decided this round, while its result shows; None before the race, and in a
+        round picked up from the journal (its later slaps are not journaled)."""
         self.early: dict[int, int] = {}
         """When the lockout of each station that slapped too early ends (its slap's time when there
         is no lockout): it is told how long it waits until the wait is over. Whether a slap was
         early is the race's to say (:meth:`Race.early`), each station's from its own onset."""
         self.cursor = 0
         self.choosing_value = False
+        self.count = 0
+
+    def _count_down(self, t_ns: int) -> None:
+        """Count down from ``t_ns`` to the race for the round dealt. A game resumed from its
+        journal comes here too, from the moment it is picked up: an unclaimed round is counted
+        down again, a claimed one goes straight back to the claimer's menu. Between rounds a
+        resumed game shows the last round's result until ``ok`` deals the next."""
+        self.round_start_ns = t_ns
+        self.opens_ns = t_ns + COUNT_FROM * self.step_ns
+        self.race = Race(self.opens_ns, self.window_ns, range(PLAYERS), "slap", self.lockout_ns, revealed=True)
+        self._round_state()
+        self.count = COUNT_FROM if self.racing else 0
         if self.count:
             self.cues.append("tick")
 
@@ -256,6 +269,11 @@ class TriangleTable(GameTable):
                 break
         return line
 
+    def _nobody_else(self) -> str:
+        """Said when the race's result names nobody after the claimer; nothing when the result is
+        not known (a round picked up from the journal, which keeps only the claim)."""
+        return "nobody else slapped" if self.result is not None else ""
+
     def _peer_cards(self, station: int) -> tuple[tuple[str, int | None], ...]:
         if station >= PLAYERS:
             return ()
@@ -290,7 +308,7 @@ class TriangleTable(GameTable):
 
     def _speak_view(self, station: int) -> RoundView:
         claimer = self.claimer
-        later = self._later(station) or "nobody else slapped"
+        later = self._later(station) or self._nobody_else()
         if station != claimer:
             return RoundView(fitting(lambda w: f"{abbreviate(self.names[claimer], w)} speaks"), cards=self._peer_cards(station),
                              status=later, footer=self._scores(station))
@@ -316,7 +334,7 @@ class TriangleTable(GameTable):
         verdict = f" +{points}" if done.correct else "? No"
         cards = tuple((self._name(p, station), c) for p, c in enumerate(done.cards))
         name = self._name(done.claimer, station)
-        status = self._later(station) or "nobody else slapped"
+        status = self._later(station) or self._nobody_else()
         if self.match.options.coach and station == done.claimer:
             status = coach_line(advice_for_round(self.match.state, len(self.match.state.history) - 1))
         return RoundView(fitting(lambda w: f"{abbreviate(name, w)}: {said}{verdict}", COLUMNS - 1), cards=cards,
@@ -352,10 +370,14 @@ class TriangleTable(GameTable):
         return AidView(state.latest_turn, tuple(seen))
 
     def lights(self) -> dict[int, str]:
-        """The claimer's light, or the drawers' blinking, until the next round counts down."""
-        if self.result is None:
+        """The claimer's light, or the drawers' blinking, until the next round counts down: from
+        the match, so a resumed game lights them too."""
+        if self.racing or not (self.current or self.match.state.history):
             return {}
-        return {p: "blink" if self.result.tie else "on" for p in self.result.winners}
+        done = self.last
+        if done.draw:
+            return {p: "blink" for p in done.draw}
+        return {} if done.claimer is None else {done.claimer: "on"}
 
     def screen(self, station: int) -> Image.Image:
         if station in self.aid_open:

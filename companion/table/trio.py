@@ -53,11 +53,35 @@ class TrioTable(GameTable):
         self.problem = ""
         """Why no word could be drawn from the players' word file (logged; the screens say
         which file to check)."""
-        self.result: tuple[str, str] = ("", "")
-        """How the last round ended, for the guessers until the next timer starts."""
-        self.last_word = ""
         self._new_round()
         self._draw_word()
+        if self.match.state.timing:  # resumed: the timer line is the journal's last line
+            self.deadline_ns = self.now_ns + self.round_s * SECOND_NS
+
+    @property
+    def last_word(self) -> str:
+        """The word of the last round that ended ("" before the first)."""
+        ended = self.match.state.ended
+        return ended[3] or "" if ended else ""
+
+    @property
+    def result(self) -> tuple[str, str]:
+        """How the last round ended, for the guessers until the next timer starts: from the
+        match, so a resumed game says it too."""
+        ended = self.match.state.ended
+        if ended is None:
+            return "", ""
+        kind, artist, guesser, word = ended
+        names = self.names
+        if kind == "guessed":
+            headline = fitting(lambda w: f"{abbreviate(names[guesser], w)} guessed it!")
+        elif kind == "both_guessed":
+            headline = fitting(lambda w: f"Tie! {abbreviate(names[artist], w)} +1")
+        elif kind == "correct":
+            headline = "Undone: no points"
+        else:
+            headline = "Time up! It was:"
+        return headline, word or ""
 
     def _new_round(self) -> None:
         self.deadline_ns: int | None = None
@@ -103,6 +127,7 @@ class TrioTable(GameTable):
         if self.deadline_ns is None:
             if event.key == "ok":
                 self.changed(event)
+                self.match.act({"action": "timer"})
                 self.deadline_ns = event.t_ns + self.round_s * SECOND_NS
                 self.cues.append("go")
             elif event.key == "left" and self.match.options.allow_new_word:
@@ -132,7 +157,6 @@ class TrioTable(GameTable):
             self._end_round(event.t_ns, {"action": "guessed", "player": guesser})
             return True
         self.match.act({"action": "correct"})
-        self.result = ("Undone: no points", self.last_word)
         self.cues.append("wrong")
         self._draw_word()
         return True
@@ -159,19 +183,9 @@ class TrioTable(GameTable):
             self._end_round(event.t_ns, {"action": "guessed", "player": self.correct[0]})
 
     def _end_round(self, t_ns: int, action: dict[str, Any]) -> None:
-        state = self.match.state
-        names = self.names
         self.since_ns = self.now_ns = t_ns
         self.match.act(action)
-        self.last_word = state.word
         kind = action["action"]
-        if kind == "guessed":
-            headline = fitting(lambda w: f"{abbreviate(names[action['player']], w)} guessed it!")
-        elif kind == "both_guessed":
-            headline = fitting(lambda w: f"Tie! {abbreviate(names[state.artist], w)} +1")
-        else:
-            headline = "Time up! It was:"
-        self.result = (headline, state.word)
         if self.match.outcome is not None:
             self.cues.append("win")
             return
