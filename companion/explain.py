@@ -224,6 +224,9 @@ def _trio(step: Step) -> str:
     elif kind == "both_guessed":
         text = (f"Both guessers were right within the tie window: only the artist {artist} "
                 f"scores: {_gains(step)}.")
+    elif kind == "correct":
+        text = (f"The artist {step.who(before.judged[0])} takes back the judgement that ended their "
+                f"round: it counts as if time ran out, so {_gains(step)}.")
     else:
         text = "Time is up: nobody scores."
     return text + _trio_round(step)

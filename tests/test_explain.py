@@ -107,3 +107,14 @@ def test_cli_explain_prints_the_story_and_a_bad_line_ends_it_with_exit_2(tmp_pat
     assert out[-1] == ("line 4: only player 1, who has the Right to Speak, may state a fact "
                        "(the replay stops here)")
     assert out[-2] == "line 3: Ben (seat 2) slapped first and takes the Right to Speak."
+
+
+def test_trio_tells_a_judgement_taken_back_as_such_not_as_time_up():
+    header = {"format": "companion-journal/1", "game": "trio", "players": ["Ana", "Ben", "Cy"]}
+    lines = [json.dumps(header), '{"type": "chance", "event": "word", "word": "kite"}',
+             '{"type": "action", "action": "guessed", "player": 1}',
+             '{"type": "chance", "event": "word", "word": "moon"}', '{"type": "action", "action": "correct"}']
+    story, whole = explain(lines)
+    assert whole
+    assert story[4] == ("line 5: The artist Ana (seat 1) takes back the judgement that ended their round: "
+                        "it counts as if time ran out, so Ana loses 1 and Ben loses 1. Next artist: Ben (seat 2).")
