@@ -67,7 +67,10 @@ class Chords:
         return [first] if first is not None else []
 
     def due(self, now_ns: int) -> list[InputEvent]:
-        """Held-back presses whose window has passed by ``now_ns``, oldest first."""
+        """Held-back presses whose window has passed by ``now_ns``, oldest first. Asked on every
+        input and every tick, most often with nothing held back: that is answered at once."""
+        if not self.pending:
+            return []
         ready = sorted((e for e in self.pending.values() if e.t_ns + CHORD_WINDOW_NS <= now_ns),
                        key=lambda e: e.t_ns)
         for e in ready:
