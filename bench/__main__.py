@@ -47,8 +47,8 @@ def run(quick: bool) -> dict:
     out.update(tablescreen.table_screen(10 if quick else 50))
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
-        out.update(process.help_ms(3 if quick else 9))
-        out.update(process.daemon_run(Path(tmp), 5 if quick else 20))
+        out.update(process.help_ms(Path(tmp), 3 if quick else 9))
+        out.update(process.daemon_run(Path(tmp), 5 if quick else 20, 3 if quick else 9))
         out.update(replay_scaling.replay_scaling(Path(tmp), 1 if quick else 3))
     return out
 

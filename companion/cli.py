@@ -282,7 +282,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     from .logs import setup_logging
     from .profile import ProfileError, load_profile
     from .script import ScriptError, load_script
-    from .tablescreen.display import TableScreenError
+    from .tablescreen import TableScreenError
 
     setup_logging()
     if problem := _load_user_decks(args):

@@ -45,7 +45,6 @@ from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .settings import load_settings, save_settings
 from .table import Table
-from .tablescreen.public import Narrator
 from .watermark import Watermarks
 from .wiring import Box, EdgeCallback, build_box
 
@@ -170,8 +169,13 @@ class Daemon:
         self.box.displays.on_change = self._displays_changed
         if self.box.buzzer is not None:
             self.box.buzzer.set_volume(self.settings.volume)
-        self.narrator = Narrator()
-        """Makes the table screen's public view, if the box has a table screen."""
+        self.narrator = None
+        """Makes the table screen's public view, if the box has a table screen (imported only
+        then: most boxes have none, and start-up is shorter without it)."""
+        if self.box.table_screen is not None:
+            from .tablescreen.public import Narrator
+
+            self.narrator = Narrator()
         self.ready = threading.Event()
         """Set once every display has been sent its first frame (shown, or failed and retrying)."""
 

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .adapters.board import BoardLink
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
@@ -22,7 +22,9 @@ from .adapters.lights import StationLights
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
-from .tablescreen.display import TableScreen, open_table_screen
+
+if TYPE_CHECKING:
+    from .tablescreen.display import TableScreen
 
 
 @dataclass
@@ -98,7 +100,11 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
               on_board: Callable[[LinkItem], None] | None = None) -> Box:
     """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
     the link's thread), and is needed if the profile has a board."""
-    table_screen = open_table_screen(profile.table_screen)
+    table_screen = None
+    if profile.table_screen.enabled:  # its drawing is imported only for a box that has one
+        from .tablescreen.display import open_table_screen
+
+        table_screen = open_table_screen(profile.table_screen)
     factory = pin_factory or pin_factory_for(profile)
     buttons = station_buttons(profile, factory, on_edge)
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None

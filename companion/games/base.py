@@ -78,18 +78,25 @@ class Rules:
         return options if isinstance(options, self.Options) else parse_options(self.Options, options)
 
     def action_kind(self, action: Action) -> str:
-        """The name of ``action``, once it is a mapping naming one of :attr:`actions`."""
-        need(isinstance(action, Mapping), f"an action must be a mapping, not {action!r}")
+        """The name of ``action``, once it is a mapping naming one of :attr:`actions`.
+
+        Every action replayed or played passes here, so the refusals' messages are only built
+        for a refusal (not with :func:`need`, which takes them ready-made)."""
+        if not _is_mapping(action):
+            raise IllegalAction(f"an action must be a mapping, not {action!r}")
         kind = action.get("action")
-        need(kind in self.actions, f"unknown action {kind!r}: {self.name} has {_listing(self.actions)}")
+        if kind not in self.actions:
+            raise IllegalAction(f"unknown action {kind!r}: {self.name} has {_listing(self.actions)}")
         return kind
 
     def event_kind(self, event: Action) -> str:
-        """The name of chance ``event``, once it is a mapping naming one of :attr:`chance_events`."""
-        need(isinstance(event, Mapping), f"a chance event must be a mapping, not {event!r}")
+        """The name of chance ``event``, once it is a mapping naming one of :attr:`chance_events`
+        (messages built only for a refusal, as in :meth:`action_kind`)."""
+        if not _is_mapping(event):
+            raise IllegalAction(f"a chance event must be a mapping, not {event!r}")
         kind = event.get("event")
-        need(kind in self.chance_events,
-             f"unknown chance event {kind!r}: {self.name} has {_listing(self.chance_events)}")
+        if kind not in self.chance_events:
+            raise IllegalAction(f"unknown chance event {kind!r}: {self.name} has {_listing(self.chance_events)}")
         return kind
 
     def new(self, players: int, options: Any) -> Any:
@@ -151,6 +158,12 @@ class Rules:
 
     def check_invariants(self, state: Any) -> None:
         """Raise AssertionError if the state breaks a rule that must always hold."""
+
+
+def _is_mapping(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, answered at once for a dict (what journals and the table
+    hand in): ``typing.Mapping``'s own check goes through the ABC machinery every time."""
+    return isinstance(value, dict) or isinstance(value, Mapping)
 
 
 def _listing(names: tuple[str, ...]) -> str:

@@ -212,27 +212,30 @@ class PayToPlay(Rules):
                  "house rule: you may not pass with a positive balance two turns in a row "
                  f"(yours is {balance}): play a cell")
             streak = state.streaks[p] + 1 if balance > 0 else 0
-            return self._end_turn(replace(state, balances=_set(state.balances, p, balance),
-                                          streaks=_set(state.streaks, p, streak)))
+            return self._end_turn(state, balances=_set(state.balances, p, balance),
+                                  streaks=_set(state.streaks, p, streak))
         cell = action.get("cell")
         need(not isinstance(cell, bool) and isinstance(cell, int) and 0 <= cell < 9,
              f"'cell' must be a cell from 0 to 8 (row-major), not {cell!r}")
         need(balance > 0, f"you need a positive balance to play: yours is {balance} after your income")
         need(state.board[cell] == EMPTY, f"cell {cell} is already taken")
-        return self._end_turn(replace(
+        return self._end_turn(
             state,
             board=state.board[:cell] + state.mark(p) + state.board[cell + 1:],
             balances=_set(state.balances, p, balance - CELL_COST[cell]),
             streaks=_set(state.streaks, p, 0),
-        ))
+        )
 
-    def _end_turn(self, state: PayToPlayState) -> PayToPlayState:
-        """Count the mover's turn as played, then stop at a line or a full board, or hand over."""
-        state = replace(state, turns=_bump(state.turns, state.to_move, 1))
-        lines = _completed_lines(state.board)
-        if lines or EMPTY not in state.board:
-            return self._end_game(replace(state, line=lines[0] if lines else None))
-        return replace(state, to_move=1 - state.to_move)
+    def _end_turn(self, state: PayToPlayState, **move: Any) -> PayToPlayState:
+        """``state`` with the mover's ``move`` (its fields' new values) and their turn counted as
+        played, then stopped at a line or a full board, or handed over: one ``replace`` for the
+        whole turn, since a journal's replay makes one turn per line."""
+        board = move.get("board", state.board)
+        turns = _bump(state.turns, state.to_move, 1)
+        lines = _completed_lines(board)
+        if lines or EMPTY not in board:
+            return self._end_game(replace(state, **move, turns=turns, line=lines[0] if lines else None))
+        return replace(state, **move, turns=turns, to_move=1 - state.to_move)
 
     def _end_game(self, state: PayToPlayState) -> PayToPlayState:
         """Score a finished game into the totals, then start the next game or stop."""

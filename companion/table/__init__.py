@@ -41,7 +41,7 @@ from .bots import GAMES as BOT_GAMES
 from .bots import BotSeats, bot_name, is_bot_name, seats_with
 from .box_settings import SettingsPage
 from .chord import Chords
-from .game import TABLES, GameTable, load_tables
+from .game import GameTable, has_table, table_for
 from .lobby import Lobby, StartGame, rules_screen, turn_page
 from .seating import BACK, Seated, Seating, needs_seating
 from .stuck import StuckButtons
@@ -67,8 +67,7 @@ class Table:
         self._seeds = random.Random(seed)
         self.bots = dict(bots or {})
         seats = seats_with(self.bots, self.stations)
-        load_tables()
-        self.lobby = Lobby([g for g in games.all_games() if g.name in TABLES], self.stations, defaults,
+        self.lobby = Lobby([g for g in games.all_games() if has_table(g.name)], self.stations, defaults,
                            seats - self.stations, BOT_GAMES, bots_join=not self.bots)
         self.game: GameTable | None = None
         self.bot_seats: BotSeats | None = None
@@ -166,7 +165,7 @@ class Table:
         """Carry on with a game a crash interrupted: same state, same journal, same seats."""
         self.offer = None
         match = interrupted.match
-        table = TABLES[match.rules.name]
+        table = table_for(match.rules.name)
         players = len(match.players)
         seats = interrupted.header.stations
         people = [s for s in seats or () if s is not None]
@@ -335,7 +334,7 @@ class Table:
                 self.tell("DISK FULL: NOT STARTED" if e.errno == errno.ENOSPC else "CANNOT SAVE: NOT STARTED")
                 self.cues.append("wrong")
                 return
-        self.game = TABLES[rules.name](rules, options, names, self.stations, seed, journal, now_ns,
+        self.game = table_for(rules.name)(rules, options, names, self.stations, seed, journal, now_ns,
                                        screens_take_time=self.screens_take_time)
         self.bot_seats = BotSeats(bots, seed) if bots else None
         self.game.bots = dict(bots)

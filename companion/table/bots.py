@@ -38,13 +38,16 @@ plays the seed's basic strategy in Triangle and random legal moves in the other 
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from ..bots import closest as closest_bot
-from ..bots import paytoplay as paytoplay_bot
-from ..bots import triangle as brain
 from ..inputs import InputEvent
 from ..watermark import Watermarks
+
+if TYPE_CHECKING:
+    from ..bots import triangle as brain
+
+# The brains (companion.bots) are imported where a bot first plays, not with this module: the
+# table imports it at start-up for the seats' names, and most games have no bot.
 
 LEVELS = ("easy", "hard")
 SOURCE = "bot"
@@ -142,6 +145,8 @@ class BotSeats:
     # --- races --------------------------------------------------------------------------------
 
     def _plan_press(self, game, race, seat: int) -> None:
+        from ..bots import triangle as brain
+
         level = self.levels[seat]
         key = race.key
         rng = self.rng(game, "race", seat, race.opens_at_ns - game.start_ns)
@@ -167,7 +172,7 @@ class BotSeats:
         if seat is None:
             self.turn = None
             return
-        if game.game == "paytoplay" and self.levels[seat] == "hard" and not paytoplay_bot.prepare(state.options).is_set():
+        if game.game == "paytoplay" and self.levels[seat] == "hard" and not _solved(state.options):
             self.turn = (state, now_ns + 100 * MS)   # the solved table is still being filled
             return
         if self.turn is None or self.turn[0] is not state:
@@ -179,6 +184,13 @@ class BotSeats:
             self.turn = None
             game.now_ns = game.since_ns = now_ns
             MOVES[game.game](self, game, seat)
+
+
+def _solved(options) -> bool:
+    """Whether Pay-to-Play's solved table for ``options`` is filled (it starts filling now)."""
+    from ..bots import paytoplay as paytoplay_bot
+
+    return paytoplay_bot.prepare(options).is_set()
 
 
 def _open_race(game):
@@ -209,6 +221,8 @@ def _bot_to_act(game, levels: Mapping[int, str]) -> int | None:
 
 def _triangle_view(game, seat: int) -> brain.Seat:
     """The seat's knowledge; it trusts the basic strategy's pace fully only among easy bots."""
+    from ..bots import triangle as brain
+
     state = game.match.state
     earlier = [c for r in state.turn_rounds() if r is not state.current for c in r.seen_by(seat)]
     basic = all(game.bots.get(p) == "easy" for p in range(3) if p != seat)
@@ -216,6 +230,8 @@ def _triangle_view(game, seat: int) -> brain.Seat:
 
 
 def _triangle_statement(bots: BotSeats, game, seat: int) -> None:
+    from ..bots import triangle as brain
+
     view = _triangle_view(game, seat)
     if bots.levels[seat] == "hard":
         later = game.result.later() if game.result is not None else ()  # not journaled: none when resumed
@@ -227,6 +243,8 @@ def _triangle_statement(bots: BotSeats, game, seat: int) -> None:
 
 
 def _closest_move(bots: BotSeats, game, seat: int) -> None:
+    from ..bots import closest as closest_bot
+
     state = game.state
     if bots.levels[seat] == "hard":
         action = closest_bot.hard_move(state)
@@ -236,6 +254,8 @@ def _closest_move(bots: BotSeats, game, seat: int) -> None:
 
 
 def _paytoplay_move(bots: BotSeats, game, seat: int) -> None:
+    from ..bots import paytoplay as paytoplay_bot
+
     state = game.match.state
     if game.offer_from is not None:   # the other player offers a draw: take it if not worse
         if bots.levels[seat] == "easy" or _draw_suits(state, seat):
@@ -259,6 +279,8 @@ def _paytoplay_move(bots: BotSeats, game, seat: int) -> None:
 
 def _draw_suits(state, seat: int) -> bool:
     """Whether a draw now is worth at least the solved value of playing on, for ``seat``."""
+    from ..bots import paytoplay as paytoplay_bot
+
     solver = paytoplay_bot.solver_for(state.options)
     key = paytoplay_bot.key_of(state, solver)
     draw = key[1] - key[2]

@@ -67,11 +67,13 @@ class Chords:
         return [first] if first is not None else []
 
     def due(self, now_ns: int) -> list[InputEvent]:
-        """Held-back presses whose window has passed by ``now_ns``, oldest first."""
-        ready = sorted((e for e in self.pending.values() if e.t_ns + CHORD_WINDOW_NS <= now_ns),
-                       key=lambda e: e.t_ns)
-        for e in ready:
-            del self.pending[e.station]
+        """Held-back presses whose window has passed by ``now_ns``, oldest first. Asked on every
+        input and every tick, when most often nothing is due: then nothing is sorted."""
+        ready = [e for e in self.pending.values() if e.t_ns + CHORD_WINDOW_NS <= now_ns]
+        if ready:
+            ready.sort(key=lambda e: e.t_ns)
+            for e in ready:
+                del self.pending[e.station]
         return ready
 
     def wakeup_ns(self) -> int | None:

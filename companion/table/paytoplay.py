@@ -55,11 +55,12 @@ class PayToPlayTable(GameTable):
             return
         if event.station not in mover:
             return
-        choices = self.choices()
-        if event.key in ("left", "right"):
-            self.cursor = (self.cursor + (1 if event.key == "right" else -1)) % len(choices)
+        if event.key in ("left", "right"):  # moving the cursor needs only the menu's length
+            count = len(self.match.rules.legal_actions(self.match.state))
+            self.cursor = (self.cursor + (1 if event.key == "right" else -1)) % count
         elif event.key in ("ok", "slap"):
             self.changed(event)
+            choices = self.choices()
             action = choices[self.cursor % len(choices)]
             if action["action"] == "draw":
                 self.offer_from = event.station

@@ -20,15 +20,19 @@ menu) shows which cards of the turn that player has seen.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PIL import Image
 
-from ..bots.triangle import Advice, advice_for_round
 from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
 from ..inputs import InputEvent
 from ..race import Race, RaceResult
 from ..screens.canvas import COLUMNS, WIDTH, abbreviate, fitting, measure
 from ..screens.triangle import AidView, EndView, RoundView, aid_screen, end_screen, round_screen, scores_line
 from .game import GameTable
+
+if TYPE_CHECKING:
+    from ..bots.triangle import Advice
 
 MS = 1_000_000
 COUNT_FROM = 3
@@ -336,6 +340,8 @@ class TriangleTable(GameTable):
         name = self._name(done.claimer, station)
         status = self._later(station) or self._nobody_else()
         if self.match.options.coach and station == done.claimer:
+            from ..bots.triangle import advice_for_round  # the coach's brain: only for a game with the coach
+
             status = coach_line(advice_for_round(self.match.state, len(self.match.state.history) - 1))
         return RoundView(fitting(lambda w: f"{abbreviate(name, w)}: {said}{verdict}", COLUMNS - 1), cards=cards,
                          status=status, footer=footer, more=True)

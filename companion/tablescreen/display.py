@@ -20,14 +20,11 @@ from typing import Callable
 from PIL import Image
 
 from ..profile import TableScreenProfile
+from . import TableScreenError
 from .public import PublicView
 from .render import render
 
 log = logging.getLogger(__name__)
-
-
-class TableScreenError(RuntimeError):
-    """The profile asks for a table screen this machine cannot open."""
 
 
 class TableScreen:
