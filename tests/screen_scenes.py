@@ -18,7 +18,7 @@ from companion.games.options import parse_options
 from companion.games.triangle import FACTS, fact_true
 from companion.inputs import InputEvent
 from companion.table import Table
-from companion.table.game import TABLES, load_tables
+from companion.table.game import table_for
 
 MS = 1_000_000
 SCALE = 4
@@ -36,10 +36,9 @@ def settle(table, t_ns: int) -> None:
 
 
 def game_table(name: str, names: tuple[str, ...], seed: int = 3, **options):
-    load_tables()
     rules = games.get(name)
     opts = parse_options(rules.Options, options)
-    return TABLES[name](rules, opts, names, len(names), seed, None, 1000 * MS)
+    return table_for(name)(rules, opts, names, len(names), seed, None, 1000 * MS)
 
 
 def lobby_options(game: str, row: int) -> Image.Image:

@@ -21,7 +21,7 @@ from companion.profile import MAX_NAME
 from companion.rulebook import pages
 from companion.screens.canvas import checking
 from companion.table import Table
-from companion.table.game import TABLES, load_tables
+from companion.table.game import table_for
 
 MS = 1_000_000
 NAMES = tuple("W" * (MAX_NAME - 1) + str(i + 1) for i in range(6))
@@ -76,13 +76,12 @@ REACHED = {
 
 
 def play(name: str, seed: int, steps: int, options: dict, seen: set, problems: dict) -> None:
-    load_tables()
     rules = games.get(name)
     players = rules.max_players
     names = NAMES[:players]
     stations = players + 1
     options = parse_options(rules.Options, options)
-    table = TABLES[name](rules, options, names, stations, seed, None, 0)
+    table = table_for(name)(rules, options, names, stations, seed, None, 0)
     rng = random.Random(seed)
     t = 0
     held: list[tuple[int, str, int]] = []
@@ -103,7 +102,7 @@ def play(name: str, seed: int, steps: int, options: dict, seen: set, problems: d
         table.tick(t, t)
         render(f"tick {step}")
         if table.finished:  # the next game, until the steps run out
-            table = TABLES[name](rules, options, names, stations, seed + step, None, t)
+            table = table_for(name)(rules, options, names, stations, seed + step, None, t)
         station = rng.randrange(stations)
         key = rng.choices(KEYS, (3, 4, 3, 2))[0]
         if any(h[:2] == (station, key) for h in held):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import pkgutil
 from typing import Any, ClassVar
 
 from PIL import Image
@@ -26,12 +25,6 @@ TABLES: dict[str, type["GameTable"]] = {}
 """The table (referee) of each game whose module is imported, by game code name."""
 PACKAGE = __name__.rsplit(".", 1)[0]
 """A game's table is the module of this package named after the game (``triangle``)."""
-
-
-def load_tables() -> None:
-    """Import every module of this package, so each game's table registers itself."""
-    for module in pkgutil.iter_modules(importlib.import_module(PACKAGE).__path__):
-        importlib.import_module(f"{PACKAGE}.{module.name}")
 
 
 def has_table(game: str) -> bool:
