@@ -29,6 +29,8 @@ from .profile import NAME_MAX
 from .untrusted import JOURNAL_BYTES, Unreadable, json_value, read_bytes
 
 FORMAT = "companion-journal/1"
+BOT_LEVELS = ("easy", "hard")
+"""How well a seat the box plays itself plays: the basic strategy, or the best it knows."""
 LONGEST_GAME_S = 366 * 86400
 """A line's ``t`` (seconds since the game started) is at most a year: larger is corruption."""
 
@@ -52,6 +54,9 @@ class Header:
     """Informational: the 0-based station each player sat at, so a resumed game keeps its
     seats (written as 1-based station numbers, as the box numbers them); None (``null``) for
     a bot's seat, which has no station."""
+    bots: tuple[str | None, ...] | None = None
+    """Informational: the level (:data:`BOT_LEVELS`) of each seat the box plays itself, None for a
+    player's seat, so a resumed game's bots play on at the level they had."""
     sequence: int | None = None
     """The game's number on this box, one more than any journal beside it had when it started:
     which game is newest follows from the journals themselves, not from a clock that may have
@@ -64,6 +69,8 @@ class Header:
             out["seed"] = self.seed
         if self.stations is not None:
             out["stations"] = [None if s is None else s + 1 for s in self.stations]
+        if self.bots is not None:
+            out["bots"] = list(self.bots)
         if self.sequence is not None:
             out["sequence"] = self.sequence
         return out
@@ -75,7 +82,7 @@ def parse_header(obj: Any) -> Header:
         raise ValueError("the header must be a JSON object")
     if obj.get("format") != FORMAT:
         raise ValueError(f"format must be {FORMAT!r}, not {obj.get('format')!r}")
-    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "stations", "sequence", CRC})
+    unknown = sorted(set(obj) - {"format", "game", "players", "options", "seed", "stations", "bots", "sequence", CRC})
     if unknown:
         raise ValueError(f"unknown header field {unknown[0]!r}")
     game = obj.get("game")
@@ -102,10 +109,20 @@ def parse_header(obj: Any) -> Header:
             raise ValueError("stations must list a different station number (from 1), or null for a "
                              "bot, for each player")
         stations = tuple(None if s is None else s - 1 for s in stations)
+    bots = obj.get("bots")
+    if bots is not None:
+        if (not isinstance(bots, list) or len(bots) != len(players)
+                or not all(level is None or level in BOT_LEVELS for level in bots)):
+            raise ValueError(f"bots must give, for each player, a bot's level ({' or '.join(BOT_LEVELS)}) "
+                             "or null for a player's seat")
+        if stations is not None and any(level is not None and stations[p] is not None
+                                        for p, level in enumerate(bots)):
+            raise ValueError("bots: a bot's seat has no station (null in stations)")
+        bots = tuple(bots)
     sequence = obj.get("sequence")
     if sequence is not None and (isinstance(sequence, bool) or not isinstance(sequence, int) or sequence < 1):
         raise ValueError("sequence must be a whole number from 1")
-    return Header(game, tuple(players), options, seed, stations=stations, sequence=sequence)
+    return Header(game, tuple(players), options, seed, stations=stations, bots=bots, sequence=sequence)
 
 
 def _has_surrogate(text: str) -> bool:

@@ -35,16 +35,17 @@ def test_a_bot_counts_as_joined_and_takes_its_seat_among_the_stations(tmp_path):
         tap(table, 1, "ok", clock.next())
     assert table.game.names == ("Bot", "Ben", "Dee") and table.bot_seats.levels == {0: "hard"}
     header = json.loads(journals[0].read_text().splitlines()[0])
-    assert header["stations"] == [None, 2, 4]
+    assert header["stations"] == [None, 2, 4] and header["bots"] == ["hard", None, None]
     # Station 2 plays seat 1; station 1 (whose seat number the bot has) and station 3 watch.
     assert table.screen(1).tobytes() == table.game.screen(1).tobytes()
     assert shows(table.screen(0), "Watching Triangle") and shows(table.screen(2), "Watching Triangle")
     assert len(table.lights()) == 4
-    # A resumed game finds its bot in the seat with no station.
+    # A resumed game finds its bot in the seat with no station, at its level, on a box started
+    # without it (a bot the players added on "Who plays?").
     table.game.journal.close()
     resumed = Table(NAMES)
     resumed.resume(find_interrupted(tmp_path), 10**12)
-    assert resumed.seats == (None, 1, 3) and resumed.bot_seats.levels == {0: "easy"}
+    assert resumed.seats == (None, 1, 3) and resumed.bot_seats.levels == {0: "hard"}
 
 
 def test_two_stations_start_triangle_with_a_bot_without_being_asked_who_plays():

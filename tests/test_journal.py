@@ -424,6 +424,19 @@ def test_a_bots_seat_is_a_null_station_in_the_header(tmp_path):
             parse_header(json.loads(first) | {"stations": bad})
 
 
+def test_a_bots_level_is_journaled_in_the_header_and_checked(tmp_path):
+    path = tmp_path / "game.jsonl"
+    head = Header("triangle", ("Bot", "Ben", "Dee"), {}, 7, (None, 1, 3), bots=("hard", None, None))
+    JournalWriter(path, head).close()
+    first = json.loads(path.read_text(encoding="utf-8"))
+    assert first["bots"] == ["hard", None, None] and parse_header(first) == head
+    for bad in (["expert", None, None], ["hard", None], "hard"):
+        with pytest.raises(ValueError, match=r"bots must give, for each player, a bot's level \(easy or hard\)"):
+            parse_header(first | {"bots": bad})
+    with pytest.raises(ValueError, match="a bot's seat has no station"):
+        parse_header(first | {"bots": [None, "easy", None]})
+
+
 @pytest.mark.parametrize("game_seed", range(25))
 def test_replay_of_a_journaled_random_game_equals_the_live_match(tmp_path, game_seed):
     rng = random.Random(game_seed)

@@ -176,8 +176,10 @@ class Table:
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
                           interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time,
                           resumed_ns=now_ns)
-        # Bot seats play on, at the box's level for the seat (easy if it has none).
-        bots = {s: self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
+        # Bot seats play on at the level journaled for them; a journal from before levels were
+        # journaled: the box's level for the seat, easy if it has none.
+        levels = interrupted.header.bots or (None,) * players
+        bots = {s: levels[s] or self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
         self.game.bots = bots
         self.bot_seats = BotSeats(bots, match.seed) if bots else None
         self.now_ns = now_ns
@@ -328,7 +330,9 @@ class Table:
         journal = None
         if self.open_journal is not None:
             try:
-                journal = self.open_journal(Header(rules.name, names, options_dict(options), seed, stations))
+                levels = tuple(bots.get(s) for s in range(len(names))) if bots else None
+                journal = self.open_journal(Header(rules.name, names, options_dict(options), seed, stations,
+                                                   bots=levels))
             except OSError as e:
                 log.error("cannot start %s: its journal cannot be written: %s", rules.name, e)
                 self.tell("DISK FULL: NOT STARTED" if e.errno == errno.ENOSPC else "CANNOT SAVE: NOT STARTED")

@@ -41,6 +41,7 @@ import random
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..inputs import InputEvent
+from ..journal import BOT_LEVELS
 from ..watermark import Watermarks
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 # The brains (companion.bots) are imported where a bot first plays, not with this module: the
 # table imports it at start-up for the seats' names, and most games have no bot.
 
-LEVELS = ("easy", "hard")
+LEVELS = BOT_LEVELS
 SOURCE = "bot"
 GAMES = ("triangle", "closest", "paytoplay")
 """The games a bot can sit in."""
