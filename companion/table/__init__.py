@@ -273,10 +273,13 @@ class Table:
                 self.game.handle(replace(event, station=len(self.seats)))
                 self._collect()
             return
-        if self._rules(event):
+        if self._turn_rules_page(event):
             return
-        for passed in self.chords.feed(event, self.game.races_on_left_right()):
-            self._to_game(passed)
+        passed, chord = self.chords.feed(event)
+        for each in passed:
+            self._to_game(each)
+        if chord == "rules" and self.game is not None:
+            self.rules_open[event.station] = 0
 
     def _to_game(self, event: InputEvent) -> None:
         if self.game is None or event.station == self.confirming:
@@ -285,23 +288,19 @@ class Table:
         self.game.handle(event if seat == event.station else replace(event, station=seat))
         self._collect()
 
-    def _rules(self, event: InputEvent) -> bool:
-        """The rules chord and the rules pages: True if ``event`` was theirs, not the game's.
-        Releases go on as ever (the abandon chord keeps track of what is held)."""
+    def _turn_rules_page(self, event: InputEvent) -> bool:
+        """True if ``event`` was a press on a station reading the rules: it turns their pages (or
+        goes back to the game), never reaching the game. Releases go on as ever (the chords keep
+        track of what is held)."""
         station = event.station
-        if not event.pressed:
+        if not event.pressed or station not in self.rules_open:
             return False
-        if station in self.rules_open:
-            page = turn_page(self.rules_open[station], len(pages(self.game.match.rules.name)), event.key)
-            if page is None:
-                del self.rules_open[station]
-            else:
-                self.rules_open[station] = page
-            return True
-        if event.key == "ok" and "right" in self.chords.held.get(station, ()):
-            self.rules_open[station] = 0
-            return True
-        return False
+        page = turn_page(self.rules_open[station], len(pages(self.game.match.rules.name)), event.key)
+        if page is None:
+            del self.rules_open[station]
+        else:
+            self.rules_open[station] = page
+        return True
 
     def _bots_join(self, rules) -> bool:
         """Whether players may add bots to a game of ``rules`` on "Who plays?": in a game bots
@@ -394,6 +393,9 @@ class Table:
                 self.confirming = station
                 self.cues.append("wrong")
                 self.version += 1
+        held = self.chords.oldest_held_ns()
+        if held is not None:  # a press held back for a chord may still reach the game
+            watermark_ns = min(watermark_ns, held)
         if self.bot_seats is not None:
             version = self.game.match.state
             self.bot_seats.step(self.game, now_ns)

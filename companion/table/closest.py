@@ -138,9 +138,6 @@ class ClosestTable(GameTable):
     def lights(self) -> dict[int, str]:
         return self.lit
 
-    def races_on_left_right(self) -> bool:
-        return self.race is not None
-
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         if self.race is None:
             return False

@@ -114,12 +114,6 @@ class GameTable:
         tie, while the result stands; a seat not named is off."""
         return {}
 
-    def races_on_left_right(self) -> bool:
-        """True while ``left``/``right`` are answers in a race: the table then passes them on at
-        once (an answer is final, and its cue must not wait), rather than holding them back to see
-        whether they start the abandon chord (:mod:`.chord`)."""
-        return False
-
     def changed(self, event: InputEvent) -> None:
         self.since_ns = event.t_ns
 
