@@ -59,9 +59,9 @@ def test_triangle_s_zero_is_revealed_at_once_and_a_slap_before_its_panel_lit_is_
             assert game.race.onsets == dict(enumerate(onsets))
             assert min(onsets) - opens > 3 * 26 * MS                # three frames written first
             assert max(onsets) - min(onsets) < 1 * MS
-            # Cy's slap in the dark does not count; his panel now asks for a slap like everyone's
-            # (a "Too early!" lasts only while it is true: until the race is open to him)
-            assert game.race.early(2) == "false_start" and game.view(2).status == "Slap to speak!"
+            # Cy's slap in the dark does not count, and his panel says why once it shows the race
+            assert game.race.early(2) == "false_start" and game.view(2).status == "Too early!"
+            assert game.view(0).status == "Slap to speak!"
             for station, reaction in ((0, 300), (1, 290)):
                 daemon._on_edge(InputEvent(station, "slap", True, onsets[station] + reaction * MS, "gpio"))
             daemon.step(max(onsets) + 2000 * MS)
