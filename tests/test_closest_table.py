@@ -367,3 +367,14 @@ def test_an_answer_while_the_panel_was_dark_is_too_early_and_no_answer(box):
     tick(table, onset + 1500)
     assert game.state.starter == CY
     assert journal(journals)[-1]["reaction_ms"] == [None, None, 1200.0]
+
+
+def test_an_answer_made_in_the_dark_but_arriving_after_the_onsets_is_too_early_too(box):
+    """The daemon learns the onsets when the panels flip, often before the presses made meanwhile
+    have been handed to the table: those are false starts all the same."""
+    table, clock, journals = box
+    game, opens, onset = revealed_race(table, clock)
+    show(table, onset)
+    answer(table, (CY, False, opens + 20), (BEN, False, onset + 5))
+    assert game.out == {BEN} and table.cues.count("wrong") == 1    # Ben had seen the question
+    assert game.view(CY).prompt == "Too early!" and game.view(BEN).prompt == "Wrong: you're out"

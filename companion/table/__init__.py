@@ -9,7 +9,7 @@ to confirm (``ok`` abandons, any other key keeps playing); an abandoned game is 
 every station until ``ok`` returns to the lobby. A game a crash interrupted is offered on every
 station before it is resumed. Holding ``right`` and pressing ``ok`` during a game shows that
 station the game's rules (``left``/``right`` turn the pages, ``ok`` or ``slap`` go back to the
-game, which carries on meanwhile).
+game, which carries on meanwhile). Neither chord's keys reach the game (:mod:`.chord`).
 
 Bots (:mod:`.bots`) are seats with no station (``None`` in :attr:`Table.seats`): they press and
 move on the game table directly, are never a station's seat, have no panel (a race's onset for

@@ -4,7 +4,10 @@
 answers, one per button (``left``, ``ok``, ``right`` as they sit, then ``slap``). The first right
 answer by edge time starts round 1; a wrong answer knocks that player out of the race (a
 :class:`~companion.race.Race` with :meth:`~companion.race.Race.knock_out`, decided on the
-watermark). Right answers within the tie window are a tie: the tied players get a new product
+watermark). An answer before the player's own panel showed the question (the screens of a race
+are revealed together, :meth:`~.game.GameTable.reveal`) is a false start, right or wrong: it
+neither counts nor knocks out, and once the question shows, the panel says "Too early!" for a
+while. Right answers within the tie window are a tie: the tied players get a new product
 among themselves. If everyone answers wrong, everyone gets a new product. The questions are the
 table's own chance and are not journaled; the journal records who starts (``start``).
 
