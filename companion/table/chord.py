@@ -54,7 +54,7 @@ class Chords:
                 self.swallowed.discard((station, key))
                 return out, None
             return out + self._flush(station) + [event], None
-        chord = next((CHORDS[(other, key)] for other in held if (other, key) in CHORDS), None)
+        chord = next((CHORDS[(other, key)] for other in held if (other, key) in CHORDS), None) if held else None
         held.add(key)
         if chord is not None:
             first = self.pending.pop(station, None)
@@ -87,7 +87,9 @@ class Chords:
     def oldest_held_ns(self) -> int | None:
         """The edge time of the oldest press held back, if any: no game may take it that every
         press before a later time has reached it (a race would decide without this one)."""
-        return min((e.t_ns for e in self.pending.values()), default=None)
+        if not self.pending:
+            return None
+        return min(e.t_ns for e in self.pending.values())
 
     def wakeup_ns(self) -> int | None:
         return min((e.t_ns + CHORD_WINDOW_NS for e in self.pending.values()), default=None)
