@@ -1,6 +1,7 @@
 """A reveal through the real daemon, on luma panels behind a multiplexer on a timing-faithful
-bus (``bench/busmodel.py``): Triangle's 0 is written to dark panels and shown at once, the "go"
-sounds at the flip, and the race times each station from its panel's onset; the closest game's question likewise."""
+bus (``bench/busmodel.py``): Triangle's 0 (and the closest game's question) is written to dark
+panels and shown at once, the "go" sounds at the flip, and the race times each station from its
+panel's onset."""
 
 import asyncio
 import threading
