@@ -35,9 +35,10 @@ def close_rules(table, station, t_ms):
 
 
 def seen(table, journals):
-    """Everything the chord must leave alone: the game's state, the journal, the screens, cues."""
+    """Everything the chord must leave alone: the game's state, the journal, the screens, the
+    lights, the buzzer's cues."""
     screens = [table.screen(s).tobytes() for s in range(table.stations)]
-    return table.game.match.state, journals[-1].read_bytes(), screens, list(table.cues)
+    return table.game.match.state, journals[-1].read_bytes(), screens, table.lights(), list(table.cues)
 
 
 def chord_changes_nothing(table, clock, journals, station):
