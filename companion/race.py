@@ -28,7 +28,8 @@ race that is not revealed has every onset at its opening, and reaction times ord
 
 A quiz race (the first *right* answer wins) also knocks a station out at its first wrong answer:
 its presses from that edge time on no longer count, while a right answer before it stands, in
-whichever order the two arrive.
+whichever order the two arrive. A wrong answer before the station's onset is a false start like
+any other press there: the question was not on its screen.
 
 A verdict is only as good as the watermark it waited for. A press that arrives after the decision
 with an edge that would have changed it (earlier than the winner's, or inside the tie window) is
@@ -143,7 +144,7 @@ class Race:
         # Every press of each station, false starts too: whether a press is early depends on
         # the station's onset, which may be reported after the press arrives.
         self._presses: dict[int, set[int]] = {}
-        self._out_from: dict[int, int] = {}  # station -> presses from this on are knocked out
+        self._wrong: dict[int, set[int]] = {}  # station -> its wrong answers' edge times
         self._first_ns: int | None = None  # set, with the rest, when the race is decided
         self._fastest_ns = 0  # the winners' best reaction time, frozen
         self._winners: dict[int, int] = {}  # winning station -> its press time, frozen
@@ -171,9 +172,9 @@ class Race:
             return "false_start" if t < self.opens_at_ns else "pending"
         if t < self.onsets[station]:
             return "false_start"
-        if t < self._lockout_end(station):
+        if t < self.lockout_end_ns(station):
             return "locked_out"
-        if t >= self._out_from.get(station, t + 1):
+        if t >= self._out_ns(station, t + 1):
             return "knocked_out"
         if station in self._winners or (current is not None and current <= t):
             return "ignored"
@@ -188,19 +189,36 @@ class Race:
         if station not in self.stations:
             return None
         onset = self._onset(station)
-        presses = self._presses.get(station, ())
+        presses = self._tried(station)
         if not any(t < onset for t in presses):
             return None
-        end = self._lockout_end(station)
+        end = self.lockout_end_ns(station)
         return "locked_out" if any(onset <= t < end for t in presses) else "false_start"
 
-    def knock_out(self, station: int, t_ns: int) -> None:
-        """A wrong answer at ``t_ns``: the station's presses from then on no longer count.
+    def early_unseen(self, station: int) -> bool:
+        """True if the station pressed after the race opened but before its own screen showed it
+        (while the panels were being written): a false start its screen could not tell it of."""
+        onset = self._onset(station)
+        return any(self.opens_at_ns <= t < onset for t in self._tried(station))
 
-        The earliest knock-out of a station holds. Once the race is decided it changes nothing.
+    def knock_out(self, station: int, t_ns: int) -> str:
+        """A wrong answer at ``t_ns``: the station's presses from then on no longer count. Says
+        what it was: ``"knocked_out"``, ``"false_start"`` (before the station's onset: it is out
+        of nothing), ``"pending"`` (after the opening, while the onsets are unknown) or
+        ``"ignored"`` (a station not in the race, or the race decided: it changes nothing).
+
+        The earliest knock-out of a station holds.
         """
-        if station in self.stations and self._first_ns is None:
-            self._out_from[station] = min(t_ns, self._out_from.get(station, t_ns))
+        if station not in self.stations or self._first_ns is not None:
+            return "ignored"
+        self._wrong.setdefault(station, set()).add(t_ns)
+        if self.onsets is None:
+            return "false_start" if t_ns < self.opens_at_ns else "pending"
+        return "false_start" if t_ns < self.onsets[station] else "knocked_out"
+
+    def knocked_out(self, station: int) -> bool:
+        """True once the station has a wrong answer on or after its onset."""
+        return self.onsets is not None and self._out_ns(station) is not None
 
     def nobody_can_win(self, watermark_ns: int) -> bool:
         """True once every station is knocked out and no press before its knock-out can still
@@ -240,7 +258,7 @@ class Race:
             self._first_ns = min(t for s, t in self._winners.items() if reactions[s] == fastest)
         counted = {s: self.onsets[s] + r for s, r in reactions.items()}
         counted.update(self._winners)
-        early = sorted((t, s) for s, times in self._presses.items() for t in times if t < self.onsets[s])
+        early = sorted((t, s) for s in self.stations for t in self._tried(s) if t < self.onsets[s])
         return RaceResult(
             first_ns=self._first_ns,
             winners=frozenset(self._winners),
@@ -258,10 +276,21 @@ class Race:
         race before it opens)."""
         return self.opens_at_ns if self.onsets is None else self.onsets[station]
 
-    def _lockout_end(self, station: int) -> int:
-        """Presses before this are void: the station's latest false start plus the lockout."""
+    def lockout_end_ns(self, station: int) -> int:
+        """Presses before this are void: the station's latest false start plus the lockout (its
+        onset when it made none)."""
         onset = self._onset(station)
-        return max((t + self.lockout_ns for t in self._presses.get(station, ()) if t < onset), default=onset)
+        return max((t + self.lockout_ns for t in self._tried(station) if t < onset), default=onset)
+
+    def _tried(self, station: int) -> set[int]:
+        """Every press of the station in the race: on its key, and its wrong answers."""
+        presses, wrong = self._presses.get(station, set()), self._wrong.get(station)
+        return presses | wrong if wrong else presses
+
+    def _out_ns(self, station: int, default: int | None = None) -> int | None:
+        """The station's first wrong answer on or after its onset: its presses from then on are out."""
+        onset = self._onset(station)
+        return min((t for t in self._wrong.get(station, ()) if t >= onset), default=default)
 
     def _behind_ns(self, station: int, t_ns: int) -> int:
         """How far a press at ``t_ns`` is behind the decided race's winning press, in reaction
@@ -278,8 +307,8 @@ class Race:
         locked nor knocked out (None while the onsets are unknown)."""
         if self.onsets is None:
             return None
-        end = max(self.onsets[station], self._lockout_end(station))
-        out = self._out_from.get(station)
+        end = max(self.onsets[station], self.lockout_end_ns(station))
+        out = self._out_ns(station)
         return min((t for t in self._presses.get(station, ())
                     if t >= end and (out is None or t < out)), default=None)
 
@@ -294,6 +323,7 @@ class Race:
 
     def _everyone_out_ns(self) -> int | None:
         """The last knock-out time once every station has one, else None."""
-        if self._first_ns is not None or not self.stations <= self._out_from.keys():
+        if self._first_ns is not None or self.onsets is None:
             return None
-        return max(self._out_from[s] for s in self.stations)
+        outs = [self._out_ns(s) for s in self.stations]
+        return None if None in outs else max(outs)

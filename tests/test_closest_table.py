@@ -328,3 +328,53 @@ def test_a_fourth_station_watches_without_answering_or_seeing_decoys(tmp_path):
     place(table, clock, CY, 1, decoy=True)
     assert game.view(3).title == "Round 2: Ana's turn"
     assert game.view(3).cards == ((1, CY, False),) and game.view(CY).cards == ((1, CY, True),)
+
+
+def revealed_race(table, clock, onset_after_ms=80):
+    """A game whose start race is shown on real panels, every onset ``onset_after_ms`` after the
+    race opened: (game, when it opened, the onset), in ms; call ``show`` to report the onsets."""
+    table.screens_take_time = True
+    game = start(table, clock)
+    opens = game.race.opens_at_ns / MS
+    return game, opens, opens + onset_after_ms
+
+
+def show(table, onset_ms):
+    number = table.take_reveal()
+    table.revealed(number, dict.fromkeys(range(3), round(onset_ms * MS)))
+
+
+def test_an_answer_while_the_panel_was_dark_is_too_early_and_no_answer(box):
+    """Real panels: the question shows on every station tens of ms after the race opened. An
+    answer in that dark, right or wrong, is a false start: it neither counts nor knocks the player
+    out, and once the question shows the player reads why; their next answer counts."""
+    from companion.table.game import TOO_EARLY_SHOWN_NS
+
+    table, clock, journals = box
+    game, opens, onset = revealed_race(table, clock)
+    answer(table, (BEN, True, opens + 10), (CY, False, opens + 20))
+    assert table.cues == ["go"] and not game.out, "nobody is out before seeing the question"
+    show(table, onset)
+    for station in (BEN, CY):
+        assert game.view(station).prompt == "Too early!" and shows(table.screen(station), "Too early!")
+    assert game.view(ANA).prompt == "First right answer"
+    assert table.wakeup_ns() <= round(onset * MS) + TOO_EARLY_SHOWN_NS
+    tick(table, onset + TOO_EARLY_SHOWN_NS / MS)
+    assert game.state.starter is None and not game.out
+    assert game.view(CY).prompt == "First right answer"
+    answer(table, (ANA, False, onset + 1100), (CY, True, onset + 1200))
+    assert game.out == {ANA} and table.cues[-1] == "wrong"    # after the onset, wrong is out
+    tick(table, onset + 1500)
+    assert game.state.starter == CY
+    assert journal(journals)[-1]["reaction_ms"] == [None, None, 1200.0]
+
+
+def test_an_answer_made_in_the_dark_but_arriving_after_the_onsets_is_too_early_too(box):
+    """The daemon learns the onsets when the panels flip, often before the presses made meanwhile
+    have been handed to the table: those are false starts all the same."""
+    table, clock, journals = box
+    game, opens, onset = revealed_race(table, clock)
+    show(table, onset)
+    answer(table, (CY, False, opens + 20), (BEN, False, onset + 5))
+    assert game.out == {BEN} and table.cues.count("wrong") == 1    # Ben had seen the question
+    assert game.view(CY).prompt == "Too early!" and game.view(BEN).prompt == "Wrong: you're out"

@@ -471,3 +471,37 @@ def test_every_coach_line_fits_the_status_line():
             line = coach_line(Advice(0, best, 0.5, gain, ("odd", None), 0.1, -9.0))
             assert line.startswith("Best: ") and len(line) <= 21, line
     assert coach_line(Advice(0, ("odd", None), 1.0, 2.0, ("odd", None), 1.0, 2.0)) == "Best choice +2.0"
+
+
+def test_a_slap_while_the_panel_was_dark_is_told_too_early_once_it_shows(make):
+    """Real panels: 0 is shown on every station at once, some tens of ms after the race opened. A
+    slap in that dark is a false start; once the panel shows 0 its player reads why, for
+    TOO_EARLY_SHOWN_NS (there is no lockout), and may then slap again."""
+    from companion.table.game import TOO_EARLY_SHOWN_NS
+
+    table = make()
+    table.screens_take_time = True
+    to_zero(table)
+    press(table, CY, "slap", OPENS + 10 * MS)            # the panels are still being written
+    onset = OPENS + 80 * MS
+    assert table.revealed({ANA: onset, BEN: onset, CY: onset}), "Cy's screen changes"
+    assert table.view(CY).status == "Too early!" and table.view(CY).alert
+    assert table.view(ANA).status == "Slap to speak!"
+    assert table.wakeup_ns() <= onset + TOO_EARLY_SHOWN_NS, "the screen is redrawn when it goes"
+    settle(table, onset + TOO_EARLY_SHOWN_NS - MS)
+    assert table.view(CY).status == "Too early!"
+    assert table.tick(onset + TOO_EARLY_SHOWN_NS, onset + TOO_EARLY_SHOWN_NS), "the screen changed"
+    assert table.view(CY).status == "Slap to speak!"
+    claim(table, CY, onset + TOO_EARLY_SHOWN_NS + 100 * MS)
+
+
+def test_a_slap_while_the_panel_was_dark_shows_the_lockout_wait_as_any_false_start(make):
+    table = make(false_start_lockout_ms=250)
+    table.screens_take_time = True
+    to_zero(table)
+    press(table, CY, "slap", OPENS + 10 * MS)            # locked out until OPENS + 260 ms
+    table.revealed({ANA: OPENS + 80 * MS, BEN: OPENS + 80 * MS, CY: OPENS + 80 * MS})
+    assert table.view(CY).status == "Too early! 250ms wait"
+    assert table.wakeup_ns() <= OPENS + 260 * MS
+    assert table.tick(OPENS + 260 * MS, OPENS + 260 * MS)
+    assert table.view(CY).status == "Slap to speak!"

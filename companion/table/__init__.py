@@ -9,7 +9,7 @@ to confirm (``ok`` abandons, any other key keeps playing); an abandoned game is 
 every station until ``ok`` returns to the lobby. A game a crash interrupted is offered on every
 station before it is resumed. Holding ``right`` and pressing ``ok`` during a game shows that
 station the game's rules (``left``/``right`` turn the pages, ``ok`` or ``slap`` go back to the
-game, which carries on meanwhile).
+game, which carries on meanwhile). Neither chord's keys reach the game (:mod:`.chord`).
 
 Bots (:mod:`.bots`) are seats with no station (``None`` in :attr:`Table.seats`): they press and
 move on the game table directly, are never a station's seat, have no panel (a race's onset for
@@ -275,10 +275,13 @@ class Table:
                 self.game.handle(replace(event, station=len(self.seats)))
                 self._collect()
             return
-        if self._rules(event):
+        if self._turn_rules_page(event):
             return
-        for passed in self.chords.feed(event, self.game.races_on_left_right()):
-            self._to_game(passed)
+        passed, chord = self.chords.feed(event)
+        for each in passed:
+            self._to_game(each)
+        if chord == "rules" and self.game is not None:
+            self.rules_open[event.station] = 0
 
     def _to_game(self, event: InputEvent) -> None:
         if self.game is None or event.station == self.confirming:
@@ -287,23 +290,19 @@ class Table:
         self.game.handle(event if seat == event.station else replace(event, station=seat))
         self._collect()
 
-    def _rules(self, event: InputEvent) -> bool:
-        """The rules chord and the rules pages: True if ``event`` was theirs, not the game's.
-        Releases go on as ever (the abandon chord keeps track of what is held)."""
+    def _turn_rules_page(self, event: InputEvent) -> bool:
+        """True if ``event`` was a press on a station reading the rules: it turns their pages (or
+        goes back to the game), never reaching the game. Releases go on as ever (the chords keep
+        track of what is held)."""
         station = event.station
-        if not event.pressed:
+        if not event.pressed or station not in self.rules_open:
             return False
-        if station in self.rules_open:
-            page = turn_page(self.rules_open[station], len(pages(self.game.match.rules.name)), event.key)
-            if page is None:
-                del self.rules_open[station]
-            else:
-                self.rules_open[station] = page
-            return True
-        if event.key == "ok" and "right" in self.chords.held.get(station, ()):
-            self.rules_open[station] = 0
-            return True
-        return False
+        page = turn_page(self.rules_open[station], len(pages(self.game.match.rules.name)), event.key)
+        if page is None:
+            del self.rules_open[station]
+        else:
+            self.rules_open[station] = page
+        return True
 
     def _bots_join(self, rules) -> bool:
         """Whether players may add bots to a game of ``rules`` on "Who plays?": in a game bots
@@ -398,6 +397,9 @@ class Table:
                 self.confirming = station
                 self.cues.append("wrong")
                 self.version += 1
+        held = self.chords.oldest_held_ns()
+        if held is not None:  # a press held back for a chord may still reach the game
+            watermark_ns = min(watermark_ns, held)
         if self.bot_seats is not None:
             version = self.game.match.state
             self.bot_seats.step(self.game, now_ns)

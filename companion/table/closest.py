@@ -4,7 +4,10 @@
 answers, one per button (``left``, ``ok``, ``right`` as they sit, then ``slap``). The first right
 answer by edge time starts round 1; a wrong answer knocks that player out of the race (a
 :class:`~companion.race.Race` with :meth:`~companion.race.Race.knock_out`, decided on the
-watermark). Right answers within the tie window are a tie: the tied players get a new product
+watermark). An answer before the player's own panel showed the question (the screens of a race
+are revealed together, :meth:`~.game.GameTable.reveal`) is a false start, right or wrong: it
+neither counts nor knocks out, and once the question shows, the panel says "Too early!" for a
+while. Right answers within the tie window are a tie: the tied players get a new product
 among themselves. If everyone answers wrong, everyone gets a new product. The questions are the
 table's own chance and are not journaled; the journal records who starts (``start``).
 
@@ -129,21 +132,33 @@ class ClosestTable(GameTable):
             return
         if event.key == self.race.key:
             self.race.press(event)
-        else:
-            self.race.knock_out(event.station, event.t_ns)
-            if event.station not in self.out:
-                self.out.add(event.station)
-                self.cues.append("wrong")
+        elif self.race.knock_out(event.station, event.t_ns) == "knocked_out":
+            self._knocked_out(event.station)
+
+    def _knocked_out(self, station: int) -> None:
+        if station not in self.out:
+            self.out.add(station)
+            self.cues.append("wrong")
+
+    def revealed(self, onsets: dict[int, int]) -> bool:
+        """The question's onsets: a wrong answer made between the race's opening and them knocks
+        its player out only if it came after their own onset (before, it is a false start)."""
+        race = self.revealing
+        changed = super().revealed(onsets)
+        for seat in sorted(race.stations) if race is not None else ():
+            if race.knocked_out(seat) and seat not in self.out:
+                self._knocked_out(seat)
+                changed = True
+        return changed
 
     def lights(self) -> dict[int, str]:
         return self.lit
 
-    def races_on_left_right(self) -> bool:
-        return self.race is not None
-
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         if self.race is None:
             return False
+        told = self.told_early_ends(self.now_ns, now_ns)
+        self.now_ns = now_ns
         result = self.race.decide(watermark_ns)
         self.last_race = result or self.last_race
         if result is not None and not result.tie:
@@ -163,11 +178,13 @@ class ClosestTable(GameTable):
             self.message = "All wrong: new one"
             self.cues.append("wrong")
         else:
-            return False
+            return told  # a "Too early!" told after the question showed goes
         return True
 
     def wakeup_ns(self) -> int | None:
-        return self.race.decision_due_ns if self.race is not None else None
+        if self.race is None:
+            return None
+        return min((t for t in (self.race.decision_due_ns, self.told_early_due_ns()) if t is not None), default=None)
 
     def _start(self, player: int, how: str) -> None:
         self.act_after(self.race, {"action": "start", "player": player})
@@ -246,6 +263,8 @@ class ClosestTable(GameTable):
     def _race_prompt(self, me: int | None) -> str:
         if me in self.out:
             return "Wrong: you're out"
+        if me is not None and self.too_early(me):
+            return "Too early!"
         tie_break = len(self.race.stations) < len(self.names)
         if tie_break and me not in self.race.stations:
             return fitting(lambda w: "Tie-break: " + " & ".join(abbreviate(self.names[p], w)

@@ -25,6 +25,12 @@ TABLES: dict[str, type["GameTable"]] = {}
 """The table (referee) of each game whose module is imported, by game code name."""
 PACKAGE = __name__.rsplit(".", 1)[0]
 """A game's table is the module of this package named after the game (``triangle``)."""
+TOO_EARLY_SHOWN_NS = 1_000_000_000
+"""How long a player who pressed while their panel was still dark (a race's screens being written,
+:meth:`GameTable.reveal`) is told "Too early!" once the panel shows the race, when the game has no
+lockout (with one, until the lockout ends, as any false start). A false start before the race
+opened is told until it opens; one in the dark could not be told then, and without this the
+player would never learn why their press did not count. A second reads two words."""
 
 
 def has_table(game: str) -> bool:
@@ -72,6 +78,8 @@ class GameTable:
         self.reveal_asked = False
         """Set by :meth:`reveal` until the table passes it on to the daemon."""
         self.revealing: Race | None = None
+        self.last_reveal: Race | None = None
+        """The race last revealed: a press in the dark of its reveal is told once it shows."""
         self.aside: dict[str, Any] = {}
         """Informational fields for the next journal line (a race's onsets and reaction times)."""
         self.bots: dict[int, str] = {}
@@ -114,12 +122,6 @@ class GameTable:
         tie, while the result stands; a seat not named is off."""
         return {}
 
-    def races_on_left_right(self) -> bool:
-        """True while ``left``/``right`` are answers in a race: the table then passes them on at
-        once (an answer is final, and its cue must not wait), rather than holding them back to see
-        whether they start the abandon chord (:mod:`.chord`)."""
-        return False
-
     def changed(self, event: InputEvent) -> None:
         self.since_ns = event.t_ns
 
@@ -130,6 +132,7 @@ class GameTable:
         """The screen change due now opens ``race`` (created ``revealed``): the box shows it on
         every station at once and reports each station's onset to :meth:`revealed`. Shown as
         soon as asked (``screens_take_time`` False), every onset is the race's opening."""
+        self.last_reveal = race
         if not self.screens_take_time:
             race.reveal({})
             return
@@ -144,6 +147,27 @@ class GameTable:
             return False
         race.reveal(onsets)
         return any(race.early(s) for s in race.stations)
+
+    def _told_early_until(self) -> list[tuple[int, int]]:
+        """(seat, until when it is told "Too early!") for every seat that pressed in the dark of
+        the last reveal, whether the press arrived before the onsets were known or after."""
+        race = self.last_reveal
+        if race is None or race.onsets is None or not self.screens_take_time:
+            return []
+        return [(seat, race.lockout_end_ns(seat) if race.lockout_ns else race.onsets[seat] + TOO_EARLY_SHOWN_NS)
+                for seat in race.stations if race.early_unseen(seat)]
+
+    def too_early(self, seat: int) -> bool:
+        """True while ``seat`` is told its press in the dark of the last reveal was too early."""
+        return any(s == seat and until > self.now_ns for s, until in self._told_early_until())
+
+    def told_early_ends(self, since_ns: int, now_ns: int) -> bool:
+        """True if a "Too early!" told after a reveal ended after ``since_ns``, by ``now_ns``."""
+        return any(since_ns < until <= now_ns for _, until in self._told_early_until())
+
+    def told_early_due_ns(self) -> int | None:
+        """When the next "Too early!" told after a reveal ends (a screen to redraw), if any."""
+        return min((until for _, until in self._told_early_until() if until > self.now_ns), default=None)
 
     def act_after(self, race: Race | None, action: dict[str, Any]) -> None:
         """Apply the action a race led to, journaled with the race's onsets and reaction times

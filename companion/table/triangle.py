@@ -211,8 +211,9 @@ class TriangleTable(GameTable):
             if count == 0:
                 self.reveal(self.race)
             changed = True
-        if any(self._last_now < end <= now_ns for end in self.early.values()):
-            changed = True  # a lockout ended: its "wait" goes
+        if any(self._last_now < end <= now_ns for end in self.early.values()) \
+                or self.told_early_ends(self._last_now, now_ns):
+            changed = True  # a lockout ended: its "wait" goes (or a "Too early!" told after 0)
         self._last_now = now_ns
         deadline = self._void_at()
         if deadline is not None and watermark_ns >= deadline:
@@ -250,7 +251,7 @@ class TriangleTable(GameTable):
         times = [self.race.decision_due_ns, self._void_at()]
         if self.count > 0:
             times.append(self.round_start_ns + (COUNT_FROM - self.count + 1) * self.step_ns)
-        times += [end for end in self.early.values() if end > self.now_ns]
+        times += [end for end in self.early.values() if end > self.now_ns] + [self.told_early_due_ns()]
         return min((t for t in times if t is not None), default=None)
 
     # --- what each station sees -------------------------------------------------------------
@@ -301,14 +302,15 @@ class TriangleTable(GameTable):
 
     def _early_status(self, station: int) -> str:
         """"Too early!" while it is still true: during the countdown, and with a lockout until
-        the player's wait is over (then their slap counts again)."""
+        the player's wait is over (then their slap counts again). A slap while the player's panel
+        was still dark at 0 is told once the panel shows 0, as long as :meth:`too_early` says."""
         early = self.race.early(station)
         if early is None:
             return ""
         said = "Locked out!" if early == "locked_out" else "Too early!"
-        if self.early.get(station, 0) > self.now_ns:
+        if self.early.get(station, 0) > self.now_ns or (self.lockout_ns and self.too_early(station)):
             return f"{said} {delay(self.lockout_ns)} wait"
-        return said if self.count > 0 else ""
+        return said if self.count > 0 or self.too_early(station) else ""
 
     def _speak_view(self, station: int) -> RoundView:
         claimer = self.claimer
