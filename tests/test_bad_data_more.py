@@ -241,6 +241,30 @@ def retained_replay_bytes(rounds: int) -> int:
 
 def test_triangle_replay_is_linear_in_the_rounds():
     """A 43 MB journal took 770 s to resume: every action copied the whole history. Counted in
-    bytes, not timed: four times the rounds hold about four times the memory (sixteen before)."""
+    bytes, not timed: four times the rounds hold about four times the memory (ten times before)."""
     small, large = retained_replay_bytes(300), retained_replay_bytes(1200)
     assert large / small < 6, (small, large)
+
+
+def test_a_whole_scripted_game_opens_no_network_socket(tmp_path, monkeypatch):
+    """What held before and must keep holding: the box talks to nobody over a network (its
+    event loop's own wake-up pair is a local socketpair)."""
+    import socket
+
+    families = []
+    real_init = socket.socket.__init__
+
+    def noting(self, family=-1, *args, **kwargs):
+        families.append(family)
+        real_init(self, family, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "__init__", noting)
+    demo = ROOT / "companion" / "demo"
+    code = main(["run", "--profile", str(demo / "profile.toml"), "--script", str(demo / "paytoplay.txt"),
+                 "--speed", "50", "--seed", "1", "--journal-dir", str(tmp_path)])
+    monkeypatch.undo()
+    assert code == 0
+    [journal] = tmp_path.glob("*.jsonl")
+    assert replay(journal.read_text().splitlines())[1].outcome is not None  # the game was played out
+    assert socket.AF_UNIX in families                                        # sockets are seen,
+    assert not {socket.AF_INET, socket.AF_INET6} & set(families), families  # none to a network
