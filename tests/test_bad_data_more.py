@@ -268,3 +268,24 @@ def test_a_whole_scripted_game_opens_no_network_socket(tmp_path, monkeypatch):
     assert replay(journal.read_text().splitlines())[1].outcome is not None  # the game was played out
     assert socket.AF_UNIX in families                                        # sockets are seen,
     assert not {socket.AF_INET, socket.AF_INET6} & set(families), families  # none to a network
+
+
+@pytest.mark.parametrize("kind", ["nested 3000 deep", "a fifo", "a directory"])
+def test_a_bad_settings_file_beside_the_journals_never_stops_the_box(kind, tmp_path, caplog):
+    """``settings.json`` sits in the state directory with the journals: read with the same
+    limits, the box starts on the default settings and says why."""
+    from companion.settings import LOUDEST
+
+    settings = tmp_path / "settings.json"
+    if kind == "a fifo":
+        os.mkfifo(settings)
+    elif kind == "a directory":
+        settings.mkdir()
+    else:
+        settings.write_text("[" * 3000 + "]" * 3000)
+    daemon = Daemon(load_profile(MOCK3), tmp_path / "journals", settings_path=settings)
+    try:
+        assert daemon.settings.volume == LOUDEST
+    finally:
+        daemon.close()
+    assert f"{settings}: " in caplog.text and "using the default settings" in caplog.text
