@@ -289,3 +289,19 @@ def test_a_bad_settings_file_beside_the_journals_never_stops_the_box(kind, tmp_p
     finally:
         daemon.close()
     assert f"{settings}: " in caplog.text and "using the default settings" in caplog.text
+
+
+@pytest.mark.parametrize("kind, reason", [
+    ("/dev/zero", "/dev/zero: is not a regular file"),
+    ("a fifo", "is not a regular file"),
+    ("nested 3000 deep", "line 1: lists or objects nested more than 32 deep"),
+])
+def test_analyze_reads_a_journal_with_the_same_limits_as_replay(kind, reason, tmp_path, capsys):
+    """``companion analyze /dev/zero`` read until memory ran out (MemoryError); a FIFO hung it."""
+    path = Path(kind) if kind.startswith("/") else tmp_path / "t.jsonl"
+    if kind == "a fifo":
+        os.mkfifo(path)
+    elif kind == "nested 3000 deep":
+        path.write_text(BAD_LINES[kind][0])
+    assert main(["analyze", str(path)]) == 2
+    assert reason in capsys.readouterr().err
