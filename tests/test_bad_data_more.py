@@ -25,7 +25,7 @@ from companion.profile import load_profile
 from companion.table import Table
 
 from helpers import MS, tap
-from test_bad_data import BAD_LINES, MOCK3, ROOT, SEED_GAME, UNFINISHED
+from test_bad_data import BAD_LINES, MOCK3, ROOT, SEED_GAME, beside_a_good_game, make_odd
 
 
 def lobby_image(directory: Path) -> bytes:
@@ -91,13 +91,7 @@ def test_a_journal_that_cannot_be_resumed_is_told_on_the_screens_not_only_in_the
 
 @pytest.mark.parametrize("kind", ["directory", "dangling symlink"])
 def test_the_daemon_starts_past_a_non_file_named_like_a_journal(kind, tmp_path, caplog):
-    good = tmp_path / "20260101-000000-paytoplay.jsonl"
-    good.write_text(UNFINISHED)
-    odd = tmp_path / "20991231-235959-paytoplay.jsonl"
-    if kind == "directory":
-        odd.mkdir()
-    else:
-        odd.symlink_to(tmp_path / "gone.jsonl")
+    good = beside_a_good_game(tmp_path, kind)
     daemon = Daemon(load_profile(MOCK3), tmp_path)
     try:
         assert daemon.table.offer is not None and daemon.table.offer.path == good
@@ -271,19 +265,17 @@ def test_a_whole_scripted_game_opens_no_network_socket(tmp_path, monkeypatch):
     assert not {socket.AF_INET, socket.AF_INET6} & set(families), families  # none to a network
 
 
-@pytest.mark.parametrize("kind", ["nested 3000 deep", "a fifo", "a directory"])
+@pytest.mark.parametrize("kind", ["nested 3000 deep", "fifo", "directory"])
 def test_a_bad_settings_file_beside_the_journals_never_stops_the_box(kind, tmp_path, caplog):
     """``settings.json`` sits in the state directory with the journals: read with the same
     limits, the box starts on the default settings and says why."""
     from companion.settings import LOUDEST
 
     settings = tmp_path / "settings.json"
-    if kind == "a fifo":
-        os.mkfifo(settings)
-    elif kind == "a directory":
-        settings.mkdir()
-    else:
+    if kind == "nested 3000 deep":
         settings.write_text("[" * 3000 + "]" * 3000)
+    else:
+        make_odd(settings, kind)
     daemon = Daemon(load_profile(MOCK3), tmp_path / "journals", settings_path=settings)
     try:
         assert daemon.settings.volume == LOUDEST
@@ -294,14 +286,14 @@ def test_a_bad_settings_file_beside_the_journals_never_stops_the_box(kind, tmp_p
 
 @pytest.mark.parametrize("kind, reason", [
     ("/dev/zero", "/dev/zero: is not a regular file"),
-    ("a fifo", "is not a regular file"),
+    ("fifo", "is not a regular file"),
     ("nested 3000 deep", "line 1: lists or objects nested more than 32 deep"),
 ])
 def test_analyze_reads_a_journal_with_the_same_limits_as_replay(kind, reason, tmp_path, capsys):
     """``companion analyze /dev/zero`` read until memory ran out (MemoryError); a FIFO hung it."""
     path = Path(kind) if kind.startswith("/") else tmp_path / "t.jsonl"
-    if kind == "a fifo":
-        os.mkfifo(path)
+    if kind == "fifo":
+        make_odd(path, kind)
     elif kind == "nested 3000 deep":
         path.write_text(BAD_LINES[kind][0])
     assert main(["analyze", str(path)]) == 2
