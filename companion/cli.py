@@ -448,15 +448,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     """The coach over a Triangle journal: each spoken round's statement against the best one."""
     from .bots.triangle import advice_for_round, label
     from .games.triangle import ROUNDS_PER_TURN
-    from .journal import JournalError, replay
+    from .journal import replay_file
+    from .untrusted import Unreadable
 
-    try:
-        with open(args.file, "rb") as f:
-            header, match = replay(f.read().splitlines())
-    except OSError as e:
-        return _fail(f"{args.file}: {e.strerror}")
-    except JournalError as e:
-        return _fail(f"{args.file}: {e}")
+    try:  # with the journal reader's limits: /dev/zero or a FIFO is refused, not read forever
+        header, match = replay_file(args.file, follow_symlinks=True)
+    except Unreadable as e:
+        return _fail(str(e))
     if header.game != "triangle":
         return _fail(f"{args.file}: companion analyze reads Triangle journals, not {header.game!r}")
     print(f"Triangle: {', '.join(header.players)}. Each statement against the best one for what "

@@ -3,7 +3,9 @@ volume), kept in a small JSON file in the state directory so the box starts as i
 
 The file is written whole to a temporary name, fsync'd and renamed over the old one, so a power
 cut leaves the old settings or the new ones, never half a file. A file that cannot be read or
-holds something unexpected gives the defaults and one log line naming the file and the problem.
+holds something unexpected gives the defaults and one log line naming the file and the problem:
+it is read as every untrusted file is (:mod:`companion.untrusted`), so a settings file nested
+thousands deep, a FIFO or ``/dev/zero`` in its place cannot stop the box at every start.
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .untrusted import Unreadable, json_value, read_text
+
 log = logging.getLogger(__name__)
 
 VOLUMES = (1, 2, 3, 4, 5)
 LOUDEST = VOLUMES[-1]
+SETTINGS_BYTES = 4 << 10
+"""The most read of the settings file: it holds one small JSON object."""
 
 
 @dataclass(frozen=True)
@@ -36,16 +42,18 @@ def load_settings(path: Path | None) -> BoxSettings:
     if path is None or not path.exists():
         return BoxSettings()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_value(read_text(path, SETTINGS_BYTES))
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         volume = data.get("volume", LOUDEST)
         if isinstance(volume, bool) or volume not in VOLUMES:
             raise ValueError(f"volume must be one of {', '.join(map(str, VOLUMES))}, not {volume!r}")
         return BoxSettings(volume)
-    except (OSError, UnicodeDecodeError, ValueError) as e:
+    except Unreadable as e:  # names the file itself
+        log.warning("%s; using the default settings", e)
+    except ValueError as e:
         log.warning("%s: %s; using the default settings", path, e)
-        return BoxSettings()
+    return BoxSettings()
 
 
 def save_settings(path: Path, settings: BoxSettings) -> None:

@@ -87,17 +87,27 @@ def test_games_lists_on_past_an_unreadable_journal(tmp_path, capsys):
     assert all("unreadable (line" in line for line in lines[:-1])
 
 
+def make_odd(path: Path, kind: str) -> None:
+    """Something that is not a regular file at ``path``: a directory, a FIFO or a dangling symlink."""
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to(path.parent / "gone")
+
+
+def beside_a_good_game(directory: Path, kind: str) -> Path:
+    """An unfinished game in ``directory``, and a newer-named non-file; returns the game's journal."""
+    good = directory / "20260101-000000-paytoplay.jsonl"
+    good.write_text(UNFINISHED)
+    make_odd(directory / "20991231-235959-paytoplay.jsonl", kind)
+    return good
+
+
 @pytest.mark.parametrize("kind", ["directory", "dangling symlink", "fifo"])
 def test_a_non_file_named_like_a_journal_is_skipped_and_the_game_resumed(kind, tmp_path, caplog):
-    good = tmp_path / "20260101-000000-paytoplay.jsonl"
-    good.write_text(UNFINISHED)
-    odd = tmp_path / "20991231-235959-paytoplay.jsonl"
-    if kind == "directory":
-        odd.mkdir()
-    elif kind == "fifo":
-        os.mkfifo(odd)
-    else:
-        odd.symlink_to(tmp_path / "gone.jsonl")
+    good = beside_a_good_game(tmp_path, kind)
     caplog.set_level(logging.INFO)
     found = find_interrupted(tmp_path)
     assert found is not None and found.path == good
