@@ -276,6 +276,8 @@ def test_before_a_long_replay_the_daemon_asks_systemd_for_more_start_time(listen
     seconds = 30 + journal.stat().st_size / 10
     assert sock.recv(100).decode() == f"EXTEND_TIMEOUT_USEC={round(seconds * 1e6)}"
     assert daemon.table.offer is not None and daemon.table.offer.match.players == ("Alice", "Bob")
+
+
 def test_install_sets_the_i2c_bus_to_400khz_once_whatever_was_there(tmp_path):
     config = tmp_path / "config.txt"
     for before in ("dtparam=i2c_arm=on\n[all]\n", "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\n[all]\n"):
