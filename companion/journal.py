@@ -171,14 +171,15 @@ def check_crc(text: str, obj: Any, required: bool) -> None:
         return
     text = text.rstrip()
     body, tail = text[:-_CRC_TAIL], text[-_CRC_TAIL:]
+    found = f"{zlib.crc32((body + '}').encode('utf-8')):08x}"
+    if tail == f'{_CRC_OPEN}{found}"}}':
+        return
     written = tail[len(_CRC_OPEN):-2]
     if not (tail.startswith(_CRC_OPEN) and tail.endswith('"}') and _HEX.issuperset(written)):
         raise ValueError('"crc" must be the last field, 8 lowercase hex digits: {..., "crc": "89abcdef"}')
-    found = f"{zlib.crc32((body + '}').encode('utf-8')):08x}"
-    if found != written:
-        raise ValueError(f'the line does not match its "crc" ({written}; its bytes give {found}): '
-                         'it was corrupted or edited by hand (remove "crc" from a line you change, '
-                         "and from the header)")
+    raise ValueError(f'the line does not match its "crc" ({written}; its bytes give {found}): '
+                     'it was corrupted or edited by hand (remove "crc" from a line you change, '
+                     "and from the header)")
 
 
 def parse_line(text: str, required: bool) -> Any:
