@@ -38,6 +38,7 @@ import copy
 import json
 import random
 import shutil
+from dataclasses import replace
 
 import pytest
 
@@ -48,6 +49,8 @@ from companion.race import Race
 from companion.recovery import Interrupted, find_interrupted, pick_up
 from companion.screens.canvas import with_notice
 from companion.table import Table
+from companion.tablescreen.public import public_view
+from companion.tablescreen.render import render
 
 from helpers import MS, take_seats
 
@@ -56,6 +59,10 @@ NAMES = ("Ana", "Ben", "Cy", "Dee")
 S = 1000 * MS
 RESUMED_AT = 10_000 * S
 """When the box comes back: any time at all, the resumed game's clock carries on from its journal."""
+TABLE_SCREEN = (640, 360)
+DRAWN_EVERY = 10
+"""The table screen's frame is drawn and compared at every tenth moment; its public view, of
+which the frame is a pure function, at every moment."""
 
 
 def _menus_paytoplay(game, resumed_ns):
@@ -194,10 +201,17 @@ def resume(directory, game, bots=None) -> Table | None:
     return table
 
 
-def same_screens(resumed: Table, uninterrupted: Table, where: str) -> None:
-    """Every station's screen, pixel for pixel as the box shows it, and the lights; the resumed
-    table's banner is expected on the uninterrupted screens while it shows."""
+def same_screens(resumed: Table, uninterrupted: Table, where: str, drawn: bool) -> None:
+    """Every station's screen, pixel for pixel as the box shows it, the lights, and the table
+    screen's public view (``drawn``: and its frame, pixel for pixel); the resumed table's banner
+    is expected on the uninterrupted screens while it shows."""
     banner = resumed.resumed_until_ns is not None
+    view, expected_view = public_view(resumed), public_view(uninterrupted)
+    if banner:
+        expected_view = replace(expected_view, notice="RESUMED")
+    assert view == expected_view, f"{where}: the table screen differs"
+    if drawn:
+        assert render(view, TABLE_SCREEN).tobytes() == render(expected_view, TABLE_SCREEN).tobytes(), where
     for station in range(resumed.stations):
         expected = uninterrupted.screen(station)
         if banner:
@@ -230,14 +244,14 @@ def interrupt_everywhere(directory, game, seed, options=None, bots=None) -> int:
         resumed = resume(cut, game, bots)
         if resumed is not None:
             where = f"{game} {options or ''} (seed {seed}): moment {moment}, cut after line {len(data.splitlines())}"
-            compare(live, resumed, cut, where)
+            compare(live, resumed, cut, where, drawn=checked % DRAWN_EVERY == 0)
             checked += 1
         shutil.rmtree(cut)
         live.tap()
     return checked
 
 
-def compare(live: Live, resumed: Table, cut, where: str) -> None:
+def compare(live: Live, resumed: Table, cut, where: str, drawn: bool) -> None:
     uninterrupted = live.copy(cut / "scratch.jsonl")
     assert resumed.game.match.state == uninterrupted.game.match.state, where
     assert resumed.game.match.chances == uninterrupted.game.match.chances, where
@@ -252,7 +266,7 @@ def compare(live: Live, resumed: Table, cut, where: str) -> None:
         if resumed.game is None or uninterrupted.game is None:
             assert resumed.game is uninterrupted.game, where
             return
-        same_screens(resumed, uninterrupted, f"{where}, {later // S} s on")
+        same_screens(resumed, uninterrupted, f"{where}, {later // S} s on", drawn)
         assert resumed.game.match.state == uninterrupted.game.match.state, f"{where}, {later // S} s on"
     for table in (resumed, uninterrupted):
         table.game.journal.close()

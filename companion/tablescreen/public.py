@@ -11,15 +11,16 @@ closest-number game's question while its race is open: each station is timed fro
 own screen showed the question, and a TV showing it sooner or later would undo that; the
 question and its answer come with the race's timeline once it is decided.
 
-:class:`Narrator` turns the referee's :class:`~companion.table.Table` into a :class:`PublicView`
-by reading each game table's public fields (one function per game). It also keeps the game's
-scores over time, for the end chart. It runs on the daemon's loop and only reads, so it is cheap;
-drawing happens elsewhere (:mod:`companion.tablescreen.render`).
+:func:`public_view` turns the referee's :class:`~companion.table.Table` into a :class:`PublicView`
+by reading each game table's public fields (one function per game). It keeps nothing of its own
+(the scores over time are the match's), so a resumed game's table screen is the uninterrupted
+one's. It runs on the daemon's loop and only reads, so it is cheap; drawing happens elsewhere
+(:mod:`companion.tablescreen.render`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .. import words as decks
@@ -82,6 +83,9 @@ class PublicView:
     winners: tuple[int, ...] = ()
     over: bool = False
     footer: str = ""
+    notice: str = ""
+    """Shown instead of the footer while set, as the panels show it on their bottom line: the
+    game was just RESUMED, the button board is unplugged, a display is dead."""
 
 
 def race_presses(result: RaceResult | None, names: tuple[str, ...]) -> tuple[RacePress, ...]:
@@ -284,23 +288,13 @@ VIEWS: dict[str, Callable[[Any], PublicView]] = {
 }
 
 
-@dataclass
-class Narrator:
-    """Makes the public view of a :class:`~companion.table.Table`, remembering each game's
-    scores over time (a new entry whenever they change) for the end chart."""
-
-    trail: list[tuple[int, ...]] = field(default_factory=list)
-    _game: Any = None
-
-    def view(self, table) -> PublicView:
-        game = table.game
-        if game is None:
-            self._game, self.trail = None, []
-            return lobby_view(table)
-        if game is not self._game:
-            self._game, self.trail = game, []
-        view = VIEWS[game.match.rules.name](game)
-        scores = tuple(game.match.rules.scores(game.match.state))
-        if not self.trail or self.trail[-1] != scores:
-            self.trail.append(scores)
-        return replace(view, trail=tuple(self.trail))
+def public_view(table) -> PublicView:
+    """The public view of a :class:`~companion.table.Table`: the lobby's, or the game's with its
+    score over time (the match's trail, which a resumed game replays from its journal) and, for
+    a few seconds after a resume, the banner the panels show."""
+    game = table.game
+    if game is None:
+        return lobby_view(table)
+    view = VIEWS[game.match.rules.name](game)
+    return replace(view, trail=tuple(game.match.trail),
+                   notice="RESUMED" if table.resumed_until_ns is not None else "")
