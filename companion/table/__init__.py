@@ -179,6 +179,8 @@ class Table:
         # Bot seats play on, at the box's level for the seat (easy if it has none).
         bots = {s: self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
         self.game.bots = bots
+        if interrupted.race_line is not None:
+            self.game.resume_race(interrupted.race_line)
         self.bot_seats = BotSeats(bots, match.seed) if bots else None
         self.now_ns = now_ns
         self.resumed_until_ns = now_ns + RESUMED_BANNER_NS

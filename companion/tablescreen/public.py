@@ -26,6 +26,7 @@ from typing import Any, Callable
 from .. import words as decks
 from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
+from ..journal import reaction_times
 from ..race import RaceResult
 from ..games.options import option_label, show_value
 from ..table.triangle import VERDICT_LABELS
@@ -37,7 +38,7 @@ MS = 1_000_000
 @dataclass(frozen=True)
 class RacePress:
     """One press in a race: ``delta_ms`` after the first counted press (negative: a false start
-    before the race opened, counted from the opening)."""
+    before the race opened, counted from the opening), to the ns as the journal keeps it."""
 
     name: str
     player: int
@@ -94,12 +95,27 @@ def race_presses(result: RaceResult | None, names: tuple[str, ...]) -> tuple[Rac
     if result is None:
         return ()
     first = "tie" if result.tie else "first"
-    out = [RacePress(names[p.station], p.station, p.delta_ns / MS,
+    out = [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6),
                      first if p.station in result.winners else "")
            for p in result.order if p.station < len(names)]
-    out += [RacePress(names[p.station], p.station, p.delta_ns / MS, "false start")
+    out += [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6), "false start")
             for p in result.false_starts if p.station < len(names)]
     return tuple(out)
+
+
+def journaled_presses(line: dict | None, names: tuple[str, ...]) -> tuple[RacePress, ...]:
+    """A race as its journal line tells it (a resumed game keeps no race result): the winners
+    (the line's ``player``, or the drawers' ``players``) and every press counted when it was
+    decided, by reaction time. False starts and later presses are not journaled."""
+    timed = reaction_times(line, len(names))
+    if not timed:
+        return ()
+    players = line.get("players")
+    winners = players if isinstance(players, list) else [line.get("player")]
+    first = "tie" if len(winners) > 1 else "first"
+    fastest = timed[0][0]
+    return tuple(RacePress(names[p], p, round(ms - fastest, 6), first if p in winners else "")
+                 for ms, p in timed)
 
 
 def lobby_view(table) -> PublicView:
@@ -134,7 +150,7 @@ def triangle_view(t) -> PublicView:
         if t.count > 0:
             return replace(base, heading="Get ready", count=t.count, lines=early)
         return replace(base, heading="Slap to speak!", lines=early)
-    race = race_presses(t.result, names)
+    race = race_presses(t.result, names) or journaled_presses(t.race_line, names)
     if current is not None:
         return replace(base, heading=f"{names[current.claimer]} speaks", mark=current.claimer, race=race,
                        footer="the claimer chooses a fact")
@@ -155,12 +171,12 @@ def closest_view(t) -> PublicView:
     state = t.state
     names = t.names
     base = PublicView("Closest number", "", names, tuple(state.totals), turn=f"Round {state.round}")
-    a, b = t.question
     if t.race is not None:  # the question only on the stations, each timed from its own screen
         out = tuple(f"{names[p]}: wrong, out" for p in sorted(t.out) if p < len(names))
         return replace(base, heading="Answer on your screen", lines=(t.message, *out))
-    race = race_presses(t.last_race, names)
-    if race and state.round == 1 and not state.cards and t.showing is None:
+    race = race_presses(t.last_race, names) or journaled_presses(t.race_line, names)
+    if race and t.question is not None and state.round == 1 and not state.cards and t.showing is None:
+        a, b = t.question
         base = replace(base, lines=(f"{a} x {b} = {a * b}",))
     if t.showing is not None:
         played = t.showing
