@@ -3,6 +3,7 @@ size, checked against golden images reviewed by eye."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 
@@ -199,3 +200,45 @@ def test_the_lobby_shows_the_game_menu_then_the_chosen_games_options():
     name, value = next(iter(table.lobby.values.items()))
     assert options.heading == table.lobby.game.title
     assert options.lines[0] == f"{name.replace('_', ' ')}: {value}"
+
+
+# --- after a resume ------------------------------------------------------------------------------
+
+def _resumed(tmp_path, game: str, lines: list[dict]):
+    from companion.recovery import pick_up
+    from companion.table import Table
+
+    header = {"format": "companion-journal/1", "game": game, "players": ["Ana", "Ben", "Cy"], "seed": 4}
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "20260101-000000-x.jsonl").write_text("".join(json.dumps(x) + "\n" for x in [header, *lines]))
+    table = Table(("Ana", "Ben", "Cy"))
+    table.resume(pick_up(tmp_path), 0)
+    return public_view(table)
+
+
+@pytest.mark.parametrize("fields,race,question", [
+    ({"reaction_ms": [300.5, None, 150.25], "question": [13, 27]}, [("Cy", 0.0, "first"), ("Ana", 150.25, "")],
+     "13 x 27 = 351"),
+    ({"reaction_ms": [300.5, None, 150.25]}, [("Cy", 0.0, "first"), ("Ana", 150.25, "")], None),  # older journals
+    ({"reaction_ms": [300.5, None, 150.25], "question": ["13", 1e300]}, [("Cy", 0.0, "first"), ("Ana", 150.25, "")],
+     None),
+    ({"reaction_ms": "fast", "question": [13, 27]}, [], None),
+    ({"reaction_ms": [1e308, True, -5], "question": [13, 27]}, [], None),
+])
+def test_a_resumed_game_shows_its_last_race_as_its_journal_line_tells_it(tmp_path, fields, race, question):
+    """The race fields are informational and replay does not check them: what is not a time or a
+    question is left out, never a crash; the question is shown only when the line names it."""
+    view = _resumed(tmp_path, "closest", [{"type": "action", "action": "start", "player": 2, "t": 1.0, **fields}])
+    assert [(r.name, r.delta_ms, r.note) for r in view.race] == race
+    assert (question in view.lines) if question else not any(" x " in line for line in view.lines)
+    assert view.notice == "RESUMED" and view.trail == ((0, 0, 0),)
+    render(view, (640, 360))
+
+
+def test_a_resumed_round_dealt_after_the_last_race_shows_no_race(tmp_path):
+    """A Triangle round dealt after the last claim: that claim's race is no longer on screen."""
+    deal = {"type": "chance", "event": "deal", "cards": [1, 2, 3], "rts": 4}
+    claim = {"type": "action", "action": "claim", "player": 1, "reaction_ms": [None, 250.0, None], "t": 2.0}
+    said = {"type": "action", "action": "state", "player": 1, "fact": "peers_even", "t": 3.0}
+    assert [r.name for r in _resumed(tmp_path / "a", "triangle", [deal, claim, said]).race] == ["Ben"]
+    assert _resumed(tmp_path / "b", "triangle", [deal, claim, said, {**deal, "cards": [2, 3, 4]}]).race == ()
