@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from companion.tablescreen.public import PublicView, RacePress, WordCard, public_view
-from companion.tablescreen.render import ACCENT, BACKGROUND, colour, render
+from companion.tablescreen.render import ACCENT, ALERT, BACKGROUND, DIM, colour, render
 
 from tablescreen_tour import tour
 from test_screens import assert_golden
@@ -175,6 +175,14 @@ def test_the_end_chart_draws_each_players_line_up_to_their_score():
     colours = {image.getpixel((x, y)) for x in range(400, 1200, 3) for y in range(200, 700, 3)}
     assert {colour(0), colour(1), colour(2)} <= colours
     assert ACCENT in {image.getpixel((x, 120)) for x in range(30, 400)}  # the winner's heading
+
+
+def test_a_notice_takes_the_footers_place_in_red():
+    """RESUMED (or a board unplugged) on the bottom line, as the panels show it, over the footer."""
+    bottom = (0, 720 - 13 * 4 - 2 * 4, 1280, 720)
+    footer = {c for _, c in render(RACE, (1280, 720)).crop(bottom).getcolors()}
+    told = {c for _, c in render(replace(RACE, notice="RESUMED"), (1280, 720)).crop(bottom).getcolors()}
+    assert footer == {BACKGROUND, DIM} and told == {BACKGROUND, ALERT}
 
 
 def test_a_blank_view_draws_nothing_but_the_header():
