@@ -250,3 +250,28 @@ def test_a_resumed_round_dealt_after_the_last_race_shows_no_race(tmp_path):
     said = {"type": "action", "action": "state", "player": 1, "fact": "peers_even", "t": 3.0}
     assert [r.name for r in _resumed(tmp_path / "a", "triangle", [deal, claim, said]).race] == ["Ben"]
     assert _resumed(tmp_path / "b", "triangle", [deal, claim, said, {**deal, "cards": [2, 3, 4]}]).race == ()
+
+
+def test_the_offer_to_resume_and_an_abandoned_game_are_on_the_table_screen_as_on_the_panels(tmp_path):
+    from companion.inputs import InputEvent
+    from companion.recovery import pick_up
+    from companion.table import ABANDON_HOLD_NS, Table
+
+    deal = {"type": "chance", "event": "deal", "cards": [1, 2, 3], "rts": 4}
+    claim = {"type": "action", "action": "claim", "player": 1, "reaction_ms": [None, 250.0, None], "t": 2.0}
+    said = {"type": "action", "action": "state", "player": 1, "fact": "peers_even", "t": 3.0}
+    _resumed(tmp_path, "triangle", [deal, claim, said])
+    table = Table(("Ana", "Ben", "Cy"))
+    table.offer_resume(pick_up(tmp_path))
+    offer = public_view(table)
+    assert (offer.heading, offer.names, offer.scores) == ("Resume Triangle?", ("Ana", "Ben", "Cy"), (3, 0, 3))
+    assert offer.footer == "ok: resume   left: new game"
+    table.handle(InputEvent(0, "ok", True, 0))
+    table.handle(InputEvent(0, "ok", False, 1))
+    for key, t in (("left", 10), ("right", 11)):     # the abandon chord, held
+        table.handle(InputEvent(0, key, True, t))
+    table.tick(ABANDON_HOLD_NS + 20, ABANDON_HOLD_NS + 20)
+    table.handle(InputEvent(0, "ok", True, ABANDON_HOLD_NS + 30))
+    assert public_view(table).heading == "Triangle: abandoned"
+    table.handle(InputEvent(1, "ok", True, ABANDON_HOLD_NS + 40))
+    assert public_view(table).heading == "Choose a game"

@@ -304,13 +304,26 @@ VIEWS: dict[str, Callable[[Any], PublicView]] = {
 }
 
 
+def over_the_games_view(table) -> PublicView | None:
+    """What every panel shows instead of the lobby, the TV too: the interrupted game offered to
+    resume (with its players and scores), or the game just abandoned."""
+    if table.offer is not None:
+        match = table.offer.match
+        return PublicView("Tabletop Companion", f"Resume {match.rules.title}?", match.players,
+                          tuple(match.rules.scores(match.state)), lines=(f"last played at {table.offer_from}",),
+                          footer="ok: resume   left: new game")
+    if table.abandoned is not None:
+        return PublicView("Tabletop Companion", f"{table.abandoned}: abandoned", footer="ok: back to the games")
+    return None
+
+
 def public_view(table) -> PublicView:
     """The public view of a :class:`~companion.table.Table`: the lobby's, or the game's with its
     score over time (the match's trail, which a resumed game replays from its journal) and, for
     a few seconds after a resume, the banner the panels show."""
     game = table.game
     if game is None:
-        return lobby_view(table)
+        return over_the_games_view(table) or lobby_view(table)
     view = VIEWS[game.match.rules.name](game)
     return replace(view, trail=tuple(game.match.trail),
                    notice="RESUMED" if table.resumed_until_ns is not None else "")
