@@ -1,7 +1,7 @@
 """The table screen's cost: what the loop pays (making the public view) and what the table
 screen's own thread pays (drawing a frame), against drawing one station's 128x64 panel.
 
-The loop only makes the view (:class:`companion.tablescreen.public.Narrator`); drawing happens in
+The loop only makes the view (:func:`companion.tablescreen.public.public_view`); drawing happens in
 the table screen's thread (:mod:`companion.tablescreen.display`), so a frame's time delays the
 table screen, never a race. Views are taken from a Triangle game mid-round with a decided race,
 and its end with the score chart. Text is drawn from cached glyph strings, so a frame of strings
@@ -15,7 +15,7 @@ import time
 
 from companion.inputs import InputEvent
 from companion.table import Table
-from companion.tablescreen.public import Narrator
+from companion.tablescreen.public import public_view
 from companion.tablescreen.render import _mask, render
 
 MS = 1_000_000
@@ -49,13 +49,12 @@ def _median_ms(fn, repeats: int) -> float:
 
 def table_screen(repeats: int) -> dict:
     table = _triangle_with_a_race()
-    narrator = Narrator()
-    view = narrator.view(table)
+    view = public_view(table)
     assert len(view.race) == 3
     end = type(view)("Triangle", "Ana wins", view.names, (25, 18, 12), winners=(0,), over=True,
                      trail=tuple((i, i // 2, i // 3) for i in range(26)))
     return {
-        "table_screen_view_ms": round(_median_ms(lambda: narrator.view(table), repeats * 10), 4),
+        "table_screen_view_ms": round(_median_ms(lambda: public_view(table), repeats * 10), 4),
         "table_screen_render_720p_ms": round(_median_ms(lambda: render(view, (1280, 720)), repeats), 2),
         "table_screen_render_1080p_ms": round(_median_ms(lambda: render(view, (1920, 1080)), repeats), 2),
         "table_screen_render_1080p_cold_ms": round(_median_ms(lambda: (_mask.cache_clear(), render(view, (1920, 1080))),

@@ -169,13 +169,13 @@ class Daemon:
         self.box.displays.on_change = self._displays_changed
         if self.box.buzzer is not None:
             self.box.buzzer.set_volume(self.settings.volume)
-        self.narrator = None
+        self.public_view = None
         """Makes the table screen's public view, if the box has a table screen (imported only
         then: most boxes have none, and start-up is shorter without it)."""
         if self.box.table_screen is not None:
-            from .tablescreen.public import Narrator
+            from .tablescreen.public import public_view
 
-            self.narrator = Narrator()
+            self.public_view = public_view
         self.ready = threading.Event()
         """Set once every display has been sent its first frame (shown, or failed and retrying)."""
 
@@ -360,8 +360,8 @@ class Daemon:
             else:
                 self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
             if self.box.table_screen is not None and isinstance(self.table, Table):
-                view = self.narrator.view(self.table)
-                self.box.table_screen.show(view if self.notice is None else replace(view, footer=self.notice))
+                view = self.public_view(self.table)
+                self.box.table_screen.show(view if self.notice is None else replace(view, notice=self.notice))
 
     def _play(self, cues: list[str]) -> None:
         if self.box.buzzer is not None:

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from .games.base import IllegalAction
-from .journal import CRC, JournalError, _apply_line, parse_header, parse_line, read_journal, start_match
+from .journal import (CRC, JournalError, _apply_line, parse_header, parse_line, reaction_times, read_journal,
+                      start_match)
 from .recovery import ABANDONED, journals
 from .untrusted import Unreadable
 
@@ -103,10 +104,9 @@ def read_game(path: Path) -> GameRecord:
 def _reactions(obj: dict, players: tuple[str, ...], game: str, match, opens_at: float | None) -> list[Reaction]:
     if obj.get("type") != "action" or obj.get("action") not in RACE_ACTIONS:
         return []
-    measured = obj.get("reaction_ms")
-    if isinstance(measured, list):
-        return [Reaction(players[p], game, float(ms)) for p, ms in enumerate(measured[:len(players)])
-                if isinstance(ms, (int, float)) and not isinstance(ms, bool)]
+    measured = reaction_times(obj, len(players))
+    if measured is not None:
+        return [Reaction(players[p], game, ms) for ms, p in sorted(measured, key=lambda m: m[1])]
     if game == "triangle" and obj["action"] == "claim" and opens_at is not None:
         ms = (obj.get("t", 0) - opens_at) * 1000 - match.options.tie_window_ms
         if ms >= 0:

@@ -235,11 +235,25 @@ def replay_file(path: Path | str, follow_symlinks: bool = False) -> tuple[Header
         raise Unreadable(path, e.reason, e.line) from None
 
 
-NOTES = ("onset_ms", "reaction_ms")
+NOTES = ("onset_ms", "reaction_ms", "question")
 """Informational fields the box adds to the action line that ends a race (claim, draw, start):
 per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
 ``reaction_ms`` their counted press's time after that onset; null for a player not in the race
-or without a counted press. They are not part of the action: replay reads past them."""
+or without a counted press. The closest game's ``start`` also names the ``question`` its race
+answered (``[a, b]`` for a x b). They are not part of the action: replay reads past them."""
+LONGEST_REACTION_MS = 3_600_000
+"""A reaction time beyond an hour is no reaction time (a hand-edited or damaged line)."""
+
+
+def reaction_times(obj: Any, players: int) -> list[tuple[float, int]] | None:
+    """A race line's counted presses as ``(reaction ms, player)``, fastest first; None for a line
+    without race fields. Entries that are not a time are left out (the fields are informational,
+    and replay does not check them)."""
+    reactions = obj.get("reaction_ms") if isinstance(obj, dict) else None
+    if not isinstance(reactions, list):
+        return None
+    return sorted((float(ms), p) for p, ms in enumerate(reactions[:players])
+                  if isinstance(ms, (int, float)) and not isinstance(ms, bool) and 0 <= ms <= LONGEST_REACTION_MS)
 BOT = "bot"
 """Informational: ``true`` on the action line of a seat the box played itself (a bot)."""
 IGNORED = ("type", "t", "auto", BOT, CRC, *NOTES)
@@ -254,10 +268,9 @@ def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> li
             obj = json.loads(text)
         except ValueError:  # not JSON, not UTF-8, or a number too long: replay has said so
             continue
-        reactions = obj.get("reaction_ms") if isinstance(obj, dict) else None
-        if not isinstance(reactions, list):
+        timed = reaction_times(obj, len(players))
+        if timed is None:
             continue
-        timed = sorted((ms, p) for p, ms in enumerate(reactions[:len(players)]) if isinstance(ms, (int, float)))
         who = ", ".join(f"{players[p]} {ms:.0f} ms" for ms, p in timed) or "nobody counted"
         out.append(f"{obj.get('t', 0):.3f} s {obj.get('action')}: {who}")
     return out

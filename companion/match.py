@@ -29,12 +29,23 @@ class Match:
     moves: int = field(init=False, default=0)
     """Actions applied so far, the automatic ones too: with :attr:`chances`, the place in the
     journal, the same in a game resumed from it (the table's own draws are seeded by it)."""
+    trail: list[tuple[Any, ...]] = field(init=False)
+    """The scores at the start and after every chance event or action (with the automatic
+    actions it led to) that changed them: the game's score over time, the same in a game
+    resumed from its journal, which replays the same events."""
 
     def __post_init__(self) -> None:
         n = len(self.players)
         if not self.rules.min_players <= n <= self.rules.max_players:
             raise IllegalAction(f"{self.rules.title} is for {self.rules.players_allowed()} players, not {n}")
         self.state = self.rules.new(n, self.options)
+        self.trail = [tuple(self.rules.scores(self.state))]
+
+    def _scored(self) -> None:
+        """Note the scores in :attr:`trail` if the last events changed them."""
+        scores = tuple(self.rules.scores(self.state))
+        if scores != self.trail[-1]:
+            self.trail.append(scores)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -120,7 +131,8 @@ class Match:
         return applied
 
     def settle(self) -> list[dict[str, Any]]:
-        """Apply and journal the automatic actions the rules make now (e.g. forced passes)."""
+        """Apply and journal the automatic actions the rules make now (e.g. forced passes), then
+        note the scores (every event ends here)."""
         applied = []
         while self.rules.outcome(self.state) is None and not self.rules.chance_needed(self.state):
             auto = self.rules.auto_action(self.state)
@@ -132,6 +144,7 @@ class Match:
             self.state = new
             self.moves += 1
             applied.append(line)
+        self._scored()
         return applied
 
     def _record(self, line: dict[str, Any]) -> None:

@@ -49,6 +49,8 @@ class Interrupted:
     match: Match
     writer: JournalWriter
     last_t: float
+    race_line: dict | None = None
+    """The action line of the race whose result the game still shows (see :func:`race_on_screen`)."""
 
 
 @dataclass(frozen=True)
@@ -145,9 +147,20 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
     else:
         log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
                  header.game, path.name, header.sequence or "without a sequence")
-    lines = path.read_bytes().splitlines()
-    last_t = max((json.loads(line).get("t", 0) for line in lines[1:] if line.strip()), default=0)
-    return Interrupted(path, header, match, JournalWriter(path), last_t)
+    events = [json.loads(line) for line in path.read_bytes().splitlines()[1:] if line.strip()]
+    last_t = max((event.get("t", 0) for event in events), default=0)
+    return Interrupted(path, header, match, JournalWriter(path), last_t, race_on_screen(events))
+
+
+def race_on_screen(events: list[dict]) -> dict | None:
+    """The line of the last race decided (one with race fields, ``journal.NOTES``), unless a
+    chance event came after it: a new round was dealt, and that race is no longer shown."""
+    for event in reversed(events):
+        if event.get("type") == "chance":
+            return None
+        if "reaction_ms" in event:
+            return event
+    return None
 
 
 def _not_resumed(path: Path, reason: str) -> NotResumed:

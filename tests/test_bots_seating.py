@@ -8,7 +8,7 @@ from companion.games import get
 from companion.recovery import find_interrupted
 from companion.table import Table
 from companion.table.lobby import StartGame
-from companion.tablescreen.public import Narrator
+from companion.tablescreen.public import public_view
 
 from glyphs import shows
 from helpers import MS, Clock, journaled_table, pick, tap
@@ -74,6 +74,6 @@ def test_a_bot_has_no_panel_its_onset_is_the_opening_and_no_light():
         table.tick(t, t)
     assert table.game.claimer == 2
     assert table.game.lights() == {2: "on"} and table.lights() == ("off", "off")
-    view = Narrator().view(table)
+    view = public_view(table)
     assert view.names == ("Ana", "Ben", "Bot") and view.mark == 2 and view.race[0].name == "Bot"
     assert view.heading == "Bot speaks" and view.cards == (), "no card is shown while the round is played"

@@ -89,7 +89,7 @@ def test_the_start_race_the_game_and_a_decoy_no_other_panel_shows(tmp_path, monk
     # The start race: Ben's wrong answer came first, so Cy's right one, next, starts; only
     # Ben's panel told him he was out.
     assert events[0] == {"type": "action", "action": "start", "player": CY, "t": events[0]["t"],
-                         "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [None, None, 645.0]}
+                         "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [None, None, 645.0], "question": [17, 34]}
     # Decided once the watermark (now minus the GPIO latency bound) passed Cy's press + the 10 ms
     # tie window, at the next step; an answer on left or right is held back (it may begin a chord)
     # until Cy lets go of it 50 ms later, and the race waits for it.

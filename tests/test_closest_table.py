@@ -109,7 +109,8 @@ def test_a_wrong_fastest_answer_loses_to_the_right_second_one(racing):
     tick(table, t + 400, t + 160)
     assert game.race is None and table.cues[-1] == "decided"
     assert journal(journals) == [{"type": "action", "action": "start", "player": CY, "t": 0.4,
-                                  "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [300.0, None, 150.0]}]
+                                  "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [300.0, None, 150.0],
+                                  "question": [17, 34]}]
     assert game.view(ANA).title == "Round 1: Cy's turn"
     assert game.view(ANA).prompt == "Cy answered first"
 

@@ -9,8 +9,9 @@ its result). The uninterrupted table at the same moment is a copy of the live ta
 (:func:`copy.deepcopy`, so the live game plays on untouched), and both run on the journal's own
 clock: the resumed game's clock carries on from its last line, so the live copy is compared when
 it is just as far into the game. Every station's screen is compared pixel for pixel as the
-panels would show it (:meth:`Table.screen`), with the lights, then again after five seconds on
-both fake clocks (timers and countdowns running on, the resume banner gone).
+panels would show it (:meth:`Table.screen`), with the lights and the table screen's public view
+(its frame drawn too at every tenth moment), then again after five seconds on both fake clocks
+(timers and countdowns running on, the resume banner gone).
 
 What a resume deliberately does not restore ("What resume restores" in ``docs/JOURNAL.md``) is
 named in :data:`RESETS`, game by game: before comparing, the uninterrupted copy is put where a
@@ -24,10 +25,14 @@ resume puts it, one named thing at a time, and nothing else is forgiven:
   pay", "Draw declined" and an unanswered draw offer; Pictomania's "not allowed now");
 - *races*: a race that was not decided is run again from its start (Triangle counts down again
   from the resume, its false starts forgotten; the closest game asks its first product to all);
-- *later slaps*: Triangle's line of who else slapped after the winner, and how much later, is
-  not journaled: a resumed round leaves it blank (and a hard bot claimer does without it);
+- *later slaps*: who slapped after a race was decided, and who pressed before their screen
+  showed it, are not journaled: a resumed Triangle round leaves the panels' line of who else
+  slapped blank (and a hard bot claimer does without it), and the table screen's timeline shows
+  the presses of the race's journal line only (the closest game's start race too, without its
+  false starts);
 - *claims*: in Pictionary a guess not yet judged, or judged wrong, is forgotten (the guesser
-  slaps again; the artist can no longer call a wrong guess right);
+  slaps again; the artist can no longer call a wrong guess right; the table screen's slaps of
+  the round start again empty);
 - *results again*: the closest game shows the last round's scores again until ``ok``, a
   finished Triangle its last round before the end screen, and Pictomania with physical cards
   the last round's review, even if the players had left them before the box stopped (nothing
@@ -38,6 +43,7 @@ import copy
 import json
 import random
 import shutil
+from dataclasses import replace
 
 import pytest
 
@@ -48,6 +54,8 @@ from companion.race import Race
 from companion.recovery import Interrupted, find_interrupted, pick_up
 from companion.screens.canvas import with_notice
 from companion.table import Table
+from companion.tablescreen.public import public_view
+from companion.tablescreen.render import render
 
 from helpers import MS, take_seats
 
@@ -56,6 +64,10 @@ NAMES = ("Ana", "Ben", "Cy", "Dee")
 S = 1000 * MS
 RESUMED_AT = 10_000 * S
 """When the box comes back: any time at all, the resumed game's clock carries on from its journal."""
+TABLE_SCREEN = (640, 360)
+DRAWN_EVERY = 10
+"""The table screen's frame is drawn and compared at every tenth moment; its public view, of
+which the frame is a pure function, at every moment."""
 
 
 def _menus_paytoplay(game, resumed_ns):
@@ -71,7 +83,12 @@ def _menus_triangle(game, resumed_ns):
 
 
 def _later_slaps_triangle(game, resumed_ns):
-    game.result = None
+    game.result = None  # the table screen shows the race from the table's race_line, as journaled
+
+
+def _later_slaps_closest(game, resumed_ns):
+    if game.last_race is not None:  # a press before its own screen's onset: only with real panels
+        game.last_race = replace(game.last_race, false_starts=())
 
 
 def _races_triangle(game, resumed_ns):
@@ -132,7 +149,8 @@ RESETS = {
     "paytoplay": {"menus": _menus_paytoplay, "notes": _notes_paytoplay},
     "triangle": {"menus": _menus_triangle, "races": _races_triangle, "later slaps": _later_slaps_triangle,
                  "results again": _results_again_triangle},
-    "closest": {"menus": _menus_closest, "races": _races_closest, "results again": _results_again_closest},
+    "closest": {"menus": _menus_closest, "races": _races_closest, "later slaps": _later_slaps_closest,
+                "results again": _results_again_closest},
     "trio": {"claims": _claims_trio},
     "pictomania": {"menus": _menus_pictomania, "ready": _ready_pictomania, "notes": _notes_pictomania,
                    "results again": _results_again_pictomania},
@@ -194,10 +212,17 @@ def resume(directory, game, bots=None) -> Table | None:
     return table
 
 
-def same_screens(resumed: Table, uninterrupted: Table, where: str) -> None:
-    """Every station's screen, pixel for pixel as the box shows it, and the lights; the resumed
-    table's banner is expected on the uninterrupted screens while it shows."""
+def same_screens(resumed: Table, uninterrupted: Table, where: str, drawn: bool) -> None:
+    """Every station's screen, pixel for pixel as the box shows it, the lights, and the table
+    screen's public view (``drawn``: and its frame, pixel for pixel); the resumed table's banner
+    is expected on the uninterrupted screens while it shows."""
     banner = resumed.resumed_until_ns is not None
+    view, expected_view = public_view(resumed), public_view(uninterrupted)
+    if banner:
+        expected_view = replace(expected_view, notice="RESUMED")
+    assert view == expected_view, f"{where}: the table screen differs"
+    if drawn:
+        assert render(view, TABLE_SCREEN).tobytes() == render(expected_view, TABLE_SCREEN).tobytes(), where
     for station in range(resumed.stations):
         expected = uninterrupted.screen(station)
         if banner:
@@ -230,14 +255,14 @@ def interrupt_everywhere(directory, game, seed, options=None, bots=None) -> int:
         resumed = resume(cut, game, bots)
         if resumed is not None:
             where = f"{game} {options or ''} (seed {seed}): moment {moment}, cut after line {len(data.splitlines())}"
-            compare(live, resumed, cut, where)
+            compare(live, resumed, cut, where, drawn=checked % DRAWN_EVERY == 0)
             checked += 1
         shutil.rmtree(cut)
         live.tap()
     return checked
 
 
-def compare(live: Live, resumed: Table, cut, where: str) -> None:
+def compare(live: Live, resumed: Table, cut, where: str, drawn: bool) -> None:
     uninterrupted = live.copy(cut / "scratch.jsonl")
     assert resumed.game.match.state == uninterrupted.game.match.state, where
     assert resumed.game.match.chances == uninterrupted.game.match.chances, where
@@ -252,7 +277,7 @@ def compare(live: Live, resumed: Table, cut, where: str) -> None:
         if resumed.game is None or uninterrupted.game is None:
             assert resumed.game is uninterrupted.game, where
             return
-        same_screens(resumed, uninterrupted, f"{where}, {later // S} s on")
+        same_screens(resumed, uninterrupted, f"{where}, {later // S} s on", drawn)
         assert resumed.game.match.state == uninterrupted.game.match.state, f"{where}, {later // S} s on"
     for table in (resumed, uninterrupted):
         table.game.journal.close()

@@ -3,14 +3,15 @@ size, checked against golden images reviewed by eye."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 
 import pytest
 from PIL import Image
 
-from companion.tablescreen.public import Narrator, PublicView, RacePress, WordCard
-from companion.tablescreen.render import ACCENT, BACKGROUND, colour, render
+from companion.tablescreen.public import PublicView, RacePress, WordCard, public_view
+from companion.tablescreen.render import ACCENT, ALERT, BACKGROUND, DIM, colour, render
 
 from tablescreen_tour import tour
 from test_screens import assert_golden
@@ -77,10 +78,9 @@ def secret_words(game) -> list[str]:
 def test_no_secret_ever_reaches_the_table_screen(tmp_path, game, players):
     """Every state of randomly played games (several games each, to their ends): the public view
     is the same with the secrets changed, and no drawn string names a secret word."""
-    narrator = Narrator()
     states = with_secrets = ends = 0
     for table in tour(tmp_path, game, seed=5, steps=2000, players=players):
-        view = narrator.view(table)
+        view = public_view(table)
         states += 1
         ends += view.over
         if table.game is None:
@@ -90,7 +90,7 @@ def test_no_secret_ever_reaches_the_table_screen(tmp_path, game, players):
             with_secrets += 1
             saved = _with_state(table.game, other)
             try:
-                assert Narrator(list(narrator.trail[:-1]), table.game).view(table) == view
+                assert public_view(table) == view
             finally:
                 table.game.match.state = saved
         words = secret_words(table.game)
@@ -120,10 +120,9 @@ def test_the_secret_change_would_be_seen_if_a_view_showed_it(tmp_path):
 def test_the_public_view_shows_the_race_the_cards_and_the_timer(tmp_path):
     seen = {"race": False, "cards": False, "clock": False, "count": False, "board": False, "chart": False}
     for game, players in GAMES:
-        narrator = Narrator()
         (tmp_path / game).mkdir()
         for table in tour(tmp_path / game, game, seed=2, steps=800, players=players):
-            view = narrator.view(table)
+            view = public_view(table)
             seen["race"] |= any(r.note == "first" for r in view.race)
             seen["cards"] |= len(view.cards) == 3 and all(len(c.words) == 7 for c in view.cards)
             seen["clock"] |= view.clock == "0:59"
@@ -178,6 +177,14 @@ def test_the_end_chart_draws_each_players_line_up_to_their_score():
     assert ACCENT in {image.getpixel((x, 120)) for x in range(30, 400)}  # the winner's heading
 
 
+def test_a_notice_takes_the_footers_place_in_red():
+    """RESUMED (or a board unplugged) on the bottom line, as the panels show it, over the footer."""
+    bottom = (0, 720 - 13 * 4 - 2 * 4, 1280, 720)
+    footer = {c for _, c in render(RACE, (1280, 720)).crop(bottom).getcolors()}
+    told = {c for _, c in render(replace(RACE, notice="RESUMED"), (1280, 720)).crop(bottom).getcolors()}
+    assert footer == {BACKGROUND, DIM} and told == {BACKGROUND, ALERT}
+
+
 def test_a_blank_view_draws_nothing_but_the_header():
     image = render(PublicView("Tabletop Companion", ""), (640, 360))
     assert image.crop((0, 50, 640, 360)).getcolors() == [(640 * 310, BACKGROUND)]
@@ -193,11 +200,78 @@ def test_the_lobby_shows_the_game_menu_then_the_chosen_games_options():
     from companion.table import Table
 
     table = Table(("Ana", "Ben", "Cy"))
-    menu = Narrator().view(table)
+    menu = public_view(table)
     assert (menu.heading, menu.lines[0]) == ("Choose a game", f"{table.lobby.game.title}: 3 players")
     table.handle(InputEvent(0, "ok", True, 1))
     table.handle(InputEvent(0, "right", True, 2))  # the first option's next value
-    options = Narrator().view(table)
+    options = public_view(table)
     name, value = next(iter(table.lobby.values.items()))
     assert options.heading == table.lobby.game.title
     assert options.lines[0] == f"{name.replace('_', ' ')}: {value}"
+
+
+# --- after a resume ------------------------------------------------------------------------------
+
+def _resumed(tmp_path, game: str, lines: list[dict]):
+    from companion.recovery import pick_up
+    from companion.table import Table
+
+    header = {"format": "companion-journal/1", "game": game, "players": ["Ana", "Ben", "Cy"], "seed": 4}
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "20260101-000000-x.jsonl").write_text("".join(json.dumps(x) + "\n" for x in [header, *lines]))
+    table = Table(("Ana", "Ben", "Cy"))
+    table.resume(pick_up(tmp_path), 0)
+    return public_view(table)
+
+
+@pytest.mark.parametrize("fields,race,question", [
+    ({"reaction_ms": [300.5, None, 150.25], "question": [13, 27]}, [("Cy", 0.0, "first"), ("Ana", 150.25, "")],
+     "13 x 27 = 351"),
+    ({"reaction_ms": [300.5, None, 150.25]}, [("Cy", 0.0, "first"), ("Ana", 150.25, "")], None),  # older journals
+    ({"reaction_ms": [300.5, None, 150.25], "question": ["13", 1e300]}, [("Cy", 0.0, "first"), ("Ana", 150.25, "")],
+     None),
+    ({"reaction_ms": "fast", "question": [13, 27]}, [], None),
+    ({"reaction_ms": [1e308, True, -5], "question": [13, 27]}, [], None),
+])
+def test_a_resumed_game_shows_its_last_race_as_its_journal_line_tells_it(tmp_path, fields, race, question):
+    """The race fields are informational and replay does not check them: what is not a time or a
+    question is left out, never a crash; the question is shown only when the line names it."""
+    view = _resumed(tmp_path, "closest", [{"type": "action", "action": "start", "player": 2, "t": 1.0, **fields}])
+    assert [(r.name, r.delta_ms, r.note) for r in view.race] == race
+    assert (question in view.lines) if question else not any(" x " in line for line in view.lines)
+    assert view.notice == "RESUMED" and view.trail == ((0, 0, 0),)
+    render(view, (640, 360))
+
+
+def test_a_resumed_round_dealt_after_the_last_race_shows_no_race(tmp_path):
+    """A Triangle round dealt after the last claim: that claim's race is no longer on screen."""
+    deal = {"type": "chance", "event": "deal", "cards": [1, 2, 3], "rts": 4}
+    claim = {"type": "action", "action": "claim", "player": 1, "reaction_ms": [None, 250.0, None], "t": 2.0}
+    said = {"type": "action", "action": "state", "player": 1, "fact": "peers_even", "t": 3.0}
+    assert [r.name for r in _resumed(tmp_path / "a", "triangle", [deal, claim, said]).race] == ["Ben"]
+    assert _resumed(tmp_path / "b", "triangle", [deal, claim, said, {**deal, "cards": [2, 3, 4]}]).race == ()
+
+
+def test_the_offer_to_resume_and_an_abandoned_game_are_on_the_table_screen_as_on_the_panels(tmp_path):
+    from companion.inputs import InputEvent
+    from companion.recovery import pick_up
+    from companion.table import ABANDON_HOLD_NS, Table
+
+    deal = {"type": "chance", "event": "deal", "cards": [1, 2, 3], "rts": 4}
+    claim = {"type": "action", "action": "claim", "player": 1, "reaction_ms": [None, 250.0, None], "t": 2.0}
+    said = {"type": "action", "action": "state", "player": 1, "fact": "peers_even", "t": 3.0}
+    _resumed(tmp_path, "triangle", [deal, claim, said])
+    table = Table(("Ana", "Ben", "Cy"))
+    table.offer_resume(pick_up(tmp_path))
+    offer = public_view(table)
+    assert (offer.heading, offer.names, offer.scores) == ("Resume Triangle?", ("Ana", "Ben", "Cy"), (3, 0, 3))
+    assert offer.footer == "ok: resume   left: new game"
+    table.handle(InputEvent(0, "ok", True, 0))
+    table.handle(InputEvent(0, "ok", False, 1))
+    for key, t in (("left", 10), ("right", 11)):     # the abandon chord, held
+        table.handle(InputEvent(0, key, True, t))
+    table.tick(ABANDON_HOLD_NS + 20, ABANDON_HOLD_NS + 20)
+    table.handle(InputEvent(0, "ok", True, ABANDON_HOLD_NS + 30))
+    assert public_view(table).heading == "Triangle: abandoned"
+    table.handle(InputEvent(1, "ok", True, ABANDON_HOLD_NS + 40))
+    assert public_view(table).heading == "Choose a game"

@@ -140,7 +140,7 @@ def test_the_daemon_shows_the_public_view_of_the_game_on_the_table_screen(tmp_pa
         asyncio.run(play_on_fake_clock(daemon, presses, clock))
         screen = daemon.box.table_screen
         assert screen.flush()
-        view = daemon.narrator.view(daemon.table)
+        view = daemon.public_view(daemon.table)
         assert view.game == "Pay-to-Play" and view.board.count(".") == 8
         assert ImageChops.difference(screen.image, render(view, (640, 360))).getbbox() is None
         assert 1 < screen.frames <= daemon.table.version + 1
@@ -148,7 +148,7 @@ def test_the_daemon_shows_the_public_view_of_the_game_on_the_table_screen(tmp_pa
         daemon._shown = -1
         daemon._present()
         assert screen.flush()
-        told = replace(view, footer="Board unplugged")
+        told = replace(view, notice="Board unplugged")
         assert ImageChops.difference(screen.image, render(told, (640, 360))).getbbox() is None
     finally:
         daemon.close()

@@ -181,6 +181,8 @@ class Table:
         levels = interrupted.header.bots or (None,) * players
         bots = {s: levels[s] or self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
         self.game.bots = bots
+        if interrupted.race_line is not None:
+            self.game.resume_race(interrupted.race_line)
         self.bot_seats = BotSeats(bots, match.seed) if bots else None
         self.now_ns = now_ns
         self.resumed_until_ns = now_ns + RESUMED_BANNER_NS

@@ -66,7 +66,8 @@ class ClosestTable(GameTable):
         self.race: Race | None = None
         self.last_race: RaceResult | None = None
         """The start race last decided (a tie too), for the table screen's timeline."""
-        self.question = SEED_QUESTION
+        self.question: tuple[int, int] | None = SEED_QUESTION
+        """The start race's question; None in a resumed game whose journal does not name it."""
         self.answers: tuple[int, int, int, int] = (0, 0, 0, 0)
         self.out: set[int] = set()
         """Stations whose wrong answer has arrived, told so on their own panel."""
@@ -110,6 +111,17 @@ class ClosestTable(GameTable):
         self.message = fitting(lambda w: f"{abbreviate(self.names[state.starter], w)} {how}")
         if start not in ("random", "seat1"):
             self.lit = {state.starter: "on"}
+
+    def resume_race(self, line: dict) -> None:
+        """The start race as its journal line tells it, with the question it answered (the
+        products are the table's own draw, and the tie-breaks before it are not journaled)."""
+        super().resume_race(line)
+        question = line.get("question")
+        if isinstance(question, list) and len(question) == 2 \
+                and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99 for n in question):
+            self.question = tuple(question)
+        else:  # an older or hand-written journal: the timeline without its question
+            self.question = None
 
     @property
     def state(self) -> ClosestState:
@@ -187,7 +199,7 @@ class ClosestTable(GameTable):
         return min((t for t in (self.race.decision_due_ns, self.told_early_due_ns()) if t is not None), default=None)
 
     def _start(self, player: int, how: str) -> None:
-        self.act_after(self.race, {"action": "start", "player": player})
+        self.act_after(self.race, {"action": "start", "player": player}, question=list(self.question))
         self.race = None
         self.message = fitting(lambda w: f"{abbreviate(self.names[player], w)} {how}")
 

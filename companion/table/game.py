@@ -84,6 +84,10 @@ class GameTable:
         """Informational fields for the next journal line (a race's onsets and reaction times)."""
         self.bots: dict[int, str] = {}
         """Seats the box plays (:mod:`.bots`): their action lines say ``"bot": true``."""
+        self.race_line: dict[str, Any] | None = None
+        """The journal line of the race last decided, race fields and all (:meth:`act_after`), or
+        in a resumed game the journal's (:meth:`resume_race`): the table screen shows the race
+        from it when the race's own result is not kept."""
         self.match = match or Match(rules, options, names, seed)
         self.match.record = self._record if journal else None
         self.match.settle()
@@ -169,23 +173,33 @@ class GameTable:
         """When the next "Too early!" told after a reveal ends (a screen to redraw), if any."""
         return min((until for _, until in self._told_early_until() if until > self.now_ns), default=None)
 
-    def act_after(self, race: Race | None, action: dict[str, Any]) -> None:
+    def act_after(self, race: Race | None, action: dict[str, Any], **notes: Any) -> None:
         """Apply the action a race led to, journaled with the race's onsets and reaction times
         (informational: ``onset_ms`` from the race's opening and ``reaction_ms``, per player,
-        null for a player not in the race or without a counted press; replay ignores them)."""
+        null for a player not in the race or without a counted press; replay ignores them) and
+        ``notes``, the game's own race fields (:data:`companion.journal.NOTES`)."""
         if race is not None and race.onsets is not None:
             players = range(len(self.names))
             opens = race.opens_at_ns
-            self.aside = {
-                "onset_ms": [round((race.onsets[p] - opens) / 1e6, 3) if p in race.stations else None
+            self.aside = {  # to the ns the race measured: a resumed table screen shows what the live one did
+                "onset_ms": [round((race.onsets[p] - opens) / 1e6, 6) if p in race.stations else None
                              for p in players],
-                "reaction_ms": [None if (r := race.reaction_ns(p)) is None else round(r / 1e6, 3)
+                "reaction_ms": [None if (r := race.reaction_ns(p)) is None else round(r / 1e6, 6)
                                 for p in players],
+                **notes,
             }
+        line = {**action, **self.aside}
         try:
             self.match.act(action)
         finally:
             self.aside = {}
+        if "reaction_ms" in line:
+            self.race_line = line
+
+    def resume_race(self, line: dict[str, Any]) -> None:
+        """A resumed game's race still on screen, as its journal line tells it (the race's
+        result is not kept: later presses and false starts are not journaled)."""
+        self.race_line = line
 
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         """Time passing: countdowns, race decisions. True if a screen changed."""

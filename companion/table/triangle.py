@@ -95,6 +95,7 @@ class TriangleTable(GameTable):
         self.result: RaceResult | None = None
         """The race decided this round, while its result shows; None before the race, and in a
         round picked up from the journal (its later slaps are not journaled)."""
+        self.race_line = None
         self.early: dict[int, int] = {}
         """When the lockout of each station that slapped too early ends (its slap's time when there
         is no lockout): it is told how long it waits until the wait is over. Whether a slap was

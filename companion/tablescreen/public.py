@@ -11,20 +11,22 @@ closest-number game's question while its race is open: each station is timed fro
 own screen showed the question, and a TV showing it sooner or later would undo that; the
 question and its answer come with the race's timeline once it is decided.
 
-:class:`Narrator` turns the referee's :class:`~companion.table.Table` into a :class:`PublicView`
-by reading each game table's public fields (one function per game). It also keeps the game's
-scores over time, for the end chart. It runs on the daemon's loop and only reads, so it is cheap;
-drawing happens elsewhere (:mod:`companion.tablescreen.render`).
+:func:`public_view` turns the referee's :class:`~companion.table.Table` into a :class:`PublicView`
+by reading each game table's public fields (one function per game). It keeps nothing of its own
+(the scores over time are the match's), so a resumed game's table screen is the uninterrupted
+one's. It runs on the daemon's loop and only reads, so it is cheap; drawing happens elsewhere
+(:mod:`companion.tablescreen.render`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .. import words as decks
 from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
+from ..journal import reaction_times
 from ..race import RaceResult
 from ..games.options import option_label, show_value
 from ..table.triangle import VERDICT_LABELS
@@ -36,7 +38,7 @@ MS = 1_000_000
 @dataclass(frozen=True)
 class RacePress:
     """One press in a race: ``delta_ms`` after the first counted press (negative: a false start
-    before the race opened, counted from the opening)."""
+    before the race opened, counted from the opening), to the ns as the journal keeps it."""
 
     name: str
     player: int
@@ -82,6 +84,9 @@ class PublicView:
     winners: tuple[int, ...] = ()
     over: bool = False
     footer: str = ""
+    notice: str = ""
+    """Shown instead of the footer while set, as the panels show it on their bottom line: the
+    game was just RESUMED, the button board is unplugged, a display is dead."""
 
 
 def race_presses(result: RaceResult | None, names: tuple[str, ...]) -> tuple[RacePress, ...]:
@@ -90,12 +95,27 @@ def race_presses(result: RaceResult | None, names: tuple[str, ...]) -> tuple[Rac
     if result is None:
         return ()
     first = "tie" if result.tie else "first"
-    out = [RacePress(names[p.station], p.station, p.delta_ns / MS,
+    out = [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6),
                      first if p.station in result.winners else "")
            for p in result.order if p.station < len(names)]
-    out += [RacePress(names[p.station], p.station, p.delta_ns / MS, "false start")
+    out += [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6), "false start")
             for p in result.false_starts if p.station < len(names)]
     return tuple(out)
+
+
+def journaled_presses(line: dict | None, names: tuple[str, ...]) -> tuple[RacePress, ...]:
+    """A race as its journal line tells it (a resumed game keeps no race result): the winners
+    (the line's ``player``, or the drawers' ``players``) and every press counted when it was
+    decided, by reaction time. False starts and later presses are not journaled."""
+    timed = reaction_times(line, len(names))
+    if not timed:
+        return ()
+    players = line.get("players")
+    winners = players if isinstance(players, list) else [line.get("player")]
+    first = "tie" if len(winners) > 1 else "first"
+    fastest = timed[0][0]
+    return tuple(RacePress(names[p], p, round(ms - fastest, 6), first if p in winners else "")
+                 for ms, p in timed)
 
 
 def lobby_view(table) -> PublicView:
@@ -130,7 +150,7 @@ def triangle_view(t) -> PublicView:
         if t.count > 0:
             return replace(base, heading="Get ready", count=t.count, lines=early)
         return replace(base, heading="Slap to speak!", lines=early)
-    race = race_presses(t.result, names)
+    race = race_presses(t.result, names) or journaled_presses(t.race_line, names)
     if current is not None:
         return replace(base, heading=f"{names[current.claimer]} speaks", mark=current.claimer, race=race,
                        footer="the claimer chooses a fact")
@@ -151,12 +171,12 @@ def closest_view(t) -> PublicView:
     state = t.state
     names = t.names
     base = PublicView("Closest number", "", names, tuple(state.totals), turn=f"Round {state.round}")
-    a, b = t.question
     if t.race is not None:  # the question only on the stations, each timed from its own screen
         out = tuple(f"{names[p]}: wrong, out" for p in sorted(t.out) if p < len(names))
         return replace(base, heading="Answer on your screen", lines=(t.message, *out))
-    race = race_presses(t.last_race, names)
-    if race and state.round == 1 and not state.cards and t.showing is None:
+    race = race_presses(t.last_race, names) or journaled_presses(t.race_line, names)
+    if race and t.question is not None and state.round == 1 and not state.cards and t.showing is None:
+        a, b = t.question
         base = replace(base, lines=(f"{a} x {b} = {a * b}",))
     if t.showing is not None:
         played = t.showing
@@ -284,23 +304,26 @@ VIEWS: dict[str, Callable[[Any], PublicView]] = {
 }
 
 
-@dataclass
-class Narrator:
-    """Makes the public view of a :class:`~companion.table.Table`, remembering each game's
-    scores over time (a new entry whenever they change) for the end chart."""
+def over_the_games_view(table) -> PublicView | None:
+    """What every panel shows instead of the lobby, the TV too: the interrupted game offered to
+    resume (with its players and scores), or the game just abandoned."""
+    if table.offer is not None:
+        match = table.offer.match
+        return PublicView("Tabletop Companion", f"Resume {match.rules.title}?", match.players,
+                          tuple(match.rules.scores(match.state)), lines=(f"last played at {table.offer_from}",),
+                          footer="ok: resume   left: new game")
+    if table.abandoned is not None:
+        return PublicView("Tabletop Companion", f"{table.abandoned}: abandoned", footer="ok: back to the games")
+    return None
 
-    trail: list[tuple[int, ...]] = field(default_factory=list)
-    _game: Any = None
 
-    def view(self, table) -> PublicView:
-        game = table.game
-        if game is None:
-            self._game, self.trail = None, []
-            return lobby_view(table)
-        if game is not self._game:
-            self._game, self.trail = game, []
-        view = VIEWS[game.match.rules.name](game)
-        scores = tuple(game.match.rules.scores(game.match.state))
-        if not self.trail or self.trail[-1] != scores:
-            self.trail.append(scores)
-        return replace(view, trail=tuple(self.trail))
+def public_view(table) -> PublicView:
+    """The public view of a :class:`~companion.table.Table`: the lobby's, or the game's with its
+    score over time (the match's trail, which a resumed game replays from its journal) and, for
+    a few seconds after a resume, the banner the panels show."""
+    game = table.game
+    if game is None:
+        return over_the_games_view(table) or lobby_view(table)
+    view = VIEWS[game.match.rules.name](game)
+    return replace(view, trail=tuple(game.match.trail),
+                   notice="RESUMED" if table.resumed_until_ns is not None else "")

@@ -92,8 +92,9 @@ def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[st
         left = side + 18 * u
     box = (left, top, w - 8 * u, bottom)
     _body(p, view, box)
-    if view.footer:
-        p.text(w // 2, h - p.line_h() - 2 * u, view.footer, fill=DIM, align="centre", width=w - 16 * u)
+    if view.notice or view.footer:
+        p.text(w // 2, h - p.line_h() - 2 * u, view.notice or view.footer, fill=ALERT if view.notice else DIM,
+               align="centre", width=w - 16 * u)
     return p.image
 
 
