@@ -86,8 +86,8 @@ def wires(profile: Profile) -> list[Wire]:
     if profile.buzzer_pin is not None:
         gpio = profile.buzzer_pin
         out.append(Wire("buzzer", "NPN base (through 1 kOhm)", pin_name(gpio), gpio))
-        out.append(Wire("buzzer", "buzzer", "between 5V (pin 2) and the NPN's collector; emitter to GND, "
-                                            "1N4148 across the buzzer"))
+        out.append(Wire("buzzer", "buzzer", "between 5V (pin 2) and the NPN's collector; emitter to GND; "
+                                            "1 kOhm across a piezo, a 1N4148 across a magnetic one"))
     if profile.board is not None:
         out.append(Wire("button board", "Raspberry Pi Pico", f"USB, {profile.board.port}"))
     return out
