@@ -65,9 +65,9 @@ class LateNote:
 
 
 def verdict_words(players: tuple[int, ...], name: Callable[[int], str]) -> str:
-    """``Ana``, ``a tie of Ana and Ben``, or ``nobody yet``."""
+    """``Ana``, ``a tie of Ana and Ben``, or ``no winner yet``."""
     if not players:
-        return "nobody yet"
+        return "no winner yet"
     named = " and ".join(name(p) for p in players)
     return named if len(players) == 1 else f"a tie of {named}"
 

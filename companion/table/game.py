@@ -207,8 +207,9 @@ class GameTable:
 
     @property
     def late_note(self) -> str | None:
-        """A short line for the screens while the verdict a late press would have changed shows:
-        ``Late press: Ben first`` (the verdict stands; see the journal)."""
+        """A short line for the screens while the verdict a late press would have changed shows,
+        saying what the press would have made it: ``Late press: Ben first``, ``Late: tie Ana&Ben``
+        or ``Late press: no winner`` (the verdict stands; the journal has the rest)."""
         late = self.late
         if late is None:
             return None
@@ -216,7 +217,7 @@ class GameTable:
         if not who:
             return "Late press: no winner"
         if len(who) > 1:
-            return fitting(lambda w: "Late press: tie " + "&".join(abbreviate(self.names[p], w) for p in who))
+            return fitting(lambda w: "Late: tie " + "&".join(abbreviate(self.names[p], w) for p in who))
         return fitting(lambda w: f"Late press: {abbreviate(self.names[who[0]], w)} first")
 
     def act_after(self, race: Race | None, action: dict[str, Any]) -> None:
