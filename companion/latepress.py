@@ -54,7 +54,7 @@ class LateNote:
     def told(self, name: Callable[[int], str]) -> str:
         """In words, players named by ``name``: ``Ben's press 5.0 ms before the winning one
         reached the box 55.0 ms after it was made, once the race was decided: with it the
-        verdict was a tie of Ana and Ben, not Ana``."""
+        verdict would have been a tie of Ana and Ben, not Ana``."""
         when = f"{abs(self.behind_ms):.1f} ms {'before' if self.behind_ms < 0 else 'after'} the winning one"
         what = {"press": "press", "false_start": "false start", "wrong": "wrong answer"}[self.press]
         came = ("reached the box once the race was decided (not from GPIO: its source reported past it "
