@@ -78,6 +78,7 @@ def named(line: str, names: tuple[str, ...]) -> str:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from .journal import JournalError, reaction_lines, read_journal, replay, summary
+    from .latepress import late_notes
     from .recovery import ABANDONED
     from .untrusted import Unreadable
 
@@ -114,6 +115,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print("Reaction times, each from the player's own screen:")
         for line in races:
             print("  " + line)
+    late = late_notes(lines, len(header.players))
+    if late:
+        print("Late presses: the box decided before they arrived, and the verdict stood:")
+        for note in late:
+            print(f"  {note.t:.3f} s {note.told(header.players.__getitem__)}")
     return 0
 
 
@@ -133,7 +139,8 @@ def _explain(path: str) -> int:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """One line per past game, newest first: when, what, who, and how it ended."""
-    from .journal import replay_file, summary
+    from .journal import JournalError, read_journal, replay, summary
+    from .latepress import late_notes, late_summary
     from .recovery import ABANDONED, journals
     from .untrusted import Unreadable
 
@@ -144,9 +151,13 @@ def cmd_games(args: argparse.Namespace) -> int:
         return 0
     for path in reversed(paths):
         try:
-            header, match = replay_file(path)
+            lines = read_journal(path)
+            header, match = replay(lines)
         except Unreadable as e:
             print(f"{path.name}: unreadable ({e.detail})")
+            continue
+        except JournalError as e:
+            print(f"{path.name}: unreadable ({e})")
             continue
         result = summary(header, match)
         if path.name.endswith(ABANDONED):
@@ -157,8 +168,9 @@ def cmd_games(args: argparse.Namespace) -> int:
             state = "won by " + " and ".join(header.players[w] for w in result["winners"])
         else:
             state = "not finished (offered on start)" if path == paths[-1] else "not finished"
+        late = late_summary(late_notes(lines, len(header.players)))
         print(f"{path.name}  {match.rules.title}  {', '.join(header.players)}  "
-              f"scores {result['scores']}  {state}")
+              f"scores {result['scores']}  {state}" + (f"  {late}" if late else ""))
     return 0
 
 

@@ -37,6 +37,7 @@ from .debounce import Debouncer, Stuck
 from .delivery import DeliveryWatch
 from .inputs import InputEvent
 from .journal import Header, JournalWriter
+from .latepress import LateNote
 from .notify import Notifier
 from .profile import Profile
 from .race import LatePress, watching_late_presses
@@ -319,8 +320,12 @@ class Daemon:
             self.delivery.saw(self._handling_delay_ns)
 
     def _late_press(self, press: LatePress) -> None:
-        """A race was decided without this press, which would have changed the verdict."""
-        self.delivery.late(press, self._handling_delay_ns)
+        """A race was decided without this press, which would have changed the verdict: logged,
+        and handed back to the table to journal it and tell the players."""
+        note = LateNote.of(press, self._handling_delay_ns)
+        self.delivery.late(note)
+        if isinstance(self.table, Table):
+            self.table.late_press(note)
 
     def _dim(self, now_ns: int) -> None:
         """Dim every display when nobody has pressed anything for a while; brighten on a press."""

@@ -6,7 +6,8 @@ promise rests on the Pi (lgpio's poll, the GIL hand-off, the CPU's load), so the
 keep: every GPIO press's *delivery delay* (arrival in the daemon's inbox minus its kernel edge
 time) goes into a rolling window with its p99 and max, a delay beyond the bound is counted, and a
 *late press* (one that arrived after its race was decided with an edge that would have changed
-the verdict, see :class:`~companion.race.LatePress`) is logged at WARNING with its delay.
+the verdict, see :class:`~companion.race.LatePress`) is logged at WARNING with its delay (and
+journaled by the game's table, :mod:`companion.latepress`).
 ``companion selftest`` prints the same figures for a box under display load.
 """
 
@@ -16,7 +17,7 @@ import logging
 import math
 from collections import deque
 
-from .race import LatePress
+from .latepress import LateNote
 
 log = logging.getLogger(__name__)
 
@@ -58,16 +59,12 @@ class DeliveryWatch:
                         "(timing.gpio_latency_ms); a race may have been decided without it",
                         delay_ns / MS, self.bound_ns / MS)
 
-    def late(self, press: LatePress, delay_ns: int | None) -> None:
-        """A race found ``press`` too late; ``delay_ns`` is its delivery delay if it came from
+    def late(self, note: LateNote) -> None:
+        """A race found a press too late: ``note.delay_ms`` is its delivery delay if it came from
         GPIO (from a button board, its source's watermark broke its promise)."""
         self.late_presses += 1
-        effect = "would have won" if press.would_have_won else "would have tied"
-        cause = ("not from GPIO: its source reported past it before delivering it" if delay_ns is None else
-                 f"delivery delay {delay_ns / MS:.1f} ms; raise timing.gpio_latency_ms, see companion selftest")
-        log.warning("late press: station %d pressed %.1f ms %s the first press and %s, but arrived "
-                    "after the race was decided (%s)", press.station + 1, abs(press.behind_ns) / MS,
-                    "before" if press.would_have_won else "after", effect, cause)
+        advice = "" if note.delay_ms is None else " (raise timing.gpio_latency_ms, see companion selftest)"
+        log.warning("late press: %s%s", note.told(lambda seat: f"seat {seat + 1}"), advice)
 
     def p99_ns(self) -> int | None:
         """The p99 of the recent delays (None before the first press)."""

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 
 from .games.base import Rules
 from .journal import JournalError, replay
+from .latepress import LATE, parse_late
 from .match import Match
 
 
@@ -55,6 +56,10 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
             out.append(f"line 1: {rules.title} for {', '.join(_seated(match.players))}.")
         told = []
         for i, event in enumerate(events):
+            if event["type"] == LATE:  # changes nothing: the verdict stood
+                note = parse_late(event, len(match.players))
+                told.append(f"A late press: {note.told(lambda p: f'{match.players[p]} (seat {p + 1})')}.")
+                continue
             body = {k: v for k, v in event.items() if k not in ("type", "t", "auto")}
             auto = event.get("auto") is True
             before = state["now"]

@@ -15,6 +15,10 @@ closest-number game's ``start``):
   journaled when the race was decided, at least a tie window and the input latency after the
   press, so this is an upper bound, and it is reported apart from the measured ones.
 
+A race decided before a press that would have changed it arrived (a *late press*,
+:mod:`companion.latepress`) keeps its verdict, but its journal's ``late`` line is listed with the
+game, so a table looking back sees which verdicts may have been wrong.
+
 Journals are read as ``companion replay`` reads them (:mod:`companion.untrusted`: regular files
 only, size and nesting capped). A journal that cannot be read is counted, named with its reason,
 and skipped; abandoned and
@@ -31,6 +35,7 @@ from typing import Any
 from .games.base import IllegalAction
 from .journal import (CRC, JournalError, _apply_line, parse_header, parse_line, reaction_times, read_journal,
                       start_match)
+from .latepress import LATE, LateNote, late_summary, parse_late, verdict_words
 from .recovery import ABANDONED, journals
 from .untrusted import Unreadable
 
@@ -60,6 +65,8 @@ class GameRecord:
     trail: list[tuple[float, tuple[Any, ...]]]
     """(journal time, every player's score) at the start and after each change."""
     reactions: list[Reaction]
+    late: list[LateNote] = field(default_factory=list)
+    """The game's late presses: verdicts that stood, though a press came too late for them."""
 
 
 def read_game(path: Path) -> GameRecord:
@@ -68,6 +75,7 @@ def read_game(path: Path) -> GameRecord:
     match = None
     trail: list[tuple[float, tuple[Any, ...]]] = []
     reactions: list[Reaction] = []
+    late: list[LateNote] = []
     opens_at: float | None = None
     sealed = False  # the header has a crc: so must every line
     for number, raw in enumerate(read_journal(path), start=1):
@@ -84,6 +92,8 @@ def read_game(path: Path) -> GameRecord:
             if not isinstance(obj, dict):
                 raise ValueError("an event line must be a JSON object")
             _apply_line(match, obj)  # it reads past the race fields (journal.NOTES) itself
+            if obj.get("type") == LATE:
+                late.append(parse_late(obj, len(header.players)))
         except (ValueError, IllegalAction) as e:  # bad JSON or UTF-8 too; a rule the line broke
             raise JournalError(number, str(e)) from None
         t = obj.get("t", 0)
@@ -98,7 +108,7 @@ def read_game(path: Path) -> GameRecord:
     outcome = match.outcome
     return GameRecord(path, header.game, match.rules.title, header.players, outcome is not None,
                       path.name.endswith(ABANDONED), tuple(outcome.winners) if outcome else (),
-                      tuple(match.rules.scores(match.state)), trail, reactions)
+                      tuple(match.rules.scores(match.state)), trail, reactions, late)
 
 
 def _reactions(obj: dict, players: tuple[str, ...], game: str, match, opens_at: float | None) -> list[Reaction]:
@@ -174,6 +184,13 @@ def reaction_summary(reactions: list[Reaction]) -> dict[str, Any] | None:
             "estimated": sum(r.estimated for r in reactions)}
 
 
+def late_json(note: LateNote, players: tuple[str, ...]) -> dict[str, Any]:
+    """A late press for ``companion history --json``, players by name."""
+    return {"t": note.t, "player": players[note.player], "press": note.press, "behind_ms": note.behind_ms,
+            "delay_ms": note.delay_ms, "verdict": [players[p] for p in note.verdict],
+            "would_be": [players[p] for p in note.would_be]}
+
+
 def as_json(history: History) -> dict[str, Any]:
     return {
         "players": {
@@ -184,6 +201,8 @@ def as_json(history: History) -> dict[str, Any]:
         },
         "games": len(history.counted),
         "not_counted": [g.path.name for g in history.games if g not in history.counted],
+        "late_presses": {g.path.name: [late_json(note, g.players) for note in g.late]
+                         for g in history.games if g.late},
         "unreadable": {p.name: reason for p, reason in history.unreadable},
     }
 
@@ -205,6 +224,13 @@ def report(history: History) -> list[str]:
             lines.append(f"  reactions: {summary['races']} races, median {summary['median_ms']:.0f} ms, "
                          f"mean {summary['mean_ms']:.0f} ms, best {summary['best_ms']:.0f} ms "
                          f"({measured} measured, {summary['estimated']} estimated from journal times)")
+    late = [g for g in history.games if g.late]
+    if late:
+        lines.append("Late presses (the box decided before they arrived; the verdict stood):")
+    for g in late:
+        lines.append(f"  {g.path.name}  {g.title}: {late_summary(g.late)}")
+        lines += [f"    {n.t:.3f} s {g.players[n.player]}: {verdict_words(n.would_be, g.players.__getitem__)} "
+                  f"instead of {verdict_words(n.verdict, g.players.__getitem__)}" for n in g.late]
     skipped = [g for g in history.games if g not in history.counted]
     lines.append(f"{len(history.counted)} games counted"
                  + (f"; {len(skipped)} not counted (abandoned or unfinished)" if skipped else ""))

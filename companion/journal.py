@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable
 from . import games
 from .games.base import IllegalAction
 from .games.options import OptionError, options_dict, parse_options
+from .latepress import LATE, parse_late
 from .match import Match
 from .profile import NAME_MAX
 from .untrusted import JOURNAL_BYTES, Unreadable, json_value, read_bytes
@@ -278,7 +279,8 @@ def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> li
 
 LineHook = Callable[[int, Match, list[dict[str, Any]]], None]
 """Told, after each applied line, its number, the match and the events it led to: what it
-recorded, chance events drawn from the seed before it, and the automatic actions after it."""
+recorded, chance events drawn from the seed before it, and the automatic actions after it; for
+a late press's line (:mod:`companion.latepress`), the line itself, which changes nothing."""
 
 
 def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tuple[Header, Match]:
@@ -316,6 +318,8 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
                 match = start_match(header, record)
             else:
                 _apply_line(match, obj)
+                if obj.get("type") == LATE:  # told along (replay --explain), never applied
+                    events.append(obj)
         except IllegalAction as e:
             raise JournalError(number, _explain(match, obj, autos, str(e))) from None
         except ValueError as e:
@@ -363,7 +367,9 @@ def _apply_line(match: Match, obj: Any) -> None:
     t = obj.get("t", 0)
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= LONGEST_GAME_S:
         raise ValueError(f"t must be seconds since the game started (0 or more, at most a year), not {t!r}")
-    if kind == "chance":
+    if kind == LATE:
+        parse_late(obj, len(match.players))  # informational: checked, and read past
+    elif kind == "chance":
         match.chance_or_draw(body)
     elif kind == "action":
         if obj.get("auto") is True:
@@ -372,7 +378,7 @@ def _apply_line(match: Match, obj: Any) -> None:
             raise IllegalAction("the game is already over")
         match.act_or_draw(body)
     else:
-        raise ValueError(f"type must be 'chance' or 'action', not {kind!r}")
+        raise ValueError(f"type must be 'chance', 'action' or '{LATE}', not {kind!r}")
 
 
 def summary(header: Header, match: Match) -> dict[str, Any]:

@@ -32,10 +32,12 @@ whichever order the two arrive. A wrong answer before the station's onset is a f
 any other press there: the question was not on its screen.
 
 A verdict is only as good as the watermark it waited for. A press that arrives after the decision
-with an edge that would have changed it (earlier than the winner's, or inside the tie window) is
-a *late press*: its source broke its promise. The verdict stands (the game has acted on it), but
-the race reports the late press to whoever watches (:func:`watching_late_presses`), so a broken
-promise is never silent.
+and would have changed it is a *late press*: its source broke its promise. It may be a press
+earlier than the winner's or inside the tie window, a false start that would have locked a winner
+out, or a wrong answer that would have knocked one out: the race decides again with everything
+that has arrived and compares. The verdict stands (the game has acted on it), but the race
+reports the late press, with the verdict it would have given, to whoever watches
+(:func:`watching_late_presses`), so a broken promise is never silent.
 """
 
 from __future__ import annotations
@@ -78,20 +80,25 @@ class RaceResult:
         return tuple(p for p in self.order if p.station not in self.winners)
 
 
+LATE_KINDS = ("press", "false_start", "wrong")
+"""What a late press was: a press on the race's key after the station's onset, a press before it
+(a false start, which with a lockout voids the station's next presses), a wrong answer."""
+
+
 @dataclass(frozen=True, slots=True)
 class LatePress:
-    """A press that arrived after its race was decided and would have changed the verdict.
-    ``behind_ns`` is how far it was behind the winning press: below 0 it would have won, below
-    the tie window it would have tied."""
+    """A press that arrived after its race was decided and would have changed the verdict:
+    ``winners`` is the verdict given, ``would_be`` the one the race gives with every press that
+    has arrived (empty: nobody would have won yet). ``behind_ns`` is the press's reaction time
+    minus the winners' fastest (below 0: before the winning press); ``kind`` one of
+    :data:`LATE_KINDS`."""
 
     station: int
     t_ns: int
     behind_ns: int
     winners: frozenset[int]
-
-    @property
-    def would_have_won(self) -> bool:
-        return self.behind_ns < 0
+    kind: str
+    would_be: frozenset[int]
 
 
 _late_press_watcher: ContextVar[Callable[[LatePress], None] | None] = ContextVar("late_press_watcher", default=None)
@@ -167,7 +174,10 @@ class Race:
         if not event.pressed or event.key != self.key or station not in self.stations:
             return "ignored"
         current = self._counted_ns(station)
+        verdict = self._verdict() if self._first_ns is not None else None
         self._presses.setdefault(station, set()).add(t)
+        if verdict is not None:
+            self._check_late(station, t, verdict, wrong=False)
         if self.onsets is None:
             return "false_start" if t < self.opens_at_ns else "pending"
         if t < self.onsets[station]:
@@ -178,8 +188,6 @@ class Race:
             return "knocked_out"
         if station in self._winners or (current is not None and current <= t):
             return "ignored"
-        if self._first_ns is not None and self._behind_ns(station, t) < self.tie_window_ns:
-            self._report_late(station, t)
         return "counted"
 
     def early(self, station: int) -> str | None:
@@ -205,11 +213,17 @@ class Race:
         """A wrong answer at ``t_ns``: the station's presses from then on no longer count. Says
         what it was: ``"knocked_out"``, ``"false_start"`` (before the station's onset: it is out
         of nothing), ``"pending"`` (after the opening, while the onsets are unknown) or
-        ``"ignored"`` (a station not in the race, or the race decided: it changes nothing).
+        ``"ignored"`` (a station not in the race, or the race decided: it changes nothing, though
+        it is reported if it would have, see :class:`LatePress`).
 
         The earliest knock-out of a station holds.
         """
-        if station not in self.stations or self._first_ns is not None:
+        if station not in self.stations:
+            return "ignored"
+        if self._first_ns is not None:
+            verdict = self._verdict()
+            self._wrong.setdefault(station, set()).add(t_ns)
+            self._check_late(station, t_ns, verdict, wrong=True)
             return "ignored"
         self._wrong.setdefault(station, set()).add(t_ns)
         if self.onsets is None:
@@ -252,8 +266,7 @@ class Race:
             if not reactions or watermark_ns < self.decision_due_ns:
                 return None
             fastest = min(reactions.values())
-            self._winners = {s: self.onsets[s] + r for s, r in reactions.items()
-                             if r - fastest < self.tie_window_ns}
+            self._winners = {s: self.onsets[s] + reactions[s] for s in self._verdict(reactions)}
             self._fastest_ns = fastest
             self._first_ns = min(t for s, t in self._winners.items() if reactions[s] == fastest)
         counted = {s: self.onsets[s] + r for s, r in reactions.items()}
@@ -297,10 +310,23 @@ class Race:
         time (each station timed from its own onset)."""
         return t_ns - self.onsets[station] - self._fastest_ns
 
-    def _report_late(self, station: int, t_ns: int) -> None:
+    def _verdict(self, reactions: Mapping[int, int] | None = None) -> frozenset[int]:
+        """The stations within the tie window of the fastest reaction among ``reactions`` (by
+        default every press that has arrived): who wins on them."""
+        reactions = self._reactions() if reactions is None else reactions
+        fastest = min(reactions.values(), default=0)
+        return frozenset(s for s, r in reactions.items() if r - fastest < self.tie_window_ns)
+
+    def _check_late(self, station: int, t_ns: int, before: frozenset[int], wrong: bool) -> None:
+        """After the decision: report the press at ``t_ns`` if it changed what the race would
+        decide now (``before`` it arrived) into something other than its verdict. A press given
+        twice changes nothing the second time, so it is reported once."""
+        would_be = self._verdict()
         watcher = _late_press_watcher.get()
-        if watcher is not None:
-            watcher(LatePress(station, t_ns, self._behind_ns(station, t_ns), frozenset(self._winners)))
+        if watcher is None or would_be == before or would_be == frozenset(self._winners):
+            return
+        kind = "false_start" if t_ns < self.onsets[station] else "wrong" if wrong else "press"
+        watcher(LatePress(station, t_ns, self._behind_ns(station, t_ns), frozenset(self._winners), kind, would_be))
 
     def _counted_ns(self, station: int) -> int | None:
         """The station's first counted press: its earliest press at or after its onset, neither

@@ -15,6 +15,7 @@ from companion.cli import main
 from companion.daemon import Daemon
 from companion.delivery import DeliveryWatch
 from companion.inputs import InputEvent
+from companion.latepress import LateNote
 from companion.profile import load_profile
 from companion.race import LatePress, Race, watching_late_presses
 from companion.script import ScriptPress
@@ -60,7 +61,7 @@ def first_round(tmp_path, monkeypatch, ben_late_s: float, ana_at_s: float, ben_a
 def test_a_press_delivered_after_the_decision_with_an_earlier_edge_is_reported(tmp_path, monkeypatch, caplog):
     """Ana slaps 0.4 s after 0; Ben's slap reaches the box 50 ms after hers, but its edge was
     5 ms before hers. The race was decided 40 ms after Ana's slap (tie window + GPIO bound), so
-    Ben's slap is too late: the verdict stands, and says so."""
+    Ben's slap is too late: the verdict stands, and says it would have been a tie."""
     with caplog.at_level(logging.WARNING, logger="companion.delivery"):
         daemon = first_round(tmp_path, monkeypatch, 0.055, 0.400, 0.450)
     assert daemon.delivery.bound_ns == 30 * MS
@@ -68,9 +69,9 @@ def test_a_press_delivered_after_the_decision_with_an_earlier_edge_is_reported(t
     assert daemon.delivery.late_presses == 1
     assert daemon.delivery.beyond_bound == 1
     late = [r.getMessage() for r in caplog.records if "late press" in r.getMessage()]
-    assert late == ["late press: station 2 pressed 5.0 ms before the first press and would have won, "
-                    "but arrived after the race was decided (delivery delay 55.0 ms; raise "
-                    "timing.gpio_latency_ms, see companion selftest)"]
+    assert late == ["late press: seat 2's press 5.0 ms before the winning one reached the box 55.0 ms "
+                    "after it was made, once the race was decided: with it the verdict would have been a "
+                    "tie of seat 1 and seat 2, not seat 1 (raise timing.gpio_latency_ms, see companion selftest)"]
     assert daemon.delivery.max_ns == 55 * MS
 
 
@@ -84,8 +85,10 @@ def test_a_press_within_the_bound_is_not_late_and_wins(tmp_path, monkeypatch, ca
     assert not caplog.records
 
 
-@pytest.mark.parametrize("t_ms, late", [(-3, True), (9.9, True), (10, False), (50, False)])
-def test_race_reports_a_press_after_its_decision_only_if_it_would_change_the_verdict(t_ms, late):
+@pytest.mark.parametrize("t_ms, would_be", [(-30, {1}), (-3, {0, 1}), (9.9, {0, 1}), (10, None), (50, None)])
+def test_race_reports_a_press_after_its_decision_only_if_it_would_change_the_verdict(t_ms, would_be):
+    """A press 30 ms before the winner's would have won, one 3 ms before or 9.9 ms after would
+    have tied (the tie window is 10 ms); from 10 ms on it changes nothing."""
     race = Race(0, 10 * MS, range(3))
     race.press(InputEvent(0, "slap", True, 100 * MS))
     assert race.decide(130 * MS).winners == {0}
@@ -93,7 +96,10 @@ def test_race_reports_a_press_after_its_decision_only_if_it_would_change_the_ver
     with watching_late_presses(seen.append):
         race.press(InputEvent(1, "slap", True, round((100 + t_ms) * MS)))
         race.press(InputEvent(0, "slap", True, 90 * MS))  # a winner's own earlier press: no news
-    assert seen == ([LatePress(1, round((100 + t_ms) * MS), round(t_ms * MS), frozenset({0}))] if late else [])
+        race.press(InputEvent(1, "slap", True, round((100 + t_ms) * MS)))  # given twice: told once
+    t = round((100 + t_ms) * MS)
+    assert seen == ([] if would_be is None else
+                    [LatePress(1, t, round(t_ms * MS), frozenset({0}), "press", frozenset(would_be))])
     assert race.decide(130 * MS).winners == {0}
 
 
@@ -174,8 +180,8 @@ def test_any_delivery_within_the_bound_gives_the_edge_time_verdict(edges, delays
 def test_a_late_press_from_the_button_board_blames_its_source_not_the_gpio_bound(caplog):
     watch = DeliveryWatch(30 * MS)
     with caplog.at_level(logging.WARNING, logger="companion.delivery"):
-        watch.late(LatePress(2, 103 * MS, 3 * MS, frozenset({0})), None)
+        watch.late(LateNote.of(LatePress(2, 103 * MS, 3 * MS, frozenset({0}), "press", frozenset({0, 2})), None))
     assert watch.late_presses == 1
-    assert caplog.messages == ["late press: station 3 pressed 3.0 ms after the first press and would have "
-                               "tied, but arrived after the race was decided (not from GPIO: its source "
-                               "reported past it before delivering it)"]
+    assert caplog.messages == ["late press: seat 3's press 3.0 ms after the winning one reached the box once "
+                               "the race was decided (not from GPIO: its source reported past it first): with "
+                               "it the verdict would have been a tie of seat 1 and seat 3, not seat 1"]

@@ -82,3 +82,31 @@ def test_everything_the_rules_offer_or_draw_is_documented(game):
                 state = game.apply(state, game.auto_action(state) or rng.choice(legal))
     assert seen_actions <= ACTIONS[game.name]
     assert seen_events <= EVENTS.get(game.name, set())
+
+
+FIELD_ROW = re.compile(r"^\| `(\w+)` \|")
+
+
+def documented_fields(section: str) -> list[str]:
+    """The field names of the table under the ``## section`` heading, in order."""
+    text = DOC.read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return [m.group(1) for line in body.splitlines() if (m := FIELD_ROW.match(line))]
+
+
+def test_the_race_fields_replay_reads_past_are_the_documented_ones():
+    from companion.journal import IGNORED, NOTES
+
+    assert documented_fields("Race fields") == list(NOTES)
+    assert set(NOTES) <= set(IGNORED)
+
+
+def test_a_late_line_has_exactly_the_documented_fields():
+    from companion.latepress import FIELDS, LATE
+    from companion.race import LATE_KINDS
+
+    assert documented_fields("Late presses") == list(FIELDS)
+    text = DOC.read_text(encoding="utf-8")
+    assert f'"type": "{LATE}"' in text
+    kinds = text.split("\n## Late presses\n", 1)[1].split("| `press` |", 1)[1].split("\n", 1)[0]
+    assert re.findall(r"`(\w+)` \(", kinds) == list(LATE_KINDS)

@@ -31,6 +31,7 @@ from .. import games
 from ..games.options import options_dict, parse_options
 from ..inputs import InputEvent
 from ..journal import Header, JournalWriter
+from ..latepress import LateNote
 from ..recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
 from ..screens.canvas import with_notice
@@ -411,6 +412,13 @@ class Table:
         if self.game.tick(now_ns, watermark_ns):
             self.version += 1
         self._collect()
+
+    def late_press(self, note: LateNote) -> None:
+        """A press came too late for the race the game decided last (the daemon found it while
+        the game handled the press): the game journals it and notes it on the screens."""
+        if self.game is not None:
+            self.game.late_press(note, self.now_ns)
+            self.version += 1
 
     def take_reveal(self) -> int | None:
         """If the screens now due open a race, the reveal's number (once): the daemon shows them

@@ -33,6 +33,7 @@ from PIL import Image
 from ..games.base import IllegalAction
 from ..games.closest import ClosestState, ScoredRound
 from ..inputs import InputEvent
+from ..latepress import LateNote
 from ..race import Race, RaceResult
 from ..screens.canvas import abbreviate, fitting
 from ..screens.closest import LineView, QuestionView, number_line, question
@@ -181,6 +182,7 @@ class ClosestTable(GameTable):
             self.cues.append("decided")
         elif result is not None:
             tied = sorted(result.winners)
+            self.judged(self.race)
             self._ask(product(self.rng), tied, now_ns)
             self.message = fitting(lambda w: "Tie: " + " & ".join(abbreviate(self.names[p], w) for p in tied) + " again")
             self.lit = {p: "blink" for p in tied}
@@ -197,6 +199,19 @@ class ClosestTable(GameTable):
         if self.race is None:
             return None
         return min((t for t in (self.race.decision_due_ns, self.told_early_due_ns()) if t is not None), default=None)
+
+    def straggler(self, race: Race, event: InputEvent) -> None:
+        """A right answer after the decided race is a press, any other answer a wrong one."""
+        if event.key == race.key:
+            race.press(event)
+        elif event.key in ANSWER_KEYS:
+            race.knock_out(event.station, event.t_ns)
+
+    def late_press(self, note: LateNote, now_ns: int) -> None:
+        """Said where the outcome of the start race is said, until the first card."""
+        super().late_press(note, now_ns)
+        if not self.state.cards:
+            self.message = self.late_note
 
     def _start(self, player: int, how: str) -> None:
         self.act_after(self.race, {"action": "start", "player": player}, question=list(self.question))

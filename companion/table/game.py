@@ -4,12 +4,19 @@ A game table is the referee for one game: it turns station inputs into game acti
 what each station may see, and says when players are done with the end screen. Inputs whose
 edge came before the last change of state are *stale* (a press aimed at a state that has since
 moved on) and are dropped rather than applied to the new state.
+
+A press that reaches the table after a race was decided, with an edge early enough to matter, is
+still shown to that race (stale or not), which tells whether it would have changed the verdict:
+a *late press* (:class:`~companion.race.LatePress`). The verdict stands; the daemon hands the
+late press back (:meth:`GameTable.late_press`), the table journals it on a line of its own and
+shows a short note (:attr:`GameTable.late_note`) while the verdict's result is on the screens.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from PIL import Image
@@ -17,8 +24,10 @@ from PIL import Image
 from ..games.base import Rules
 from ..inputs import InputEvent
 from ..journal import JournalWriter
+from ..latepress import LateNote
 from ..match import Match
 from ..race import Race
+from ..screens.canvas import abbreviate, fitting
 
 
 TABLES: dict[str, type["GameTable"]] = {}
@@ -80,6 +89,10 @@ class GameTable:
         self.revealing: Race | None = None
         self.last_reveal: Race | None = None
         """The race last revealed: a press in the dark of its reveal is told once it shows."""
+        self.decided: Race | None = None
+        """The race decided last: a press arriving for it later is shown to it (:meth:`handle`)."""
+        self.late: LateNote | None = None
+        """The last late press found for :attr:`decided`, while that race is the last decided."""
         self.aside: dict[str, Any] = {}
         """Informational fields for the next journal line (a race's onsets and reaction times)."""
         self.bots: dict[int, str] = {}
@@ -106,6 +119,9 @@ class GameTable:
         return round((t_ns - self.start_ns) / 1e9, 3)
 
     def handle(self, event: InputEvent) -> None:
+        decided = self.decided
+        if decided is not None and event.pressed and event.t_ns < decided.decision_due_ns:
+            self.straggler(decided, event)  # a press that may have come too late for it
         if event.t_ns < self.since_ns:
             return
         self.now_ns = event.t_ns
@@ -173,11 +189,48 @@ class GameTable:
         """When the next "Too early!" told after a reveal ends (a screen to redraw), if any."""
         return min((until for _, until in self._told_early_until() if until > self.now_ns), default=None)
 
+    def straggler(self, race: Race, event: InputEvent) -> None:
+        """A press with an edge before the decided ``race`` was due, arriving after its decision:
+        the race says whether it would have changed the verdict. A game whose races take wrong
+        answers passes those on as such."""
+        race.press(event)
+
+    def judged(self, race: Race) -> None:
+        """``race`` is decided: presses arriving for it from now on go to it (:meth:`handle`)."""
+        if race is not self.decided:
+            self.decided, self.late = race, None
+
+    def late_press(self, note: LateNote, now_ns: int) -> None:
+        """The daemon found that a press came too late for :attr:`decided` (the race just told it):
+        journaled on a ``late`` line of its own (the race's line is written already) and noted
+        on the screens. The verdict stands."""
+        note = replace(note, t=self.seconds(now_ns))
+        self.late = note
+        if self.journal is not None:
+            self.journal.write({**note.as_json(), "t": note.t})
+
+    @property
+    def late_note(self) -> str | None:
+        """A short line for the screens while the verdict a late press would have changed shows,
+        saying what the press would have made it: ``Late press: Ben first``, ``Late: tie Ana&Ben``
+        or ``Late press: no winner`` (the verdict stands; the journal has the rest)."""
+        late = self.late
+        if late is None:
+            return None
+        who = late.would_be
+        if not who:
+            return "Late press: no winner"
+        if len(who) > 1:
+            return fitting(lambda w: "Late: tie " + "&".join(abbreviate(self.names[p], w) for p in who))
+        return fitting(lambda w: f"Late press: {abbreviate(self.names[who[0]], w)} first")
+
     def act_after(self, race: Race | None, action: dict[str, Any], **notes: Any) -> None:
         """Apply the action a race led to, journaled with the race's onsets and reaction times
         (informational: ``onset_ms`` from the race's opening and ``reaction_ms``, per player,
         null for a player not in the race or without a counted press; replay ignores them) and
         ``notes``, the game's own race fields (:data:`companion.journal.NOTES`)."""
+        if race is not None:
+            self.judged(race)
         if race is not None and race.onsets is not None:
             players = range(len(self.names))
             opens = race.opens_at_ns
