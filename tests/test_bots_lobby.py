@@ -70,7 +70,7 @@ def test_right_cycles_the_bots_and_they_count_against_the_most_players(tmp_path)
     assert list(table.seating.joined) == [BEN] and shows(table.screen(ANA), "Full: you watch")
     tap(table, ANA, "right", clock.next())                  # the easy bot turns hard
     tap(table, ANA, "right", clock.next())                  # no room for a third: none
-    assert table.seating.added == [] and shows(table.screen(BEN), "2 more to join")
+    assert table.seating.added == [] and shows(table.screen(BEN), "2 more  right:bots")
     tap(table, BEN, "ok", clock.next())                     # one person and no bot cannot start
     assert table.seating is not None
 

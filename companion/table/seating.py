@@ -9,17 +9,23 @@ back to the game menu. Seats follow the stations around the table (the lowest st
 first seat), so a three-player game on a six-station box can be played at stations 2, 4 and 6;
 the stations left over watch.
 
-A game that every station must play (as many stations as its fewest players) skips this step. Bots the box seats in the game (:mod:`.bots`, from the command
+A game that every station must play (as many stations as its fewest players) skips this step,
+and so does a game the stations and the command line's bots fill: their options come at once,
+with no press more than before. Bots the box seats in the game (:mod:`.bots`, from the command
 line) count as joined from the start: fewer stations need to join, and fewer can.
 
-**Adding bots.** In a game bots can play, when the command line seated none, ``right`` on a
-station that has not joined adds a bot and chooses its level, one press at a time: an easy bot,
-that bot hard, another easy bot beside it... and back to none once no more fit (a game keeps one
-seat for a person). Bots count against the game's most players, and seated people and bots
-together must reach its fewest, so a two-station box is asked who plays Triangle and can add a
-bot, and on three stations one person can play Pay-to-Play against a bot while the others watch.
-The added bots sit after the people. ``ok`` with nobody joined seats every station, when they and
-the bots fill the game.
+**Adding bots.** In a game bots can play, when the command line seated none, ``right`` on any
+station adds a bot and chooses its level, one press at a time: an easy bot, that bot hard,
+another easy bot beside it... and back to none once no more fit (a game keeps one seat for a
+person). A joined station chooses its name with ``left`` alone there, so that it can add bots
+too: two stations that both joined Triangle add its third player themselves. Bots count against
+the game's most players, and seated people and bots together must reach its fewest, so a
+two-station box is asked who plays Triangle and can add a bot, and on three stations one person
+can play Pay-to-Play against a bot while the others watch. Where the step was skipped because
+every station must play (Pay-to-Play on two stations, Triangle on three), ``slap`` on the first
+option goes back to this screen (the screen says ``slap: bots``): one person plays Pay-to-Play
+against a bot at a two-station box. The added bots sit after the people. ``ok`` with nobody
+joined seats every station, when they and the bots fill the game.
 """
 
 from __future__ import annotations
@@ -120,6 +126,8 @@ class Seating:
             return None
         if key == "slap":
             del self.joined[station]
+        elif key == "right" and self.add_bots:
+            self.added = self._next_bots()
         elif key in ("left", "right"):
             free = self._free(station)
             i = free.index(self.joined[station])
@@ -135,9 +143,11 @@ class Seating:
         added = tuple(f"Bot:{level}" for level in self.added)
         joined = tuple(self.joined[s] for s in sorted(self.joined)) + self.bots + added or (rules.title,)
         if station in self.joined:
-            mine = f"You: <{self.joined[station]}>"
+            name = self.joined[station]
+            mine = f"You: {name}" if self.add_bots else f"You: <{name}>"
             short = self.fewest - len(self.joined)
-            hint = "ok: start  slap: out" if short <= 0 else f"{short} more to join"
+            more = f"{short} more  right:bots" if self.add_bots else f"{short} more to join"
+            hint = "ok: start  slap: out" if short <= 0 else more
         else:
             full = len(self.joined) >= self.room
             mine = "Full: you watch" if full else "slap: join"
