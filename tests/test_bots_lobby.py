@@ -166,6 +166,7 @@ def test_one_person_at_a_two_station_box_plays_pay_to_play_against_a_hard_bot(tm
     assert shows(table.screen(BEN), "Ana Bot:hard") and shows(table.screen(ANA), "ok: start  slap: out")
     tap(table, ANA, "ok", clock.next())
     assert table.seats == (ANA, None) and table.lobby.row == 0
+    assert shows(table.screen(ANA), "</>: change  ok: next"), "asked now: the first row as ever"
     while table.game is None:
         tap(table, ANA, "ok", clock.next())
     assert table.game.names == ("Ana", "Bot") and table.bot_seats.levels == {1: "hard"}

@@ -5,7 +5,8 @@
 in ascending order, ``left`` takes the one before (less) and ``right`` the one after (more),
 stopping at the ends; ``ok`` moves to the next row, and ``ok`` on the Start row starts the game.
 ``slap`` goes back one step: from the first row, to "Who plays?" in a game the players may add
-bots to (:mod:`.seating`; the table opens it, the row says ``slap: bots``), else to the games.
+bots to (:mod:`.seating`; the table opens it, and where it was not asked, the row says ``slap:
+bots``), else to the games.
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ class Lobby:
         rows = tuple((option_label(options, name)[0], show_value(options, name, self.values[name]))
                      for name, _ in self._rows())
         brief = option_label(options, self._rows()[self.row][0])[1] if self.row < len(rows) else ""
-        keys = "ok: next  slap: bots" if self.back_to_seats else OptionsView.keys
+        # Where nobody was asked who plays, the first row says how to get there.
+        keys = "ok: next  slap: bots" if self.back_to_seats and self.seated is None else OptionsView.keys
         return options_menu(OptionsView(SHORT_TITLES.get(self.game.name, self.game.title),
                                         rows + (("Start", ""),), self.row, brief, keys))
 
