@@ -207,7 +207,7 @@ def test_two_stations_that_both_joined_triangle_add_its_third_player(tmp_path):
     tap(table, ANA, "slap", clock.next())
     tap(table, BEN, "slap", clock.next())
     assert shows(table.screen(ANA), "1 more  right:bots")   # no station is left to add a bot
-    tap(table, BEN, "left", clock.next())                   # left picks the name: Ben plays as Ana? taken
+    tap(table, BEN, "left", clock.next())                   # left picks the name: Ana is taken, Ben stays
     assert table.seating.joined == {ANA: "Ana", BEN: "Ben"}
     tap(table, BEN, "right", clock.next())
     tap(table, BEN, "right", clock.next())

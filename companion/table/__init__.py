@@ -238,6 +238,7 @@ class Table:
                 self.lobby.seated, self.seated = None, None
 
     def _ask_who_plays(self) -> None:
+        """Every station shows "Who plays?" for the game selected (:mod:`.seating`)."""
         bots = sorted(self._game_bots())
         self.seating = Seating(self.lobby.game, self.names, tuple(bot_name(s, len(bots)) for s in bots),
                                self._bots_join(self.lobby.game))
