@@ -167,7 +167,8 @@ def test_no_text_is_cut_off_in_the_lobby():
 
 def test_no_text_is_cut_off_when_bots_are_added():
     """"Who plays?" on a two-station box with the longest names, for every game bots play: each
-    number and level of bots ``right`` cycles through, before and after a station joins."""
+    number and level of bots ``right`` cycles through, on a station that has not joined and on
+    one that has. A game both stations must play (Pay-to-Play) is asked from its first option."""
     from companion.table.bots import GAMES
 
     problems = []
@@ -176,11 +177,15 @@ def test_no_text_is_cut_off_when_bots_are_added():
         table.lobby.index = [g.name for g in table.lobby.games].index(name)
         with checking() as overflows:
             table.handle(InputEvent(0, "ok", True, 0))
+            if table.seating is None:
+                table.screen(0)
+                table.handle(InputEvent(0, "slap", True, 0))
+            assert table.seating is not None
             for joined in (False, True):
                 if joined:
                     table.handle(InputEvent(1, "slap", True, 0))
                 for _ in range(5):
-                    table.handle(InputEvent(0, "right", True, 0))
+                    table.handle(InputEvent(1 if joined else 0, "right", True, 0))
                     table.screen(0), table.screen(1)
         problems += [f"{name}: {o}" for o in overflows]
     assert not problems, "\n".join(problems)

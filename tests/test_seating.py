@@ -20,17 +20,21 @@ def test_three_players_take_stations_2_4_6_and_the_game_sees_seats(tmp_path):
         tap(table, station, "slap", clock.next())
     tap(table, 0, "slap", clock.next())                     # a fourth: Triangle is full
     assert sorted(table.seating.joined) == [1, 3, 5] and shows(table.screen(0), "Full: you watch")
-    tap(table, 3, "right", clock.next())                    # Dee plays as the next free name: Eve
-    assert table.seating.joined[3] == "Eve"
-    tap(table, 5, "right", clock.next())                    # Finn: Eve is taken, so Ana
-    assert table.seating.joined[5] == "Ana"
+    tap(table, 3, "left", clock.next())                     # Dee plays as the name before: Cy
+    assert table.seating.joined[3] == "Cy"
+    tap(table, 3, "left", clock.next())                     # Ben is taken, so Ana
+    assert table.seating.joined[3] == "Ana"
+    tap(table, 5, "left", clock.next())                     # Finn plays as Eve
+    assert table.seating.joined[5] == "Eve"
+    tap(table, 3, "right", clock.next())                    # right adds a bot, but Triangle is full
+    assert table.seating.joined[3] == "Ana" and table.seating.added == []
     tap(table, 1, "ok", clock.next())
     assert table.seats == (1, 3, 5) and table.lobby.row == 0
     while table.game is None:
         tap(table, 1, "ok", clock.next())
-    assert table.game.names == ("Ben", "Eve", "Ana")
+    assert table.game.names == ("Ben", "Ana", "Eve")
     header = json.loads(journals[0].read_text().splitlines()[0])
-    assert header["players"] == ["Ben", "Eve", "Ana"] and header["stations"] == [2, 4, 6]
+    assert header["players"] == ["Ben", "Ana", "Eve"] and header["stations"] == [2, 4, 6]
     # Station 4 (seat 2) shows what the game shows seat 2; station 1 watches, and its slap is ignored.
     assert table.screen(3).tobytes() == table.game.screen(1).tobytes()
     t = round((clock.ms + 5000) * MS)
@@ -49,7 +53,7 @@ def test_fewer_than_the_fewest_cannot_start_and_left_goes_back(tmp_path):
     pick(table, clock, "triangle")
     tap(table, 2, "slap", clock.next())
     tap(table, 2, "ok", clock.next())
-    assert table.seating is not None and shows(table.screen(2), "2 more to join")
+    assert table.seating is not None and shows(table.screen(2), "2 more  right:bots")
     tap(table, 2, "slap", clock.next())                     # leaves again
     assert table.seating.joined == {}
     tap(table, 1, "left", clock.next())

@@ -28,6 +28,8 @@ class OptionsView:
     row: int
     brief: str = ""
     """What the selected option does, in one line."""
+    keys: str = "</>: change  ok: next"
+    """The bottom line on an option row: what the keys do there."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ def options_menu(view: OptionsView) -> Image.Image:
         _row(draw, LINE_H + 1 + line * LINE_H, label, value, i == view.row)
     start = view.row == len(view.rows) - 1
     centred(draw, 3 * LINE_H + 2, view.brief if not start else "everything is set")
-    centred(draw, 4 * LINE_H + 2, "ok: start  slap: back" if start else "</>: change  ok: next")
+    centred(draw, 4 * LINE_H + 2, "ok: start  slap: back" if start else view.keys)
     return image
 
 

@@ -228,15 +228,23 @@ class Table:
         elif self.lobby.row is None and self.lobby.rules_page is None and event.pressed \
                 and event.key == "ok" and needs_seating(self.lobby.game, self.stations, len(self._game_bots()),
                                                         self._bots_join(self.lobby.game)):
-            bots = sorted(self._game_bots())
-            self.seating = Seating(self.lobby.game, self.names, tuple(bot_name(s, len(bots)) for s in bots),
-                                   self._bots_join(self.lobby.game))
+            self._ask_who_plays()
+        elif self.lobby.back_to_seats and event.pressed and event.key == "slap":
+            self.lobby.handle(event)  # off the options, as back to the games...
+            self.lobby.seated, self.seated = None, None
+            self._ask_who_plays()  # ...but asking who plays on the way: the players may add bots
         else:
             start = self.lobby.handle(event)
             if start is not None:
                 self.start(start, event.t_ns)
             elif self.lobby.row is None:  # back on the game menu: the seats go with the game
                 self.lobby.seated, self.seated = None, None
+
+    def _ask_who_plays(self) -> None:
+        """Every station shows "Who plays?" for the game selected (:mod:`.seating`)."""
+        bots = sorted(self._game_bots())
+        self.seating = Seating(self.lobby.game, self.names, tuple(bot_name(s, len(bots)) for s in bots),
+                               self._bots_join(self.lobby.game))
 
     def _turns_to_settings(self, event: InputEvent) -> bool:
         """On the game menu, the Box settings page comes after the last game and before the first."""

@@ -4,7 +4,9 @@
 ``left``/``right``, ``ok`` or ``slap`` go back). Then each option is a row: its lobby choices are
 in ascending order, ``left`` takes the one before (less) and ``right`` the one after (more),
 stopping at the ends; ``ok`` moves to the next row, and ``ok`` on the Start row starts the game.
-``slap`` goes back one step.
+``slap`` goes back one step: from the first row, to "Who plays?" in a game the players may add
+bots to (:mod:`.seating`; the table opens it, and where it was not asked, the row says ``slap:
+bots``), else to the games.
 """
 
 from __future__ import annotations
@@ -64,6 +66,12 @@ class Lobby:
     @property
     def game(self) -> Rules:
         return self.games[self.index]
+
+    @property
+    def back_to_seats(self) -> bool:
+        """Whether ``slap`` on the first option row goes back to "Who plays?": in a game the
+        players may add bots to, even where every station had to play and was not asked."""
+        return self.row == 0 and self.bots_join and self.game.name in self.bot_games
 
     def _seats(self, game: Rules) -> int:
         """How many seats the box can fill in ``game``: its stations, and bots where they sit."""
@@ -136,8 +144,10 @@ class Lobby:
         rows = tuple((option_label(options, name)[0], show_value(options, name, self.values[name]))
                      for name, _ in self._rows())
         brief = option_label(options, self._rows()[self.row][0])[1] if self.row < len(rows) else ""
+        # Where nobody was asked who plays, the first row says how to get there.
+        keys = "ok: next  slap: bots" if self.back_to_seats and self.seated is None else OptionsView.keys
         return options_menu(OptionsView(SHORT_TITLES.get(self.game.name, self.game.title),
-                                        rows + (("Start", ""),), self.row, brief))
+                                        rows + (("Start", ""),), self.row, brief, keys))
 
 
 def turn_page(page: int, count: int, key: str) -> int | None:
