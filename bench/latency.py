@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-import time
 from pathlib import Path
 
 from PIL import Image

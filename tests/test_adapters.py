@@ -140,8 +140,6 @@ def test_display_writer_says_ready_once_every_display_has_a_frame():
 
 
 def test_a_display_that_fails_is_retried_with_a_growing_pause_and_reopened():
-    from luma.core.error import DeviceNotFoundError
-
     bus = Bus()
     now = [100.0]
     opened = []
@@ -300,7 +298,6 @@ class RecordingSMBus(Bus):
     (one shared record, as every display and the multiplexer sit on one wire)."""
 
     wire: list = []
-    unplugged = False
 
     def __init__(self, port):
         self.sent = RecordingSMBus.wire

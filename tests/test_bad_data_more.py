@@ -22,9 +22,10 @@ from companion.daemon import Daemon, journal_opener
 from companion.inputs import InputEvent
 from companion.journal import Header, replay, start_match
 from companion.profile import load_profile
+from companion.script import load_script
 from companion.table import Table
 
-from helpers import MS, tap
+from helpers import MS, FakeClock, play_on_fake_clock, tap
 from test_bad_data import BAD_LINES, MOCK3, ROOT, SEED_GAME, beside_a_good_game, make_odd
 
 
@@ -243,8 +244,11 @@ def test_triangle_replay_is_linear_in_the_rounds():
 
 def test_a_whole_scripted_game_opens_no_network_socket(tmp_path, monkeypatch):
     """What held before and must keep holding: the box talks to nobody over a network (its
-    event loop's own wake-up pair is a local socketpair)."""
+    event loop's own wake-up pair is a local socketpair). The demo's Pay-to-Play script is played
+    through the daemon on mock pins and a fake clock, so a busy machine plays the same game."""
     import socket
+
+    import gpiozero.pins.mock
 
     families = []
     real_init = socket.socket.__init__
@@ -253,12 +257,17 @@ def test_a_whole_scripted_game_opens_no_network_socket(tmp_path, monkeypatch):
         families.append(family)
         real_init(self, family, *args, **kwargs)
 
-    monkeypatch.setattr(socket.socket, "__init__", noting)
+    clock = FakeClock()
+    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
     demo = ROOT / "companion" / "demo"
-    code = main(["run", "--profile", str(demo / "profile.toml"), "--script", str(demo / "paytoplay.txt"),
-                 "--speed", "50", "--seed", "1", "--journal-dir", str(tmp_path)])
-    monkeypatch.undo()
-    assert code == 0
+    profile = load_profile(demo / "profile.toml")
+    monkeypatch.setattr(socket.socket, "__init__", noting)
+    daemon = Daemon(profile, tmp_path, seed=1)
+    try:
+        asyncio.run(play_on_fake_clock(daemon, load_script(demo / "paytoplay.txt", len(profile.stations)), clock))
+    finally:
+        daemon.close()
+        monkeypatch.undo()
     [journal] = tmp_path.glob("*.jsonl")
     assert replay(journal.read_text().splitlines())[1].outcome is not None  # the game was played out
     assert socket.AF_UNIX in families                                        # sockets are seen,

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import gpiozero.pins.mock
 import serial
-from PIL import ImageChops
 
 from companion.adapters.board import BoardLink
 from companion.board.frames import Leds

@@ -1,6 +1,6 @@
 """Closest Number screens, checked by pixels and against a golden PNG reviewed by eye."""
 
-from PIL import Image, ImageChops
+from PIL import ImageChops
 
 from companion.screens.canvas import HEIGHT, WIDTH, blank
 from companion.screens.closest import (

@@ -5,7 +5,6 @@ import asyncio
 from pathlib import Path
 
 import gpiozero.pins.mock
-import pytest
 
 from companion.cli import DEMOS, main, option_settings
 from companion.daemon import Daemon

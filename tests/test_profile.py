@@ -193,7 +193,7 @@ def test_pin_out_of_range(tmp_path, value):
 def test_buzzer_needs_a_pwm_pin(tmp_path, pin):
     assert problems(tmp_path, GOOD.replace("pin = 18", f"pin = {pin}")) == [
         f"buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not {pin}",
-        *([f"stations[1].pins.slap: GPIO 4 is already used by buzzer.pin"] if pin == 4 else []),
+        *(["stations[1].pins.slap: GPIO 4 is already used by buzzer.pin"] if pin == 4 else []),
     ]
 
 

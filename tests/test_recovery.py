@@ -1,8 +1,6 @@
 """Never lose a game: resume after a crash at any point, torn lines, abandoned and old games."""
 
-import asyncio
 import json
-import os
 import random
 import select
 import signal

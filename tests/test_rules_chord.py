@@ -14,7 +14,7 @@ from companion.table.closest import ANSWER_KEYS
 from companion.table.lobby import StartGame
 
 from glyphs import shows
-from helpers import MS, Clock, journaled_table, take_seats, tap
+from helpers import MS, Clock, journaled_table, tap
 
 ANA, BEN, CY = 0, 1, 2
 

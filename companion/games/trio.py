@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import register
-from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .base import Action, Outcome, Rules, need, player_field
 from ..words.wordlist import MAX_LENGTH, MIXED, TIERS, WordListError, pool, read_word_file
 
 PLAYERS = 3

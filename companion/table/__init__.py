@@ -44,7 +44,7 @@ from .box_settings import SettingsPage
 from .chord import Chords
 from .game import GameTable, has_table, table_for
 from .lobby import Lobby, StartGame, rules_screen, turn_page
-from .seating import BACK, Seated, Seating, needs_seating
+from .seating import Seated, Seating, needs_seating
 from .stuck import StuckButtons
 
 log = logging.getLogger(__name__)
