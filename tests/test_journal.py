@@ -133,7 +133,8 @@ def test_cli_replay_json(path, capsys):
     assert (code, err) == (0, "")
     assert out.endswith("\n") and out.count("\n") == 1, "exactly one JSON object, one line"
     result = json.loads(out)
-    assert set(result) == {"game", "over", "scores", "winners", "detail"}
+    assert set(result) == {"game", "over", "scores", "winners", "detail", "races", "late_presses"}
+    assert result["races"] == result["late_presses"] == []  # Pay-to-Play has no race
     assert result["game"] == "paytoplay"
     assert result["over"] is True
     assert result["scores"] == [1, 0]

@@ -26,7 +26,7 @@ from typing import Any, Callable
 from .. import words as decks
 from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
-from ..journal import reaction_times
+from ..journal import race_winners, reaction_times
 from ..race import RaceResult
 from ..games.options import option_label, show_value
 from ..table.triangle import VERDICT_LABELS
@@ -110,8 +110,7 @@ def journaled_presses(line: dict | None, names: tuple[str, ...]) -> tuple[RacePr
     timed = reaction_times(line, len(names))
     if not timed:
         return ()
-    players = line.get("players")
-    winners = players if isinstance(players, list) else [line.get("player")]
+    winners = race_winners(line, len(names))
     first = "tie" if len(winners) > 1 else "first"
     fastest = timed[0][0]
     return tuple(RacePress(names[p], p, round(ms - fastest, 6), first if p in winners else "")
