@@ -294,7 +294,8 @@ def race_json(obj: dict[str, Any], players: int) -> dict[str, Any]:
     """A race's line for ``companion replay --json``: when it was decided, the action it led to,
     who it named, and per player index the onset and the reaction time (null: not a time)."""
     out = {"t": obj.get("t", 0), "action": obj.get("action"), "winners": race_winners(obj, players),
-           "onset_ms": _per_player(obj, "onset_ms", players), "reaction_ms": _per_player(obj, "reaction_ms", players)}
+           "onset_ms": _per_player(obj, "onset_ms", players) or [None] * players,
+           "reaction_ms": _per_player(obj, "reaction_ms", players)}
     question = race_question(obj)
     if question is not None:
         out["question"] = list(question)

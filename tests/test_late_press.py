@@ -81,6 +81,27 @@ def test_companion_replay_tells_the_late_press_after_the_reaction_times(late_tie
                                   "a tie of Ana and Ben, not Ana")
 
 
+def test_companion_replay_json_gives_the_race_and_the_late_press_as_history_does(late_tie, capsys):
+    """The race's times and the late press, players by index as in the journal; the late press
+    with the fields and the time ``companion history --json`` gives it, players there by name."""
+    _, journal = late_tie
+    lines = journal_objects(journal)
+    claim = next(line for line in lines if line.get("action") == "claim")
+    late = next(line for line in lines if line.get("type") == "late")
+    assert main(["replay", "--json", str(journal)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["races"] == [{"t": claim["t"], "action": "claim", "winners": [ANA],
+                                "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [400.0, None, None]}]
+    assert result["late_presses"] == [{"t": late["t"], "player": BEN, "press": "press", "behind_ms": -5.0,
+                                       "delay_ms": 55.0, "verdict": [ANA], "would_be": [ANA, BEN]}]
+    assert main(["history", "--dir", str(journal.parent), "--json"]) == 0
+    [named] = json.loads(capsys.readouterr().out)["late_presses"][journal.name]
+    names = ("Ana", "Ben", "Cy")
+    [indexed] = result["late_presses"]
+    assert named == {**indexed, "player": names[indexed["player"]], "verdict": [names[p] for p in indexed["verdict"]],
+                     "would_be": [names[p] for p in indexed["would_be"]]}
+
+
 def test_companion_replay_explain_tells_the_late_line(late_tie, capsys):
     _, journal = late_tie
     assert main(["replay", "--explain", str(journal)]) == 0

@@ -434,6 +434,41 @@ def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
     assert out[at + 1:] == ["  5.000 s claim: Ben 285 ms, Ana 300 ms"]
 
 
+def test_companion_replay_json_gives_each_race_s_onsets_and_reaction_times_by_player(make, capsys):
+    import json
+
+    from companion.cli import main
+
+    table = make(stations=3)
+    table.screens_take_time = True
+    to_zero(table)
+    press(table, BEN, "slap", OPENS + 325 * MS)
+    press(table, ANA, "slap", OPENS + 300 * MS)
+    table.revealed({ANA: OPENS, BEN: OPENS + 40 * MS, CY: OPENS + 1 * MS})
+    settle(table, OPENS + 2000 * MS)
+    assert main(["replay", "--json", str(table.path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["races"] == [{"t": 5.0, "action": "claim", "winners": [BEN], "onset_ms": [0.0, 40.0, 1.0],
+                                "reaction_ms": [300.0, 285.0, None]}]
+    assert result["late_presses"] == []
+
+
+def test_companion_replay_json_names_a_draw_s_players_as_the_race_s_winners(make, capsys):
+    import json
+
+    from companion.cli import main
+
+    table = make(stations=3)
+    to_zero(table)
+    for station, delta in ((CY, 0), (ANA, 3), (BEN, 6)):
+        press(table, station, "slap", OPENS + (500 + delta) * MS)
+    settle(table, OPENS + 520 * MS)
+    assert main(["replay", "--json", str(table.path)]) == 0
+    [race] = json.loads(capsys.readouterr().out)["races"]
+    assert (race["action"], race["winners"]) == ("draw", [ANA, BEN, CY])
+    assert race["reaction_ms"] == [503.0, 506.0, 500.0]
+
+
 def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):
     from companion.bots.triangle import advise
     from companion.table.triangle import VERDICT_LABELS
