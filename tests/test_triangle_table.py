@@ -469,6 +469,25 @@ def test_companion_replay_json_names_a_draw_s_players_as_the_race_s_winners(make
     assert race["reaction_ms"] == [503.0, 506.0, 500.0]
 
 
+def test_the_table_screen_notes_a_late_press_while_its_round_shows_then_no_more(make):
+    """Ben's slap, 5 ms before Ana's winning one, is handed to the table after the claim (as the
+    daemon does, inside :func:`watching_late_presses`): the TV notes it under the heading, as
+    the panels do, through the fact and its verdict, and no more once the next round is dealt."""
+    from companion.latepress import LateNote
+    from companion.race import watching_late_presses
+    from companion.tablescreen.public import triangle_view
+
+    table = make()
+    at = claim(table, ANA)
+    with watching_late_presses(lambda late: table.late_press(LateNote.of(late, None), table.now_ns)):
+        press(table, BEN, "slap", at - 5 * MS)
+    assert triangle_view(table).late == table.view(CY).status == "Late: tie Ana&Ben"
+    state(table, 0)
+    assert triangle_view(table).late == table.view(CY).status == "Late: tie Ana&Ben"
+    tap(table, BEN, "ok", table.since_ns + 500 * MS)
+    assert table.current is not None and triangle_view(table).late == ""
+
+
 def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):
     from companion.bots.triangle import advise
     from companion.table.triangle import VERDICT_LABELS
