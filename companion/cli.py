@@ -93,7 +93,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _fail(str(e))
     except JournalError as e:
         return _fail(str(Unreadable(args.file, e.reason, e.line)))
-    result = summary(header, match)
+    result = summary(header, match, lines)
     if args.json:
         print(json.dumps(result))
         return 0

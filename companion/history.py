@@ -184,13 +184,6 @@ def reaction_summary(reactions: list[Reaction]) -> dict[str, Any] | None:
             "estimated": sum(r.estimated for r in reactions)}
 
 
-def late_json(note: LateNote, players: tuple[str, ...]) -> dict[str, Any]:
-    """A late press for ``companion history --json``, players by name."""
-    return {"t": note.t, "player": players[note.player], "press": note.press, "behind_ms": note.behind_ms,
-            "delay_ms": note.delay_ms, "verdict": [players[p] for p in note.verdict],
-            "would_be": [players[p] for p in note.would_be]}
-
-
 def as_json(history: History) -> dict[str, Any]:
     return {
         "players": {
@@ -201,7 +194,7 @@ def as_json(history: History) -> dict[str, Any]:
         },
         "games": len(history.counted),
         "not_counted": [g.path.name for g in history.games if g not in history.counted],
-        "late_presses": {g.path.name: [late_json(note, g.players) for note in g.late]
+        "late_presses": {g.path.name: [note.record(g.players.__getitem__) for note in g.late]
                          for g in history.games if g.late},
         "unreadable": {p.name: reason for p, reason in history.unreadable},
     }

@@ -19,12 +19,12 @@ import os
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from . import games
 from .games.base import IllegalAction
 from .games.options import OptionError, options_dict, parse_options
-from .latepress import LATE, parse_late
+from .latepress import LATE, late_notes, parse_late
 from .match import Match
 from .profile import NAME_MAX
 from .untrusted import JOURNAL_BYTES, Unreadable, json_value, read_bytes
@@ -246,15 +246,72 @@ LONGEST_REACTION_MS = 3_600_000
 """A reaction time beyond an hour is no reaction time (a hand-edited or damaged line)."""
 
 
+def _time_ms(value: Any) -> float | None:
+    """A race field's entry as a time in ms, or None for one that is not (null, a hand-edited
+    or damaged entry: the fields are informational, and replay does not check them)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= LONGEST_REACTION_MS:
+        return float(value)
+    return None
+
+
+def _per_player(obj: dict, key: str, players: int) -> list[float | None] | None:
+    """A race field (:data:`NOTES`) as one time or None per player; None for a line without it."""
+    values = obj.get(key)
+    if not isinstance(values, list):
+        return None
+    return [_time_ms(values[p]) if p < len(values) else None for p in range(players)]
+
+
 def reaction_times(obj: Any, players: int) -> list[tuple[float, int]] | None:
     """A race line's counted presses as ``(reaction ms, player)``, fastest first; None for a line
-    without race fields. Entries that are not a time are left out (the fields are informational,
-    and replay does not check them)."""
-    reactions = obj.get("reaction_ms") if isinstance(obj, dict) else None
-    if not isinstance(reactions, list):
+    without race fields. Entries that are not a time are left out."""
+    reactions = _per_player(obj, "reaction_ms", players) if isinstance(obj, dict) else None
+    if reactions is None:
         return None
-    return sorted((float(ms), p) for p, ms in enumerate(reactions[:players])
-                  if isinstance(ms, (int, float)) and not isinstance(ms, bool) and 0 <= ms <= LONGEST_REACTION_MS)
+    return sorted((ms, p) for p, ms in enumerate(reactions) if ms is not None)
+
+
+def race_winners(obj: dict, players: int) -> list[int]:
+    """Who a race's line names: the claimer or starter (``player``), or a draw's ``players``;
+    what is not a player index is left out."""
+    named = obj.get("players")
+    named = named if isinstance(named, list) else [obj.get("player")]
+    return [p for p in named if isinstance(p, int) and not isinstance(p, bool) and 0 <= p < players]
+
+
+def race_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
+    """The lines of a journal that replays which end a race (they carry :data:`NOTES`)."""
+    for text in lines:
+        try:
+            obj = json.loads(text)
+        except ValueError:  # not JSON, not UTF-8, or a number too long: replay has said so
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("reaction_ms"), list):
+            yield obj
+
+
+def race_json(obj: dict[str, Any], players: int) -> dict[str, Any]:
+    """A race's line for ``companion replay --json``: when it was decided, the action it led to,
+    who it named, and per player index the onset and the reaction time (null: not a time)."""
+    out = {"t": obj.get("t", 0), "action": obj.get("action"), "winners": race_winners(obj, players),
+           "onset_ms": _per_player(obj, "onset_ms", players) or [None] * players,
+           "reaction_ms": _per_player(obj, "reaction_ms", players)}
+    question = race_question(obj)
+    if question is not None:
+        out["question"] = list(question)
+    return out
+
+
+def race_question(obj: dict[str, Any]) -> tuple[int, int] | None:
+    """The closest game's ``question`` a race line names (``[a, b]`` for a x b, each 1-99);
+    None for a line without one (an older or hand-written journal) or one that is not."""
+    question = obj.get("question")
+    if isinstance(question, list) and len(question) == 2 \
+            and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99 for n in question):
+        return question[0], question[1]
+    return None
+
+
 BOT = "bot"
 """Informational: ``true`` on the action line of a seat the box played itself (a bot)."""
 IGNORED = ("type", "t", "auto", BOT, CRC, *NOTES)
@@ -264,14 +321,8 @@ def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> li
     """One line per race a journal records with its reaction times (see :data:`NOTES`), for
     ``companion replay``: ``4.460 s claim: Ben 285 ms, Ana 300 ms``, fastest first."""
     out = []
-    for text in lines:
-        try:
-            obj = json.loads(text)
-        except ValueError:  # not JSON, not UTF-8, or a number too long: replay has said so
-            continue
-        timed = reaction_times(obj, len(players))
-        if timed is None:
-            continue
+    for obj in race_lines(lines):
+        timed = reaction_times(obj, len(players)) or []
         who = ", ".join(f"{players[p]} {ms:.0f} ms" for ms, p in timed) or "nobody counted"
         out.append(f"{obj.get('t', 0):.3f} s {obj.get('action')}: {who}")
     return out
@@ -381,16 +432,21 @@ def _apply_line(match: Match, obj: Any) -> None:
         raise ValueError(f"type must be 'chance', 'action' or '{LATE}', not {kind!r}")
 
 
-def summary(header: Header, match: Match) -> dict[str, Any]:
-    """The object ``companion replay --json`` prints."""
+def summary(header: Header, match: Match, lines: Iterable[str | bytes] = ()) -> dict[str, Any]:
+    """The object ``companion replay --json`` prints; ``lines``, the journal replayed, give each
+    race's times and the late presses (players by index, as everywhere in the journal)."""
     outcome = match.outcome
     rules = match.rules
+    lines = list(lines)
+    players = len(header.players)
     return {
         "game": header.game,
         "over": outcome is not None,
         "scores": list(outcome.scores if outcome else rules.scores(match.state)),
         "winners": list(outcome.winners) if outcome else [],
         "detail": rules.detail(match.state),
+        "races": [race_json(obj, players) for obj in race_lines(lines)],
+        "late_presses": [note.record(lambda p: p) for note in late_notes(lines, players)],
     }
 
 

@@ -51,6 +51,13 @@ class LateNote:
         return {"type": LATE, "player": self.player, "press": self.press, "behind_ms": self.behind_ms,
                 "verdict": list(self.verdict), "would_be": list(self.would_be), "delay_ms": self.delay_ms}
 
+    def record(self, name: Callable[[int], Any]) -> dict[str, Any]:
+        """For the commands' JSON: the line's fields and its ``t``, each player as ``name`` gives
+        it (``companion history --json`` by name, ``companion replay --json`` by index)."""
+        return {"t": self.t, "player": name(self.player), "press": self.press, "behind_ms": self.behind_ms,
+                "delay_ms": self.delay_ms, "verdict": [name(p) for p in self.verdict],
+                "would_be": [name(p) for p in self.would_be]}
+
     def told(self, name: Callable[[int], str]) -> str:
         """In words, players named by ``name``: ``Ben's press 5.0 ms before the winning one
         reached the box 55.0 ms after it was made, once the race was decided: with it the

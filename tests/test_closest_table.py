@@ -115,6 +115,20 @@ def test_a_wrong_fastest_answer_loses_to_the_right_second_one(racing):
     assert game.view(ANA).prompt == "Cy answered first"
 
 
+def test_companion_replay_json_gives_the_start_race_with_its_question(racing, capsys):
+    import json
+
+    from companion.cli import main
+
+    table, game, t, journals = racing
+    answer(table, (BEN, False, t + 100), (CY, True, t + 150), (ANA, True, t + 300))
+    tick(table, t + 400)
+    assert main(["replay", "--json", str(journals[-1])]) == 0
+    assert json.loads(capsys.readouterr().out)["races"] == [
+        {"t": 0.4, "action": "start", "winners": [CY], "onset_ms": [0.0, 0.0, 0.0],
+         "reaction_ms": [300.0, None, 150.0], "question": [17, 34]}]
+
+
 def test_the_race_goes_by_edge_time_not_by_arrival(racing):
     table, game, t, journals = racing
     answer(table, (ANA, True, t + 200),                    # arrives first, pressed last

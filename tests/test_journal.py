@@ -133,7 +133,8 @@ def test_cli_replay_json(path, capsys):
     assert (code, err) == (0, "")
     assert out.endswith("\n") and out.count("\n") == 1, "exactly one JSON object, one line"
     result = json.loads(out)
-    assert set(result) == {"game", "over", "scores", "winners", "detail"}
+    assert set(result) == {"game", "over", "scores", "winners", "detail", "races", "late_presses"}
+    assert result["races"] == result["late_presses"] == []  # Pay-to-Play has no race
     assert result["game"] == "paytoplay"
     assert result["over"] is True
     assert result["scores"] == [1, 0]
@@ -552,3 +553,20 @@ def test_every_command_has_a_help_description():
     commands = dict(walk(build_parser()))
     assert {"run", "demo", "sim", "replay", "selftest", "games", "profile", "words", "check", "print"} <= set(commands)
     assert [name for name, sub in commands.items() if not sub.description] == []
+
+
+def test_replay_json_gives_a_race_field_that_is_not_a_time_as_null():
+    """The race fields are informational and replay does not check them: in ``races`` an entry
+    that is not a time (hand-edited, damaged) is null, a list too short is padded, never a crash."""
+    lines = [json.dumps(x) for x in (
+        {"format": "companion-journal/1", "game": "triangle", "players": ["Ana", "Ben", "Cy"], "seed": 4},
+        {"type": "chance", "event": "deal", "cards": [1, 2, 3], "rts": 4},
+        {"type": "action", "action": "claim", "player": 1, "onset_ms": ["0", 2.5],
+         "reaction_ms": [1e308, 250, True], "question": [0, 3], "t": 2.0})]
+    [race] = summary(*replay(lines), lines)["races"]
+    assert race == {"t": 2.0, "action": "claim", "winners": [1], "onset_ms": [None, 2.5, None],
+                    "reaction_ms": [None, 250.0, None]}
+    without_onsets = lines[:2] + [json.dumps({"type": "action", "action": "claim", "player": 1,
+                                              "reaction_ms": [None, 250], "t": 2.0})]
+    [race] = summary(*replay(without_onsets), without_onsets)["races"]
+    assert (race["onset_ms"], race["reaction_ms"]) == ([None, None, None], [None, 250.0, None])

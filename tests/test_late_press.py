@@ -24,6 +24,8 @@ from companion.race import LatePress, Race, watching_late_presses
 from companion.recovery import find_interrupted
 from companion.script import ScriptPress
 from companion.table.closest import ANSWER_KEYS
+from companion.tablescreen.public import public_view
+from companion.tablescreen.render import ALERT, render
 from glyphs import shows
 from helpers import FakeClock, journal_objects, play_on_fake_clock
 from test_closest_daemon import CY, lobby_to_closest
@@ -81,6 +83,27 @@ def test_companion_replay_tells_the_late_press_after_the_reaction_times(late_tie
                                   "a tie of Ana and Ben, not Ana")
 
 
+def test_companion_replay_json_gives_the_race_and_the_late_press_as_history_does(late_tie, capsys):
+    """The race's times and the late press, players by index as in the journal; the late press
+    with the fields and the time ``companion history --json`` gives it, players there by name."""
+    _, journal = late_tie
+    lines = journal_objects(journal)
+    claim = next(line for line in lines if line.get("action") == "claim")
+    late = next(line for line in lines if line.get("type") == "late")
+    assert main(["replay", "--json", str(journal)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["races"] == [{"t": claim["t"], "action": "claim", "winners": [ANA],
+                                "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [400.0, None, None]}]
+    assert result["late_presses"] == [{"t": late["t"], "player": BEN, "press": "press", "behind_ms": -5.0,
+                                       "delay_ms": 55.0, "verdict": [ANA], "would_be": [ANA, BEN]}]
+    assert main(["history", "--dir", str(journal.parent), "--json"]) == 0
+    [named] = json.loads(capsys.readouterr().out)["late_presses"][journal.name]
+    names = ("Ana", "Ben", "Cy")
+    [indexed] = result["late_presses"]
+    assert named == {**indexed, "player": names[indexed["player"]], "verdict": [names[p] for p in indexed["verdict"]],
+                     "would_be": [names[p] for p in indexed["would_be"]]}
+
+
 def test_companion_replay_explain_tells_the_late_line(late_tie, capsys):
     _, journal = late_tie
     assert main(["replay", "--explain", str(journal)]) == 0
@@ -119,11 +142,26 @@ def test_every_player_sees_a_short_note_while_the_verdict_shows(late_tie):
     assert shows(daemon.table.screen(BEN), "Ana speaks")
 
 
+def test_the_table_screen_shows_the_note_as_the_panels_do(late_tie, tmp_path):
+    """The TV under its heading (Ana speaks, the race's timeline below), in red as a notice."""
+    daemon, _ = late_tie
+    view = public_view(daemon.table)
+    assert (view.heading, view.late) == ("Ana speaks", "Late: tie Ana&Ben")
+    assert [(r.name, r.delta_ms, r.note) for r in view.race] == [("Ben", -5.0, "late"), ("Ana", 0.0, "first")]
+    drawn: list[str] = []
+    image = render(view, (1280, 720), drawn)
+    image.save(tmp_path / "late-note.png")
+    assert "Late: tie Ana&Ben" in drawn and "Ben -5 ms late" in drawn
+    assert ALERT in {c for _, c in image.getcolors(1 << 16)}
+
+
 def test_without_a_late_press_no_note_and_no_late_line(tmp_path, monkeypatch):
     daemon = first_round(tmp_path, monkeypatch, 0.029, 0.400, 0.405)
     [journal] = (tmp_path / "games").glob("*.jsonl")
     assert not [line for line in journal_objects(journal) if line.get("type") == "late"]
     assert not any(shows(daemon.table.screen(s), "Late") for s in range(3))
+    view = public_view(daemon.table)
+    assert view.late == "" and ALERT not in {c for _, c in render(view, (1280, 720)).getcolors(1 << 16)}
 
 
 def test_a_late_wrong_answer_in_the_closest_start_race_is_journaled_and_noted(tmp_path, monkeypatch):

@@ -170,6 +170,28 @@ def test_the_race_puts_a_dot_per_press_on_the_axis_in_time_order():
     assert abs((firsts[0] + 12 - x0) / (firsts[2] + 12 - x0) - 141 / 210) < 0.01
 
 
+def test_a_late_note_is_drawn_in_red_under_the_heading_and_the_race_below_it():
+    """The note takes the body's first row; the race's axis moves down by that row. A late press
+    before the winner's starts the axis: Ben's dot left of Ana's, Cy's last."""
+    late = replace(RACE, late="Late: tie Ana&Ben",
+                   race=(RacePress("Ben", 1, -5.0, "late"), RacePress("Ana", 0, 0.0, "first"),
+                         RacePress("Cy", 2, 210.0)))
+    plain = render(RACE, (1280, 720))
+    image = render(late, (1280, 720))
+    body = (3 + 9) * 6 * 4 + 18 * 4
+    top = 20 * 4 + 13 * 8 + 16  # the body's top, below the heading
+    note = image.crop((body, top, 1280, top + 13 * 4))
+    assert ALERT in {c for _, c in note.getcolors()}
+    assert ALERT not in {c for _, c in plain.crop((body, top, 1280, top + 13 * 4)).getcolors()}
+    axis_y = top + 13 * 4 + 4 * 4 + 24
+    row = [image.getpixel((x, axis_y)) for x in range(image.width)]
+    firsts = {p: row.index(colour(p), body) for p in range(3)}
+    assert firsts[1] < firsts[0] < firsts[2]
+    drawn: list[str] = []
+    render(late, (1280, 720), drawn)
+    assert drawn.index("Late: tie Ana&Ben") < drawn.index("Ben -5 ms late") < drawn.index("Ana first")
+
+
 def test_the_end_chart_draws_each_players_line_up_to_their_score():
     image = render(END, (1280, 720))
     colours = {image.getpixel((x, y)) for x in range(400, 1200, 3) for y in range(200, 700, 3)}

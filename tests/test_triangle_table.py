@@ -418,7 +418,9 @@ def test_a_claim_is_journaled_with_each_players_onset_and_reaction_time_and_repl
     assert match.state.scores == table.match.state.scores and match.state.history[-1].claimer == BEN
 
 
-def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
+def test_companion_replay_shows_each_race_s_reaction_times_and_json_by_player(make, capsys):
+    import json
+
     from companion.cli import main
 
     table = make(stations=3)
@@ -432,6 +434,46 @@ def test_companion_replay_shows_each_race_s_reaction_times(make, capsys):
     out = capsys.readouterr().out.splitlines()
     at = out.index("Reaction times, each from the player's own screen:")
     assert out[at + 1:] == ["  5.000 s claim: Ben 285 ms, Ana 300 ms"]
+    assert main(["replay", "--json", str(table.path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["races"] == [{"t": 5.0, "action": "claim", "winners": [BEN], "onset_ms": [0.0, 40.0, 1.0],
+                                "reaction_ms": [300.0, 285.0, None]}]
+    assert result["late_presses"] == []
+
+
+def test_companion_replay_json_names_a_draw_s_players_as_the_race_s_winners(make, capsys):
+    import json
+
+    from companion.cli import main
+
+    table = make(stations=3)
+    to_zero(table)
+    for station, delta in ((CY, 0), (ANA, 3), (BEN, 6)):
+        press(table, station, "slap", OPENS + (500 + delta) * MS)
+    settle(table, OPENS + 520 * MS)
+    assert main(["replay", "--json", str(table.path)]) == 0
+    [race] = json.loads(capsys.readouterr().out)["races"]
+    assert (race["action"], race["winners"]) == ("draw", [ANA, BEN, CY])
+    assert race["reaction_ms"] == [503.0, 506.0, 500.0]
+
+
+def test_the_table_screen_notes_a_late_press_while_its_round_shows_then_no_more(make):
+    """Ben's slap, 5 ms before Ana's winning one, is handed to the table after the claim (as the
+    daemon does, inside :func:`watching_late_presses`): the TV notes it under the heading, as
+    the panels do, through the fact and its verdict, and no more once the next round is dealt."""
+    from companion.latepress import LateNote
+    from companion.race import watching_late_presses
+    from companion.tablescreen.public import triangle_view
+
+    table = make()
+    at = claim(table, ANA)
+    with watching_late_presses(lambda late: table.late_press(LateNote.of(late, None), table.now_ns)):
+        press(table, BEN, "slap", at - 5 * MS)
+    assert triangle_view(table).late == table.view(CY).status == "Late: tie Ana&Ben"
+    state(table, 0)
+    assert triangle_view(table).late == table.view(CY).status == "Late: tie Ana&Ben"
+    tap(table, BEN, "ok", table.since_ns + 500 * MS)
+    assert table.current is not None and triangle_view(table).late == ""
 
 
 def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):

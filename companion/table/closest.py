@@ -33,6 +33,7 @@ from PIL import Image
 from ..games.base import IllegalAction
 from ..games.closest import ClosestState, ScoredRound
 from ..inputs import InputEvent
+from ..journal import race_question
 from ..latepress import LateNote
 from ..race import Race, RaceResult
 from ..screens.canvas import abbreviate, fitting
@@ -117,12 +118,7 @@ class ClosestTable(GameTable):
         """The start race as its journal line tells it, with the question it answered (the
         products are the table's own draw, and the tie-breaks before it are not journaled)."""
         super().resume_race(line)
-        question = line.get("question")
-        if isinstance(question, list) and len(question) == 2 \
-                and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99 for n in question):
-            self.question = tuple(question)
-        else:  # an older or hand-written journal: the timeline without its question
-            self.question = None
+        self.question = race_question(line)  # None: an older or hand-written journal, the timeline alone
 
     @property
     def state(self) -> ClosestState:

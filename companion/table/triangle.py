@@ -313,13 +313,15 @@ class TriangleTable(GameTable):
             return f"{said} {delay(self.lockout_ns)} wait"
         return said if self.count > 0 or self.too_early(station) else ""
 
-    def _late_note(self) -> str | None:
-        """The note on a late press, while the round whose race it concerns is on the screens."""
+    @property
+    def round_late_note(self) -> str | None:
+        """The note on a late press, while the round whose race it concerns is on the screens
+        (the panels' status line, the table screen under its heading)."""
         return self.late_note if self.decided is self.race else None
 
     def _speak_view(self, station: int) -> RoundView:
         claimer = self.claimer
-        later = self._late_note() or self._later(station) or self._nobody_else()
+        later = self.round_late_note or self._later(station) or self._nobody_else()
         if station != claimer:
             return RoundView(fitting(lambda w: f"{abbreviate(self.names[claimer], w)} speaks"), cards=self._peer_cards(station),
                              status=later, footer=self._scores(station))
@@ -338,14 +340,14 @@ class TriangleTable(GameTable):
             heading = (fitting(lambda w: "Draw: " + ", ".join(abbreviate(self._name(p, station), w)
                                                                for p in done.draw), COLUMNS - 1)
                        if done.draw else "Nobody spoke: void")
-            return RoundView(heading, cards=self._peer_cards(station), status=self._late_note() or self._later(station),
+            return RoundView(heading, cards=self._peer_cards(station), status=self.round_late_note or self._later(station),
                              footer=footer, more=True)
         said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
         points = done.points[done.claimer]
         verdict = f" +{points}" if done.correct else "? No"
         cards = tuple((self._name(p, station), c) for p, c in enumerate(done.cards))
         name = self._name(done.claimer, station)
-        status = self._late_note() or self._later(station) or self._nobody_else()
+        status = self.round_late_note or self._later(station) or self._nobody_else()
         if self.match.options.coach and station == done.claimer:
             from ..bots.triangle import advice_for_round  # the coach's brain: only for a game with the coach
 

@@ -26,7 +26,8 @@ from typing import Any, Callable
 from .. import words as decks
 from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
-from ..journal import reaction_times
+from ..journal import race_winners, reaction_times
+from ..latepress import LateNote
 from ..race import RaceResult
 from ..games.options import option_label, show_value
 from ..table.triangle import VERDICT_LABELS
@@ -44,7 +45,7 @@ class RacePress:
     player: int
     delta_ms: float
     note: str = ""
-    """``first``, ``tie``, ``false start``, ``judging``..."""
+    """``first``, ``tie``, ``false start``, ``late``, ``judging``..."""
 
 
 @dataclass(frozen=True)
@@ -83,20 +84,26 @@ class PublicView:
     """The scores after every change, from the start: the end's chart."""
     winners: tuple[int, ...] = ()
     over: bool = False
+    late: str = ""
+    """A late press's note (``Late press: Ben first``) while the verdict it would have changed is
+    on the screen: in red under the heading, as the panels say it on their status line."""
     footer: str = ""
     notice: str = ""
     """Shown instead of the footer while set, as the panels show it on their bottom line: the
     game was just RESUMED, the button board is unplugged, a display is dead."""
 
 
-def race_presses(result: RaceResult | None, names: tuple[str, ...]) -> tuple[RacePress, ...]:
+def race_presses(result: RaceResult | None, names: tuple[str, ...],
+                 late: LateNote | None = None) -> tuple[RacePress, ...]:
     """A decided race, every press by time: the winner (or the tied) first, then the later ones,
-    then the false starts."""
+    then the false starts. The press of ``late`` (the last decided race's late press: it came
+    after the verdict, which stands) is marked ``late``, wherever its edge puts it."""
     if result is None:
         return ()
     first = "tie" if result.tie else "first"
+    late_player = late.player if late is not None and late.press == "press" else None
     out = [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6),
-                     first if p.station in result.winners else "")
+                     first if p.station in result.winners else "late" if p.station == late_player else "")
            for p in result.order if p.station < len(names)]
     out += [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6), "false start")
             for p in result.false_starts if p.station < len(names)]
@@ -110,8 +117,7 @@ def journaled_presses(line: dict | None, names: tuple[str, ...]) -> tuple[RacePr
     timed = reaction_times(line, len(names))
     if not timed:
         return ()
-    players = line.get("players")
-    winners = players if isinstance(players, list) else [line.get("player")]
+    winners = race_winners(line, len(names))
     first = "tie" if len(winners) > 1 else "first"
     fastest = timed[0][0]
     return tuple(RacePress(names[p], p, round(ms - fastest, 6), first if p in winners else "")
@@ -150,7 +156,8 @@ def triangle_view(t) -> PublicView:
         if t.count > 0:
             return replace(base, heading="Get ready", count=t.count, lines=early)
         return replace(base, heading="Slap to speak!", lines=early)
-    race = race_presses(t.result, names) or journaled_presses(t.race_line, names)
+    race = race_presses(t.result, names, t.late) or journaled_presses(t.race_line, names)
+    base = replace(base, late=t.round_late_note or "")
     if current is not None:
         return replace(base, heading=f"{names[current.claimer]} speaks", mark=current.claimer, race=race,
                        footer="the claimer chooses a fact")
@@ -174,7 +181,7 @@ def closest_view(t) -> PublicView:
     if t.race is not None:  # the question only on the stations, each timed from its own screen
         out = tuple(f"{names[p]}: wrong, out" for p in sorted(t.out) if p < len(names))
         return replace(base, heading="Answer on your screen", lines=(t.message, *out))
-    race = race_presses(t.last_race, names) or journaled_presses(t.race_line, names)
+    race = race_presses(t.last_race, names, t.late) or journaled_presses(t.race_line, names)
     if race and t.question is not None and state.round == 1 and not state.cards and t.showing is None:
         a, b = t.question
         base = replace(base, lines=(f"{a} x {b} = {a * b}",))

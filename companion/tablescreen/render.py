@@ -133,9 +133,13 @@ def _scores(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> Non
 
 
 def _body(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> None:
-    """The blocks that apply, top to bottom: countdown, board, word cards, race, lines, chart."""
+    """The blocks that apply, top to bottom: a late press's note, countdown, board, word cards,
+    race, lines, chart."""
     x0, y, x1, y1 = box
     u = p.u
+    if view.late:
+        p.text(x0, y, view.late, fill=ALERT, width=x1 - x0)
+        y += p.line_h() + 4 * u
     if view.count is not None:
         p.text((x0 + x1) // 2, y, str(view.count), scale=12 * u, fill=ACCENT, align="centre")
         y += p.line_h(12 * u)
@@ -203,15 +207,17 @@ def _word_cards(p: Painter, view: PublicView, box: tuple[int, int, int, int]) ->
 
 def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, int]) -> int:
     """A race as a timeline: an axis from the first press to the last, a dot per press in its
-    player's colour, and a row per press, ``Ben +140 ms``."""
+    player's colour, and a row per press, ``Ben +140 ms`` (a late press may be before the
+    winner's: ``Ben -5 ms late``)."""
     x0, y, x1, y1 = box
     u = p.u
     counted = [r for r in presses if r.note != "false start"]
-    span = max([r.delta_ms for r in counted] + [1.0])
+    start = min([r.delta_ms for r in counted] + [0.0])
+    span = max([r.delta_ms for r in counted] + [1.0]) - start
     axis_y = y + 6 * u
     p.draw.rectangle((x0, axis_y, x1, axis_y + u // 2), fill=DIM)
     for r in counted:
-        cx = x0 + round((x1 - x0) * r.delta_ms / span)
+        cx = x0 + round((x1 - x0) * (r.delta_ms - start) / span)
         p.draw.ellipse((cx - 3 * u, axis_y - 3 * u, cx + 3 * u, axis_y + 3 * u), fill=colour(r.player))
     y = axis_y + 6 * u
     for r in presses:
@@ -222,7 +228,7 @@ def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, 
         elif r.delta_ms == 0:
             when = r.note or "first"
         else:
-            when = f"+{r.delta_ms:.0f} ms" + (f" {r.note}" if r.note else "")
+            when = f"{r.delta_ms:+.0f} ms" + (f" {r.note}" if r.note else "")
         p.text(x0, y, f"{r.name} {when}", fill=colour(r.player), width=x1 - x0)
         y += p.line_h()
     return y + 4 * u
