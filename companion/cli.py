@@ -744,7 +744,8 @@ def main(argv: list[str] | None = None) -> int:
         if not on_pi_hardware():
             return cmd_sim(parser.parse_args(["sim"]))
         parser.print_help()
-        print("\nOn the box: companion run --profile hardware/profiles/mux-3.toml")
+        print("\nOn the box, the service runs: companion run --profile /etc/companion/profile.toml\n"
+              "(from a checkout: companion run --profile hardware/profiles/mux-3.toml)")
         return 0
     try:
         return args.func(args)
