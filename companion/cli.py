@@ -636,7 +636,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="replay a game journal and print the result",
                          description="Reads a game journal (companion-journal/1) from the start and prints the "
                                      "players with their seats, the scores, how it ended and the game's last "
-                                     "state. A bad line exits 2 naming the line and the reason.")
+                                     "state, then every race's reaction times and any late press. A bad "
+                                     "line exits 2 naming the line and the reason.")
     rep.add_argument("file", help="a journal file, e.g. from companion games")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
     rep.add_argument("--explain", action="store_true",
@@ -662,8 +663,10 @@ def build_parser() -> argparse.ArgumentParser:
     test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box",
                           description="Shows each station's number on its display, plays every buzzer cue in "
                                       "turn and reports each button as it is pressed; a station's light comes "
-                                      "on once all its buttons were pressed. Exits 1 if a button never "
-                                      "reported a press.")
+                                      "on once all its buttons were pressed, while every display is kept busy to measure how "
+                                      "late presses arrive. Exits 1 if a button never reported a press, a "
+                                      "display is not working or timing.gpio_latency_ms does not cover the "
+                                      "delays measured.")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
     runner_options(test, games=False)
@@ -671,7 +674,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     past = sub.add_parser("games", help="list past games (journals), newest first",
                           description="One line per game journal, newest first: the file, the game, the "
-                                      "players, the scores and how it ended (won, abandoned, not finished).")
+                                      "players, the scores, how it ended (won, abandoned, not finished) and "
+                                      "how many late presses it had.")
     past.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals are")
     past.set_defaults(func=cmd_games)
 
@@ -679,7 +683,8 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Reads every journal in the state directory (or --dir) and sums up, per "
                                       "player, the games played and won of each kind, the points, and the "
                                       "reaction times of the races; unfinished and abandoned games are listed "
-                                      "but not counted, an unreadable journal is named and skipped.")
+                                      "but not counted, an unreadable journal is named and skipped; then "
+                                      "every game with a late press.")
     hist.add_argument("--journal-dir", "--dir", default=str(default_journal_dir()), help="where game journals are")
     hist.add_argument("--json", action="store_true", help="print one JSON object")
     hist.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR (needs matplotlib: pip install \".[plot]\")")
@@ -739,7 +744,8 @@ def main(argv: list[str] | None = None) -> int:
         if not on_pi_hardware():
             return cmd_sim(parser.parse_args(["sim"]))
         parser.print_help()
-        print("\nOn the box: companion run --profile hardware/profiles/mux-3.toml")
+        print("\nOn the box, the service runs: companion run --profile /etc/companion/profile.toml\n"
+              "(from a checkout: companion run --profile hardware/profiles/mux-3.toml)")
         return 0
     try:
         return args.func(args)
