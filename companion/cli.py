@@ -362,17 +362,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _run_daemon(Path(args.profile), args, Path(args.script) if args.script else None)
 
 
-DEMOS = {"triangle": ("triangle.toml", "triangle.txt", 1.0, ["triangle.countdown_ms=250"]),
+DEMOS = {"triangle": ("triangle.toml", "triangle.txt", None, ["triangle.countdown_ms=250"]),
          "paytoplay": ("profile.toml", "paytoplay.txt", 4.0, [])}
-"""Each demo game's profile and script (in ``companion/demo/``), the script's default speed and
-the options it plays with. Triangle's race is timed by the box's clock, so its script runs at the
-box's own pace and a short countdown keeps the demo short."""
+"""Each demo game's profile and script (in ``companion/demo/``), the script's default speed (None:
+only its own pace) and the options it plays with. Triangle's race is timed by the box's clock, so
+its script runs at the box's own pace (faster, its slaps come before the race opens: false
+starts, no race) and a short countdown keeps the demo short."""
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     demo = Path(__file__).parent / "demo"
     profile, script, speed, options = DEMOS[args.game]
-    args.speed = speed if args.speed is None else args.speed
+    if speed is None and args.speed not in (None, 1.0):
+        return _fail(f"the {args.game} demo plays at its own pace (its race runs on the box's clock): "
+                     "leave out --speed")
+    args.speed = (speed or 1.0) if args.speed is None else args.speed
     args.option = options + args.option
     args.snapshots = args.out
     args.journal_dir = args.out
@@ -572,14 +576,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def runner_options(p: argparse.ArgumentParser, games: bool = True) -> None:
-        """Options of every command that runs the box; ``games`` adds those that shape its games."""
+    def speed_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--speed", type=speed, default=1.0, help="play a script this many times faster")
+
+    def runner_options(p: argparse.ArgumentParser) -> None:
+        """Options of every command that runs games on the box."""
+        speed_option(p)
         p.add_argument("--seed", type=int, default=None, help="seed the chance draws (deals, words)")
-        if games:
-            p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
-                           help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
-            p.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
+        p.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
+                       help="a game option the lobby starts from, e.g. trio.word_file=~/words.txt (repeatable)")
+        p.add_argument("--decks", help="a file of your own Pictomania word decks (see companion words)")
 
     def bot_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--bots", action="append", choices=("easy", "hard"), metavar="LEVEL",
@@ -669,7 +675,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "delays measured.")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
-    runner_options(test, games=False)
+    speed_option(test)
     test.set_defaults(func=cmd_selftest)
 
     past = sub.add_parser("games", help="list past games (journals), newest first",

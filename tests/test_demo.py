@@ -5,6 +5,7 @@ import asyncio
 from pathlib import Path
 
 import gpiozero.pins.mock
+import pytest
 
 from companion.cli import DEMOS, main, option_settings
 from companion.daemon import Daemon
@@ -19,7 +20,7 @@ DEMO = Path(__file__).parent.parent / "companion" / "demo"
 
 def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
     profile_file, script_file, speed, options = DEMOS["triangle"]
-    assert speed == 1.0                                  # the race runs on the box's own clock
+    assert speed is None                                 # the race runs on the box's own clock
     clock = FakeClock()
     monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
     profile = load_profile(DEMO / profile_file)
@@ -47,3 +48,17 @@ def test_the_paytoplay_demo_is_still_there(tmp_path):
     assert main(["demo", "--game", "paytoplay", "--out", str(tmp_path), "--speed", "12"]) == 0
     [journal] = tmp_path.glob("*.jsonl")
     assert main(["replay", "--json", str(journal)]) == 0
+
+
+def test_the_triangle_demo_refuses_a_speed_that_would_lose_its_race(tmp_path, capsys):
+    """Faster, the script's slaps would come before the race opens (false starts, no race), a
+    demo of nothing: refused, naming why, before anything is played."""
+    assert main(["demo", "--out", str(tmp_path / "out"), "--speed", "2"]) == 2
+    assert "the triangle demo plays at its own pace" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_selftest_takes_no_seed_it_would_not_use(capsys):
+    with pytest.raises(SystemExit):
+        main(["selftest", "--profile", str(DEMO / "profile.toml"), "--seed", "3"])
+    assert "unrecognized arguments: --seed 3" in capsys.readouterr().err
