@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .journal import Header, JournalWriter, parse_header, replay_file
+from .journal import Header, JournalError, JournalWriter, parse_header, read_journal, replay, replay_file
 from .match import Match
 from .untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_text
 
@@ -50,7 +50,7 @@ class Interrupted:
     writer: JournalWriter
     last_t: float
     race_line: dict | None = None
-    """The action line of the race whose result the game still shows (see :func:`race_on_screen`)."""
+    """The action line of the race whose result the game still shows (see :func:`where_it_stopped`)."""
 
 
 @dataclass(frozen=True)
@@ -134,11 +134,14 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
         cut_torn_line(path)
         if before_replay is not None:
             before_replay(path.stat().st_size)
-        header, match = replay_file(path)
+        lines = read_journal(path)  # read once: replayed, then where it stopped
+        header, match = replay(lines)
     except OSError as e:
         return _not_resumed(path, f"cannot read: {e.strerror or e}")
     except Unreadable as e:
         return _not_resumed(path, e.detail)
+    except JournalError as e:
+        return _not_resumed(path, str(e))
     if match.outcome is not None and _dismissed(directory) == path.name:
         log.info("nothing to resume: the newest game, %s, is over", path.name)
         return None
@@ -147,20 +150,26 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
     else:
         log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
                  header.game, path.name, header.sequence or "without a sequence")
-    events = [json.loads(line) for line in path.read_bytes().splitlines()[1:] if line.strip()]
-    last_t = max((event.get("t", 0) for event in events), default=0)
-    return Interrupted(path, header, match, JournalWriter(path), last_t, race_on_screen(events))
+    last_t, race_line = where_it_stopped(lines[1:])
+    return Interrupted(path, header, match, JournalWriter(path), last_t, race_line)
 
 
-def race_on_screen(events: list[dict]) -> dict | None:
-    """The line of the last race decided (one with race fields, ``journal.NOTES``), unless a
-    chance event came after it: a new round was dealt, and that race is no longer shown."""
-    for event in reversed(events):
+def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:
+    """From a replayed journal's lines after the header: the latest journal time, and the line
+    of the last race decided (one with race fields, ``journal.NOTES``) unless a chance event came
+    after it (a new round was dealt, and that race is no longer shown). One pass, no list of
+    every line: a long game's journal is large."""
+    last_t, race_line = 0, None
+    for line in lines:
+        if not line.strip():
+            continue
+        event = json.loads(line)
+        last_t = max(last_t, event.get("t", 0))
         if event.get("type") == "chance":
-            return None
-        if "reaction_ms" in event:
-            return event
-    return None
+            race_line = None
+        elif "reaction_ms" in event:
+            race_line = event
+    return last_t, race_line
 
 
 def _not_resumed(path: Path, reason: str) -> NotResumed:
