@@ -78,25 +78,23 @@ class Rules:
         return options if isinstance(options, self.Options) else parse_options(self.Options, options)
 
     def action_kind(self, action: Action) -> str:
-        """The name of ``action``, once it is a mapping naming one of :attr:`actions`.
-
-        Every action replayed or played passes here, so the refusals' messages are only built
-        for a refusal (not with :func:`need`, which takes them ready-made)."""
-        if not _is_mapping(action):
-            raise IllegalAction(f"an action must be a mapping, not {action!r}")
-        kind = action.get("action")
-        if kind not in self.actions:
-            raise IllegalAction(f"unknown action {kind!r}: {self.name} has {_listing(self.actions)}")
-        return kind
+        """The name of ``action``, once it is a mapping naming one of :attr:`actions`."""
+        return self._kind(action, "action", self.actions, "an", "action")
 
     def event_kind(self, event: Action) -> str:
-        """The name of chance ``event``, once it is a mapping naming one of :attr:`chance_events`
-        (messages built only for a refusal, as in :meth:`action_kind`)."""
-        if not _is_mapping(event):
-            raise IllegalAction(f"a chance event must be a mapping, not {event!r}")
-        kind = event.get("event")
-        if kind not in self.chance_events:
-            raise IllegalAction(f"unknown chance event {kind!r}: {self.name} has {_listing(self.chance_events)}")
+        """The name of chance ``event``, once it is a mapping naming one of :attr:`chance_events`."""
+        return self._kind(event, "event", self.chance_events, "a", "chance event")
+
+    def _kind(self, value: Action, field: str, names: tuple[str, ...], article: str, noun: str) -> str:
+        """``value[field]`` if ``value`` is a mapping and that is one of ``names``; ``noun`` (with
+        its ``article``) names it in the refusal. Every action and chance event replayed or played
+        passes here, so the refusals' messages are only built for a refusal (not with
+        :func:`need`, which takes them ready-made)."""
+        if not _is_mapping(value):
+            raise IllegalAction(f"{article} {noun} must be a mapping, not {value!r}")
+        kind = value.get(field)
+        if kind not in names:
+            raise IllegalAction(f"unknown {noun} {kind!r}: {self.name} has {_listing(names)}")
         return kind
 
     def new(self, players: int, options: Any) -> Any:
