@@ -49,7 +49,7 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
     state: dict[str, Any] = {}
     derived: list[int] = []  # for each automatic move told so far and not yet met, its line
 
-    def on_line(number: int, match: Match, events: list[dict[str, Any]]) -> None:
+    def on_line(number: int, match: Match, events: list[dict[str, Any]], line: Any) -> None:
         rules = match.rules
         if number == 1:
             state["now"] = rules.new(len(match.players), match.options)

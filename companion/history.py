@@ -32,10 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .games.base import IllegalAction
-from .journal import (CRC, JournalError, _apply_line, parse_header, parse_line, reaction_times, read_journal,
-                      start_match)
+from .journal import JournalError, reaction_times, read_journal, replay
 from .latepress import LATE, LateNote, late_summary, parse_late, verdict_words
+from .match import Match
 from .recovery import ABANDONED, journals
 from .untrusted import Unreadable
 
@@ -72,39 +71,27 @@ class GameRecord:
 def read_game(path: Path) -> GameRecord:
     """Replay one journal; :class:`~companion.journal.JournalError` at its first bad line,
     :class:`~companion.untrusted.Unreadable` for a file that is no journal to read."""
-    match = None
     trail: list[tuple[float, tuple[Any, ...]]] = []
     reactions: list[Reaction] = []
     late: list[LateNote] = []
     opens_at: float | None = None
-    sealed = False  # the header has a crc: so must every line
-    for number, raw in enumerate(read_journal(path), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = parse_line(raw.decode("utf-8"), sealed)
-            if match is None:
-                header = parse_header(obj)
-                sealed = CRC in obj
-                match = start_match(header)
-                trail.append((0.0, tuple(match.rules.scores(match.state))))
-                continue
-            if not isinstance(obj, dict):
-                raise ValueError("an event line must be a JSON object")
-            _apply_line(match, obj)  # it reads past the race fields (journal.NOTES) itself
-            if obj.get("type") == LATE:
-                late.append(parse_late(obj, len(header.players)))
-        except (ValueError, IllegalAction) as e:  # bad JSON or UTF-8 too; a rule the line broke
-            raise JournalError(number, str(e)) from None
-        t = obj.get("t", 0)
+
+    def follow(number: int, match: Match, events: list[dict[str, Any]], line: Any) -> None:
+        nonlocal opens_at
         scores = tuple(match.rules.scores(match.state))
+        if not trail:  # the header
+            trail.append((0.0, scores))
+            return
+        t = line.get("t", 0)
         if scores != trail[-1][1]:
             trail.append((t, scores))
-        if header.game == "triangle" and obj.get("type") == "chance":
+        if line.get("type") == LATE:
+            late.append(parse_late(line, len(match.players)))
+        if match.rules.name == "triangle" and line.get("type") == "chance":
             opens_at = t + 3 * match.options.countdown_ms / 1000
-        reactions += _reactions(obj, header.players, header.game, match, opens_at)
-    if match is None:
-        raise JournalError(1, "the journal is empty: a header line is needed")
+        reactions.extend(_reactions(line, match.players, match.rules.name, match, opens_at))
+
+    header, match = replay(read_journal(path), follow)
     outcome = match.outcome
     return GameRecord(path, header.game, match.rules.title, header.players, outcome is not None,
                       path.name.endswith(ABANDONED), tuple(outcome.winners) if outcome else (),

@@ -328,15 +328,17 @@ def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> li
     return out
 
 
-LineHook = Callable[[int, Match, list[dict[str, Any]]], None]
+LineHook = Callable[[int, Match, list[dict[str, Any]], Any], None]
 """Told, after each applied line, its number, the match and the events it led to: what it
 recorded, chance events drawn from the seed before it, and the automatic actions after it; for
-a late press's line (:mod:`companion.latepress`), the line itself, which changes nothing."""
+a late press's line (:mod:`companion.latepress`), the line itself, which changes nothing; and
+the line as it was read (its ``t`` and race fields, which replay reads past)."""
 
 
 def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tuple[Header, Match]:
     """Apply a journal's lines (text, or bytes to decode as UTF-8); :class:`JournalError` at the
-    first bad one. ``on_line`` follows along line by line (``companion replay --explain``)."""
+    first bad one. ``on_line`` follows along line by line (``companion replay --explain``,
+    ``companion history``)."""
     match: Match | None = None
     header: Header | None = None
     autos: list[tuple[Any, dict[str, Any]]] = []  # (state before, line) since a player's last line
@@ -376,7 +378,7 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
         except ValueError as e:
             raise JournalError(number, str(e)) from None
         if on_line is not None:
-            on_line(number, match, list(events))
+            on_line(number, match, list(events), obj)
         events.clear()
     if match is None or header is None:
         raise JournalError(1, "the journal is empty: a header line is needed")

@@ -229,7 +229,7 @@ def retained_replay_bytes(rounds: int) -> int:
     states = []
     tracemalloc.start()
     try:
-        replay(lines, lambda number, m, events: states.append(m.state))
+        replay(lines, lambda number, m, events, line: states.append(m.state))
         return tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
