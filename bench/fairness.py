@@ -1,7 +1,7 @@
 """Fairness: does the box name the right first presser, and does it favour any station on ties?
 
-Simulated races with ground-truth edge times go through the real :class:`~companion.race.Race`
-and :class:`~companion.watermark.Watermarks`, delivered the way a Pi delivers them:
+Simulated races with ground-truth edge times go through the real :class:`~companion.arbiter.race.Race`
+and :class:`~companion.arbiter.watermark.Watermarks`, delivered the way a Pi delivers them:
 
 - GPIO presses: the kernel stamps the edge; the event then waits in the kernel queue and for
   gpiozero's callback thread: 0 to 1 ms, the daemon's GPIO latency bound.
@@ -25,9 +25,9 @@ import random
 from dataclasses import dataclass
 
 from bench.gpio_model import GpioDelivery
-from companion.inputs import InputEvent
-from companion.race import Race
-from companion.watermark import Watermarks
+from companion.arbiter.inputs import InputEvent
+from companion.arbiter.race import Race
+from companion.arbiter.watermark import Watermarks
 
 US, MS = 1_000, 1_000_000
 STATIONS = (0, 1, 2)

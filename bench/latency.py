@@ -17,7 +17,7 @@ from PIL import Image
 
 from companion.daemon import Daemon
 from companion.profile import load_profile
-from companion.race import Race
+from companion.arbiter.race import Race
 
 ROOT = Path(__file__).resolve().parent.parent
 WINDOW_NS = 10_000_000

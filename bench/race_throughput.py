@@ -1,6 +1,6 @@
 """Arbiter throughput: fair race decisions per second, and what deciding by arrival would cost.
 
-Each race builds a :class:`~companion.race.Race`, feeds it three stations' presses in random
+Each race builds a :class:`~companion.arbiter.race.Race`, feeds it three stations' presses in random
 arrival order and decides. The baseline decides the same feeds the unfair way, by arrival (the
 first event of the feed); the ratio is the price of fairness, per decision.
 
@@ -15,8 +15,8 @@ import statistics
 import time
 from typing import Callable
 
-from companion.inputs import InputEvent
-from companion.race import Race
+from companion.arbiter.inputs import InputEvent
+from companion.arbiter.race import Race
 
 MS = 1_000_000
 OPENS = 1_000 * MS

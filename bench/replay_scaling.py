@@ -4,8 +4,8 @@ Resume replays the whole journal before the box shows anything, inside the servi
 timeout (``systemd/companion.service``), so replay must stay linear in the journal's length: a
 10 MB journal must take under 10 times as long as a 1 MB one. The journal is a real Triangle
 game (the game with the longest history: every round is kept for the end screen), played to a
-target nobody reaches, with every line written by :class:`~companion.journal.JournalWriter`
-through a :class:`~companion.match.Match`, as the box writes it.
+target nobody reaches, with every line written by :class:`~companion.record.journal.JournalWriter`
+through a :class:`~companion.record.match.Match`, as the box writes it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import statistics
 import time
 from pathlib import Path
 
-from companion.journal import Header, JournalWriter, replay_file, start_match
+from companion.record.journal import Header, JournalWriter, replay_file, start_match
 from companion.games.triangle import FACTS
 
 MB = 1 << 20

@@ -12,7 +12,7 @@ are unfair.
   ours against luma's own device, medians.
 - **Display fairness**: six players with the same reaction-time distribution race from a
   screen change; the only difference between stations is when their panels lit up, as
-  measured on the model above. With the reveal, the real :class:`~companion.race.Race` times
+  measured on the model above. With the reveal, the real :class:`~companion.arbiter.race.Race` times
   each station from its own onset; the baseline opens the race for everyone when the table
   asked for the screens, and the stations written last lose.
 """
@@ -32,8 +32,8 @@ from PIL import Image
 from companion.adapters.displays import DisplayWriter
 from companion.adapters.framepack import FastSSD1306
 from companion.adapters.mux import MuxChannel
-from companion.inputs import InputEvent
-from companion.race import Race
+from companion.arbiter.inputs import InputEvent
+from companion.arbiter.race import Race
 
 from .busmodel import FakeClock, TimedBus
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.table import Table
 from companion.tablescreen.public import public_view
 from companion.tablescreen.render import _mask, render

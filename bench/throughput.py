@@ -6,10 +6,10 @@ import random
 import time
 
 from companion import games
-from companion.debounce import Debouncer
-from companion.inputs import InputEvent
-from companion.journal import JournalWriter, header_for, replay
-from companion.match import Match
+from companion.arbiter.debounce import Debouncer
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import JournalWriter, header_for, replay
+from companion.record.match import Match
 from companion.table import Table
 
 MS = 1_000_000

@@ -77,9 +77,9 @@ def named(line: str, names: tuple[str, ...]) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .journal import JournalError, reaction_lines, read_journal, replay, summary
-    from .latepress import late_notes
-    from .recovery import ABANDONED
+    from .record.journal import JournalError, reaction_lines, read_journal, replay, summary
+    from .arbiter.latepress import late_notes
+    from .record.recovery import ABANDONED
     from .untrusted import Unreadable
 
     if problem := _load_user_decks(args):
@@ -125,8 +125,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def _explain(path: str) -> int:
     """``replay --explain``: the story on stdout; a bad line ends it and exits 2."""
-    from .explain import explain
-    from .journal import read_journal
+    from .record.explain import explain
+    from .record.journal import read_journal
     from .untrusted import Unreadable
 
     try:
@@ -139,9 +139,9 @@ def _explain(path: str) -> int:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """One line per past game, newest first: when, what, who, and how it ended."""
-    from .journal import JournalError, read_journal, replay, summary
-    from .latepress import late_notes, late_summary
-    from .recovery import ABANDONED, journals
+    from .record.journal import JournalError, read_journal, replay, summary
+    from .arbiter.latepress import late_notes, late_summary
+    from .record.recovery import ABANDONED, journals
     from .untrusted import Unreadable
 
     directory = Path(args.journal_dir)
@@ -176,7 +176,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     """Per player across the journals: games played and won, points, reaction times; charts."""
-    from .history import as_json, plot, read_history, report
+    from .record.history import as_json, plot, read_history, report
 
     directory = Path(args.journal_dir)
     history = read_history(directory)
@@ -464,7 +464,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     """The coach over a Triangle journal: each spoken round's statement against the best one."""
     from .bots.triangle import advice_for_round, label
     from .games.triangle import ROUNDS_PER_TURN
-    from .journal import replay_file
+    from .record.journal import replay_file
     from .untrusted import Unreadable
 
     try:  # with the journal reader's limits: /dev/zero or a FIFO is refused, not read forever

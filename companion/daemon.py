@@ -33,20 +33,20 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .board.session import BoardSession, Live, LinkItem, Output, Watermark
-from .debounce import Debouncer, Stuck
-from .delivery import DeliveryWatch
-from .inputs import InputEvent
-from .journal import Header, JournalWriter
-from .latepress import LateNote
+from .arbiter.debounce import Debouncer, Stuck
+from .arbiter.delivery import DeliveryWatch
+from .arbiter.inputs import InputEvent
+from .record.journal import Header, JournalWriter
+from .arbiter.latepress import LateNote
 from .notify import Notifier
 from .profile import Profile
-from .race import LatePress, watching_late_presses
-from .recovery import KEEP_JOURNALS, NotResumed, next_sequence, pick_up, rotate
+from .arbiter.race import LatePress, watching_late_presses
+from .record.recovery import KEEP_JOURNALS, NotResumed, next_sequence, pick_up, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .settings import load_settings, save_settings
 from .table import Table
-from .watermark import Watermarks
+from .arbiter.watermark import Watermarks
 from .wiring import Box, EdgeCallback, build_box
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 from html import escape
 
-from .inputs import KEYS
+from .arbiter.inputs import KEYS
 from .profile import I2C_GPIO_BUSES, I2C_PINS, Profile
 
 HEADER: dict[int, int | str] = {

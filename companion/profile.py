@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .inputs import KEYS
+from .arbiter.inputs import KEYS
 from .untrusted import PROFILE_BYTES, Unreadable, read_toml
 
 BACKENDS = ("mock", "pi")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .inputs import KEYS
+from .arbiter.inputs import KEYS
 from .untrusted import SCRIPT_BYTES, Unreadable, finite_number, read_text
 
 LONGEST_S = 24 * 3600

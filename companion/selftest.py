@@ -9,7 +9,7 @@ every display. It speaks the daemon's referee interface, so it runs on the real 
 With ``frame_every_ns`` it also loads the box the way a game at its busiest does, and harder:
 every display gets a new frame that often (a counter in the corner), more than the I2C bus can
 write, so the display writer packs frames without pause while the maker presses buttons. The
-buttons' delivery delays measured meanwhile (:class:`~companion.delivery.DeliveryWatch`) say
+buttons' delivery delays measured meanwhile (:class:`~companion.arbiter.delivery.DeliveryWatch`) say
 whether the profile's GPIO latency bound covers this box.
 """
 
@@ -20,7 +20,7 @@ import functools
 from PIL import Image, ImageFont
 
 from .cues import CUES, steps
-from .inputs import KEYS, InputEvent
+from .arbiter.inputs import KEYS, InputEvent
 from .screens.canvas import CHAR_W, HEIGHT, LINE_H, WIDTH, blank, fit, text
 from .table.stuck import StuckButtons
 

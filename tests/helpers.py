@@ -6,8 +6,8 @@ import json
 import time
 from pathlib import Path
 
-from companion.inputs import InputEvent
-from companion.journal import CRC, JournalWriter, check_crc
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import CRC, JournalWriter, check_crc
 from companion.table import Table
 
 MS = 1_000_000

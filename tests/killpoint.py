@@ -23,7 +23,7 @@ from pathlib import Path
 import gpiozero.pins.mock
 
 from companion.daemon import Daemon
-from companion.journal import JournalWriter
+from companion.record.journal import JournalWriter
 from companion.profile import load_profile
 from companion.script import load_script
 

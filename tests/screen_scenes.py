@@ -16,7 +16,7 @@ from PIL import Image
 from companion import games
 from companion.games.options import parse_options
 from companion.games.triangle import FACTS, fact_true
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.table import Table
 from companion.table.game import table_for
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from companion.inputs import KEYS
+from companion.arbiter.inputs import KEYS
 
 from helpers import MS, journaled_table, tap
 

@@ -14,10 +14,10 @@ import pytest
 
 from companion.cli import main
 from companion.daemon import Daemon, journal_opener
-from companion.inputs import InputEvent
-from companion.journal import Header, JournalWriter
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import Header, JournalWriter
 from companion.profile import load_profile, parse_profile
-from companion.recovery import ABANDONED, find_interrupted, journals, pick_up, rotate
+from companion.record.recovery import ABANDONED, find_interrupted, journals, pick_up, rotate
 from companion.screens.canvas import blank, shown, text
 from companion.table import Table
 

@@ -19,8 +19,8 @@ import pytest
 
 from companion.cli import main
 from companion.daemon import Daemon, journal_opener
-from companion.inputs import InputEvent
-from companion.journal import Header, replay, start_match
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import Header, replay, start_match
 from companion.profile import load_profile
 from companion.script import load_script
 from companion.table import Table
@@ -142,7 +142,7 @@ def test_a_game_started_after_the_clock_went_back_is_the_one_resumed(tmp_path, m
         assert offer.match.state == replay(SEED_GAME[:4])[1].state
     finally:
         daemon.close()
-    assert any(r.name == "companion.recovery" and "20200101-000000-paytoplay.jsonl" in r.getMessage()
+    assert any(r.name == "companion.record.recovery" and "20200101-000000-paytoplay.jsonl" in r.getMessage()
                for r in caplog.records)   # which game it resumes is said
 
 

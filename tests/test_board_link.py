@@ -19,9 +19,9 @@ from companion.board.frames import Leds
 from companion.board.session import UNPLUGGED, BoardSession, Exchanged, LinkDown, LinkUp
 from companion.board.virtual import VirtualBoard
 from companion.daemon import Daemon
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.profile import load_profile
-from companion.race import Race
+from companion.arbiter.race import Race
 from companion.screens.canvas import blank
 from companion.script import edges, load_script
 from helpers import MS, PATIENCE_S, until, wait_until

@@ -8,7 +8,7 @@ from companion.board.frames import Edge, Frame, Heartbeat, Hello, Pong
 from companion.board.session import (
     MAX_HELD, UNPLUGGED, BoardSession, Exchanged, LinkDown, Live, LinkUp, Notice, Received, Watermark,
 )
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 
 MS = 1_000_000
 BOOT_NS = 50_000 * MS  # host time at which the board's clock read 0

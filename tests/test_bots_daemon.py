@@ -13,7 +13,7 @@ import pytest
 from companion.daemon import Daemon
 from companion.games import get
 from companion.games.options import lobby_choices
-from companion.journal import replay, summary
+from companion.record.journal import replay, summary
 from companion.profile import load_profile
 from companion.table.bots import SOURCE
 from companion.table.closest import ANSWER_KEYS

@@ -5,7 +5,7 @@ a fake clock; what the stations show is read from their pixels."""
 
 import json
 
-from companion.recovery import find_interrupted
+from companion.record.recovery import find_interrupted
 from companion.table import Table
 from companion.table.closest import ANSWER_KEYS
 

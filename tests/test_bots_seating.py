@@ -5,7 +5,7 @@ the race's opening) and no light, and the table screen names it like anyone."""
 import json
 
 from companion.games import get
-from companion.recovery import find_interrupted
+from companion.record.recovery import find_interrupted
 from companion.table import Table
 from companion.table.lobby import StartGame
 from companion.tablescreen.public import public_view

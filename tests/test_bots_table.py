@@ -10,7 +10,7 @@ from PIL import ImageChops
 from companion.bots.paytoplay import best_action, prepare
 from companion.cli import bot_settings
 from companion.games import get
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.screens.seating import spectator
 from companion.table import Table
 from companion.table.bots import THINK_MS
@@ -119,7 +119,7 @@ def test_several_bots_are_named_by_seat():
 
 
 def test_a_resumed_game_plays_its_bot_seats_on(tmp_path):
-    from companion.recovery import find_interrupted
+    from companion.record.recovery import find_interrupted
 
     table, journals = journaled_table(tmp_path, ("Ana", "Ben"), seed=4)
     table.bots = {2: "hard"}

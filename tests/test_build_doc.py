@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from companion.diagram import pin_name
-from companion.inputs import KEYS
+from companion.arbiter.inputs import KEYS
 from companion.profile import I2C_PINS, load_profile
 
 ROOT = Path(__file__).resolve().parent.parent

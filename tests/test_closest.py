@@ -9,8 +9,8 @@ import pytest
 from companion.games import get
 from companion.games.base import IllegalAction
 from companion.games.closest import TIE, Card, ClosestOptions, score
-from companion.journal import replay, summary
-from companion.match import Match
+from companion.record.journal import replay, summary
+from companion.record.match import Match
 
 GAME = get("closest")
 ANA, BEN, CY = 0, 1, 2

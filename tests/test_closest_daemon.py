@@ -13,7 +13,7 @@ from PIL import Image, ImageChops
 from companion.daemon import Daemon
 from companion.games import get
 from companion.games.options import lobby_choices
-from companion.journal import replay, summary
+from companion.record.journal import replay, summary
 from companion.profile import load_profile
 from companion.screens.closest import QuestionView, question
 from companion.script import ScriptPress, parse_script

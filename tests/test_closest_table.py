@@ -7,8 +7,8 @@ import random
 import pytest
 
 from companion.games import get
-from companion.inputs import InputEvent
-from companion.journal import replay, summary
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import replay, summary
 from companion.table import Table
 from companion.table.closest import ANSWER_KEYS, answers
 from companion.table.lobby import StartGame

@@ -8,7 +8,7 @@ from pathlib import Path
 from PIL import Image, ImageChops
 
 from companion.daemon import Daemon
-from companion.journal import replay, summary
+from companion.record.journal import replay, summary
 from companion.profile import load_profile
 from companion.script import load_script
 
@@ -65,7 +65,7 @@ def test_the_seed_game_pressed_on_mock_pins_ends_as_the_seed_says(tmp_path):
 def test_displays_dim_when_the_table_is_idle_and_brighten_on_a_press(tmp_path):
     from dataclasses import replace
 
-    from companion.inputs import InputEvent
+    from companion.arbiter.inputs import InputEvent
     from companion.profile import Displays
 
     profile = load_profile(DEMO / "profile.toml")

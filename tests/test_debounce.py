@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.debounce import Debouncer, Stuck
-from companion.inputs import InputEvent
-from companion.race import Race
+from companion.arbiter.debounce import Debouncer, Stuck
+from companion.arbiter.inputs import InputEvent
+from companion.arbiter.race import Race
 
 MS = 1_000_000
 DEBOUNCE = 5 * MS

@@ -13,11 +13,11 @@ from bench.fairness import STATIONS, WINDOW, Delivery, decide_fair, truth
 from companion.adapters.buttons import StationButton
 from companion.cli import main
 from companion.daemon import Daemon
-from companion.delivery import DeliveryWatch
-from companion.inputs import InputEvent
-from companion.latepress import LateNote
+from companion.arbiter.delivery import DeliveryWatch
+from companion.arbiter.inputs import InputEvent
+from companion.arbiter.latepress import LateNote
 from companion.profile import load_profile
-from companion.race import LatePress, Race, watching_late_presses
+from companion.arbiter.race import LatePress, Race, watching_late_presses
 from companion.script import ScriptPress
 from helpers import FakeClock, play_on_fake_clock
 from test_triangle_daemon import lobby_to_triangle
@@ -62,7 +62,7 @@ def test_a_press_delivered_after_the_decision_with_an_earlier_edge_is_reported(t
     """Ana slaps 0.4 s after 0; Ben's slap reaches the box 50 ms after hers, but its edge was
     5 ms before hers. The race was decided 40 ms after Ana's slap (tie window + GPIO bound), so
     Ben's slap is too late: the verdict stands, and says it would have been a tie."""
-    with caplog.at_level(logging.WARNING, logger="companion.delivery"):
+    with caplog.at_level(logging.WARNING, logger="companion.arbiter.delivery"):
         daemon = first_round(tmp_path, monkeypatch, 0.055, 0.400, 0.450)
     assert daemon.delivery.bound_ns == 30 * MS
     assert daemon.table.game.result.winners == {ANA}  # frozen: the game acted on it
@@ -78,7 +78,7 @@ def test_a_press_delivered_after_the_decision_with_an_earlier_edge_is_reported(t
 def test_a_press_within_the_bound_is_not_late_and_wins(tmp_path, monkeypatch, caplog):
     """Ben's slap reaches the box 5 ms after Ana's, 29 ms after its edge (within the 30 ms bound),
     which was 24 ms before hers: he wins, nothing is reported."""
-    with caplog.at_level(logging.WARNING, logger="companion.delivery"):
+    with caplog.at_level(logging.WARNING, logger="companion.arbiter.delivery"):
         daemon = first_round(tmp_path, monkeypatch, 0.029, 0.400, 0.405)
     assert daemon.table.game.result.winners == {BEN}
     assert daemon.delivery.late_presses == 0 and daemon.delivery.beyond_bound == 0
@@ -179,7 +179,7 @@ def test_any_delivery_within_the_bound_gives_the_edge_time_verdict(edges, delays
 
 def test_a_late_press_from_the_button_board_blames_its_source_not_the_gpio_bound(caplog):
     watch = DeliveryWatch(30 * MS)
-    with caplog.at_level(logging.WARNING, logger="companion.delivery"):
+    with caplog.at_level(logging.WARNING, logger="companion.arbiter.delivery"):
         watch.late(LateNote.of(LatePress(2, 103 * MS, 3 * MS, frozenset({0}), "press", frozenset({0, 2})), None))
     assert watch.late_presses == 1
     assert caplog.messages == ["late press: seat 3's press 3.0 ms after the winning one reached the box once "

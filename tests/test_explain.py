@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from companion.cli import main
-from companion.explain import explain
+from companion.record.explain import explain
 
 JOURNALS = Path(__file__).parent / "journals" / "explain"
 

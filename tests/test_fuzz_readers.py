@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion.cli import main
-from companion.recovery import pick_up
+from companion.record.recovery import pick_up
 
 ROOT = Path(__file__).parent.parent
 SEED_GAME = (ROOT / "tests" / "journals" / "paytoplay-seed.jsonl").read_bytes()

@@ -10,7 +10,7 @@ from PIL import Image
 
 from companion.daemon import Daemon
 from companion.profile import Timing, load_profile
-from companion.race import Race
+from companion.arbiter.race import Race
 
 from helpers import MS, FakeClock
 

@@ -12,8 +12,8 @@ import pytest
 from PIL import Image
 
 from companion.cli import main
-from companion.history import read_game, read_history
-from companion.journal import replay, summary
+from companion.record.history import read_game, read_history
+from companion.record.journal import replay, summary
 
 from tablescreen_tour import tour
 

@@ -16,7 +16,7 @@ import pytest
 
 from companion import games
 from companion.cli import main
-from companion.journal import (
+from companion.record.journal import (
     FORMAT, Header, JournalError, JournalWriter, header_for, parse_header, replay, sealed, start_match,
     summary,
 )
@@ -380,7 +380,7 @@ def test_writer_puts_every_line_on_disk_before_write_returns(tmp_path, monkeypat
             synced.append(other.read())
         real_fsync(fd)
 
-    monkeypatch.setattr("companion.journal.os.fsync", fsync)
+    monkeypatch.setattr("companion.record.journal.os.fsync", fsync)
     head = Header("paytoplay", ("Alice", "Bob"), {"games": 2}, 77)
     writer = JournalWriter(path, head)
     try:
@@ -533,7 +533,7 @@ def test_cli_replay_names_players_with_seats_from_1(capsys):
 
 
 def test_cli_replay_says_an_abandoned_game_was_abandoned(tmp_path, capsys):
-    from companion.recovery import ABANDONED
+    from companion.record.recovery import ABANDONED
 
     path = tmp_path / f"20260101-000000-paytoplay{ABANDONED}"
     path.write_text("\n".join(seed_lines(SEED)[:4]) + "\n", encoding="utf-8")

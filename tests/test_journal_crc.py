@@ -11,11 +11,11 @@ from hypothesis import given, settings, strategies as st
 
 from companion.cli import main
 from companion.games import all_games
-from companion.history import read_game
-from companion.journal import (
+from companion.record.history import read_game
+from companion.record.journal import (
     CRC, Header, JournalError, JournalWriter, check_crc, replay, sealed, start_match,
 )
-from companion.recovery import NotResumed, pick_up
+from companion.record.recovery import NotResumed, pick_up
 
 from helpers import journal_objects
 

@@ -95,15 +95,15 @@ def documented_fields(section: str) -> list[str]:
 
 
 def test_the_race_fields_replay_reads_past_are_the_documented_ones():
-    from companion.journal import IGNORED, NOTES
+    from companion.record.journal import IGNORED, NOTES
 
     assert documented_fields("Race fields") == list(NOTES)
     assert set(NOTES) <= set(IGNORED)
 
 
 def test_a_late_line_has_exactly_the_documented_fields():
-    from companion.latepress import FIELDS, LATE
-    from companion.race import LATE_KINDS
+    from companion.arbiter.latepress import FIELDS, LATE
+    from companion.arbiter.race import LATE_KINDS
 
     assert documented_fields("Late presses") == list(FIELDS)
     text = DOC.read_text(encoding="utf-8")

@@ -17,11 +17,11 @@ import pytest
 
 from companion.cli import main
 from companion.daemon import Daemon
-from companion.inputs import InputEvent
-from companion.journal import JournalError, replay
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import JournalError, replay
 from companion.profile import load_profile
-from companion.race import LatePress, Race, watching_late_presses
-from companion.recovery import find_interrupted
+from companion.arbiter.race import LatePress, Race, watching_late_presses
+from companion.record.recovery import find_interrupted
 from companion.script import ScriptPress
 from companion.table.closest import ANSWER_KEYS
 from companion.tablescreen.public import public_view

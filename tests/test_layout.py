@@ -16,7 +16,7 @@ import pytest
 
 from companion import games
 from companion.games.options import parse_options
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.profile import MAX_NAME
 from companion.rulebook import pages
 from companion.screens.canvas import checking

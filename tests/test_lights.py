@@ -11,7 +11,7 @@ from gpiozero.pins.mock import MockFactory
 
 from companion.adapters.lights import StationLights
 from companion.board.frames import Leds
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.profile import ProfileError, load_profile, parse_profile
 from companion.table import Table
 

@@ -14,7 +14,7 @@ from companion.games.options import OptionError, parse_options
 from companion.games.pictomania import (
     BLACK_TOKENS, PLAYER_TOKENS, Pictomania, PictomaniaOptions, token_tables,
 )
-from companion.journal import JournalError, replay, summary
+from companion.record.journal import JournalError, replay, summary
 
 GAME = get("pictomania")
 YELLOW, RED, GREEN, BLUE = 0, 1, 2, 3

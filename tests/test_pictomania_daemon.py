@@ -12,7 +12,7 @@ from pathlib import Path
 import gpiozero.pins.mock
 
 from companion.daemon import Daemon
-from companion.journal import replay
+from companion.record.journal import replay
 from companion.profile import load_profile
 
 from helpers import MS, FakeClock

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from companion.inputs import InputEvent
-from companion.journal import replay, summary
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import replay, summary
 from companion.screens.canvas import LINE_H
 from companion.screens.pictomania import panel
 
@@ -352,7 +352,7 @@ def test_random_presses_never_break_the_table(tmp_path, changes):
 
 def test_a_table_resumed_mid_round_picks_up_in_the_right_phase(tmp_path):
     """A crash after the deal: the resumed table is in play, not asking for a second deal."""
-    from companion.recovery import find_interrupted
+    from companion.record.recovery import find_interrupted
     from companion.table import Table
     from companion.daemon import journal_opener
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.inputs import InputEvent
-from companion.race import Press, Race, RaceResult
+from companion.arbiter.inputs import InputEvent
+from companion.arbiter.race import Press, Race, RaceResult
 
 OPENS = 1_000
 MS = 1_000_000

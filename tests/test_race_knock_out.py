@@ -7,8 +7,8 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.inputs import InputEvent
-from companion.race import Race
+from companion.arbiter.inputs import InputEvent
+from companion.arbiter.race import Race
 
 OPENS = 1_000
 WINDOW = 10

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from companion.daemon import Daemon, journal_opener
-from companion.inputs import InputEvent
-from companion.journal import replay
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import replay
 from companion.profile import load_profile
-from companion.recovery import ABANDONED, abandon, cut_torn_line, find_interrupted, rotate
+from companion.record.recovery import ABANDONED, abandon, cut_torn_line, find_interrupted, rotate
 from companion.table import Table
 
 from glyphs import shows

@@ -3,7 +3,7 @@ uninterrupted game had then, shows the same screens and lights, and the table's 
 it are the same.
 
 The resumed table is built as the box builds it after a crash: the daemon's journal opener,
-:func:`~companion.recovery.pick_up` on a copy of the journal cut at that moment, the game offered
+:func:`~companion.record.recovery.pick_up` on a copy of the journal cut at that moment, the game offered
 on every station and taken up by a player's ``ok`` (a finished game is resumed at once, to show
 its result). The uninterrupted table at the same moment is a copy of the live table
 (:func:`copy.deepcopy`, so the live game plays on untouched), and both run on the journal's own
@@ -48,10 +48,10 @@ from dataclasses import replace
 import pytest
 
 from companion.daemon import journal_opener
-from companion.inputs import InputEvent
-from companion.journal import JournalWriter
-from companion.race import Race
-from companion.recovery import Interrupted, find_interrupted, pick_up
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import JournalWriter
+from companion.arbiter.race import Race
+from companion.record.recovery import Interrupted, find_interrupted, pick_up
 from companion.screens.canvas import with_notice
 from companion.table import Table
 from companion.tablescreen.public import public_view

@@ -15,7 +15,7 @@ from companion.adapters.framepack import FastSSD1306
 from companion.adapters.mux import MuxChannel
 from companion.daemon import Daemon
 from companion.games import get
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.profile import load_profile
 from companion.table.lobby import StartGame
 from companion.wiring import build_box

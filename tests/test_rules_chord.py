@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from companion.games import get
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.table.chord import CHORD_WINDOW_NS
 from companion.table.closest import ANSWER_KEYS
 from companion.table.lobby import StartGame

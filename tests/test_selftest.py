@@ -4,7 +4,7 @@ from pathlib import Path
 
 from companion.cli import main
 from companion.cues import CUES
-from companion.inputs import KEYS, InputEvent
+from companion.arbiter.inputs import KEYS, InputEvent
 from companion.selftest import SelfTest
 
 ROOT = Path(__file__).parent.parent

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.daemon import Daemon
-from companion.journal import replay
+from companion.record.journal import replay
 from companion.profile import Timing, load_profile
 
 ROOT = Path(__file__).parent.parent

@@ -3,10 +3,10 @@
 
 import pytest
 
-from companion.journal import replay, summary
+from companion.record.journal import replay, summary
 from companion.table import ABANDON_HOLD_NS
 from companion.table.chord import CHORD_WINDOW_NS
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 
 from glyphs import shows
 from helpers import MS, Clock, journal_objects, journaled_table, tap

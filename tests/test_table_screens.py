@@ -2,7 +2,7 @@
 settings), rendered by a real table on a fake clock and checked against golden PNGs reviewed
 by eye (see tests/test_screens.py for how to review a change)."""
 
-from companion.inputs import InputEvent
+from companion.arbiter.inputs import InputEvent
 from companion.screens.table import resume_screen
 from companion.table import ABANDON_HOLD_NS, Table
 

@@ -218,7 +218,7 @@ def test_table_screens_match_the_reviewed_images(name, view):
 
 
 def test_the_lobby_shows_the_game_menu_then_the_chosen_games_options():
-    from companion.inputs import InputEvent
+    from companion.arbiter.inputs import InputEvent
     from companion.table import Table
 
     table = Table(("Ana", "Ben", "Cy"))
@@ -235,7 +235,7 @@ def test_the_lobby_shows_the_game_menu_then_the_chosen_games_options():
 # --- after a resume ------------------------------------------------------------------------------
 
 def _resumed(tmp_path, game: str, lines: list[dict]):
-    from companion.recovery import pick_up
+    from companion.record.recovery import pick_up
     from companion.table import Table
 
     header = {"format": "companion-journal/1", "game": game, "players": ["Ana", "Ben", "Cy"], "seed": 4}
@@ -275,8 +275,8 @@ def test_a_resumed_round_dealt_after_the_last_race_shows_no_race(tmp_path):
 
 
 def test_the_offer_to_resume_and_an_abandoned_game_are_on_the_table_screen_as_on_the_panels(tmp_path):
-    from companion.inputs import InputEvent
-    from companion.recovery import pick_up
+    from companion.arbiter.inputs import InputEvent
+    from companion.record.recovery import pick_up
     from companion.table import ABANDON_HOLD_NS, Table
 
     deal = {"type": "chance", "event": "deal", "cards": [1, 2, 3], "rts": 4}

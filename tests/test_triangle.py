@@ -15,7 +15,7 @@ from companion.games.options import OptionError, parse_options
 from companion.games.triangle import (
     FACTS, POINTS, ROUNDS_PER_TURN, TriangleOptions, fact_true, peers, settlement,
 )
-from companion.journal import JournalError, replay, summary
+from companion.record.journal import JournalError, replay, summary
 
 GAME = get("triangle")
 ANA, BEN, CY = 0, 1, 2

@@ -13,7 +13,7 @@ from companion.daemon import Daemon
 from companion.games import get
 from companion.games.options import lobby_choices
 from companion.games.triangle import fact_true, peers
-from companion.journal import NOTES, replay, summary
+from companion.record.journal import NOTES, replay, summary
 from companion.profile import load_profile
 from companion.script import ScriptPress, load_script
 

@@ -10,8 +10,8 @@ from PIL import ImageChops
 from companion.games import get
 from companion.games.options import lobby_choices, option_label, parse_options, show_value
 from companion.games.triangle import FACTS, TriangleOptions, fact_true, peers
-from companion.inputs import InputEvent
-from companion.journal import Header, JournalWriter, replay, summary
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import Header, JournalWriter, replay, summary
 from companion.screens.lobby import OptionsView, options_menu
 from companion.table import Table
 from companion.table.triangle import TriangleTable
@@ -461,8 +461,8 @@ def test_the_table_screen_notes_a_late_press_while_its_round_shows_then_no_more(
     """Ben's slap, 5 ms before Ana's winning one, is handed to the table after the claim (as the
     daemon does, inside :func:`watching_late_presses`): the TV notes it under the heading, as
     the panels do, through the fact and its verdict, and no more once the next round is dealt."""
-    from companion.latepress import LateNote
-    from companion.race import watching_late_presses
+    from companion.arbiter.latepress import LateNote
+    from companion.arbiter.race import watching_late_presses
     from companion.tablescreen.public import triangle_view
 
     table = make()

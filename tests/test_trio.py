@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from companion.games import get
 from companion.games.base import IllegalAction
 from companion.games.trio import strict_leader
-from companion.journal import replay, summary
+from companion.record.journal import replay, summary
 from companion.words.wordlist import MAX_LENGTH, TIERS, WordListError, parse_words, pool, tier_words
 
 GAME = get("trio")

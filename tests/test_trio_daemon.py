@@ -12,7 +12,7 @@ from PIL import ImageChops
 from companion.daemon import Daemon
 from companion.games import get
 from companion.games.options import lobby_choices
-from companion.journal import replay, summary
+from companion.record.journal import replay, summary
 from companion.profile import load_profile
 from companion.screens.trio import TrioView, screen
 from companion.script import ScriptPress, load_script

@@ -4,8 +4,8 @@
 import pytest
 
 from companion.cli import option_settings
-from companion.inputs import InputEvent
-from companion.journal import JournalWriter, replay, summary
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import JournalWriter, replay, summary
 from companion.table import Table
 
 from helpers import MS, journal_objects

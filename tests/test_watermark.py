@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.debounce import Debouncer
-from companion.inputs import InputEvent
-from companion.race import Race
-from companion.watermark import NOTHING_REPORTED, Watermarks
+from companion.arbiter.debounce import Debouncer
+from companion.arbiter.inputs import InputEvent
+from companion.arbiter.race import Race
+from companion.arbiter.watermark import NOTHING_REPORTED, Watermarks
 
 MS = 1_000_000
 

@@ -4,7 +4,7 @@
 gpiozero hands over the pin-level edge ticks (with the lgpio factory: the kernel's
 CLOCK_MONOTONIC line-event time, taken in the interrupt). ``bounce_time`` stays None because
 lgpio's debounce reports the time the line settled, not the first edge; our own
-:class:`~companion.debounce.Debouncer` keeps the first edge. Buttons are active-low with the
+:class:`~companion.arbiter.debounce.Debouncer` keeps the first edge. Buttons are active-low with the
 Pi's internal pull-ups.
 
 It builds on ``DigitalInputDevice`` rather than ``Button``: every gpiozero ``Button`` runs a
@@ -18,7 +18,7 @@ from typing import Callable
 
 from gpiozero import DigitalInputDevice
 
-from ..inputs import KEYS, InputEvent
+from ..arbiter.inputs import KEYS, InputEvent
 from ..profile import Profile
 
 EdgeCallback = Callable[[InputEvent], None]

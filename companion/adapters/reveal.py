@@ -15,7 +15,7 @@ So a reveal, like a psychology lab's screen flip, separates *drawing* from *show
    (host monotonic ns) as its display-on command returns.
 
 The onsets then differ by one short transaction per panel (0.12 ms at 400 kHz, selects
-included), and the race (:class:`companion.race.Race`) times each station from its own onset,
+included), and the race (:class:`companion.arbiter.race.Race`) times each station from its own onset,
 so even that is compensated. The buzzer's "go" sounds when the writer reports the onsets, not
 when the table asked for the screens. The panels are dark for the time it takes to write the
 frames, which players see as a blink before the cards or the question appear.

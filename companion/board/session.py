@@ -27,7 +27,7 @@ import logging
 from collections import deque
 from dataclasses import dataclass
 
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 from .clocksync import ClockSync
 from .frames import PROTOCOL_VERSION, Edge, Frame, Heartbeat, Hello
 

@@ -23,7 +23,7 @@ import pygame
 from PIL import Image
 
 from ..adapters.lights import BLINK_S, StationLights
-from ..inputs import KEYS, InputEvent
+from ..arbiter.inputs import KEYS, InputEvent
 from ..profile import Profile
 from . import keys as keymap
 from .sound import MixerBuzzer

@@ -29,10 +29,10 @@ from PIL import Image
 
 from .. import games
 from ..games.options import options_dict, parse_options
-from ..inputs import InputEvent
-from ..journal import Header, JournalWriter
-from ..latepress import LateNote
-from ..recovery import Interrupted, abandon, dismiss
+from ..arbiter.inputs import InputEvent
+from ..record.journal import Header, JournalWriter
+from ..arbiter.latepress import LateNote
+from ..record.recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
 from ..screens.canvas import with_notice
 from ..screens.seating import spectator

@@ -6,7 +6,7 @@ make them (the same methods, the same rule checks) and journaled with ``"bot": t
 
 **Races are fair.** In a race a bot presses through the arbiter like any station: an input
 event with its own edge time, from its own input source (``bot``) whose explicit watermark
-(:mod:`companion.watermark`) promises no bot press before its next committed one. The bot
+(:mod:`companion.arbiter.watermark`) promises no bot press before its next committed one. The bot
 decides *when the race is set up*, from what its seat may know (its peers' cards, the question),
 never from a person's press, and commits to an edge time = the race's opening (a bot's seat has
 no panel, so its onset is the opening) + a human-like delay drawn from its level's law below. It
@@ -25,7 +25,7 @@ Delays, normal laws (mean, standard deviation) in ms, never under :data:`FASTEST
 
 **Resumed bots play on as before.** Every draw a bot makes (a delay, a wrong answer, an easy
 move) comes from its own generator, seeded by the game's seed, the journal's place (the chance
-events and actions applied, :attr:`~companion.match.Match.moves`), the seat, what it is for and,
+events and actions applied, :attr:`~companion.record.match.Match.moves`), the seat, what it is for and,
 for a race, when it opens in journal time: a game resumed from its journal draws what the
 uninterrupted game would have. The hard Triangle bot's statement is worked out again from the
 round, not remembered; only who slapped just after its claim is not journaled (a resumed bot
@@ -40,9 +40,9 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..inputs import InputEvent
-from ..journal import BOT_LEVELS
-from ..watermark import Watermarks
+from ..arbiter.inputs import InputEvent
+from ..record.journal import BOT_LEVELS
+from ..arbiter.watermark import Watermarks
 
 if TYPE_CHECKING:
     from ..bots import triangle as brain

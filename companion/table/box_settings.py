@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from PIL import Image
 
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 from ..screens.lobby import GameMenuView, game_menu
 from ..screens.table import settings_screen
 from ..settings import VOLUMES, BoxSettings

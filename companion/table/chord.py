@@ -21,7 +21,7 @@ such a race's verdict may come later, by at most the window, and only while a pr
 
 from __future__ import annotations
 
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 
 CHORD_WINDOW_NS = 80_000_000
 HELD_BACK = ("left", "right")

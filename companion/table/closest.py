@@ -3,7 +3,7 @@
 **Start race** (option ``start`` 17x34 or products): every station shows a product and four
 answers, one per button (``left``, ``ok``, ``right`` as they sit, then ``slap``). The first right
 answer by edge time starts round 1; a wrong answer knocks that player out of the race (a
-:class:`~companion.race.Race` with :meth:`~companion.race.Race.knock_out`, decided on the
+:class:`~companion.arbiter.race.Race` with :meth:`~companion.arbiter.race.Race.knock_out`, decided on the
 watermark). An answer before the player's own panel showed the question (the screens of a race
 are revealed together, :meth:`~.game.GameTable.reveal`) is a false start, right or wrong: it
 neither counts nor knocks out, and once the question shows, the panel says "Too early!" for a
@@ -32,10 +32,10 @@ from PIL import Image
 
 from ..games.base import IllegalAction
 from ..games.closest import ClosestState, ScoredRound
-from ..inputs import InputEvent
-from ..journal import race_question
-from ..latepress import LateNote
-from ..race import Race, RaceResult
+from ..arbiter.inputs import InputEvent
+from ..record.journal import race_question
+from ..arbiter.latepress import LateNote
+from ..arbiter.race import Race, RaceResult
 from ..screens.canvas import abbreviate, fitting
 from ..screens.closest import LineView, QuestionView, number_line, question
 from .game import GameTable

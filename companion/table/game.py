@@ -7,7 +7,7 @@ moved on) and are dropped rather than applied to the new state.
 
 A press that reaches the table after a race was decided, with an edge early enough to matter, is
 still shown to that race (stale or not), which tells whether it would have changed the verdict:
-a *late press* (:class:`~companion.race.LatePress`). The verdict stands; the daemon hands the
+a *late press* (:class:`~companion.arbiter.race.LatePress`). The verdict stands; the daemon hands the
 late press back (:meth:`GameTable.late_press`), the table journals it on a line of its own and
 shows a short note (:attr:`GameTable.late_note`) while the verdict's result is on the screens.
 """
@@ -22,11 +22,11 @@ from typing import Any, ClassVar
 from PIL import Image
 
 from ..games.base import Rules
-from ..inputs import InputEvent
-from ..journal import JournalWriter
-from ..latepress import LateNote
-from ..match import Match
-from ..race import Race
+from ..arbiter.inputs import InputEvent
+from ..record.journal import JournalWriter
+from ..arbiter.latepress import LateNote
+from ..record.match import Match
+from ..arbiter.race import Race
 from ..screens.canvas import abbreviate, fitting
 
 
@@ -228,7 +228,7 @@ class GameTable:
         """Apply the action a race led to, journaled with the race's onsets and reaction times
         (informational: ``onset_ms`` from the race's opening and ``reaction_ms``, per player,
         null for a player not in the race or without a counted press; replay ignores them) and
-        ``notes``, the game's own race fields (:data:`companion.journal.NOTES`)."""
+        ``notes``, the game's own race fields (:data:`companion.record.journal.NOTES`)."""
         if race is not None:
             self.judged(race)
         if race is not None and race.onsets is not None:

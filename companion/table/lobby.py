@@ -18,7 +18,7 @@ from PIL import Image
 
 from ..games.base import Rules
 from ..games.options import option_label, parse_options, show_value
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 from ..rulebook import SHORT_TITLES, pages
 from ..screens.lobby import GameMenuView, OptionsView, RulesView, game_menu, options_menu, rules
 

@@ -16,7 +16,7 @@ from PIL import Image
 
 from ..games.base import IllegalAction
 from ..games.paytoplay import CELL_COST, after_income
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 from ..screens.canvas import abbreviate, fitting
 from ..screens.paytoplay import SIDE_COLS, PayToPlayView, screen
 from .game import GameTable

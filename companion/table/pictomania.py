@@ -37,7 +37,7 @@ from PIL import Image
 from .. import words as decks
 from ..games.base import IllegalAction
 from ..games.pictomania import NUMBERS, PictomaniaState, RoundScore
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 from ..screens import pictomania as screens
 from ..screens.canvas import WIDTH, abbreviate, fitting, measure
 from .game import GameTable

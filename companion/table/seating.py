@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from ..games.base import Rules
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 from ..screens.seating import SeatingView, seating_screen
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 from ..screens.canvas import with_notice
 
 

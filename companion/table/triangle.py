@@ -3,7 +3,7 @@ and shows each player exactly what the seed lets them see.
 
 A round: the box deals (a chance event) and counts 3-2-1-0, one count per ``countdown_ms`` on
 the buzzer and every display. At 0 each station shows its two peers' cards, never its own, and
-the race opens. Slaps are fed to a :class:`~companion.race.Race` by edge time; ``tick`` decides
+the race opens. Slaps are fed to a :class:`~companion.arbiter.race.Race` by edge time; ``tick`` decides
 it once the watermark has passed the first slap plus the tie window. A slap before 0 is a false
 start, shown to the presser (with ``false_start_lockout_ms`` it also locks them out for that
 long). Several slaps within the window are a draw: the four cards are discarded unseen, so the
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 from PIL import Image
 
 from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
-from ..inputs import InputEvent
-from ..race import Race, RaceResult
+from ..arbiter.inputs import InputEvent
+from ..arbiter.race import Race, RaceResult
 from ..screens.canvas import COLUMNS, WIDTH, abbreviate, fitting, measure
 from ..screens.triangle import AidView, EndView, RoundView, aid_screen, end_screen, round_screen, scores_line
 from .game import GameTable

@@ -25,7 +25,7 @@ from typing import Any
 from PIL import Image
 
 from ..games.trio import strict_leader
-from ..inputs import InputEvent
+from ..arbiter.inputs import InputEvent
 from ..screens.canvas import abbreviate, fitting
 from ..screens.trio import TrioView, screen
 from ..words.wordlist import WordListError

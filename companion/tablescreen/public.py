@@ -26,9 +26,9 @@ from typing import Any, Callable
 from .. import words as decks
 from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
-from ..journal import race_winners, reaction_times
-from ..latepress import LateNote
-from ..race import RaceResult
+from ..record.journal import race_winners, reaction_times
+from ..arbiter.latepress import LateNote
+from ..arbiter.race import RaceResult
 from ..games.options import option_label, show_value
 from ..table.triangle import VERDICT_LABELS
 from ..table.trio import LAST_SECONDS, clock

@@ -5,7 +5,7 @@ the time it stopped bouncing. The first edge that changes a channel passes with 
 edges within ``debounce_us`` after it are bounce and only update the raw level; once the channel
 has been quiet that long, a raw level that differs from the debounced one (a tap shorter than
 the window) is caught up with the time of the raw edge that caused it. The host's
-``companion/debounce.py`` follows the same rules.
+``companion/arbiter/debounce.py`` follows the same rules.
 
 A caught-up edge is older than edges other channels may have produced since, so the board
 sends nothing newer than :meth:`Contacts.held_since` (see ``board.py``).

@@ -13,7 +13,7 @@ A source's watermark ``W`` promises that every event of that source with an edge
 - *live*: events are delivered within a known latency bound of their edge (GPIO kernel events via
   a callback thread), so at ``now`` the watermark is at least ``now - latency_bound``. That bound
   is an assumption about the box: the daemon measures every GPIO edge against it and reports a
-  press that came too late (:mod:`companion.delivery`).
+  press that came too late (:mod:`companion.arbiter.delivery`).
 
 :meth:`Watermarks.low` is the minimum over the sources: what a race may rely on.
 """

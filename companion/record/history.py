@@ -16,7 +16,7 @@ closest-number game's ``start``):
   press, so this is an upper bound, and it is reported apart from the measured ones.
 
 A race decided before a press that would have changed it arrived (a *late press*,
-:mod:`companion.latepress`) keeps its verdict, but its journal's ``late`` line is listed with the
+:mod:`companion.arbiter.latepress`) keeps its verdict, but its journal's ``late`` line is listed with the
 game, so a table looking back sees which verdicts may have been wrong.
 
 Journals are read as ``companion replay`` reads them (:mod:`companion.untrusted`: regular files
@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from .journal import JournalError, reaction_times, read_journal, replay
-from .latepress import LATE, LateNote, late_summary, parse_late, verdict_words
+from ..arbiter.latepress import LATE, LateNote, late_summary, parse_late, verdict_words
 from .match import Match
 from .recovery import ABANDONED, journals
-from .untrusted import Unreadable
+from ..untrusted import Unreadable
 
 RACE_ACTIONS = ("claim", "draw", "start")
 
@@ -69,7 +69,7 @@ class GameRecord:
 
 
 def read_game(path: Path) -> GameRecord:
-    """Replay one journal; :class:`~companion.journal.JournalError` at its first bad line,
+    """Replay one journal; :class:`~companion.record.journal.JournalError` at its first bad line,
     :class:`~companion.untrusted.Unreadable` for a file that is no journal to read."""
     trail: list[tuple[float, tuple[Any, ...]]] = []
     reactions: list[Reaction] = []

@@ -28,7 +28,7 @@ from typing import Callable
 
 from .journal import Header, JournalError, JournalWriter, parse_header, read_journal, replay, replay_file
 from .match import Match
-from .untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_text
+from ..untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_text
 
 log = logging.getLogger(__name__)
 

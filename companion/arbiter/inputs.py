@@ -20,7 +20,7 @@ class InputEvent:
 
     ``station`` is the 0-based station index, ``t_ns`` the edge time in integer ns on the host
     monotonic clock, ``source`` the adapter that reported it (its watermark says how far it
-    has reported everything; see :mod:`companion.watermark`).
+    has reported everything; see :mod:`companion.arbiter.watermark`).
     """
 
     station: int

@@ -6,7 +6,7 @@ Fairness is the point of the product (DESIGN.md section 4), so a race follows th
   a thread, so a later-arriving press may carry an earlier edge time. A race keeps every press
   it is given and computes the first press as the minimum edge time, whatever the arrival order.
 - **Decide only when nothing earlier can still arrive.** The caller passes a watermark (see
-  :mod:`companion.watermark`): a promise that every press with an edge time before it has been
+  :mod:`companion.arbiter.watermark`): a promise that every press with an edge time before it has been
   delivered. The race is decided once the watermark reaches ``first + tie_window``; until then a
   press may still arrive and win.
 - **Ties are ties.** Every station whose first counted press lies strictly within the tie window
@@ -47,7 +47,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping
 
-from companion.inputs import KEYS, InputEvent
+from .inputs import KEYS, InputEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +121,7 @@ class Race:
     Feed it every input event with :meth:`press` (it picks out the pressed edges of its key from
     its stations) and ask :meth:`decide` with the current low watermark. The next ask is due
     when the watermark reaches :attr:`decision_due_ns` (which may move as presses arrive); see
-    :meth:`companion.watermark.Watermarks.reaches_at`.
+    :meth:`companion.arbiter.watermark.Watermarks.reaches_at`.
     """
 
     def __init__(

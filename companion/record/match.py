@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .games.base import Action, IllegalAction, Outcome, Rules
+from ..games.base import Action, IllegalAction, Outcome, Rules
 
 
 @dataclass

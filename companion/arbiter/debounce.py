@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from companion.inputs import InputEvent
+from .inputs import InputEvent
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,13 @@
 """How late GPIO presses reach the daemon, and the presses that came too late for their race.
 
 A race on GPIO is decided once ``now - timing.gpio_latency_ms`` passes ``first + tie_window``
-(:mod:`companion.watermark`): a promise that every edge reaches the loop within the bound. The
+(:mod:`companion.arbiter.watermark`): a promise that every edge reaches the loop within the bound. The
 promise rests on the Pi (lgpio's poll, the GIL hand-off, the CPU's load), so the daemon watches it
 keep: every GPIO press's *delivery delay* (arrival in the daemon's inbox minus its kernel edge
 time) goes into a rolling window with its p99 and max, a delay beyond the bound is counted, and a
 *late press* (one that arrived after its race was decided with an edge that would have changed
-the verdict, see :class:`~companion.race.LatePress`) is logged at WARNING with its delay (and
-journaled by the game's table, :mod:`companion.latepress`).
+the verdict, see :class:`~companion.arbiter.race.LatePress`) is logged at WARNING with its delay (and
+journaled by the game's table, :mod:`companion.arbiter.latepress`).
 ``companion selftest`` prints the same figures for a box under display load.
 """
 

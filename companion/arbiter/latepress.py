@@ -1,6 +1,6 @@
 """A late press on the record: the journal line that keeps it, and how it is told.
 
-A race decided without a press that would have changed its verdict (:class:`~companion.race.
+A race decided without a press that would have changed its verdict (:class:`~companion.arbiter.race.
 LatePress`: its source delivered it after the race had waited long enough) keeps its verdict:
 the game has acted on it. But a verdict that may be wrong must not live only in the log. The
 table writes a ``"type": "late"`` line to the game's journal when the press arrives (the race's
@@ -30,7 +30,7 @@ class LateNote:
 
     player: int
     press: str
-    """One of :data:`~companion.race.LATE_KINDS`: a press, a false start, a wrong answer."""
+    """One of :data:`~companion.arbiter.race.LATE_KINDS`: a press, a false start, a wrong answer."""
     behind_ms: float
     """The press's reaction time minus the winners' fastest (below 0: before the winning press)."""
     verdict: tuple[int, ...]
@@ -109,7 +109,7 @@ def parse_late(obj: dict[str, Any], players: int) -> LateNote:
 
 
 def late_notes(lines: Iterable[str | bytes], players: int) -> list[LateNote]:
-    """The late presses of a journal that replays (:func:`companion.journal.replay` has checked
+    """The late presses of a journal that replays (:func:`companion.record.journal.replay` has checked
     every line), in journal order."""
     out = []
     for text in lines:

@@ -4,7 +4,7 @@ specified in ``docs/JOURNAL.md``.
 One file is one game: a header line, then every chance event and action in the order they
 happened. The writer appends, flushes and fsyncs each line before the table shows its result,
 so a crash or power cut loses no applied action. :func:`replay` reads a journal back into a
-:class:`~companion.match.Match`, stopping at the first bad line with its number and the reason.
+:class:`~companion.record.match.Match`, stopping at the first bad line with its number and the reason.
 
 Every line the box writes ends with a ``crc`` field (:func:`sealed`): a bit flipped on a card or a
 disk that leaves valid JSON (a ``3`` turned ``2``) would otherwise replay as another game. A line
@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from . import games
-from .games.base import IllegalAction
-from .games.options import OptionError, options_dict, parse_options
-from .latepress import LATE, late_notes, parse_late
+from .. import games
+from ..games.base import IllegalAction
+from ..games.options import OptionError, options_dict, parse_options
+from ..arbiter.latepress import LATE, late_notes, parse_late
 from .match import Match
-from .profile import NAME_MAX
-from .untrusted import JOURNAL_BYTES, Unreadable, json_value, read_bytes
+from ..profile import NAME_MAX
+from ..untrusted import JOURNAL_BYTES, Unreadable, json_value, read_bytes
 
 FORMAT = "companion-journal/1"
 BOT_LEVELS = ("easy", "hard")
@@ -331,7 +331,7 @@ def reaction_lines(lines: Iterable[str | bytes], players: tuple[str, ...]) -> li
 LineHook = Callable[[int, Match, list[dict[str, Any]], Any], None]
 """Told, after each applied line, its number, the match and the events it led to: what it
 recorded, chance events drawn from the seed before it, and the automatic actions after it; for
-a late press's line (:mod:`companion.latepress`), the line itself, which changes nothing; and
+a late press's line (:mod:`companion.arbiter.latepress`), the line itself, which changes nothing; and
 the line as it was read (its ``t`` and race fields, which replay reads past)."""
 
 

@@ -2,7 +2,7 @@
 
 A table that disagrees with the box needs to see where they part: for each line, who did what,
 who gained what and why, with names and seats (1-based, as the stations are numbered). The
-journal is replayed as usual (:func:`companion.journal.replay`); each line's events (the line
+journal is replayed as usual (:func:`companion.record.journal.replay`); each line's events (the line
 itself, chance events drawn from the seed before it, the box's automatic moves after it) are
 applied again here one by one, so every sentence compares the state just before an event with
 the state just after it. A journal's ``auto`` lines say nothing new: the box's moves are told
@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from .games.base import Rules
+from ..games.base import Rules
 from .journal import JournalError, replay
-from .latepress import LATE, parse_late
+from ..arbiter.latepress import LATE, parse_late
 from .match import Match
 
 
@@ -122,7 +122,7 @@ def _tell(step: Step) -> str:
 # --- Pay-to-Play Tic-Tac-Toe ---------------------------------------------------------------------
 
 def _paytoplay(step: Step) -> str:
-    from .games.paytoplay import CELL_COST, LINES, after_income, income
+    from ..games.paytoplay import CELL_COST, LINES, after_income, income
 
     before, after = step.before, step.after
     if step.kind == "draw":
@@ -173,7 +173,7 @@ FACT_WORDS = {
 def _triangle(step: Step) -> str:
     """Told from the rules' ``detail`` (turn, round, the finished rounds' cards), the shape
     ``companion replay --json`` publishes."""
-    from .games.triangle import POINTS, ROUNDS_PER_TURN
+    from ..games.triangle import POINTS, ROUNDS_PER_TURN
 
     now = step.rules.detail(step.before)
     kind = step.kind
@@ -297,7 +297,7 @@ def _pictomania_scores(step: Step, r: Any, how: str = "scored") -> str:
 # --- the closest-number game ------------------------------------------------------------------------
 
 def _closest(step: Step) -> str:
-    from .games.closest import TIE
+    from ..games.closest import TIE
 
     before, after = step.before, step.after
     p = step.player
