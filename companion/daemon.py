@@ -9,7 +9,7 @@ idle box costs almost nothing.
 The button board's link calls back from its reader thread the same way; the loop turns board
 frames into inputs and watermarks (:mod:`companion.board.session`). Races wait for the board
 only while it can deliver: absent, unplugged or silent, it is dropped from the watermarks (GPIO
-races go on, its own presses are not counted) and every screen says so until it is back.
+races go on without it) and every screen says so until it is back.
 
 A screen change that opens a race is a *reveal* (:mod:`companion.adapters.reveal`): on real
 panels the writer shows it on every station at once and reports each station's onset; the loop
@@ -501,4 +501,6 @@ class Daemon:
 
     def close(self) -> None:
         log.info("%s", self.delivery.summary())
+        if self.board_session is not None:
+            log.info("button board frames: %s", self.board_session.counters())
         self.box.close()
