@@ -298,7 +298,8 @@ def test_seven_stations_only_the_count_is_wrong(tmp_path):
     ("stuck_after_s", "0.1", "must be a number from 0.5 to 60, not 0.1"),
     ("stuck_after_s", '"5"', "must be a number from 0.5 to 60, not '5'"),
     ("gpio_latency_ms", "true", "must be a number from 0 to 50, not True"),
-    ("debounce", "5", "unknown field; known fields are debounce_ms, stuck_after_s, gpio_latency_ms"),
+    ("debounce", "5", "unknown field; known fields are debounce_ms, stuck_after_s, gpio_latency_ms, gpio_watermark"),
+    ("gpio_watermark", '"guess"', "must be reader or bound (how races know every GPIO press has arrived), not 'guess'"),
 ])
 def test_bad_timing_value(tmp_path, key, value, message):
     assert problems(tmp_path, GOOD + f"\n[timing]\n{key} = {value}\n") == [f"timing.{key}: {message}"]
