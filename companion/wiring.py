@@ -19,6 +19,7 @@ from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import Buses, DisplayWriter, display_openers
 from .adapters.gpiolink import GpioReader, ReaderItem
+from .adapters.gpioreader import KERNEL_MARGIN_NS
 from .adapters.lights import StationLights
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
@@ -122,7 +123,9 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     if profile.gpio_reader:
         buttons, sources = [], {}
         if profile.gpio_pins():
-            reader = GpioReader(sorted(profile.gpio_pins()), on_gpio, mock=profile.backend == "mock")
+            # Mock pins pretend the kernel's margin: the daemon sees what it will on a Pi.
+            reader = GpioReader(sorted(profile.gpio_pins()), on_gpio, mock=profile.backend == "mock",
+                                margin_ns=KERNEL_MARGIN_NS)
     else:
         buttons, sources = station_buttons(profile, factory, on_edge), {"gpio": round(profile.timing.gpio_latency_ms * 1e6)}
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None

@@ -15,7 +15,7 @@ import time
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from companion.adapters.gpiolink import NOT_RESPONDING, SILENT_NS, GpioReader, GpioSession, ReaderDown, ReaderEdge, ReaderMark
+from companion.adapters.gpiolink import NOT_RESPONDING, SILENT_NS, START_NS, GpioReader, GpioSession, ReaderDown, ReaderEdge, ReaderMark
 from companion.adapters.gpioreader import EDGE, RECORD, WANT, WATERMARK, LineEdge, Reader
 from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
@@ -163,6 +163,7 @@ def test_the_watermark_never_passes_an_edge_not_yet_sent(steps):
 
 def test_the_session_turns_records_into_station_inputs_and_a_silent_reader_goes_down():
     session = GpioSession({4: (0, "slap"), 17: (1, "ok")})
+    assert session.check(0) == [] and session.check_due_ns() == START_NS  # just started: 5 s to say hello
     assert session.handle(ReaderEdge(17, 0, 1_000)) == [InputEvent(1, "ok", True, 1_000, "gpio")]
     assert session.handle(ReaderEdge(99, 0, 1_000)) == []  # not a station's pin
     assert session.handle(ReaderMark(2_000)) == [Watermark("gpio", 2_000)]

@@ -36,6 +36,9 @@ NOT_RESPONDING = "Buttons not responding"
 SILENT_NS = 500_000_000
 """A reader silent this long is down: ten of its idle heartbeats (50 ms,
 :data:`~companion.adapters.gpioreader.HEARTBEAT_NS`), the same half second a button board gets."""
+START_NS = 5_000_000_000
+"""A reader just started has this long for its first watermark: a Python process's start on a
+Pi Zero 2 takes about a second, more while the daemon itself starts."""
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -180,11 +183,14 @@ class GpioSession:
         self.downs = 0
         """Times the reader was found stalled or gone."""
         self._heard_ns: int | None = None
+        self._started = False  # a watermark came from the reader running now
 
     def handle(self, item: ReaderItem) -> list[Output]:
         if isinstance(item, ReaderDown):
+            self._started, self._heard_ns = False, None
             return self._down()
         if isinstance(item, ReaderMark):
+            self._started = True
             self._heard_ns = item.t_ns if self._heard_ns is None else max(self._heard_ns, item.t_ns)
             out: list[Output] = []
             if not self.live:
@@ -203,7 +209,7 @@ class GpioSession:
             return []
         if self._heard_ns is None:
             self._heard_ns = now_ns
-        elif now_ns - self._heard_ns >= SILENT_NS:
+        elif now_ns - self._heard_ns >= self._silent_after_ns():
             log.warning("GPIO reader silent for %.1f s: races no longer wait for it", (now_ns - self._heard_ns) / 1e9)
             return self._down()
         return []
@@ -211,7 +217,10 @@ class GpioSession:
     def check_due_ns(self) -> int | None:
         if not self.live or self._heard_ns is None:
             return None
-        return self._heard_ns + SILENT_NS
+        return self._heard_ns + self._silent_after_ns()
+
+    def _silent_after_ns(self) -> int:
+        return SILENT_NS if self._started else START_NS
 
     def _down(self) -> list[Output]:
         if not self.live:
