@@ -261,7 +261,12 @@ class Daemon:
             pass
 
     def _gpio_arrive(self, item: ReaderItem) -> None:
-        if self._source_outputs(self.gpio_session.handle(item), "gpio"):
+        """A reader's record: an edge's delivery delay is measured from here (its arrival)."""
+        outputs = self.gpio_session.handle(item)
+        for out in outputs:
+            if isinstance(out, InputEvent):
+                self._arrived_ns[out] = time.monotonic_ns()
+        if self._source_outputs(outputs, "gpio"):
             self._wake.set()
 
     def _source_outputs(self, outputs: list[Output], about: str = "board") -> bool:

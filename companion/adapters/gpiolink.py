@@ -70,13 +70,13 @@ class GpioReader:
     ``margin_ns`` standing in for the kernel's margin if given."""
 
     def __init__(self, pins: list[int], deliver: Callable[[ReaderItem], None], mock: bool = False,
-                 chip: str = "/dev/gpiochip0", margin_ns: int | None = None, retry_s: float = 1.0) -> None:
+                 chip: str | None = None, margin_ns: int | None = None, retry_s: float = 1.0) -> None:
         self.pins = pins
         self.deliver = deliver
         self.retry_s = retry_s
-        self.command = [sys.executable, "-m", "companion.adapters.gpioreader", "--pins", ",".join(map(str, pins)),
-                        "--chip", chip] + (["--mock"] if mock else []) + (
-                        [] if margin_ns is None else ["--margin-ns", str(margin_ns)])
+        self.command = [sys.executable, "-m", "companion.adapters.gpioreader", "--pins", ",".join(map(str, pins))]
+        self.command += ([] if chip is None else ["--chip", chip]) + (["--mock"] if mock else [])
+        self.command += [] if margin_ns is None else ["--margin-ns", str(margin_ns)]
         self.process: subprocess.Popen | None = None
         self._sock: socket.socket | None = None
         self._lock = threading.Lock()

@@ -44,6 +44,7 @@ import struct
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 RECORD = struct.Struct("<BBBxxxxxq")
 """kind, pin, level, (padding), t_ns: 16 bytes, both ways."""
@@ -102,6 +103,31 @@ class _LineRequest(ctypes.Structure):
 
 assert ctypes.sizeof(_LineRequest) == 592, "struct gpio_v2_line_request is 592 bytes"
 _GET_LINE_IOCTL = (3 << 30) | (ctypes.sizeof(_LineRequest) << 16) | (0xB4 << 8) | 0x07  # _IOWR(0xB4, 0x07, ...)
+
+
+_CHIP_INFO = struct.Struct("<32s32sI")  # struct gpiochip_info: name, label, lines
+_GET_CHIPINFO_IOCTL = (2 << 30) | (_CHIP_INFO.size << 16) | (0xB4 << 8) | 0x01  # _IOR(0xB4, 0x01, ...)
+
+
+def header_chip() -> str:
+    """The gpiochip of the Pi's 40-pin header: the one whose label names the SoC's pin controller
+    (``pinctrl-bcm2835``/``-bcm2711`` up to a Pi 4, ``pinctrl-rp1`` on a Pi 5, whose number
+    changed between kernels), else ``/dev/gpiochip0``."""
+    for path in sorted(Path("/dev").glob("gpiochip*")):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            info = bytearray(_CHIP_INFO.size)
+            fcntl.ioctl(fd, _GET_CHIPINFO_IOCTL, info)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        if _CHIP_INFO.unpack(info)[1].rstrip(b"\0").startswith(b"pinctrl-"):
+            return str(path)
+    return "/dev/gpiochip0"
 
 
 class KernelLines:
@@ -282,16 +308,17 @@ def main(argv: list[str] | None = None) -> None:
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--fd", type=int, required=True, help="the connected socket to the daemon")
     parser.add_argument("--pins", required=True, help="GPIO numbers, comma-separated")
-    parser.add_argument("--chip", default="/dev/gpiochip0")
+    parser.add_argument("--chip", help="the gpiochip device (default: the 40-pin header's)")
     parser.add_argument("--mock", action="store_true", help="gpiozero mock pins, driven by the daemon (tests)")
     parser.add_argument("--margin-ns", type=int, help="the kernel margin the mock pins pretend to have")
     args = parser.parse_args(argv)
     pins = [int(p) for p in args.pins.split(",") if p]
     sock = socket.socket(fileno=args.fd)
+    chip = args.chip or header_chip()
     try:
-        lines = MockLines(pins) if args.mock else KernelLines(args.chip, pins)
+        lines = MockLines(pins) if args.mock else KernelLines(chip, pins)
     except OSError as e:
-        print(f"gpio reader: cannot claim GPIO {args.pins} on {args.chip}: {e}", file=sys.stderr, flush=True)
+        print(f"gpio reader: cannot claim GPIO {args.pins} on {chip}: {e}", file=sys.stderr, flush=True)
         sys.exit(1)
     if args.margin_ns is not None:
         lines.margin_ns = args.margin_ns
