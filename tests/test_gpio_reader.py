@@ -223,3 +223,24 @@ def test_a_stalled_reader_holds_a_race_until_it_is_reported_then_comes_back(tmp_
     assert seen["decided_ns"] - seen["stopped_ns"] >= SILENT_NS - 60 * MS  # its last watermark came before the stop
     assert seen["notice"] == NOT_RESPONDING
     assert daemon.gpio_session.downs == 1
+
+
+def test_kernel_line_events_are_read_as_the_uapi_lays_them_out():
+    """``struct gpio_v2_line_event`` (include/uapi/linux/gpio.h): 48 bytes, timestamp first; a
+    rising edge (id 1) is level 1, a falling one (id 2) level 0. Read from a pipe standing in for
+    the line request's file (no gpiochip on this machine; the virtual Pi has a real one)."""
+    import struct
+
+    from companion.adapters.gpioreader import KernelLines
+
+    read_end, write_end = os.pipe()
+    lines = KernelLines.__new__(KernelLines)
+    lines._fd = read_end
+    os.set_blocking(read_end, False)
+    event = struct.Struct("<QIIII24x")
+    assert event.size == 48
+    os.write(write_end, event.pack(1_000_123, 2, 17, 1, 1) + event.pack(1_004_000, 1, 17, 2, 2))
+    assert lines.read() == [LineEdge(17, 0, 1_000_123), LineEdge(17, 1, 1_004_000)]
+    assert lines.read() == []  # empty: the queue was read out
+    os.close(write_end)
+    lines.close()
