@@ -254,14 +254,8 @@ class Daemon:
             self._wake.set()
 
     def _on_gpio(self, item: ReaderItem) -> None:
-        """Runs in the GPIO reader link's thread: enqueue and return."""
-        try:
-            self._loop.call_soon_threadsafe(self._gpio_arrive, item)
-        except RuntimeError:  # the loop has stopped
-            pass
-
-    def _gpio_arrive(self, item: ReaderItem) -> None:
-        """A reader's record: an edge's delivery delay is measured from here (its arrival)."""
+        """A GPIO reader's record, read by the loop itself: an edge's delivery delay is measured
+        from here (its arrival)."""
         outputs = self.gpio_session.handle(item)
         for out in outputs:
             if isinstance(out, InputEvent):
@@ -464,8 +458,8 @@ class Daemon:
         self._loop = asyncio.get_running_loop()
         if self.box.board is not None:
             self.box.board.start()
-        if self.box.gpio_reader is not None:
-            self.box.gpio_reader.start()
+        if self.box.gpio_reader is not None:  # its records read by this loop: no thread hand-off
+            self.box.gpio_reader.start(self._loop)
         switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:

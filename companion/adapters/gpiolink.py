@@ -14,6 +14,7 @@ it died) holds races no longer, and every screen says so, until its next waterma
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -65,9 +66,15 @@ ReaderItem = ReaderEdge | ReaderMark | ReaderDown
 
 
 class GpioReader:
-    """The reader process for ``pins``; ``deliver`` runs in this object's thread. ``mock``: the
-    reader's lines are gpiozero mock pins that :meth:`drive` changes (tests, benchmarks), with
-    ``margin_ns`` standing in for the kernel's margin if given."""
+    """The reader process for ``pins``. ``mock``: the reader's lines are gpiozero mock pins that
+    :meth:`drive` changes (tests, benchmarks), with ``margin_ns`` standing in for the kernel's
+    margin if given.
+
+    A thread of this object starts the reader and waits for it to end. Its records are read by
+    that thread, or, given the daemon's loop at :meth:`start`, by the loop itself: a watermark
+    then reaches a race with one hand-off between threads fewer (each waits for the GIL, which
+    the display writer holds while it packs a frame). ``deliver`` runs where they are read; a
+    :class:`ReaderDown` is delivered from the thread, or in the loop with ``call_soon_threadsafe``."""
 
     def __init__(self, pins: list[int], deliver: Callable[[ReaderItem], None], mock: bool = False,
                  chip: str | None = None, margin_ns: int | None = None, retry_s: float = 1.0) -> None:
@@ -82,9 +89,13 @@ class GpioReader:
         self._lock = threading.Lock()
         self._wanted: int | None = None
         self._stop = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._in_loop: tuple[int, threading.Event] | None = None  # the fd the loop reads, and its end
         self._thread = threading.Thread(target=self._run, name="gpio reader", daemon=True)
 
-    def start(self) -> None:
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Start the reader; with ``loop``, the records are read (and delivered) in that loop."""
+        self._loop = loop
         self._thread.start()
 
     def want(self, t_ns: int) -> None:
@@ -107,10 +118,13 @@ class GpioReader:
             return True
 
     def close(self) -> None:
+        """Stop the reader (from the loop's thread, if the loop reads its records)."""
         self._stop.set()
         with self._lock:
             if self._sock is not None:
                 self._sock.shutdown(socket.SHUT_RDWR)  # the reader sees its end close, and exits
+            if self._in_loop is not None:
+                self._detach()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
 
@@ -123,7 +137,13 @@ class GpioReader:
             if served or not said:
                 log.error("GPIO reader %s; starting it again every %.1f s", reason, self.retry_s)
             said = True
-            self.deliver(ReaderDown(reason))
+            if self._loop is None:
+                self.deliver(ReaderDown(reason))
+            else:
+                try:
+                    self._loop.call_soon_threadsafe(self.deliver, ReaderDown(reason))
+                except RuntimeError:  # the loop has stopped: nobody is left to tell
+                    return
             self._stop.wait(self.retry_s)
 
     def _serve(self) -> tuple[str, bool]:
@@ -141,19 +161,7 @@ class GpioReader:
             theirs.close()
         with self._lock:
             self.process, self._sock, self._wanted = process, ours, None
-        buffer = bytearray()
-        served = False
-        try:
-            while data := ours.recv(4096):
-                buffer += data
-                served = True
-                whole = len(buffer) - len(buffer) % RECORD.size
-                for offset in range(0, whole, RECORD.size):
-                    kind, pin, level, t_ns = RECORD.unpack_from(buffer, offset)
-                    self.deliver(ReaderEdge(pin, level, t_ns) if kind == EDGE else ReaderMark(t_ns))
-                del buffer[:whole]
-        except OSError:
-            pass
+        served = self._read(ours) if self._loop is None else self._read_in_loop(ours)
         with self._lock:
             self._sock = None
         ours.close()
@@ -166,6 +174,66 @@ class GpioReader:
             return "closed", served
         process.kill()  # it closed its end without exiting (it should not): make sure
         return f"exited with status {process.wait()}", served
+
+    def _read(self, sock: socket.socket) -> bool:
+        """Deliver the reader's records until it closes its end; whether any came."""
+        buffer, served = bytearray(), False
+        try:
+            while data := sock.recv(4096):
+                served = True
+                self._deliver_records(buffer, data)
+        except OSError:
+            pass
+        return served
+
+    def _read_in_loop(self, sock: socket.socket) -> bool:
+        """:meth:`_read`, done by the loop (``add_reader``) while this thread waits for the end."""
+        buffer, served, ended = bytearray(), [False], threading.Event()
+        sock.setblocking(False)
+
+        def readable() -> None:
+            try:
+                data = sock.recv(65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if data:
+                served[0] = True
+                self._deliver_records(buffer, data)
+            else:
+                with self._lock:
+                    self._detach()
+
+        def attach() -> None:
+            with self._lock:
+                if self._stop.is_set():
+                    ended.set()
+                    return
+                self._loop.add_reader(sock.fileno(), readable)
+                self._in_loop = (sock.fileno(), ended)
+
+        try:
+            self._loop.call_soon_threadsafe(attach)
+        except RuntimeError:  # the loop has stopped
+            return False
+        ended.wait()
+        return served[0]
+
+    def _detach(self) -> None:
+        """In the loop's thread, with the lock held: the loop stops reading the reader."""
+        fd, ended = self._in_loop
+        self._in_loop = None
+        self._loop.remove_reader(fd)
+        ended.set()
+
+    def _deliver_records(self, buffer: bytearray, data: bytes) -> None:
+        buffer += data
+        whole = len(buffer) - len(buffer) % RECORD.size
+        for offset in range(0, whole, RECORD.size):
+            kind, pin, level, t_ns = RECORD.unpack_from(buffer, offset)
+            self.deliver(ReaderEdge(pin, level, t_ns) if kind == EDGE else ReaderMark(t_ns))
+        del buffer[:whole]
 
     @property
     def pid(self) -> int | None:
