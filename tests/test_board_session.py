@@ -235,6 +235,33 @@ def test_frames_held_for_a_board_that_never_answers_a_ping_are_bounded():
     for i in range(MAX_HELD + 250):
         feed(Heartbeat(i * 10_000, 0, 0, 0), BOOT_NS + 20_000 * MS)
     assert session.held_dropped == 250
-    released = feed.sync(0)  # its pong is held too, pushing out one more heartbeat
-    assert session.held_dropped == 251
-    assert len(released) == MAX_HELD - 1 and released[0] == Watermark("board", BOOT_NS + 2_510 * MS)
+    released = feed.sync(0)
+    assert session.held_dropped == 250
+    assert len(released) == MAX_HELD and released[0] == Watermark("board", BOOT_NS + 2_500 * MS)
+
+
+def test_frames_before_the_hello_are_held_then_delivered_or_counted_if_the_version_is_wrong():
+    session = BoardSession({0: (0, "slap")})
+    session.handle(LinkUp())
+    feed = Feed(session)
+    feed.sync(0)  # the clock is known, the board is not yet
+    assert feed(Edge(1_000, 0, 1)) == []  # its hello was lost (or comes after a replug's first frames)
+    assert feed(HELLO) == [InputEvent(0, "slap", True, BOOT_NS + 1 * MS, "board")]
+    other = BoardSession({0: (0, "slap")})
+    other.handle(LinkUp())
+    feed = Feed(other)
+    feed.sync(0)
+    feed(Edge(1_000, 0, 1))
+    feed(Hello(2, 12, 5000, 10000, b"future!!"))
+    assert other.held_dropped == 1
+
+
+def test_a_button_held_whose_press_never_arrived_is_counted_as_missed_not_invented(caplog):
+    session, feed = connected({0: (0, "slap")})
+    feed.sync(0)
+    out = feed(Heartbeat(5_000, 0b1, 0, 0))  # held, but its press frame was lost
+    assert out == [Watermark("board", BOOT_NS + 5 * MS)]
+    assert session.missed_presses == 1 and "never arrived" in caplog.text
+    feed(Heartbeat(6_000, 0b1, 0, 0))  # still held: counted once
+    assert session.missed_presses == 1
+    assert feed(Edge(7_000, 0, 0)) == [InputEvent(0, "slap", False, BOOT_NS + 7 * MS, "board")]
