@@ -7,11 +7,11 @@ It sleeps until the next input or the next deadline (a race decision, a held but
 idle box costs almost nothing.
 
 The button board's link calls back from its reader thread the same way; the loop turns board
-frames into inputs and watermarks (:mod:`companion.board.session`). So does the GPIO reader's link:
-on a Pi the station buttons are read by a process of their own that says how far it has read
-(:mod:`companion.adapters.gpiolink`); a reader that stalls is treated as a silent board. Races wait for the board
+frames into inputs and watermarks (:mod:`companion.board.session`). Races wait for the board
 only while it can deliver: absent, unplugged or silent, it is dropped from the watermarks (GPIO
-races go on without it) and every screen says so until it is back.
+races go on without it) and every screen says so until it is back. On a Pi the station buttons
+are read by a process of their own that says how far it has read, whose records this loop reads
+(:mod:`companion.adapters.gpiolink`): a reader that stalls is treated like a silent board.
 
 A screen change that opens a race is a *reveal* (:mod:`companion.adapters.reveal`): on real
 panels the writer shows it on every station at once and reports each station's onset; the loop
@@ -136,7 +136,7 @@ class Daemon:
         self._last_input_ns = time.monotonic_ns()
         self.dimmed = False
         self._notices: dict[str, str] = {}
-        """What players must know now, by what it is about ("board", "displays")."""
+        """What players must know now, by what it is about ("board", "gpio", "displays")."""
         self.board_session: BoardSession | None = None
         self.box: Box = (adapters(self._on_edge) if adapters is not None
                          else build_box(profile, self._on_edge, pin_factory, self._on_board, self._on_gpio))

@@ -127,7 +127,8 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
             reader = GpioReader(sorted(profile.gpio_pins()), on_gpio, mock=profile.backend == "mock",
                                 margin_ns=KERNEL_MARGIN_NS)
     else:
-        buttons, sources = station_buttons(profile, factory, on_edge), {"gpio": round(profile.timing.gpio_latency_ms * 1e6)}
+        buttons = station_buttons(profile, factory, on_edge)
+        sources = {"gpio": round(profile.timing.gpio_latency_ms * 1e6)}
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None
     buses = Buses()
     displays = DisplayWriter(openers=display_openers(profile, buses))

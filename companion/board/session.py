@@ -240,7 +240,8 @@ class BoardSession:
         message = received.frame.message
         if isinstance(message, Hello):
             return self._hello(message)
-        if not isinstance(message, (Edge, Heartbeat)) or (self.hello is not None and self.hello.version != PROTOCOL_VERSION):
+        wrong_version = self.hello is not None and self.hello.version != PROTOCOL_VERSION
+        if wrong_version or not isinstance(message, (Edge, Heartbeat)):
             return []  # a pong is the link's (an Exchanged item carries it)
         if self.hello is None or not self.clock.synced:
             if len(self._held) == MAX_HELD:
