@@ -35,7 +35,7 @@ SOURCE = "gpio"
 NOT_RESPONDING = "Buttons not responding"
 """The players' notice for a reader that stalled or died (one screen line)."""
 SILENT_NS = 500_000_000
-"""A reader silent this long is down: ten of its idle heartbeats (50 ms,
+"""A reader silent this long is down: five of its idle heartbeats (100 ms,
 :data:`~companion.adapters.gpioreader.HEARTBEAT_NS`), the same half second a button board gets."""
 START_NS = 5_000_000_000
 """A reader just started has this long for its first watermark: a Python process's start on a
