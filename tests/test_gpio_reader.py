@@ -5,7 +5,6 @@ reader holds a race until it is reported, a killed one is started again."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import queue
 import signal
@@ -21,7 +20,7 @@ from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
 from companion.board.session import Live, Notice, Watermark
 from companion.daemon import Daemon
-from helpers import MS, PATIENCE_S, until
+from helpers import MS, PATIENCE_S, until, while_running
 from test_board_link import BOARD, GPIO, RaceProbe, profile
 
 
@@ -191,8 +190,6 @@ def test_a_stalled_reader_holds_a_race_until_it_is_reported_then_comes_back(tmp_
                 seen["decided_ns"], seen["gpio_waited_for"] = now_ns, "gpio" in daemon.watermarks
 
     async def scenario():
-        stop = asyncio.Event()
-        runner = asyncio.ensure_future(daemon.run(stop))
         session = daemon.gpio_session
         await until(lambda: daemon.board_session.clock.synced and session._heard_ns is not None
                     and "gpio" in daemon.watermarks and daemon.watermarks.low(time.monotonic_ns()) > 0)
@@ -210,14 +207,9 @@ def test_a_stalled_reader_holds_a_race_until_it_is_reported_then_comes_back(tmp_
         await until(lambda: daemon.notice is None and session.live)
         daemon.box.drive(0, "slap", True)  # the reader reads again
         await until(lambda: 0 in probe.arrivals)
-        stop.set()
-        await runner
         return probe
 
-    try:
-        probe = asyncio.run(scenario())
-    finally:
-        daemon.close()
+    probe = while_running(daemon, scenario)
     assert probe.result.winners == {1}
     assert not seen["gpio_waited_for"], "decided only once the stalled reader no longer held it"
     # Its last watermark came at most a heartbeat before the stop; the race waited 0.5 s past it.
