@@ -313,7 +313,8 @@ do_uninstall() {
     entries=("file $UNIT_DIR/companion.service" "user companion")
   fi
   if [ "$DRY" = 1 ] || [ -e "$UNIT_DIR/companion.service" ]; then
-    step "stop and disable" systemctl disable --now companion.service
+    step "stop and disable" systemctl disable --now companion.service \
+      || echo "==> the service did not stop cleanly (journalctl -u companion); removing it all the same"
   fi
   for entry in "${entries[@]}"; do
     kind=${entry%% *}
