@@ -218,6 +218,17 @@ def test_an_update_that_cannot_install_leaves_the_running_version_installed(inst
     assert box.companion("profile", "check", str(box.profile)).returncode == 0
     assert not [c for c in box.commands() if c.startswith("systemctl")], "the service was touched"
 
+    good = box.profile.read_text()        # the maker's profile, which the new version would not read
+    box.profile.write_text(good.replace("[[stations]]", "[[stations]]\nslap = 99", 1))
+    try:
+        result = box.run("--profile", str(GPIO_3))
+    finally:
+        box.profile.write_text(good)
+    assert result.returncode == 1 and "the running one is unchanged" in result.stderr
+    assert "slap" in result.stderr          # the check says what is wrong
+    assert os.readlink(box.prefix / "venv") == "venv-b" and not (box.prefix / "venv-a").exists()
+    assert not [c for c in box.commands() if c.startswith("systemctl")]
+
 
 def test_a_new_version_that_does_not_start_is_rolled_back(installed):
     box, _ = installed
@@ -349,13 +360,13 @@ def test_the_i2c_speed_is_added_once_where_no_line_set_it(tmp_path):
     box = Sandbox(tmp_path, None)
     box.boot_config.write_text("dtparam=i2c_arm=on\n[pi4]\narm_boost=1\n")
     for _ in range(2):
-        result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; mkdir -p "$PREFIX"; boot_config'],
+        result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; mkdir -p "$PREFIX"; IN_SERVICE=$PROFILE boot_config'],
                                 capture_output=True, text=True, env=box.env)
         assert result.returncode == 0, result.stderr
         assert box.boot_config.read_text() == "dtparam=i2c_arm=on\n[pi4]\narm_boost=1\n[all]\ndtparam=i2c_arm_baudrate=400000\n"
     assert (box.prefix / "installed").read_text() == "boot-line dtparam=i2c_arm_baudrate=400000\n"
     box.boot_config.unlink()      # not a Pi: nothing to set
-    result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; boot_config'], capture_output=True, text=True, env=box.env)
+    result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; IN_SERVICE=$PROFILE boot_config'], capture_output=True, text=True, env=box.env)
     assert result.returncode == 0 and "not a Raspberry Pi boot partition" in result.stdout
     assert not box.boot_config.exists()
 
