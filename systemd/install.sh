@@ -238,7 +238,8 @@ new_venv() {  # new_venv CURRENT: build, install and check the new version besid
   local current=$1 wheels="$PREFIX/wheels" pip_extra=()
   NEW=venv-a
   [ "$current" = venv-a ] && NEW=venv-b
-  local pip=("$PREFIX/$NEW/bin/pip")
+  # The system's pip installs into the venv (--python), which needs no pip of its own.
+  local pip=("$PYTHON" -m pip --python "$PREFIX/$NEW/bin/python")
   case "$LGPIO" in
     wheel) pip_extra=(--only-binary lgpio lgpio) ;;
     source) pip_extra=(--no-binary lgpio lgpio); pip=(env PYPI=1 "${pip[@]}") ;;  # PYPI=1: liblgpio built in
@@ -249,7 +250,7 @@ new_venv() {  # new_venv CURRENT: build, install and check the new version besid
          step "sources" mkdir -p "$wheels/src" &&
          step "copy sources" cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/companion" "$wheels/src/" &&
          step "build wheel" "$PYTHON" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" "$wheels/src" &&
-         step "venv" "$PYTHON" -m venv --system-site-packages "$PREFIX/$NEW" &&
+         step "venv" "$PYTHON" -m venv --system-site-packages --without-pip "$PREFIX/$NEW" &&
          step "package" "${pip[@]}" install --quiet \
            --constraint "$SRC/systemd/constraints.txt" "$wheels"/companion-*.whl "${pip_extra[@]}" &&
          step "check profile" "$PREFIX/$NEW/bin/companion" profile check "$IN_SERVICE"; }; then
