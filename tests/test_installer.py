@@ -116,6 +116,11 @@ class Sandbox:
         return found
 
 
+def other(venv: str) -> str:
+    """The venv an update builds beside the running one."""
+    return {"venv-a": "venv-b", "venv-b": "venv-a"}[venv]
+
+
 def steps(out: str) -> list[str]:
     return [line[4:] for line in out.splitlines() if line.startswith("==> ")]
 
@@ -191,6 +196,7 @@ def test_a_fresh_install_finishes_with_the_program_profile_unit_and_rules_in_pla
 def test_running_it_again_changes_no_file_and_keeps_the_previous_version(installed):
     box, _ = installed
     before = box.files()
+    previous = os.readlink(box.prefix / "venv")
     result = box.run("--profile", str(GPIO_3))
     assert result.returncode == 0, result.stderr
     assert steps(result.stdout).count("apt package lists") == 1
@@ -200,20 +206,22 @@ def test_running_it_again_changes_no_file_and_keeps_the_previous_version(install
     commands = box.commands()
     assert not [c for c in commands if c.startswith(("useradd", "groupadd"))]
     assert "usermod -a -G gpio,i2c,dialout companion" in commands
-    assert os.readlink(box.prefix / "venv") == "venv-b" and (box.prefix / "venv-a/bin/companion").exists()
+    assert os.readlink(box.prefix / "venv") == other(previous), "not the new version"
+    assert (box.prefix / previous / "bin/companion").exists(), "the previous version is gone"
     assert box.companion("profile", "check", str(box.profile)).returncode == 0
 
 
 def test_an_update_that_cannot_install_leaves_the_running_version_installed(installed, tmp_path):
     box, _ = installed
-    running = (box.prefix / "venv-b").resolve()
+    name = os.readlink(box.prefix / "venv")
+    running = box.prefix / name
     files = sorted(p.relative_to(running) for p in running.rglob("*"))
     result = box.run("--profile", str(GPIO_3), PIP_FIND_LINKS=str(tmp_path))     # no network, no wheels: pip cannot install
     assert result.returncode == 1
     assert "the new version did not install (see above); the running one is unchanged" in result.stderr
-    assert os.readlink(box.prefix / "venv") == "venv-b"
+    assert os.readlink(box.prefix / "venv") == name
     assert sorted(p.relative_to(running) for p in running.rglob("*")) == files
-    assert not (box.prefix / "venv-a").exists(), "the half-built venv was left behind"
+    assert not (box.prefix / other(name)).exists(), "the half-built venv was left behind"
     assert box.companion("profile", "check", str(box.profile)).returncode == 0
     assert not [c for c in box.commands() if c.startswith("systemctl")], "the service was touched"
 
@@ -225,12 +233,13 @@ def test_an_update_that_cannot_install_leaves_the_running_version_installed(inst
         box.profile.write_text(good)
     assert result.returncode == 1 and "the running one is unchanged" in result.stderr
     assert "slap" in result.stderr          # the check says what is wrong
-    assert os.readlink(box.prefix / "venv") == "venv-b" and not (box.prefix / "venv-a").exists()
+    assert os.readlink(box.prefix / "venv") == name and not (box.prefix / other(name)).exists()
     assert not [c for c in box.commands() if c.startswith("systemctl")]
 
 
 def test_a_new_version_that_does_not_start_is_rolled_back(installed):
     box, _ = installed
+    running = os.readlink(box.prefix / "venv")
     (box.state / "restart-fails").touch()
     try:
         result = box.run("--profile", str(GPIO_3))
@@ -238,7 +247,7 @@ def test_a_new_version_that_does_not_start_is_rolled_back(installed):
         (box.state / "restart-fails").unlink()
     assert result.returncode == 1
     assert "the new version did not start" in result.stderr and "back on the previous one" in result.stderr
-    assert os.readlink(box.prefix / "venv") == "venv-b"
+    assert os.readlink(box.prefix / "venv") == running
     assert box.commands().count("systemctl restart companion.service") == 2
     assert box.companion("profile", "check", str(box.profile)).returncode == 0
 
