@@ -11,6 +11,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -53,6 +54,8 @@ OVERLAY = "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24"
 class Sandbox:
     """A system in a directory: the installer's paths, the shims and what they were asked."""
 
+    patience_s = 300     # a full install took 20-35 s here, with both cores busy with other work
+
     def __init__(self, root: Path, wheels: Path | None):
         self.root = root
         self.shims = root / "shims"
@@ -91,10 +94,18 @@ class Sandbox:
     modules = property(lambda self: self.root / "etc/modules-load.d/companion.conf")
 
     def run(self, *args, **env) -> subprocess.CompletedProcess:
-        """Runs the installer to its end (a bounded wait: a looping installer fails the test)."""
+        """Runs the installer to its end. The wait is bounded: an installer that runs itself
+        again and again (as one did) fails the test, and everything it started is ended."""
         self.log.write_text("")
-        return subprocess.run(["bash", str(INSTALL), *args], capture_output=True, text=True,
-                              env={**self.env, **env}, timeout=300)
+        with subprocess.Popen(["bash", str(INSTALL), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env={**self.env, **env}, start_new_session=True) as proc:
+            try:
+                out, err = proc.communicate(timeout=self.patience_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                out, _ = proc.communicate()
+                pytest.fail(f"the installer did not finish; it ran apt {steps(out).count('apt package lists')} times")
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
     def commands(self) -> list[str]:
         return self.log.read_text().splitlines()
