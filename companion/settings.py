@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .record.statedir import write_whole
 from .untrusted import Unreadable, json_value, read_text
 
 log = logging.getLogger(__name__)
@@ -57,11 +57,6 @@ def load_settings(path: Path | None) -> BoxSettings:
 
 
 def save_settings(path: Path, settings: BoxSettings) -> None:
+    """Write ``settings`` to ``path`` (see :func:`~companion.record.statedir.write_whole`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".new")
-    with open(temporary, "w", encoding="utf-8") as f:
-        json.dump(asdict(settings), f)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temporary, path)
+    write_whole(path, (json.dumps(asdict(settings)) + "\n").encode())
