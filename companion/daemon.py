@@ -428,7 +428,8 @@ class Daemon:
             self._tell(saving.news.pop(0), "journal", "the journal's folder vanished: rewritten from memory")
         fault = saving.fault
         if fault is not None:
-            self._tell(*saving_notice(fault), "saving")
+            short, longer = saving_notice(fault)
+            self._tell(short, "saving", longer)
             if self._retry_at_ns is None:
                 self._retry_at_ns = now_ns + RETRY_NS
             elif now_ns >= self._retry_at_ns:
@@ -606,10 +607,11 @@ class Daemon:
             self._wake.clear()
             self.step(time.monotonic_ns())
 
-    async def serve(self) -> None:
+    async def serve(self, stop: asyncio.Event | None = None) -> None:
         """Run as the service: until SIGTERM, SIGINT or SIGHUP (the terminal it ran in closed),
-        then tell systemd we are stopping. SIGUSR1 and SIGUSR2 only log how the box is doing."""
-        stop = asyncio.Event()
+        or ``stop`` is set, then tell systemd we are stopping. SIGUSR1 and SIGUSR2 only log how
+        the box is doing."""
+        stop = stop or asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, functools.partial(self._stop_on, sig, stop))
