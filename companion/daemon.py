@@ -202,7 +202,7 @@ class Daemon:
             interrupted.writer = self.saving.journal(interrupted.writer, interrupted.path, interrupted.lines)
             if interrupted.damaged is not None:
                 self._tell("LAST LINE DAMAGED", "journal", "the journal's last line was damaged: the game "
-                           "goes on from the line before it")
+                           "goes on from the line before it", cue=False)
         if isinstance(interrupted, NotResumed):
             self.table.tell("GAME NOT RESUMED")
         elif interrupted is not None and len(interrupted.match.players) > len(names):
@@ -607,11 +607,10 @@ class Daemon:
             self._wake.clear()
             self.step(time.monotonic_ns())
 
-    async def serve(self, stop: asyncio.Event | None = None) -> None:
+    async def serve(self) -> None:
         """Run as the service: until SIGTERM, SIGINT or SIGHUP (the terminal it ran in closed),
-        or ``stop`` is set, then tell systemd we are stopping. SIGUSR1 and SIGUSR2 only log how
-        the box is doing."""
-        stop = stop or asyncio.Event()
+        then tell systemd we are stopping. SIGUSR1 and SIGUSR2 only log how the box is doing."""
+        stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, functools.partial(self._stop_on, sig, stop))

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -35,7 +37,7 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def command(daemon: Daemon, stop: asyncio.Event, line: str) -> None:
+def command(daemon: Daemon, line: str) -> None:
     loop = asyncio.get_running_loop()
     words = line.split()
     if not words:
@@ -55,7 +57,7 @@ def command(daemon: Daemon, stop: asyncio.Event, line: str) -> None:
         daemon.snapshots(Path(words[1]))
         say("SNAPPED")
     elif words[0] == "quit":
-        stop.set()
+        os.kill(os.getpid(), signal.SIGTERM)  # as systemd stops the service
 
 
 async def main(argv: list[str]) -> None:
@@ -64,20 +66,19 @@ async def main(argv: list[str]) -> None:
     logging.getLogger().setLevel(logging.INFO)
     daemon = Daemon(load_profile(profile_path), Path(journal_dir), seed=int(seed))
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
 
     def read() -> None:
         line = sys.stdin.readline()
-        if not line:
+        if not line:  # the test is gone
             loop.remove_reader(sys.stdin.fileno())
-            stop.set()
+            os.kill(os.getpid(), signal.SIGTERM)
             return
-        command(daemon, stop, line)
+        command(daemon, line)
 
     loop.add_reader(sys.stdin.fileno(), read)
     loop.call_soon(say, "READY")
     try:
-        await daemon.serve(stop)
+        await daemon.serve()
     finally:
         daemon.close()
     say("DONE")

@@ -156,15 +156,23 @@ def _last_sequence(directory: Path) -> int:
 
 
 def _torn_header(path: Path) -> bool:
-    """True for a journal whose header never reached the disk whole (empty, or no newline at all):
-    a game that a power cut stopped as it started. Nothing of it was ever shown."""
+    """True for a journal whose header never reached the disk whole (empty, or no newline and not
+    a header that reads): a game that a power cut stopped as it started. Nothing of it was
+    ever shown. (Its header does not read, so it sorts with the journals without a sequence.)"""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return False
     try:
-        info = os.fstat(fd)
-        return stat.S_ISREG(info.st_mode) and info.st_size <= HEADER_BYTES and b"\n" not in os.pread(fd, HEADER_BYTES, 0)
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or b"\n" in os.pread(fd, 4096, 0):
+            return False
+        first = os.pread(fd, HEADER_BYTES, 0)
+        if b"\n" in first:
+            return False
+        parse_header(json_value(first.decode("utf-8")))  # a whole header without its newline
+        return False
+    except (UnicodeDecodeError, ValueError):
+        return True  # cut off mid-line: it does not read
     except OSError:
         return False
     finally:
@@ -172,17 +180,20 @@ def _torn_header(path: Path) -> bool:
 
 
 def _clean_torn_headers(candidates: list[Path]) -> list[Path]:
-    """Remove the newest journals that hold only a torn header (see :func:`_torn_header`), each
-    with a log line; on a read-only directory they are only passed over."""
-    while candidates and _torn_header(candidates[-1]):
-        path = candidates.pop()
+    """``candidates`` without the journals that hold only a torn header (:func:`_torn_header`),
+    each removed with a log line; on a read-only directory they are only passed over."""
+    kept = []
+    for path in candidates:
+        if not _torn_header(path):
+            kept.append(path)
+            continue
         try:
             path.unlink()
             log.warning("%s: removed: its header was cut short as the game started (a power cut)", path.name)
         except OSError as e:
             log.warning("%s: passed over, its header was cut short as the game started (cannot remove "
                         "it: %s)", path.name, e.strerror or e)
-    return candidates
+    return kept
 
 
 def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None) -> Interrupted | NotResumed | None:
