@@ -611,13 +611,18 @@ class Daemon:
         """Run as the service: until SIGTERM, SIGINT or SIGHUP (the terminal it ran in closed),
         then tell systemd we are stopping. SIGUSR1 and SIGUSR2 only log how the box is doing."""
         stop = asyncio.Event()
+        self.stop_on_signals(stop)
+        await self.run(stop)
+        self.notifier.stopping()
+
+    def stop_on_signals(self, stop: asyncio.Event) -> None:
+        """Set ``stop`` on SIGTERM, SIGINT or SIGHUP; log the status on SIGUSR1 or SIGUSR2 (in
+        the running loop: the service and the simulator alike)."""
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, functools.partial(self._stop_on, sig, stop))
         for sig in (signal.SIGUSR1, signal.SIGUSR2):
             loop.add_signal_handler(sig, self._log_status)
-        await self.run(stop)
-        self.notifier.stopping()
 
     @staticmethod
     def _stop_on(sig: signal.Signals, stop: asyncio.Event) -> None:
