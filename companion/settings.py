@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .record.statedir import write_whole
 from .untrusted import Unreadable, json_value, read_text
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,30 @@ def load_settings(path: Path | None) -> BoxSettings:
     except ValueError as e:
         log.warning("%s: %s; using the default settings", path, e)
     return BoxSettings()
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write a small file of the state directory (the settings, the last game's number) whole or
+    not at all: to a temporary name beside it, fsync'd, then renamed over it, so a power cut
+    leaves the old file or the new one. OSError if it cannot be (a full disk), leaving the old
+    file as it was and no temporary file behind."""
+    temporary = path.with_name(path.name + ".new")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except OSError:
+        try:
+            temporary.unlink(missing_ok=True)
+        except OSError:
+            pass  # a read-only directory: there is none to remove
+        raise
 
 
 def save_settings(path: Path, settings: BoxSettings) -> None:

@@ -8,6 +8,7 @@ resume after a power cut; ``explain`` and ``history`` tell a finished game or ma
 people's words. Its promise: what was journaled replays to the same game, and a damaged or
 hostile file is refused with a reason, never half-applied.
 
-What it may import: the games' pure rules, the arbiter's late-press notes, the profile's limits
-and the untrusted-input readers; never the table, the screens, the daemon or any adapter.
+What it may import: the games' pure rules, the arbiter's late-press notes, the profile's limits,
+the untrusted-input readers and the settings' whole-file writer; never the table, the screens,
+the daemon or any adapter.
 """

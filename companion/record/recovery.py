@@ -28,7 +28,7 @@ from typing import Callable
 
 from .journal import CRC, Header, JournalError, JournalWriter, parse_header, parse_line, replay, replay_file
 from .match import Match
-from .statedir import write_whole
+from ..settings import write_whole
 from ..untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_bytes, read_text
 
 log = logging.getLogger(__name__)

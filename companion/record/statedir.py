@@ -73,29 +73,6 @@ def hold(directory: Path) -> int | None:
     return fd
 
 
-def write_whole(path: Path, data: bytes) -> None:
-    """Write a small file of the state directory whole or not at all: to a temporary name beside
-    it, fsync'd, then renamed over it, so a power cut leaves the old file or the new one. OSError
-    if it cannot be (a full disk), leaving the old file as it was and no temporary file behind."""
-    temporary = path.with_name(path.name + ".new")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
-    except OSError:
-        try:
-            temporary.unlink(missing_ok=True)
-        except OSError:
-            pass  # a read-only directory: there is none to remove
-        raise
-
-
 def _holder(fd: int) -> str:
     """Who holds the lock, as its file says: ``pid 123, companion run ..., since ...``."""
     try:
