@@ -175,7 +175,8 @@ def attack(kills: int, game: str, seed: int, scratch: Path) -> dict:
             same = match is None
         elif match is None:  # only a game over whose result the players had left
             dismissed = directory / ".dismissed"
-            same = expected.outcome is not None and dismissed.exists() and dismissed.read_text().strip() == found[0].name
+            same = (expected.outcome is not None and dismissed.exists()
+                    and dismissed.read_text().strip() == found[0].name)
         else:
             same = match.state == expected.state
         figures["resumes_different"] += not same

@@ -234,6 +234,9 @@ class Saving:
                     return False
             except FileNotFoundError:
                 pass
+            with self._lock:
+                if entry.closing:  # closed meanwhile, then renamed (abandoned): not vanished
+                    return False
             log.error("%s: the journal vanished (its file or directory was deleted or moved) with %d "
                       "lines written: rewriting it from memory", entry.path.name, len(entry.lines))
             os.close(entry.fd)
