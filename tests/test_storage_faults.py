@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -355,3 +356,57 @@ def test_a_settings_save_on_a_full_disk_keeps_the_old_file_and_leaves_no_tempora
     assert raised.value.errno == 28
     assert sorted(p.name for p in disk.iterdir() if p.name != "lost+found") == ["filler", "settings.json"]
     assert load_settings(path) == BoxSettings(volume=2)
+
+
+def test_an_io_error_pauses_with_its_own_notice_and_is_retried_on_the_loops_clock(tmp_path, monkeypatch):
+    """EIO from fsync (a file-system double at the lowest seam, ``os.fsync``, in the writer
+    thread): the game pauses saying CANNOT SAVE; the retry waits for the loop's clock."""
+    import asyncio
+    import errno
+
+    import gpiozero.pins.mock
+
+    from companion.daemon import RETRY_NS, Daemon
+    from companion.profile import load_profile
+    from companion.script import ScriptPress
+
+    from helpers import FakeClock, play_on_fake_clock
+
+    clock = FakeClock()
+    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
+    games = tmp_path / "games"
+    daemon = Daemon(load_profile(DEMO_PROFILE), games, seed=1)
+    try:
+        taps = [ScriptPress(0.3 * (i + 1), station - 1, key) for i, (station, key) in enumerate(demo_taps()[:11])]
+        asyncio.run(play_on_fake_clock(daemon, taps[:10], clock))  # the lobby, Alice's cursor moved
+        lines = len(journal_lines(games))
+
+        def failing(fd):
+            raise OSError(errno.EIO, "Input/output error")
+
+        monkeypatch.setattr(os, "fsync", failing)
+        asyncio.run(play_on_fake_clock(daemon, [ScriptPress(0.1, 0, "ok")], clock, tail_s=0.2))
+        assert daemon.saving.fault is not None and daemon.notice == "CANNOT SAVE: PAUSED"
+        assert daemon._current_notice(1) == "CANNOT SAVE (Input/output error): game paused"
+        assert len(journal_lines(games)) == lines  # the line written is cut off again
+        monkeypatch.undo()
+
+        def step(now_ns: int) -> None:
+            async def in_a_loop() -> None:  # the buzzer plays its cues on the running loop
+                daemon.step(now_ns)
+
+            asyncio.run(in_a_loop())
+
+        retry_at = daemon._retry_at_ns
+        assert retry_at > clock.ns
+        step(retry_at - 1)
+        assert daemon.saving.fault is not None and not daemon.saving._retry, "not before the loop's clock says"
+        step(retry_at)
+        end = time.monotonic() + PATIENCE_S
+        while daemon.saving.fault is not None or daemon.saving.pending:
+            assert time.monotonic() < end, "the retry did not write the line"
+            time.sleep(0.01)
+        step(retry_at + 1)
+        assert daemon.notice is None and len(journal_lines(games)) == lines + 1
+    finally:
+        daemon.close()
