@@ -113,7 +113,8 @@ class BoxProcess:
             try:
                 line = self._lines.get(timeout=max(0.0, end - time.monotonic()))
             except queue.Empty:
-                raise AssertionError(f"the box did not say {start!r} in {PATIENCE_S} s") from None
+                raise AssertionError(f"the box did not say {start!r} in {PATIENCE_S} s; it said: "
+                                     + "\n".join(self.said[-20:])) from None
             if line is None:
                 raise AssertionError(f"the box ended (code {self.proc.wait()}) before saying {start!r}: "
                                      + "\n".join(self.said[-20:]))
