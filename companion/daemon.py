@@ -160,6 +160,7 @@ class Daemon:
         """What players must know now, by what it is about (:data:`NOTICE_ORDER`): the station
         line and the table screen's line."""
         self._lock_fd: int | None = None
+        self._state_dir: Path | None = None
         self.saving = Saving(self._saved, unsaved=True)
         """The journal writer thread (:mod:`companion.record.saving`)."""
         if journal_dir is not None and referee is None:
@@ -247,6 +248,7 @@ class Daemon:
         except OSError as e:
             if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
                 raise
+        self._state_dir = directory
         self._lock_fd = hold(directory) if directory.is_dir() else None
         unsaved = not directory.is_dir() or read_only(directory)
         if unsaved:
@@ -258,6 +260,17 @@ class Daemon:
             self._tell("GAMES IN RAM ONLY", "storage", f"games are kept in RAM ({kind}): lost at a power cut",
                        cue=False)
         self.saving = Saving(self._saved, unsaved=unsaved)
+
+    def _hold_again(self) -> None:
+        """The state directory was made again (it vanished mid-game): its lock file went with the
+        old one, so take the lock again in the new one."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+        try:
+            self._lock_fd = hold(self._state_dir)
+        except OSError as e:  # another program took the new directory meanwhile
+            self._lock_fd = None
+            log.error("%s: cannot hold the state directory again: %s", self._state_dir, e.strerror or e)
 
     def _saved(self) -> None:
         """Runs in the journal writer thread: lines are on disk, or writing failed or works again."""
@@ -426,6 +439,7 @@ class Daemon:
         saving = self.saving
         while saving.news:
             self._tell(saving.news.pop(0), "journal", "the journal's folder vanished: rewritten from memory")
+            self._hold_again()
         fault = saving.fault
         if fault is not None:
             short, longer = saving_notice(fault)

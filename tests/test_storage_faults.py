@@ -5,6 +5,7 @@ or writes, never for a fixed time; the ones that need root (a loop-mounted ext4)
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -214,6 +215,7 @@ def test_a_journal_directory_gone_mid_game_is_rewritten_from_memory_and_the_next
         assert box.until_notice(lambda text: text != "-") == "JOURNAL REWRITTEN"
         assert box.logged("the journal vanished")
         assert journal_lines(games) == written and path.exists()
+        assert json.loads((games / ".lock").read_text())["pid"] == box.proc.pid, "the lock taken again"
         for station, key in taps[16:]:
             box.tap(station, key)
         box.until_notice(lambda text: text == "-")
