@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -141,6 +142,8 @@ def test_a_frozen_file_system_delays_what_is_shown_but_not_the_loop_or_its_watch
         before = box.snap(tmp_path / "before")
         lines = len(journal_lines(games))
         drain(sock)
+        if shutil.which("fsfreeze") is None:
+            pytest.skip("needs fsfreeze (util-linux)")
         frozen = run("fsfreeze", "--freeze", str(disk))
         if frozen.returncode != 0:
             pytest.skip(f"cannot freeze a file system here: {frozen.stderr.strip()}")
@@ -207,8 +210,6 @@ def test_a_journal_directory_gone_mid_game_is_rewritten_from_memory_and_the_next
         written = journal_lines(games)
         [path] = games.glob("*.jsonl")
         if how == "deleted":
-            import shutil
-
             shutil.rmtree(games)
         else:
             games.rename(tmp_path / "moved")
