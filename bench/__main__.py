@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import bots, fairness, latency, plot, process, replay_scaling, reveal, tablescreen, throughput
+from . import bots, fairness, latency, plot, process, replay_scaling, reveal, saving, tablescreen, throughput
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -50,6 +50,7 @@ def run(quick: bool) -> dict:
         out.update(process.help_ms(Path(tmp), 3 if quick else 9))
         out.update(process.daemon_run(Path(tmp), 5 if quick else 20, 3 if quick else 9))
         out.update(replay_scaling.replay_scaling(Path(tmp), 1 if quick else 3))
+        out.update(saving.saving(Path(tmp) / "saving", 100 if quick else 1000))
     return out
 
 

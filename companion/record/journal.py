@@ -218,6 +218,9 @@ class JournalWriter:
         if self.sync:
             os.fsync(self._file.fileno())
 
+    def fileno(self) -> int:
+        return self._file.fileno()
+
     def close(self) -> None:
         self._file.close()
 
