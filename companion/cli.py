@@ -540,6 +540,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     print("Press every button on every station; each display shows its station number while "
           "every display is written as fast as the bus allows, to measure how late presses arrive. "
           "Ctrl-C to stop.", flush=True)
+    light = None
     try:
         if presses is None:
             asyncio.run(daemon.serve())
@@ -548,12 +549,30 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        dead = daemon.box.displays.down()
+        if daemon.box.light_sensors is not None and not dead:
+            light = _light_check(daemon, profile)
         daemon.close()
-    dead = daemon.box.displays.down()
     print(selftest.report(dead))
     covered, delivery = daemon.delivery.check()
     print(delivery)
-    return 0 if selftest.complete and covered and not dead else 1
+    if light is not None:
+        print(light.text)
+    return 0 if selftest.complete and covered and not dead and (light is None or light.window_ms) else 1
+
+
+def _light_check(daemon, profile):
+    """The panels' light, measured by the box's light sensors over many reveals."""
+    from .games.options import SCREEN_TIE_WINDOW_MS
+    from .selftest import LIGHT_REVEALS, light_report, measure_light
+
+    print(f"Measuring every panel's light: {LIGHT_REVEALS} reveals (the panels blink). Ctrl-C to stop.", flush=True)
+    names = tuple(st.name for st in profile.stations)
+    try:
+        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names))
+    except KeyboardInterrupt:
+        return None
+    return light_report(samples, names, SCREEN_TIE_WINDOW_MS)
 
 
 def speed(text: str) -> float:
@@ -672,7 +691,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "on once all its buttons were pressed, while every display is kept busy to measure how "
                                       "late presses arrive. Exits 1 if a button never reported a press, a "
                                       "display is not working or timing.gpio_latency_ms does not cover the "
-                                      "delays measured.")
+                                      "delays measured. With a light sensor on every station it then measures "
+                                      "each panel's light over many reveals and says what tie window the box "
+                                      "supports (exit 1 if a sensor saw nothing).")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
     speed_option(test)

@@ -47,6 +47,7 @@ from .script import ScriptPress, edges
 from .settings import load_settings, save_settings
 from .table import Table
 from .arbiter.watermark import Watermarks
+from .adapters.lightsensor import LIGHT_WAIT_NS, marked
 from .wiring import Box, EdgeCallback, build_box
 
 log = logging.getLogger(__name__)
@@ -286,9 +287,13 @@ class Daemon:
     def _step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``."""
         while self._shown_reveals:
-            reveal, cues, onsets = self._shown_reveals.popleft()
+            reveal, cues, onsets = self._shown_reveals[0]
+            sensors = self.box.light_sensors
+            if sensors is not None and now_ns < self._light_due_ns(onsets):
+                break  # the sensors may still see the panels light up
+            self._shown_reveals.popleft()
             self._play(cues)
-            self.table.revealed(reveal, onsets)
+            self.table.revealed(reveal, onsets, None if sensors is None else sensors.light_onsets(onsets))
         if self.board_session is not None:
             self._board_outputs(self.board_session.check(now_ns))
         while self._inbox:
@@ -363,6 +368,8 @@ class Daemon:
                 for station, screen in screens.items():
                     self.box.displays.show(station, screen)
             else:
+                if self.box.light_sensors is not None:  # the sensors time the panels' light
+                    screens = {station: marked(screen) for station, screen in screens.items()}
                 self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
             if self.box.table_screen is not None and isinstance(self.table, Table):
                 view = self.public_view(self.table)
@@ -404,6 +411,11 @@ class Daemon:
         if self._blink_at_ns is None and lights.next_blink_s() is not None:
             self._blink_at_ns = now_ns + round(lights.next_blink_s() * 1e9)
 
+    def _light_due_ns(self, onsets: dict[int, int]) -> int:
+        """When every light sensor has had its time to see a reveal stamped at ``onsets``, and
+        its edge to reach the loop (the GPIO latency bound)."""
+        return max(onsets.values(), default=0) + LIGHT_WAIT_NS + round(self.profile.timing.gpio_latency_ms * 1e6)
+
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
         tie window): wake when every source's watermark will have passed it."""
@@ -412,7 +424,9 @@ class Daemon:
             due = self.watermarks.reaches_at(due) or due
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
         silent_at = self.board_session.check_due_ns() if self.board_session is not None else None
-        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at, self._blink_at_ns)
+        light_at = (self._light_due_ns(self._shown_reveals[0][2])
+                    if self._shown_reveals and self.box.light_sensors is not None else None)
+        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at, self._blink_at_ns, light_at)
                      if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:

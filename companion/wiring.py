@@ -19,6 +19,7 @@ from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import Buses, DisplayWriter, display_openers
 from .adapters.lights import StationLights
+from .adapters.lightsensor import LightSensors, light_sensors
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
@@ -53,6 +54,8 @@ class Box:
     ``next_blink_s()``, ``blink_step()`` and ``close()``."""
     table_screen: TableScreen | None = None
     """The public state on an HDMI screen (``[table_screen]``), if the profile has one."""
+    light_sensors: LightSensors | None = None
+    """The light sensors over the stations' panels, when every station has one."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
@@ -74,6 +77,8 @@ class Box:
             self.buzzer.close()
         if self.lights is not None:
             self.lights.close()
+        if self.light_sensors is not None:
+            self.light_sensors.close()
         if self.board is not None:
             self.board.close()
         if self.virtual_board is not None:
@@ -125,4 +130,7 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     board_leds = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and st.channels}
     if pins or board_leds:
         box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
+    sensors = {i: st.light_sensor for i, st in enumerate(profile.stations) if st.light_sensor is not None}
+    if sensors:
+        box.light_sensors = light_sensors(sensors, factory)
     return box

@@ -254,7 +254,8 @@ def test_unknown_top_level_field(tmp_path):
 def test_unknown_station_field_and_bad_name(tmp_path):
     text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
     assert problems(tmp_path, text) == [
-        "stations[2].seat: unknown field; known fields are name, pins, channels, display, led",
+        "stations[2].seat: unknown field; known fields are name, pins, channels, display, led, "
+        "light_sensor",
         "stations[2].name: must be a non-empty name, not ' '",
     ]
 

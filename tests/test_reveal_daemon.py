@@ -70,11 +70,11 @@ def test_triangle_s_zero_is_revealed_at_once_and_a_slap_before_its_panel_lit_is_
             # Cy's slap in the dark does not count, and his panel says why once it shows the race
             assert game.race.early(2) == "false_start" and game.view(2).status == "Too early!"
             assert game.view(0).status == "Slap to speak!"
-            for station, reaction in ((0, 300), (1, 290)):
+            for station, reaction in ((0, 300), (1, 285)):
                 daemon._on_edge(InputEvent(station, "slap", True, onsets[station] + reaction * MS, "gpio"))
             daemon.step(max(onsets) + 2000 * MS)
             assert game.claimer == 1
-            assert [(p.station, p.delta_ns) for p in game.result.order] == [(1, 0), (0, 10 * MS)]
+            assert [(p.station, p.delta_ns) for p in game.result.order] == [(1, 0), (0, 15 * MS)]
             assert [p.station for p in game.result.false_starts] == [2]
         finally:
             daemon.close()
