@@ -288,11 +288,12 @@ class Daemon:
         """Everything that arrived, then everything due by ``now_ns``."""
         while self._shown_reveals:
             reveal, cues, onsets = self._shown_reveals[0]
+            self._play(cues)  # the "go" sounds at the flip
+            cues.clear()
             sensors = self.box.light_sensors
             if sensors is not None and now_ns < self._light_due_ns(onsets):
-                break  # the sensors may still see the panels light up
+                break  # the sensors may still see the panels light up: the race waits for them
             self._shown_reveals.popleft()
-            self._play(cues)
             self.table.revealed(reveal, onsets, None if sensors is None else sensors.light_onsets(onsets))
         if self.board_session is not None:
             self._board_outputs(self.board_session.check(now_ns))

@@ -149,10 +149,21 @@ def test_slaps_within_the_window_are_a_draw_that_never_shows_a_player_their_card
     for s in range(3):
         image = table.screen(s)
         assert table.view(s).title == "Draw: " + ", ".join("You" if p == s else NAMES[p] for p in range(3))
+        assert table.view(s).status == "Too close for screens"   # 6 ms: within a panel's frame
         assert not shows(image, str(cards[s])), f"station {s} shows its own card"
         assert not shows(image, str(rts)), f"station {s} shows the RtS card"
         for p in peers(s):
             assert shows(image, str(cards[p])), "the peers' cards stay in view"
+
+
+def test_a_draw_wider_than_the_screens_can_blur_is_the_house_window_not_the_screens(make):
+    table = make(tie_window_ms=50)
+    to_zero(table)
+    for station, delta in ((CY, 0), (ANA, 30)):
+        press(table, station, "slap", OPENS + (500 + delta) * MS)
+    settle(table, OPENS + 600 * MS)
+    assert table.cues[-1] == "tie"
+    assert table.view(CY).status == ""                      # 30 ms apart: the screens could tell
 
 
 def test_a_slap_before_zero_is_a_false_start_shown_to_the_presser_only(make):
