@@ -17,18 +17,21 @@ are unfair.
   asked for the screens, and the stations written last lose.
 - **Light**: what the players see is the light, not the command. Each panel of the model gets
   its own row scan (:class:`~bench.busmodel.Scan`: Fosc from the datasheet's range, a random
-  phase, 0xAF assumed to leave the scan running): ``light_skew_ms`` is the spread of the light
+  phase, 0xAF assumed to leave the scan running; the stimulus Triangle's 0, rows 14-37, the
+  rows of the light sensors' marker): ``light_skew_ms`` is the spread of the light
   onsets of 6 panels at 400 kHz over many reveals (p50/p99), beside the command skew above; and
   ``light_model_misjudged_rate`` the share of two-player races, true reaction times 1-30 ms
   apart, whose verdict names the slower player alone, each station timed from its stamped
   onset as the race does. The box's settings (the panel clock of
   :data:`companion.adapters.framepack.PANEL_CLOCK`, the default tie window of screen-revealed
   races) against luma's clock and the old 10 ms window, in the same run; and with a light
-  sensor per station (each timed from its light).
+  sensor per station (each timed from its light). Every case draws the same panels' phases and
+  the same players from one seed: the figures are exact for the model, and comparable.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -41,6 +44,7 @@ from PIL import Image
 
 from companion.adapters.displays import DisplayWriter
 from companion.adapters.framepack import FastSSD1306
+from companion.adapters.lightsensor import MARKER_ROWS
 from companion.games.options import SCREEN_TIE_WINDOW_MS
 from companion.adapters.mux import MuxChannel
 from companion.arbiter.inputs import InputEvent
@@ -160,57 +164,56 @@ def display_bias(races: int, seed: int = 4) -> dict:
             "display_wins": fair, "baseline_display_wins": baseline}
 
 
-STIMULUS_ROWS = range(14, 38)
-"""Triangle's revealed cards: the big digits of the peer band (``companion/screens/triangle.py``,
-``BAND_Y + 2`` for three 8-row glyph heights); the closest game's question is rows 14-25."""
 TOP_ROWS = range(0, 24)
-"""The same stimulus drawn at the top of the panel, where a scan restarted by 0xAF starts."""
+"""The stimulus drawn at the top of the panel instead, where a scan restarted by 0xAF starts."""
 OLD_TIE_WINDOW_MS = 10
 """Every game's tie window before the light model: the baseline."""
+CLOCKS = {"box": FastSSD1306, "luma": ssd1306}
+"""The box's panels against luma's own."""
 
 
-def sent_settings(driver=FastSSD1306) -> tuple[int, int]:
-    """The (0xD5, 0xD9) arguments a panel of ``driver`` ends up with, as sent on the bus model."""
+@functools.cache
+def panel_clock(which: str) -> tuple[int, int]:
+    """The (0xD5, 0xD9) arguments a panel of :data:`CLOCKS` ``which`` ends up with, as its
+    device sends them on the bus model."""
     bus = TimedBus()
-    driver(i2c(bus=bus, address=0x3C))
+    CLOCKS[which](i2c(bus=bus, address=0x3C))
     settings = bus.panel(0x3C).settings
     return settings[0xD5], settings[0xD9]
 
 
-SETTINGS = {"box": sent_settings(), "luma": sent_settings(ssd1306)}
-"""The box's panels against luma's own, each as its device sends it."""
-
-
-def light_onsets(stamped: list[int], scans: list[Scan], rows: range = STIMULUS_ROWS) -> list[int]:
+def light_onsets(stamped: list[int], scans: list[Scan], rows: range = MARKER_ROWS) -> list[int]:
     """Each panel's light onset: its scan's first start of a stimulus row after its 0xAF."""
     return [scan.light_ns(t, rows) for t, scan in zip(stamped, scans)]
 
 
-def box_scans(rnd: random.Random, panels: int, settings: str, mode: str = "continues") -> list[Scan]:
-    clock, precharge = SETTINGS[settings]
+def box_scans(rnd: random.Random, panels: int, which: str, mode: str = "continues") -> list[Scan]:
+    """``panels`` SSD1306 panels off the shelf at the clock of :data:`CLOCKS` ``which``."""
+    clock, precharge = panel_clock(which)
     return [Scan.drawn(rnd, "ssd1306", clock, precharge, mode) for _ in range(panels)]
 
 
-def percentiles_ms(values: list[float]) -> dict:
+def percentiles_ms(values: list[int]) -> dict:
+    """``{"p50", "p99"}`` of ``values`` (ns) in ms."""
     ordered = sorted(values)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
-    return {"p50": round(pick(0.5) / MS, 3), "p99": round(pick(0.99) / MS, 3)}
+    return {name: round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] / MS, 3)
+            for name, q in (("p50", 0.5), ("p99", 0.99))}
 
 
-def light_skew(reveals: int, settings: str = "box", mode: str = "continues", rows: range = STIMULUS_ROWS,
+def light_skew(reveals: int, which: str = "box", mode: str = "continues", rows: range = MARKER_ROWS,
                seed: int = 5) -> dict:
     """Light-onset spread of 6 panels at 400 kHz over ``reveals`` reveals, each a new box."""
     rnd = random.Random(seed)
     stamped, _ = onsets(6, 400_000, True)
     skews = []
     for _ in range(reveals):
-        light = light_onsets(stamped, box_scans(rnd, 6, settings, mode), rows)
+        light = light_onsets(stamped, box_scans(rnd, 6, which, mode), rows)
         skews.append(max(light) - min(light))
     return percentiles_ms(skews)
 
 
-def light_misjudged(races: int, settings: str, window_ms: float, sensor: bool = False,
-                    rows: range = STIMULUS_ROWS, seed: int = 6) -> dict:
+def light_misjudged(races: int, which: str, window_ms: float, sensor: bool = False,
+                    rows: range = MARKER_ROWS, seed: int = 6) -> dict:
     """Two players (two of 6 panels) whose true reaction times differ by 1-30 ms, each timed
     from its stamped onset (with ``sensor``, from its light onset). ``misjudged``: the verdict
     is not the one the rules give on the true reaction times (a tie within the window, else the
@@ -222,7 +225,7 @@ def light_misjudged(races: int, settings: str, window_ms: float, sensor: bool = 
     for _ in range(races):
         pair = rnd.sample(range(6), 2)
         shown = [stamped[s] for s in pair]
-        light = light_onsets(shown, box_scans(rnd, 2, settings), rows)
+        light = light_onsets(shown, box_scans(rnd, 2, which), rows)
         fast = round(max(100.0, rnd.gauss(REACTION_MEAN_MS, REACTION_SD_MS)) * MS)
         reactions = [fast, fast + round(rnd.uniform(1, 30) * MS)]
         if rnd.random() < 0.5:
@@ -249,7 +252,8 @@ def light(reveals: int, races: int) -> dict:
     old_window = light_misjudged(races, "box", OLD_TIE_WINDOW_MS)
     sensed = light_misjudged(races, "box", window, sensor=True)
     dot = range(30, 31)  # a stimulus one row high: the longest wait for the scan
-    dot_box, dot_baseline = light_misjudged(races, "box", window, rows=dot), light_misjudged(races, "luma", OLD_TIE_WINDOW_MS, rows=dot)
+    dot_box = light_misjudged(races, "box", window, rows=dot)
+    dot_baseline = light_misjudged(races, "luma", OLD_TIE_WINDOW_MS, rows=dot)
     return {
         "light_skew_ms": light_skew(reveals, "box"),
         "baseline_light_skew_ms": light_skew(reveals, "luma"),

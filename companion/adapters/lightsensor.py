@@ -26,8 +26,9 @@ from gpiozero import DigitalInputDevice
 from PIL import Image, ImageDraw
 
 MARKER_ROWS = range(14, 38)
-"""The rows of the reveals' stimulus: Triangle's revealed cards (``companion/screens/triangle.py``,
-the big digits of the peer band), which also cover the closest game's question (rows 14-25)."""
+"""The rows of the reveals' stimulus: Triangle's 0, drawn three times its size in the band
+(``companion/screens/triangle.py``: ``BAND_Y + 2``, three 8-row glyph heights), which also
+covers the closest game's question (rows 14-25)."""
 MARKER_COLUMNS = range(124, 128)
 """Four columns at the right edge (0.9 mm on a 0.96-inch panel), where no reveal draws."""
 LIGHT_WAIT_NS = 30_000_000
@@ -35,8 +36,11 @@ LIGHT_WAIT_NS = 30_000_000
 slowest frames a supported panel has even at luma's settings (12.7 ms, ``bench/busmodel.py``),
 and some; an edge later than that is not this reveal's. The daemon waits this long after the
 last stamp, plus the GPIO latency bound for the edge to reach it, before it reports a reveal."""
-EDGES_KEPT = 64
-
+EDGES_KEPT = 512
+"""Rising edges kept per sensor: the marker flashes once a frame while it is shown (a panel lights
+a row only while its scan drives it), so a reveal's first edge must not be pushed out by the
+flashes of the frames after it before the box reads it: 512 frames are 3 s at the fastest
+clock. Read later than that, the station has no light onset and the race falls back to stamps."""
 
 def marked(frame: Image.Image) -> Image.Image:
     """``frame`` with the light marker drawn: the reveal frame of a station with a sensor."""
