@@ -152,7 +152,8 @@ LIGHT_REVEALS = 200
 200 see its range to within a percent of a frame."""
 SCAN_RESTARTS_BELOW_NS = 1_000_000
 """A panel whose lag never varies by more than this restarts its scan at display-on: its light
-follows its command by a fixed delay (eight rows at most of a 64-row frame)."""
+follows its command by a fixed delay (the rows above the marker), where a scan that runs on
+gives lags spread over a whole frame (6-13 ms)."""
 
 
 @dataclass(frozen=True)
@@ -167,9 +168,10 @@ def measure_light(writer, sensors: LightSensors, stations: int, reveals: int = L
                   wait: Callable[[dict[int, int]], None] | None = None) -> list[LightSample]:
     """Reveal a marked frame (the station's number) on every panel ``reveals`` times through the
     display ``writer``, as a race does, and read every sensor. ``wait(stamped)`` returns once the
-    sensors have had their time to see the reveal (by default: :data:`LIGHT_WAIT_NS` of real
-    time; a test drives its mock sensors there instead)."""
-    wait = wait or (lambda stamped: time.sleep(LIGHT_WAIT_NS / 1e9 * 2))
+    sensors have had their time to see the reveal (by default twice :data:`LIGHT_WAIT_NS` of real
+    time: the window for the light, and as long again for its edge to reach the box; a test
+    drives its mock sensors there instead)."""
+    wait = wait or (lambda stamped: time.sleep(2 * LIGHT_WAIT_NS / 1e9))
     samples = []
     for n in range(reveals):
         shown = threading.Event()

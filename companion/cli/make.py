@@ -146,7 +146,7 @@ def _light_check(daemon, profile):
     print(f"Measuring every panel's light: {LIGHT_REVEALS} reveals (the panels blink). Ctrl-C to stop.", flush=True)
     names = tuple(st.name for st in profile.stations)
     try:
-        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names))
+        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names), LIGHT_REVEALS)
     except KeyboardInterrupt:
         return None
     return light_report(samples, names, SCREEN_TIE_WINDOW_MS)
