@@ -190,3 +190,14 @@ def test_the_selftest_names_a_sensor_that_saw_nothing():
     report = light_report(samples, ("Ana", "Ben", "Cy"), SCREEN_TIE_WINDOW_MS)
     assert report.window_ms is None
     assert "station 2 (Ben): its light sensor saw nothing" in report.text
+
+
+def test_replay_json_gives_both_onsets_and_reads_old_lines_as_before():
+    from companion.record.journal import race_json
+
+    timed = {"type": "action", "action": "claim", "player": 1, "onset_ms": [160.2, 160.3, 160.4],
+             "light_ms": [163.9, 166.0, 161.1], "reaction_ms": [296.3, 279.3, None], "t": 4.46}
+    out = race_json(timed, 3)
+    assert out["onset_ms"] == [160.2, 160.3, 160.4] and out["light_ms"] == [163.9, 166.0, 161.1]
+    old = {k: v for k, v in timed.items() if k != "light_ms"}
+    assert "light_ms" not in race_json(old, 3) and race_json(old, 3)["reaction_ms"] == [296.3, 279.3, None]
