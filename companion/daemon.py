@@ -142,6 +142,8 @@ class Daemon:
         if referee is None:
             self.table.screens_take_time = self.timed_reveals
         self._shown_reveals: deque[tuple[int, list[str], dict[int, int]]] = deque()
+        self._unlit: set[int] = set()
+        """Stations whose light sensor saw nothing at the last reveal (said once, until it sees)."""
         self._lit: tuple[str, ...] | None = None
         self._blink_at_ns: int | None = None
         """When a board LED's blink next turns over (board LEDs only hold on or off)."""
@@ -294,7 +296,7 @@ class Daemon:
             if sensors is not None and now_ns < self._light_due_ns(onsets):
                 break  # the sensors may still see the panels light up: the race waits for them
             self._shown_reveals.popleft()
-            self.table.revealed(reveal, onsets, None if sensors is None else sensors.light_onsets(onsets))
+            self.table.revealed(reveal, onsets, None if sensors is None else self._light_onsets(sensors, onsets))
         if self.board_session is not None:
             self._board_outputs(self.board_session.check(now_ns))
         while self._inbox:
@@ -411,6 +413,16 @@ class Daemon:
             self._blink_at_ns = None
         if self._blink_at_ns is None and lights.next_blink_s() is not None:
             self._blink_at_ns = now_ns + round(lights.next_blink_s() * 1e9)
+
+    def _light_onsets(self, sensors, onsets: dict[int, int]) -> dict[int, int]:
+        """Each station's light onset of a reveal stamped at ``onsets``; a station whose sensor
+        saw nothing is logged (once until it sees again): the race is then timed from stamps."""
+        light = sensors.light_onsets(onsets)
+        for station in sorted(onsets.keys() - light.keys() - self._unlit):
+            log.warning("station %d: its light sensor saw nothing of the reveal; races are timed from "
+                        "the displays' commands until it does (companion selftest checks the sensors)", station + 1)
+        self._unlit = set(onsets.keys() - light.keys())
+        return light
 
     def _light_due_ns(self, onsets: dict[int, int]) -> int:
         """When every light sensor has had its time to see a reveal stamped at ``onsets``, and

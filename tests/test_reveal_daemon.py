@@ -115,16 +115,9 @@ def test_the_closest_question_is_revealed_and_an_answer_before_its_panel_lit_put
     asyncio.run(play())
 
 
-def test_with_light_sensors_triangle_times_each_player_from_their_panel_s_light(tmp_path):
-    """Every station has a sensor (mock pins, driven at the light time the scan model gives each
-    panel): the reveal frames carry the marker, the race waits for the sensors, times each player
-    from their light, and the journal keeps both onsets."""
-    from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-    from companion.adapters.lightsensor import LIGHT_WAIT_NS, MARKER_COLUMNS, MARKER_ROWS
-    from helpers import journal_objects
-    from test_light import ScanDrivenSensors
-
+def daemon_with_light_sensors(tmp_path):
+    """A daemon of mock-3 with a light sensor on every station (GPIO 9, 10, 11 on the box's mock
+    pins) and real panels on a timed bus: (the daemon, the bus, the frames of every reveal)."""
     text = PROFILE.read_text(encoding="utf-8")
     for led, sensor in ((23, 9), (24, 10), (25, 11)):
         text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
@@ -133,11 +126,10 @@ def test_with_light_sensors_triangle_times_each_player_from_their_panel_s_light(
     assert [st.light_sensor for st in profile.stations] == [9, 10, 11]
     bus = TimedBus(400_000, FakeClock(10**12))
     lock = threading.Lock()
-    factory = MockFactory(pin_class=MockPWMPin)
     revealed = []
 
     def real_panels(on_edge):
-        box = build_box(profile, on_edge, factory)
+        box = build_box(profile, on_edge)
         box.displays.close()
         panels = [FastSSD1306(i2c(bus=MuxChannel(bus, ch, lock), address=0x3C)) for ch in range(3)]
         box.displays = DisplayWriter(panels, now_ns=bus.clock.now_ns)
@@ -146,32 +138,49 @@ def test_with_light_sensors_triangle_times_each_player_from_their_panel_s_light(
         box.screens_take_time = True
         return box
 
-    daemon = Daemon(profile, tmp_path, seed=1, adapters=real_panels)
-    sensed = ScanDrivenSensors(bus, {0: 9, 1: 10, 2: 11}, seed=4, factory=factory, sensors=daemon.box.light_sensors)
+    return Daemon(profile, tmp_path, seed=1, adapters=real_panels), bus, revealed
+
+
+def count_to_zero(daemon, bus):
+    """Triangle started and counted to 0, its reveal shown: (the game, each panel's stamp)."""
+    t = bus.clock.ns
+    daemon.table.start(StartGame(get("triangle"), {}), t)
+    game = daemon.table.game
+    daemon.step(t)
+    for n in (1, 2, 3):
+        assert daemon.box.displays.flush()
+        t = game.round_start_ns + n * game.step_ns
+        bus.clock.wait_until(t)
+        daemon.step(t)
+    assert daemon.box.displays.flush()
+    return game, [bus.panel(0x3C, ch).shown_at(game.opens_ns) for ch in range(3)]
+
+
+def test_with_light_sensors_triangle_times_each_player_from_their_panel_s_light(tmp_path):
+    """Every station has a sensor (mock pins, driven at the light time the scan model gives each
+    panel): the reveal frames carry the marker, the race waits for the sensors, times each player
+    from their light, and the journal keeps both onsets."""
+    from companion.adapters.lightsensor import LIGHT_WAIT_NS, MARKER_COLUMNS, MARKER_ROWS
+    from helpers import journal_objects
+    from test_light import ScanDrivenSensors
+
+    daemon, bus, revealed = daemon_with_light_sensors(tmp_path)
+    sensed = ScanDrivenSensors(bus, {0: 9, 1: 10, 2: 11}, seed=4, factory=daemon.box.pin_factory,
+                               sensors=daemon.box.light_sensors)
     seen = {}
 
     async def play():
         played = daemon.box.buzzer.played
         try:
-            t = bus.clock.ns
-            daemon.table.start(StartGame(get("triangle"), {}), t)
-            game = daemon.table.game
-            daemon.step(t)
-            for n in (1, 2, 3):
-                assert daemon.box.displays.flush()
-                t = game.round_start_ns + n * game.step_ns
-                bus.clock.wait_until(t)
-                daemon.step(t)
-            seen["opens"] = opens = game.opens_ns
-            assert daemon.box.displays.flush()
-            seen["stamps"] = stamps = [bus.panel(0x3C, ch).shown_at(opens) for ch in range(3)]
+            game, stamps = count_to_zero(daemon, bus)
+            seen["opens"], seen["stamps"] = game.opens_ns, stamps
             daemon.step(bus.clock.ns)
             assert played[-1] == "go"                        # at the flip
             assert game.race.onsets is None                  # the race waits for the light
             assert all(frame.getpixel((MARKER_COLUMNS.start, MARKER_ROWS.start)) for frame in revealed[-1].values())
             sensed.wait(dict(enumerate(stamps)))
             seen["light"] = light = sensed.modelled[-1]
-            due = max(stamps) + LIGHT_WAIT_NS + round(profile.timing.gpio_latency_ms * MS)
+            due = max(stamps) + LIGHT_WAIT_NS + round(daemon.profile.timing.gpio_latency_ms * MS)
             daemon.step(due - 1)
             assert game.race.onsets is None
             daemon.step(due)
@@ -190,3 +199,37 @@ def test_with_light_sensors_triangle_times_each_player_from_their_panel_s_light(
     assert claim["reaction_ms"] == [285.0, 300.0, None]
     assert claim["onset_ms"] == [pytest.approx((t - seen["opens"]) / MS, abs=1e-6) for t in seen["stamps"]]
     assert claim["light_ms"] == [pytest.approx((seen["light"][s] - seen["opens"]) / MS, abs=1e-3) for s in range(3)]
+
+
+def test_a_sensor_that_sees_nothing_times_the_race_from_stamps_and_is_named(tmp_path, caplog):
+    from companion.adapters.lightsensor import LIGHT_WAIT_NS
+    from helpers import journal_objects
+    from test_light import ScanDrivenSensors
+
+    daemon, bus, _ = daemon_with_light_sensors(tmp_path)
+    sensed = ScanDrivenSensors(bus, {0: 9, 1: 10, 2: 11}, seed=4, blind=(2,), factory=daemon.box.pin_factory,
+                               sensors=daemon.box.light_sensors)
+
+    async def play():
+        try:
+            game, stamps = count_to_zero(daemon, bus)
+            daemon.step(bus.clock.ns)
+            sensed.wait(dict(enumerate(stamps)))
+            due = max(stamps) + LIGHT_WAIT_NS + round(daemon.profile.timing.gpio_latency_ms * MS)
+            with caplog.at_level("WARNING", logger="companion.daemon"):
+                daemon.step(due)
+            assert game.race.light is None and game.race.onsets == dict(enumerate(stamps))
+            for station, reaction in ((0, 285), (1, 300)):
+                daemon._on_edge(InputEvent(station, "slap", True, stamps[station] + reaction * MS, "gpio"))
+            daemon.step(due + 2000 * MS)
+            assert game.claimer == 0
+        finally:
+            daemon.close()
+
+    asyncio.run(play())
+    assert [r.getMessage() for r in caplog.records if "light sensor" in r.getMessage()] == [
+        "station 3: its light sensor saw nothing of the reveal; races are timed from the displays' commands "
+        "until it does (companion selftest checks the sensors)"]
+    [journal] = tmp_path.glob("*.jsonl")
+    [claim] = [x for x in journal_objects(journal) if x.get("action") == "claim"]
+    assert "light_ms" not in claim and claim["reaction_ms"] == [285.0, 300.0, None]
