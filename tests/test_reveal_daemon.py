@@ -26,10 +26,10 @@ PROFILE = Path(__file__).parent.parent / "hardware" / "profiles" / "mock-3.toml"
 MS = 1_000_000
 
 
-def daemon_on_real_panels(tmp_path):
-    """A daemon of mock-3 whose three panels are luma devices behind a mux on a timed bus: (the
-    daemon, the bus)."""
-    profile = load_profile(PROFILE)
+def daemon_on_real_panels(tmp_path, profile=None, revealed=None):
+    """A daemon of ``profile`` (mock-3) whose three panels are luma devices behind a mux on a
+    timed bus, every reveal's frames appended to ``revealed`` if given: (the daemon, the bus)."""
+    profile = profile or load_profile(PROFILE)
     bus = TimedBus(400_000, FakeClock(10**12))
     lock = threading.Lock()
 
@@ -38,10 +38,27 @@ def daemon_on_real_panels(tmp_path):
         box.displays.close()
         panels = [FastSSD1306(i2c(bus=MuxChannel(bus, ch, lock), address=0x3C)) for ch in range(3)]
         box.displays = DisplayWriter(panels, now_ns=bus.clock.now_ns)
+        if revealed is not None:
+            reveal = box.displays.reveal
+            box.displays.reveal = lambda frames, on_shown: (revealed.append(frames), reveal(frames, on_shown))
         box.screens_take_time = True
         return box
 
     return Daemon(profile, tmp_path, seed=1, adapters=real_panels), bus
+
+
+def count_down(daemon, bus):
+    """Triangle started and counted down to 0, its reveal handed to the writer: the game."""
+    t = bus.clock.ns
+    daemon.table.start(StartGame(get("triangle"), {}), t)
+    game = daemon.table.game
+    daemon.step(t)
+    for n in (1, 2, 3):
+        assert daemon.box.displays.flush()
+        t = game.round_start_ns + n * game.step_ns
+        bus.clock.wait_until(t)
+        daemon.step(t)
+    return game
 
 
 def test_triangle_s_zero_is_revealed_at_once_and_a_slap_before_its_panel_lit_is_a_false_start(tmp_path):
@@ -50,15 +67,7 @@ def test_triangle_s_zero_is_revealed_at_once_and_a_slap_before_its_panel_lit_is_
     async def play():
         played = daemon.box.buzzer.played
         try:
-            t = bus.clock.ns
-            daemon.table.start(StartGame(get("triangle"), {}), t)
-            game = daemon.table.game
-            daemon.step(t)
-            for n in (1, 2, 3):
-                assert daemon.box.displays.flush()
-                t = game.round_start_ns + n * game.step_ns
-                bus.clock.wait_until(t)
-                daemon.step(t)
+            game = count_down(daemon, bus)
             assert game.count == 0 and played[-1] == "tick"      # no "go" before the screens
             opens = game.opens_ns
             daemon._on_edge(InputEvent(2, "slap", True, opens + 10 * MS, "gpio"))  # panels dark
@@ -116,42 +125,21 @@ def test_the_closest_question_is_revealed_and_an_answer_before_its_panel_lit_put
 
 
 def daemon_with_light_sensors(tmp_path):
-    """A daemon of mock-3 with a light sensor on every station (GPIO 9, 10, 11 on the box's mock
-    pins) and real panels on a timed bus: (the daemon, the bus, the frames of every reveal)."""
+    """:func:`daemon_on_real_panels` with a light sensor on every station (GPIO 9, 10, 11 on the
+    box's mock pins): (the daemon, the bus, the frames of every reveal)."""
     text = PROFILE.read_text(encoding="utf-8")
     for led, sensor in ((23, 9), (24, 10), (25, 11)):
         text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
     (tmp_path / "sensed.toml").write_text(text, encoding="utf-8")
     profile = load_profile(tmp_path / "sensed.toml")
     assert [st.light_sensor for st in profile.stations] == [9, 10, 11]
-    bus = TimedBus(400_000, FakeClock(10**12))
-    lock = threading.Lock()
     revealed = []
-
-    def real_panels(on_edge):
-        box = build_box(profile, on_edge)
-        box.displays.close()
-        panels = [FastSSD1306(i2c(bus=MuxChannel(bus, ch, lock), address=0x3C)) for ch in range(3)]
-        box.displays = DisplayWriter(panels, now_ns=bus.clock.now_ns)
-        reveal = box.displays.reveal
-        box.displays.reveal = lambda frames, on_shown: (revealed.append(frames), reveal(frames, on_shown))
-        box.screens_take_time = True
-        return box
-
-    return Daemon(profile, tmp_path, seed=1, adapters=real_panels), bus, revealed
+    return (*daemon_on_real_panels(tmp_path, profile, revealed), revealed)
 
 
 def count_to_zero(daemon, bus):
-    """Triangle started and counted to 0, its reveal shown: (the game, each panel's stamp)."""
-    t = bus.clock.ns
-    daemon.table.start(StartGame(get("triangle"), {}), t)
-    game = daemon.table.game
-    daemon.step(t)
-    for n in (1, 2, 3):
-        assert daemon.box.displays.flush()
-        t = game.round_start_ns + n * game.step_ns
-        bus.clock.wait_until(t)
-        daemon.step(t)
+    """:func:`count_down`, and the reveal shown: (the game, each panel's stamp)."""
+    game = count_down(daemon, bus)
     assert daemon.box.displays.flush()
     return game, [bus.panel(0x3C, ch).shown_at(game.opens_ns) for ch in range(3)]
 
