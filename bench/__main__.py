@@ -37,6 +37,7 @@ def run(quick: bool) -> dict:
                tie_counts=bias["fair_counts"], baseline_tie_counts=bias["baseline_counts"])
     out.update(reveal.display_bias(ties))
     out.update(reveal.reveal_skew())
+    out.update(reveal.light(2_000 if quick else 20_000, races // 5))
     out["frame_pack_ms"] = reveal.frame_pack_ms(100 if quick else 1000)
     out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
@@ -80,8 +81,15 @@ def table(result: dict) -> str:
          f"wins {result['tie_counts']} vs {result['baseline_tie_counts']}"),
         ("display bias p (chi-square)", f"{result['display_bias_p']:.3g}",
          f"{result['baseline_display_bias_p']:.3g} sequential", f"wins {result['display_wins']} vs {result['baseline_display_wins']}"),
-        ("reveal skew, 6 panels 400 kHz", f"{result['reveal_skew_ms']:.2f} ms",
+        ("command skew (0xAF), 6 panels 400 kHz", f"{result['reveal_skew_ms']:.2f} ms",
          f"{result['baseline_reveal_skew_ms']:.0f} ms sequential", "bus model, exact"),
+        ("light skew p50 / p99, 6 panels", f"{result['light_skew_ms']['p50']:.2f} / {result['light_skew_ms']['p99']:.2f} ms",
+         f"{result['baseline_light_skew_ms']['p50']:.2f} / {result['baseline_light_skew_ms']['p99']:.2f} ms luma clock",
+         "scan model; 0xAF assumed to leave the scan running"),
+        ("light: races misjudged (1-30 ms)", f"{result['light_model_misjudged_rate']:.2%}",
+         f"{result['baseline_light_model_misjudged_rate']:.2%} luma clock, 10 ms",
+         f"window {result['light_tie_window_ms']} ms; ties {result['light_model_tie_rate']:.1%}; "
+         f"with light sensors {result['light_model_misjudged_rate_with_sensors']:.2%}"),
         ("frame packing (128x64)", f"{result['frame_pack_ms']['ours']:.3f} ms",
          f"{result['frame_pack_ms']['luma']:.3f} ms luma", ""),
         ("decision latency p50 / p99", f"{result['decision_latency_p50_ms']:.2f} / {result['decision_latency_p99_ms']:.2f} ms",

@@ -54,6 +54,7 @@ from .script import ScriptPress, edges
 from .settings import load_settings, save_settings
 from .table import Table
 from .arbiter.watermark import Watermarks
+from .adapters.lightsensor import LIGHT_WAIT_NS, marked
 from .wiring import Box, EdgeCallback, build_box
 
 log = logging.getLogger(__name__)
@@ -199,6 +200,8 @@ class Daemon:
         if referee is None:
             self.table.screens_take_time = self.timed_reveals
         self._shown_reveals: deque[tuple[int, list[str], dict[int, int]]] = deque()
+        self._unlit: set[int] = set()
+        """Stations whose light sensor saw nothing at the last reveal (said once, until it sees)."""
         self._lit: tuple[str, ...] | None = None
         self._blink_at_ns: int | None = None
         """When a board LED's blink next turns over (board LEDs only hold on or off)."""
@@ -426,9 +429,14 @@ class Daemon:
         be written the game is paused: presses do nothing and its timers wait."""
         paused = self._check_saving(now_ns)
         while self._shown_reveals:
-            reveal, cues, onsets = self._shown_reveals.popleft()
-            self._play(cues)
-            self.table.revealed(reveal, onsets)
+            reveal, cues, onsets = self._shown_reveals[0]
+            self._play(cues)  # the "go" sounds at the flip
+            cues.clear()
+            sensors = self.box.light_sensors
+            if sensors is not None and now_ns < self._light_due_ns(onsets):
+                break  # the sensors may still see the panels light up: the race waits for them
+            self._shown_reveals.popleft()
+            self.table.revealed(reveal, onsets, None if sensors is None else self._light_onsets(sensors, onsets))
         if self.board_session is not None:
             self._source_outputs(self.board_session.check(now_ns))
         if self.gpio_session is not None:
@@ -543,6 +551,8 @@ class Daemon:
                 for station, screen in screens.items():
                     self.box.displays.show(station, screen)
             else:
+                if self.box.light_sensors is not None:  # the sensors time the panels' light
+                    screens = {station: marked(screen) for station, screen in screens.items()}
                 self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
             if self.box.table_screen is not None and isinstance(self.table, Table):
                 self._view = self.public_view(self.table)
@@ -596,6 +606,22 @@ class Daemon:
         if self._blink_at_ns is None and lights.next_blink_s() is not None:
             self._blink_at_ns = now_ns + round(lights.next_blink_s() * 1e9)
 
+    def _light_onsets(self, sensors, onsets: dict[int, int]) -> dict[int, int]:
+        """Each station's light onset of a reveal stamped at ``onsets``; a station whose sensor
+        saw nothing is logged (once until it sees again): the race is then timed from stamps."""
+        light = sensors.light_onsets(onsets)
+        for station in sorted(onsets.keys() - light.keys() - self._unlit):
+            log.warning("station %d: its light sensor saw nothing of the reveal; races are timed from "
+                        "the displays' commands until it does (companion selftest checks the sensors)", station + 1)
+        self._unlit = set(onsets.keys() - light.keys())
+        return light
+
+    def _light_due_ns(self, onsets: dict[int, int]) -> int:
+        """When every light sensor has had its time to see a reveal stamped at ``onsets``, and
+        its edge to reach the loop: the sensors are read in the daemon through gpiozero (not by
+        the GPIO reader process), so their edges may be as late as ``timing.gpio_latency_ms``."""
+        return max(onsets.values(), default=0) + LIGHT_WAIT_NS + round(self.profile.timing.gpio_latency_ms * 1e6)
+
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
         tie window): wake when every source's watermark will have passed it."""
@@ -608,8 +634,10 @@ class Daemon:
         silent_at = [session.check_due_ns() for session in (self.board_session, self.gpio_session)
                      if session is not None]
         slow_at = None if self._unsaved_since_ns is None else self._unsaved_since_ns + SLOW_SAVE_NS
+        light_at = (self._light_due_ns(self._shown_reveals[0][2])
+                    if self._shown_reveals and self.box.light_sensors is not None else None)
         deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, *silent_at, self._blink_at_ns,
-                                 self._retry_at_ns, slow_at) if d is not None]
+                                 self._retry_at_ns, slow_at, light_at) if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)

@@ -80,6 +80,11 @@ class StationProfile:
     led: int | None = None
     """The station's light, if it has one: a GPIO pin for a station on pins, the board's LED
     number for a station on board channels (lit for the race winner, blinking for a tie)."""
+    light_sensor: int | None = None
+    """The GPIO pin of the light sensor over the station's panel, if it has one (for a station
+    on pins or on board channels: the sensor sits by the panel, which the Pi drives). With one
+    on every station, races revealed on the screens time each player from their panel's light
+    (:mod:`companion.adapters.lightsensor`)."""
 
 
 @dataclass(frozen=True)
@@ -292,8 +297,9 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if not isinstance(st, dict):
             c.fail(where, "must be a table")
             continue
-        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led"}):
-            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led")
+        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led", "light_sensor"}):
+            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led, "
+                                       "light_sensor")
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
@@ -351,7 +357,11 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                 used_leds[led] = f"{where}.led"
         elif led is not None:
             claim_pin(f"{where}.led", led)
-        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led))
+        sensor = st.get("light_sensor")
+        if sensor is not None:
+            claim_pin(f"{where}.light_sensor", sensor)
+        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led,
+                                       sensor))
     if backend == "pi":
         _check_bus_collisions(c, placed, displays.mux_address)
         for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):
@@ -359,6 +369,11 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                 if pin in used:
                     c.fail(used[pin], f"GPIO {pin} is the {line} of I2C bus {port}, which a display uses "
                                       f"(port = {port}): wire this elsewhere")
+    sensed = [i for i, st in enumerate(stations) if st.light_sensor is not None]
+    if sensed and len(sensed) < len(stations):
+        c.fail("stations", "light_sensor on " + ", ".join(f"stations[{i + 1}]" for i in sensed)
+               + " but not on " + ", ".join(f"stations[{i + 1}]" for i in range(len(stations)) if i not in sensed)
+               + ": races time players from their light only when every station has a sensor")
     if board is not None and not used_channels:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:

@@ -21,6 +21,7 @@ from .adapters.displays import Buses, DisplayWriter, display_openers
 from .adapters.gpiolink import GpioReader, ReaderItem
 from .adapters.gpioreader import KERNEL_MARGIN_NS
 from .adapters.lights import StationLights
+from .adapters.lightsensor import LightSensors, light_sensors
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
@@ -56,6 +57,8 @@ class Box:
     ``next_blink_s()``, ``blink_step()`` and ``close()``."""
     table_screen: TableScreen | None = None
     """The public state on an HDMI screen (``[table_screen]``), if the profile has one."""
+    light_sensors: LightSensors | None = None
+    """The light sensors over the stations' panels, when every station has one."""
     gpio_reader: GpioReader | None = None
     """The GPIO reader process, when it reads the station buttons (``timing.gpio_watermark``);
     the daemon starts it once its loop runs."""
@@ -83,6 +86,8 @@ class Box:
             self.buzzer.close()
         if self.lights is not None:
             self.lights.close()
+        if self.light_sensors is not None:
+            self.light_sensors.close()
         if self.board is not None:
             self.board.close()
         if self.gpio_reader is not None:
@@ -146,4 +151,7 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     board_leds = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and st.channels}
     if pins or board_leds:
         box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
+    sensors = {i: st.light_sensor for i, st in enumerate(profile.stations) if st.light_sensor is not None}
+    if sensors:
+        box.light_sensors = light_sensors(sensors, factory)
     return box

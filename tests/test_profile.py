@@ -9,7 +9,7 @@ import pytest
 
 from companion.cli import main
 from companion.profile import (
-    DisplayProfile, Profile, ProfileError, StationProfile, Timing, load_profile,
+    DisplayProfile, Profile, ProfileError, StationProfile, Timing, load_profile, parse_profile,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -267,7 +267,8 @@ def test_unknown_top_level_field(tmp_path):
 def test_unknown_station_field_and_bad_name(tmp_path):
     text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
     assert problems(tmp_path, text) == [
-        "stations[2].seat: unknown field; known fields are name, pins, channels, display, led",
+        "stations[2].seat: unknown field; known fields are name, pins, channels, display, led, "
+        "light_sensor",
         "stations[2].name: must be a non-empty name, not ' '",
     ]
 
@@ -526,3 +527,23 @@ def test_profile_overlays_command_prints_the_config_lines(capsys):
     assert capsys.readouterr().out.splitlines() == [
         "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24",
         "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=7,i2c_gpio_scl=8"]
+
+
+def test_a_light_sensor_per_station_is_a_gpio_pin_of_its_own():
+    text = GOOD.replace('name = "Ana"', 'name = "Ana"\nlight_sensor = 9').replace('name = "Ben"', 'name = "Ben"\nlight_sensor = 10')
+    profile = parse_profile(tomllib.loads(text))
+    assert [st.light_sensor for st in profile.stations] == [9, 10]
+
+
+@pytest.mark.parametrize(("ana", "ben", "message"), [
+    (9, None, "stations: light_sensor on stations[1] but not on stations[2]: races time players from their "
+              "light only when every station has a sensor"),
+    (9, 4, "stations[2].light_sensor: GPIO 4 is already used by stations[1].pins.slap"),
+    (3, 10, "stations[1].light_sensor: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)"),
+    ('"GPIO9"', 10, "stations[1].light_sensor: must be a GPIO number from 2 to 27, not 'GPIO9'"),
+])
+def test_a_bad_light_sensor_is_named(tmp_path, ana, ben, message):
+    text = GOOD.replace('name = "Ana"', f'name = "Ana"\nlight_sensor = {ana}')
+    if ben is not None:
+        text = text.replace('name = "Ben"', f'name = "Ben"\nlight_sensor = {ben}')
+    assert message in problems(tmp_path, text)
