@@ -194,13 +194,17 @@ def parse_line(text: str, required: bool) -> Any:
 class JournalWriter:
     """Appends journal lines durably: each line is flushed and fsync'd before ``write`` returns."""
 
-    def __init__(self, path: Path | str, header: Header | None = None, sync: bool = True) -> None:
+    def __init__(self, path: Path | str, header: Header | None = None, sync: bool = True,
+                 lines: int = 0) -> None:
         """Open ``path`` to append (never through a symlink: a journal is written only inside the
         state directory) and, for a new game, write its header. If the header cannot be written
         (a full disk), the file is removed again, so no empty journal is left behind. ``sync``
         false skips the fsync: only for writing a benchmark's long journal quickly."""
         self.path = Path(path)
         self.sync = sync
+        self.lines = lines
+        """How many lines the file holds (``lines`` it had when reopened to carry on, and every
+        line written since): the number of the line written last, which an ``undo`` names."""
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
         self._file = os.fdopen(os.open(self.path, flags, 0o644), "a", encoding="utf-8")
         if header is not None:
@@ -212,11 +216,14 @@ class JournalWriter:
                 self.path.unlink(missing_ok=True)
                 raise
 
-    def write(self, line: dict[str, Any]) -> None:
+    def write(self, line: dict[str, Any]) -> int:
+        """Write ``line`` durably; the number of the line it is in the file."""
         self._file.write(sealed(line) + "\n")
         self._file.flush()
         if self.sync:
             os.fsync(self._file.fileno())
+        self.lines += 1
+        return self.lines
 
     def close(self) -> None:
         self._file.close()
@@ -345,12 +352,13 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
     events: list[dict[str, Any]] = []  # what the line being applied led to
     sealed_journal = False  # the header has a crc: so must every line
 
-    def record(line: dict[str, Any]) -> None:
+    def record(line: dict[str, Any]) -> int:
         events.append(line)
         if line.get("auto") is not True:
             autos.clear()
         elif match is not None:
             autos.append((match.state, line))
+        return number  # the line being applied: an undo names it
 
     for number, text in enumerate(lines, start=1):
         if isinstance(text, bytes):

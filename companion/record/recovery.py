@@ -151,7 +151,7 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
         log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
                  header.game, path.name, header.sequence or "without a sequence")
     last_t, race_line = where_it_stopped(lines[1:])
-    return Interrupted(path, header, match, JournalWriter(path), last_t, race_line)
+    return Interrupted(path, header, match, JournalWriter(path, lines=len(lines)), last_t, race_line)
 
 
 def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:

@@ -1,5 +1,5 @@
 """Screens the table shows over any game: the offer to resume, the abandon confirmation, the
-announcement that a game was abandoned."""
+announcement that a game was abandoned, the take-back question."""
 
 from __future__ import annotations
 
@@ -28,6 +28,14 @@ def resume_screen(game: str, since: str) -> Image.Image:
 def confirm_screen(game: str) -> Image.Image:
     """The station that held ``left``+``right``: abandon for good, or keep playing."""
     return _screen("Abandon the game?", game, ("ok: abandon it", "other key: play on"))
+
+
+def takeback_screen(what: str, refusal: str | None) -> Image.Image:
+    """The station that held ``left`` and pressed ``ok``: take back ``what`` (``a mark``), or why
+    it cannot be (``Ben has played since``)."""
+    if refusal is not None:
+        return _screen("Can't take back", refusal, ("any key: play on",))
+    return _screen("Take back?", f"your last move: {what}", ("ok: take it back", "other key: keep it"))
 
 
 def abandoned_screen(game: str) -> Image.Image:

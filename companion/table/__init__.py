@@ -9,7 +9,10 @@ to confirm (``ok`` abandons, any other key keeps playing); an abandoned game is 
 every station until ``ok`` returns to the lobby. A game a crash interrupted is offered on every
 station before it is resumed. Holding ``right`` and pressing ``ok`` during a game shows that
 station the game's rules (``left``/``right`` turn the pages, ``ok`` or ``slap`` go back to the
-game, which carries on meanwhile). Neither chord's keys reach the game (:mod:`.chord`).
+game, which carries on meanwhile). Holding ``left`` and pressing ``ok`` asks to take back that
+seat's last action (``ok`` takes it back, any other key keeps it), or says why it cannot be; a
+take-back is announced on every station for a few seconds. No chord's keys reach the game
+(:mod:`.chord`).
 
 Bots (:mod:`.bots`) are seats with no station (``None`` in :attr:`Table.seats`): they press and
 move on the game table directly, are never a station's seat, have no panel (a race's onset for
@@ -28,15 +31,16 @@ from typing import Any, Callable, Mapping
 from PIL import Image
 
 from .. import games
+from ..games.base import IllegalAction
 from ..games.options import options_dict, parse_options
 from ..arbiter.inputs import InputEvent
 from ..record.journal import Header, JournalWriter
 from ..arbiter.latepress import LateNote
 from ..record.recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
-from ..screens.canvas import with_notice
+from ..screens.canvas import abbreviate, fitting, with_notice
 from ..screens.seating import spectator
-from ..screens.table import abandoned_screen, confirm_screen, resume_screen
+from ..screens.table import abandoned_screen, confirm_screen, resume_screen, takeback_screen
 from ..settings import BoxSettings
 from .bots import GAMES as BOT_GAMES
 from .bots import BotSeats, bot_name, is_bot_name, seats_with
@@ -51,6 +55,8 @@ log = logging.getLogger(__name__)
 
 ABANDON_HOLD_NS = 2_000_000_000
 RESUMED_BANNER_NS = 4_000_000_000
+TOOK_BACK_SHOWN_NS = 4_000_000_000
+"""How long every station says "Ana took back a mark": long enough for the table to look up."""
 S = 1_000_000_000
 
 
@@ -94,6 +100,11 @@ class Table:
         self.chords = Chords()
         self.confirming: int | None = None
         """The station asked whether to abandon the game, while it is asked."""
+        self.taking_back: dict[int, tuple[str, str | None]] = {}
+        """Stations asked whether to take back their last action, each with what it is (``a
+        mark``) and why it cannot be taken back (None: it can), until their next press."""
+        self.took_back: tuple[str, int] | None = None
+        """"Ana took back a mark" and until when every station says it."""
         self.abandoned: str | None = None
         """The title of the game just abandoned, shown until a station presses ``ok``."""
         self.offer: Interrupted | None = None
@@ -281,6 +292,11 @@ class Table:
                 if event.key == "ok":
                     self._close(abandoned=True)
                 return
+        if event.station in self.taking_back and event.pressed:
+            _, refusal = self.taking_back.pop(event.station)
+            if event.key == "ok" and refusal is None:
+                self._take_back(event)
+            return
         if self.seat_of(event.station) is None:
             if self.game.match.outcome is not None:  # anyone may take the table back to the lobby
                 self.game.handle(replace(event, station=len(self.seats)))
@@ -293,6 +309,24 @@ class Table:
             self._to_game(each)
         if chord == "rules" and self.game is not None:
             self.rules_open[event.station] = 0
+        if chord == "takeback" and self.game is not None:
+            seat = self.seat_of(event.station)
+            refusal = self.game.takeback_refusal(seat)
+            self.taking_back[event.station] = ("" if refusal else self.game.takeback_word(seat), refusal)
+
+    def _take_back(self, event: InputEvent) -> None:
+        """The confirmed take-back of ``event``'s station's last action, announced to everyone;
+        refused after all if someone acted while it was asked."""
+        seat = self.seat_of(event.station)
+        try:
+            what = self.game.take_back(seat, event)
+        except IllegalAction as e:
+            self.taking_back[event.station] = ("", str(e))
+            return
+        name = self.game.names[seat]
+        self.took_back = (fitting(lambda w: f"{abbreviate(name, w)} took back {what}"),
+                          event.t_ns + TOOK_BACK_SHOWN_NS)
+        self._collect()
 
     def _to_game(self, event: InputEvent) -> None:
         if self.game is None or event.station == self.confirming:
@@ -381,6 +415,8 @@ class Table:
         self.bot_seats = None
         self.resumed_until_ns = None
         self.confirming = None
+        self.taking_back.clear()
+        self.took_back = None
         self.chords.clear()
         self.lobby.seated, self.seated = None, None
         self.rules_open.clear()
@@ -401,6 +437,9 @@ class Table:
                 return
         if self.resumed_until_ns is not None and now_ns >= self.resumed_until_ns:
             self.resumed_until_ns = None
+            self.version += 1
+        if self.took_back is not None and now_ns >= self.took_back[1]:
+            self.took_back = None
             self.version += 1
         for station, since in list(self.chords.since.items()):
             if now_ns - since >= ABANDON_HOLD_NS and self.confirming is None:
@@ -446,7 +485,8 @@ class Table:
             self.version += 1
 
     def wakeup_ns(self) -> int | None:
-        times = [t for t in (self.chords.wakeup_ns(), self.resumed_until_ns) if t is not None]
+        shown = self.took_back[1] if self.took_back is not None else None
+        times = [t for t in (self.chords.wakeup_ns(), self.resumed_until_ns, shown) if t is not None]
         for since in self.chords.since.values():
             done = since + ABANDON_HOLD_NS
             times.append(min(done, since + (max(self.now_ns - since, 0) // S + 1) * S))
@@ -478,8 +518,11 @@ class Table:
         if station == self.confirming:
             return confirm_screen(self.game.match.rules.title)
         seat = self.seat_of(station)
+        if station in self.taking_back:
+            return takeback_screen(*self.taking_back[station])
         if seat is None:
-            return spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
+            image = spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
+            return with_notice(image, self.took_back[0]) if self.took_back is not None else image
         if station in self.rules_open:
             image = rules_screen(self.game.match.rules.name, self.rules_open[station])
         else:
@@ -488,6 +531,8 @@ class Table:
         if since is not None:
             left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
             image = with_notice(image, f"QUIT? KEEP HOLDING {max(left_s, 1)}s")
+        elif self.took_back is not None:
+            image = with_notice(image, self.took_back[0])
         elif self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
         return image

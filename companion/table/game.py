@@ -105,10 +105,11 @@ class GameTable:
         self.match.record = self._record if journal else None
         self.match.settle()
 
-    def _record(self, line: dict[str, Any]) -> None:
+    def _record(self, line: dict[str, Any]) -> int:
         bot = {"bot": True} if line.get("type") == "action" and line.get("player") in self.bots else {}
-        self.journal.write({**line, **self.aside, **bot, "t": self.seconds(self.now_ns)})
+        number = self.journal.write({**line, **self.aside, **bot, "t": self.seconds(self.now_ns)})
         self.aside = {}
+        return number
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -253,6 +254,34 @@ class GameTable:
         """A resumed game's race still on screen, as its journal line tells it (the race's
         result is not kept: later presses and false starts are not journaled)."""
         self.race_line = line
+
+    takeback_words: ClassVar[dict[str, str]] = {}
+    """What each action the game lets a player take back is, in players' words (``play``: ``a
+    mark``), for "Ana took back a mark"; an action not named is "a move"."""
+
+    def takeback_refusal(self, seat: int) -> str | None:
+        """Why ``seat`` may not take back their last action now, or None if they may."""
+        return self.match.takeback_refusal(seat)
+
+    def takeback_word(self, seat: int) -> str:
+        """What ``seat`` would take back (``a mark``); asked only when they may."""
+        return self.takeback_words.get(self.match.steps[-1].action.get("action"), "a move")
+
+    def take_back(self, seat: int, event: InputEvent) -> str:
+        """Take back ``seat``'s last action (journaled as ``undo``, naming its line): the game is
+        as if it had never been made. Returns what was taken back (``a mark``). IllegalAction
+        with the reason if it may not be."""
+        word = self.takeback_word(seat) if self.takeback_refusal(seat) is None else ""
+        self.now_ns = max(self.now_ns, event.t_ns)
+        self.match.act(self.match.takeback_line(seat))
+        self.changed(event)
+        self.after_takeback(seat)
+        self.cues.append("take_back")
+        return word
+
+    def after_takeback(self, seat: int) -> None:
+        """Put back what the table keeps beside the match (a cursor, a menu, a note) as it is at
+        the state taken back to: by default nothing."""
 
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         """Time passing: countdowns, race decisions. True if a screen changed."""
