@@ -234,3 +234,15 @@ def test_triangle_neither_a_race_nor_a_statement():
     assert refusal(played, 1) == "the cards are revealed"
     played.draw()
     assert refusal(played, 1) == "the cards are dealt"
+
+
+def test_explain_tells_a_take_back():
+    from companion.record.explain import explain
+    lines = ['{"format": "companion-journal/1", "game": "paytoplay", "players": ["Ana", "Ben"]}',
+             '{"type": "action", "action": "play", "player": 0, "cell": 4}',
+             '{"type": "action", "action": "undo", "player": 0, "line": 2}',
+             '{"type": "action", "action": "play", "player": 0, "cell": 0}']
+    told, whole = explain(lines)
+    assert whole
+    assert told[2] == "line 3: Ana (seat 1) takes back line 2: the game is again as it was before it (Ana 0, Ben 0)."
+    assert "takes a corner (cell 0) for 3: balance -2" in told[3]

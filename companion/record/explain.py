@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 from ..games.base import Rules
 from .journal import JournalError, replay
 from ..arbiter.latepress import LATE, parse_late
-from .match import Match
+from .match import UNDO, Match
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,13 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
                 told.append(f"A late press: {note.told(lambda p: f'{match.players[p]} (seat {p + 1})')}.")
                 continue
             body = {k: v for k, v in event.items() if k not in ("type", "t", "auto")}
+            if body.get("action") == UNDO:  # the match has put back the game as it was before that line
+                who = f"{match.players[body['player']]} (seat {body['player'] + 1})"
+                scores = ", ".join(f"{n} {s}" for n, s in zip(match.players, rules.scores(match.state)))
+                told.append(f"{who} takes back line {body['line']}: the game is again as it was before it "
+                            f"({scores}).")
+                state["now"] = match.state
+                continue
             auto = event.get("auto") is True
             before = state["now"]
             chance = event["type"] == "chance"

@@ -35,7 +35,7 @@ def takeback_screen(what: str, refusal: str | None) -> Image.Image:
     it cannot be (``Ben has played since``)."""
     if refusal is not None:
         return _screen("Can't take back", refusal, ("any key: play on",))
-    return _screen("Take back?", f"your last move: {what}", ("ok: take it back", "other key: keep it"))
+    return _screen("Take back?", what, ("ok: take it back", "other key: keep it"))
 
 
 def abandoned_screen(game: str) -> Image.Image:
