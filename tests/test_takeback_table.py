@@ -118,3 +118,64 @@ def test_pictionary_the_artist_takes_back_a_judgement_with_the_chord(tmp_path):
     actions = [line for line in journal_objects(journals[0]) if line.get("type") == "action"]
     assert actions[-1]["action"] == "correct" and actions[-2]["action"] == "guessed"
     assert public_view(table).notice == f"{table.game.names[artist]} took back a judgement"
+
+
+# --- a bot takes a seat, a person takes it back -----------------------------------------------
+
+def leave(table, station, clock, key):
+    """Hold ``left`` and ``right`` for the two seconds, then ``key`` on *Leave the game?*."""
+    from companion.table import ABANDON_HOLD_NS
+    t = clock.next()
+    table.handle(InputEvent(station, "left", True, round(t * MS)))
+    table.handle(InputEvent(station, "right", True, round((t + 10) * MS)))
+    due = round((t + 10) * MS) + ABANDON_HOLD_NS
+    table.tick(due, due)
+    assert shows(table.screen(station), "Leave the game?") and shows(table.screen(station), "easy bot plays")
+    table.handle(InputEvent(station, "left", False, due + 50 * MS))
+    table.handle(InputEvent(station, "right", False, due + 60 * MS))
+    clock.ms = due / MS + 100
+    tap(table, station, key, clock.next())
+
+
+def run_bots(table, clock, seconds):
+    for _ in range(seconds * 10):
+        t = round(clock.next() * MS)
+        table.tick(t, t)
+
+
+def test_a_player_leaves_a_bot_plays_on_and_the_player_takes_the_seat_back(tmp_path):
+    table, clock, journals = box(tmp_path)
+    start_paytoplay(table, clock)
+    press(table, clock, 0, "ok")                           # Ana marks
+    leave(table, 1, clock, "left")                         # Ben leaves: an easy bot plays for him
+    assert table.seats == (0, None) and table.game.bots == {1: "easy"}
+    assert shows(table.screen(0), "Ben left: a bot plays")
+    run_bots(table, clock, 5)
+    lines = journal_objects(journals[0])
+    assert {k: lines[2][k] for k in ("type", "player", "bot", "station")} == \
+        {"type": "seat", "player": 1, "bot": "easy", "station": None}
+    assert lines[-1].get("bot") is True and lines[-1]["player"] == 1, "the bot moved for Ben"
+    hold_left_press_ok(table, 1, clock)                    # Ben is back
+    assert shows(table.screen(1), "Take a seat?") and shows(table.screen(1), "Ben's seat")
+    tap(table, 1, "ok", clock.next())
+    assert table.seats == (0, 1) and table.game.bots == {}
+    assert journal_objects(journals[0])[-1] == {"type": "seat", "player": 1, "bot": None, "station": 2,
+                                                "t": journal_objects(journals[0])[-1]["t"]}
+    while table.game.match.outcome is None:                # both play it out
+        mover = table.game.match.rules.to_move(table.game.match.state)[0]
+        press(table, clock, mover, "ok")
+    _, replayed = replay(journals[0].read_text().splitlines())
+    assert replayed.outcome == table.game.match.outcome
+
+
+def test_a_game_resumed_after_a_player_left_seats_the_bot_and_the_watcher(tmp_path):
+    from companion.record.recovery import pick_up
+    table, clock, journals = box(tmp_path)
+    start_paytoplay(table, clock)
+    press(table, clock, 0, "ok")
+    leave(table, 1, clock, "right")
+    table.game.journal.close()
+    again, _ = journaled_table(tmp_path / "x", ("Ana", "Ben", "Cy"), seed=7)
+    again.resume(pick_up(tmp_path), 10**12)
+    assert again.seats == (0, None) and again.game.bots == {1: "hard"}
+    assert again.bot_seats is not None and again.bot_seats.levels == {1: "hard"}

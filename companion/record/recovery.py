@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .journal import Header, JournalError, JournalWriter, parse_header, read_journal, replay, replay_file
+from .journal import (SEAT, Header, JournalError, JournalWriter, parse_header, read_journal, replay, replay_file,
+                      seated_after)
 from .match import Match
 from ..untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_text
 
@@ -150,16 +151,18 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
     else:
         log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
                  header.game, path.name, header.sequence or "without a sequence")
-    last_t, race_line = where_it_stopped(lines[1:])
+    last_t, race_line, seats = where_it_stopped(lines[1:])
+    for seat in seats:  # who plays each seat now: a bot for a player who left, or a person back
+        header = seated_after(header, seat)
     return Interrupted(path, header, match, JournalWriter(path, lines=len(lines)), last_t, race_line)
 
 
-def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:
-    """From a replayed journal's lines after the header: the latest journal time, and the line
+def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None, list[dict]]:
+    """From a replayed journal's lines after the header: the latest journal time, the line
     of the last race decided (one with race fields, ``journal.NOTES``) unless a chance event came
-    after it (a new round was dealt, and that race is no longer shown). One pass, no list of
-    every line: a long game's journal is large."""
-    last_t, race_line = 0, None
+    after it (a new round was dealt, and that race is no longer shown), and the seat lines (seats
+    changing hands). One pass, no list of every line: a long game's journal is large."""
+    last_t, race_line, seats = 0, None, []
     for line in lines:
         if not line.strip():
             continue
@@ -167,9 +170,11 @@ def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:
         last_t = max(last_t, event.get("t", 0))
         if event.get("type") == "chance":
             race_line = None
+        elif event.get("type") == SEAT:
+            seats.append(event)
         elif "reaction_ms" in event:
             race_line = event
-    return last_t, race_line
+    return last_t, race_line, seats
 
 
 def _not_resumed(path: Path, reason: str) -> NotResumed:

@@ -40,7 +40,8 @@ from ..record.recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
 from ..screens.canvas import abbreviate, fitting, with_notice
 from ..screens.seating import spectator
-from ..screens.table import abandoned_screen, confirm_screen, resume_screen, takeback_screen
+from ..screens.table import (abandoned_screen, confirm_screen, join_screen, leave_screen, resume_screen,
+                             takeback_screen)
 from ..settings import BoxSettings
 from .bots import GAMES as BOT_GAMES
 from .bots import BotSeats, bot_name, is_bot_name, seats_with
@@ -103,6 +104,11 @@ class Table:
         self.taking_back: dict[int, tuple[str, str | None]] = {}
         """Stations asked whether to take back their last action, each with what it is (``a
         mark``) and why it cannot be taken back (None: it can), until their next press."""
+        self.left_seats: dict[int, int] = {}
+        """Station -> the seat its player left to a bot in the game in play."""
+        self.joining: dict[int, int] = {}
+        """Stations without a seat asked whether to take a bot's seat, and the seat, until their
+        next press."""
         self.took_back: tuple[str, int] | None = None
         """"Ana took back a mark" and until when every station says it."""
         self.abandoned: str | None = None
@@ -291,7 +297,14 @@ class Table:
                 self.confirming = None
                 if event.key == "ok":
                     self._close(abandoned=True)
+                elif event.key in ("left", "right") and self._bots_may_sit():
+                    self._bot_takes_seat(event.station, "easy" if event.key == "left" else "hard")
                 return
+        if event.station in self.joining and event.pressed:
+            seat = self.joining.pop(event.station)
+            if event.key == "ok":
+                self._person_takes_seat(event.station, seat)
+            return
         if event.station in self.taking_back and event.pressed:
             _, refusal = self.taking_back.pop(event.station)
             if event.key == "ok" and refusal is None:
@@ -301,6 +314,10 @@ class Table:
             if self.game.match.outcome is not None:  # anyone may take the table back to the lobby
                 self.game.handle(replace(event, station=len(self.seats)))
                 self._collect()
+            elif self._seat_to_take(event.station) is not None:
+                _, chord = self.chords.feed(event)  # a watcher's keys never reach the game
+                if chord == "takeback":
+                    self.joining[event.station] = self._seat_to_take(event.station)
             return
         if self._turn_rules_page(event):
             return
@@ -313,6 +330,57 @@ class Table:
             seat = self.seat_of(event.station)
             refusal = self.game.takeback_refusal(seat)
             self.taking_back[event.station] = ("" if refusal else self.game.takeback_word(seat), refusal)
+
+    # --- seats changing hands -----------------------------------------------------------------
+
+    def _bots_may_sit(self) -> bool:
+        """A player leaving may give their seat to a bot in the games bots play."""
+        return self.game is not None and self.game.match.rules.name in BOT_GAMES
+
+    def _bot_takes_seat(self, station: int, level: str) -> None:
+        """The player at ``station`` leaves: a bot of ``level`` plays their seat from now on, with
+        its score and its history; the station watches (and may take the seat back)."""
+        seat = self.seat_of(station)
+        self.game.now_ns = max(self.game.now_ns, self.now_ns)
+        self.game.seat_changes(seat, level, None)
+        self._reseat(seat, None)
+        self.left_seats[station] = seat
+        if self.bot_seats is None:
+            self.bot_seats = BotSeats({}, self.game.match.seed)
+        self.bot_seats.levels[seat] = level
+        self.rules_open.pop(station, None)
+        self.taking_back.pop(station, None)
+        name = self.game.names[seat]
+        self.took_back = (fitting(lambda w: f"{abbreviate(name, w)} left: a bot plays"),
+                          self.now_ns + TOOK_BACK_SHOWN_NS)
+
+    def _seat_to_take(self, station: int) -> int | None:
+        """The bot's seat a station without a seat may take: the one it left, else the first a
+        bot plays; None when there is none (or the station plays)."""
+        bots = sorted(s for s, st in enumerate(self.seats) if st is None)
+        if not bots or self.game is None or self.game.match.outcome is not None:
+            return None
+        left = self.left_seats.get(station)
+        return left if left in bots else bots[0]
+
+    def _person_takes_seat(self, station: int, seat: int) -> None:
+        """The person at ``station`` plays ``seat`` from now on, where a bot played it: they see
+        what the seat may see from now on (its own screen), nothing more."""
+        if seat not in self.bot_seats.levels:  # someone else took it first
+            return
+        self.game.now_ns = max(self.game.now_ns, self.now_ns)
+        self.game.seat_changes(seat, None, station)
+        self._reseat(seat, station)
+        self.bot_seats.leave(seat)
+        name = self.game.names[seat]
+        self.took_back = (fitting(lambda w: f"{abbreviate(name, w)}'s seat: a person"),
+                          self.now_ns + TOOK_BACK_SHOWN_NS)
+
+    def _reseat(self, seat: int, station: int | None) -> None:
+        stations = list(self.seated.stations)
+        stations[seat] = station
+        self.seated = replace(self.seated, stations=tuple(stations))
+        self.version += 1
 
     def _take_back(self, event: InputEvent) -> None:
         """The confirmed take-back of ``event``'s station's last action, announced to everyone;
@@ -416,6 +484,8 @@ class Table:
         self.resumed_until_ns = None
         self.confirming = None
         self.taking_back.clear()
+        self.joining.clear()
+        self.left_seats.clear()
         self.took_back = None
         self.chords.clear()
         self.lobby.seated, self.seated = None, None
@@ -516,7 +586,11 @@ class Table:
                 return with_notice(self.lobby.screen(), self.lobby_notice)
             return self.lobby.screen()
         if station == self.confirming:
+            if self._bots_may_sit():
+                return leave_screen(self.game.match.rules.title)
             return confirm_screen(self.game.match.rules.title)
+        if station in self.joining:
+            return join_screen(self.game.names[self.joining[station]])
         seat = self.seat_of(station)
         if station in self.taking_back:
             return takeback_screen(*self.taking_back[station])

@@ -255,6 +255,19 @@ class GameTable:
         result is not kept: later presses and false starts are not journaled)."""
         self.race_line = line
 
+    def seat_changes(self, player: int, level: str | None, station: int | None) -> None:
+        """``player``'s seat is played by a bot of ``level`` from now on (the player left), or by
+        the person at ``station`` (0-based; a bot's seat taken back): journaled on a ``seat``
+        line, and the seat's moves are marked ``"bot": true`` while a bot plays it."""
+        if level is None:
+            self.bots.pop(player, None)
+        else:
+            self.bots[player] = level
+        if self.journal is not None:
+            self.journal.write({"type": "seat", "player": player, "bot": level,
+                                "station": None if station is None else station + 1,
+                                "t": self.seconds(self.now_ns)})
+
     takeback_words: ClassVar[dict[str, str]] = {}
     """What each action the game lets a player take back is, in players' words (``play``: ``a
     mark``), for "Ana took back a mark"; an action not named is "a move"."""
