@@ -397,9 +397,9 @@ class Table:
         self._collect()
 
     def _to_game(self, event: InputEvent) -> None:
-        if self.game is None or event.station == self.confirming:
-            return
         seat = self.seat_of(event.station)
+        if self.game is None or event.station == self.confirming or seat is None:
+            return  # (a press held back on a station that has since left its seat, or watches)
         self.game.handle(event if seat == event.station else replace(event, station=seat))
         self._collect()
 
