@@ -246,3 +246,21 @@ def test_explain_tells_a_take_back():
     assert whole
     assert told[2] == "line 3: Ana (seat 1) takes back line 2: the game is again as it was before it (Ana 0, Ben 0)."
     assert "takes a corner (cell 0) for 3: balance -2" in told[3]
+
+
+def test_explain_tells_a_seat_changing_hands_and_replay_checks_the_line():
+    from companion.record.explain import explain
+    lines = ['{"format": "companion-journal/1", "game": "paytoplay", "players": ["Ana", "Ben"]}',
+             '{"type": "action", "action": "play", "player": 0, "cell": 4}',
+             '{"type": "seat", "player": 1, "bot": "easy", "station": null}',
+             '{"type": "action", "action": "pass", "player": 1, "bot": true}',
+             '{"type": "seat", "player": 1, "bot": null, "station": 2}']
+    told, whole = explain(lines)
+    assert whole
+    assert told[2] == "line 3: Ben (seat 2) leaves: an easy bot plays the seat from here."
+    assert told[4] == "line 5: The person at station 2 plays Ben (seat 2) from here."
+    for bad, reason in (('"bot": "easy", "station": 2', "a bot's seat has no station"),
+                        ('"bot": "wise", "station": null', "bot must be easy or hard or null"),
+                        ('"bot": null, "station": null', "a person's station must be a station number")):
+        with pytest.raises(Exception, match=f"line 3: seat: {reason}"):
+            replay(lines[:2] + ['{"type": "seat", "player": 1, ' + bad + '}'])

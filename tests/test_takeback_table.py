@@ -159,13 +159,16 @@ def test_a_player_leaves_a_bot_plays_on_and_the_player_takes_the_seat_back(tmp_p
     assert shows(table.screen(1), "Take a seat?") and shows(table.screen(1), "Ben's seat")
     tap(table, 1, "ok", clock.next())
     assert table.seats == (0, 1) and table.game.bots == {}
-    assert journal_objects(journals[0])[-1] == {"type": "seat", "player": 1, "bot": None, "station": 2,
-                                                "t": journal_objects(journals[0])[-1]["t"]}
+    back = journal_objects(journals[0])[-1]
+    assert {k: back[k] for k in ("type", "player", "bot", "station")} == \
+        {"type": "seat", "player": 1, "bot": None, "station": 2}
+    assert (lines[2]["when"], back["when"]) == ("move 2", f"move {table.game.match.moves + 1}")
     while table.game.match.outcome is None:                # both play it out
         mover = table.game.match.rules.to_move(table.game.match.state)[0]
         press(table, clock, mover, "ok")
     _, replayed = replay(journals[0].read_text().splitlines())
     assert replayed.outcome == table.game.match.outcome
+    assert f"Ben (bot from move 2 to {back['when']})" in public_view(table).lines
 
 
 def test_a_game_resumed_after_a_player_left_seats_the_bot_and_the_watcher(tmp_path):
@@ -179,3 +182,4 @@ def test_a_game_resumed_after_a_player_left_seats_the_bot_and_the_watcher(tmp_pa
     again.resume(pick_up(tmp_path), 10**12)
     assert again.seats == (0, None) and again.game.bots == {1: "hard"}
     assert again.bot_seats is not None and again.bot_seats.levels == {1: "hard"}
+    assert again.game.flagged(1) == "Ben (bot from move 2)" and again.game.flagged(0) == "Ana"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..games.base import Rules
-from .journal import JournalError, replay
+from .journal import SEAT, JournalError, parse_seat, replay
 from ..arbiter.latepress import LATE, parse_late
 from .match import UNDO, Match
 
@@ -59,6 +59,12 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
             if event["type"] == LATE:  # changes nothing: the verdict stood
                 note = parse_late(event, len(match.players))
                 told.append(f"A late press: {note.told(lambda p: f'{match.players[p]} (seat {p + 1})')}.")
+                continue
+            if event["type"] == SEAT:  # who plays the seat changes, the game does not
+                player, level, station = parse_seat(event, len(match.players))
+                who = f"{match.players[player]} (seat {player + 1})"
+                told.append(f"{who} leaves: an {level} bot plays the seat from here." if level else
+                            f"The person at station {station + 1} plays {who} from here.")
                 continue
             body = {k: v for k, v in event.items() if k not in ("type", "t", "auto")}
             if body.get("action") == UNDO:  # the match has put back the game as it was before that line

@@ -144,6 +144,8 @@ def parse_seat(obj: dict, players: int) -> tuple[int, str | None, int | None]:
         raise ValueError("seat: a bot's seat has no station")
     if level is None and (isinstance(station, bool) or not isinstance(station, int) or station < 1):
         raise ValueError(f"seat: a person's station must be a station number from 1, not {station!r}")
+    if not isinstance(obj.get("when", ""), str):
+        raise ValueError(f"seat: when must be text (where the game was), not {obj['when']!r}")
     return player, level, None if station is None else station - 1
 
 

@@ -52,6 +52,9 @@ class Interrupted:
     last_t: float
     race_line: dict | None = None
     """The action line of the race whose result the game still shows (see :func:`where_it_stopped`)."""
+    seats: tuple[dict, ...] = ()
+    """The seat lines, in order: who took over which seat, from when (the header already seats
+    them as the last says)."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,8 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
     last_t, race_line, seats = where_it_stopped(lines[1:])
     for seat in seats:  # who plays each seat now: a bot for a player who left, or a person back
         header = seated_after(header, seat)
-    return Interrupted(path, header, match, JournalWriter(path, lines=len(lines)), last_t, race_line)
+    return Interrupted(path, header, match, JournalWriter(path, lines=len(lines)), last_t, race_line,
+                       tuple(seats))
 
 
 def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None, list[dict]]:

@@ -198,6 +198,8 @@ class Table:
         # journaled: the box's level for the seat, easy if it has none.
         levels = interrupted.header.bots or (None,) * players
         bots = {s: levels[s] or self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
+        for line in interrupted.seats:  # the seats players left to bots, and took back
+            self.game.seat_changed(line["player"], line.get("bot"), line.get("when", ""))
         self.game.bots = bots
         if interrupted.race_line is not None:
             self.game.resume_race(interrupted.race_line)

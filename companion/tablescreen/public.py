@@ -333,6 +333,8 @@ def public_view(table) -> PublicView:
     if game is None:
         return over_the_games_view(table) or lobby_view(table)
     view = VIEWS[game.match.rules.name](game)
+    if view.over and game.bot_played:  # the result flags the seats a bot took over
+        view = replace(view, lines=view.lines + tuple(game.flagged(p) for p in sorted(game.bot_played)))
     notice = "RESUMED" if table.resumed_until_ns is not None else ""
     return replace(view, trail=tuple(game.match.trail),
                    notice=table.took_back[0] if table.took_back is not None else notice)
