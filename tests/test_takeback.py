@@ -236,27 +236,30 @@ def test_triangle_neither_a_race_nor_a_statement():
     assert refusal(played, 1) == "the cards are dealt"
 
 
-def test_explain_tells_a_take_back():
+ANA_MARKS = ['{"format": "companion-journal/1", "game": "paytoplay", "players": ["Ana", "Ben"]}',
+             '{"type": "action", "action": "play", "player": 0, "cell": 4}']
+
+
+def told_whole(lines: list[str]) -> list[str]:
+    """``replay --explain``'s sentences for a journal that replays whole."""
     from companion.record.explain import explain
-    lines = ['{"format": "companion-journal/1", "game": "paytoplay", "players": ["Ana", "Ben"]}',
-             '{"type": "action", "action": "play", "player": 0, "cell": 4}',
-             '{"type": "action", "action": "undo", "player": 0, "line": 2}',
-             '{"type": "action", "action": "play", "player": 0, "cell": 0}']
     told, whole = explain(lines)
     assert whole
+    return told
+
+
+def test_explain_tells_a_take_back():
+    told = told_whole(ANA_MARKS + ['{"type": "action", "action": "undo", "player": 0, "line": 2}',
+                                   '{"type": "action", "action": "play", "player": 0, "cell": 0}'])
     assert told[2] == "line 3: Ana (seat 1) takes back line 2: the game is again as it was before it (Ana 0, Ben 0)."
     assert "takes a corner (cell 0) for 3: balance -2" in told[3]
 
 
 def test_explain_tells_a_seat_changing_hands_and_replay_checks_the_line():
-    from companion.record.explain import explain
-    lines = ['{"format": "companion-journal/1", "game": "paytoplay", "players": ["Ana", "Ben"]}',
-             '{"type": "action", "action": "play", "player": 0, "cell": 4}',
-             '{"type": "seat", "player": 1, "bot": "easy", "station": null}',
-             '{"type": "action", "action": "pass", "player": 1, "bot": true}',
-             '{"type": "seat", "player": 1, "bot": null, "station": 2}']
-    told, whole = explain(lines)
-    assert whole
+    lines = ANA_MARKS + ['{"type": "seat", "player": 1, "bot": "easy", "station": null}',
+                         '{"type": "action", "action": "pass", "player": 1, "bot": true}',
+                         '{"type": "seat", "player": 1, "bot": null, "station": 2}']
+    told = told_whole(lines)
     assert told[2] == "line 3: Ben (seat 2) leaves: an easy bot plays the seat from here."
     assert told[4] == "line 5: The person at station 2 plays Ben (seat 2) from here."
     for bad, reason in (('"bot": "easy", "station": 2', "a bot's seat has no station"),
