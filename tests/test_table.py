@@ -270,7 +270,7 @@ def test_holding_left_and_right_counts_down_asks_then_abandons(box):
     assert not shows(table.screen(0), "KEEP HOLDING")        # on the holding station only
     assert table.game.view(1) == before                       # the game never saw left or right
     table.tick(due, due)
-    assert table.confirming == 1 and shows(table.screen(1), "Abandon the game?")
+    assert table.confirming == 1 and shows(table.screen(1), "Leave the game?")  # Pay-to-Play: a bot may take the seat
     assert table.stuck(1, "left") is False                    # a chord held on is not a stuck key
     table.handle(InputEvent(1, "left", False, due + 100 * MS))
     table.handle(InputEvent(1, "right", False, due + 110 * MS))
