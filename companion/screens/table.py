@@ -35,7 +35,7 @@ def leave_screen(game: str) -> Image.Image:
     this seat (easy or hard), or keep playing."""
     image, draw = blank()
     title(draw, "Leave the game?")
-    for i, line in enumerate(("ok: abandon it", "left: easy bot plays", "right: hard bot plays", "slap: play on")):
+    for i, line in enumerate(("ok: abandon for all", "left: easy bot plays", "right: hard bot plays", "slap: play on")):
         centred(draw, (i + 1) * LINE_H + 3, line)
     return image
 
