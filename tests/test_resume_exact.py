@@ -288,7 +288,7 @@ def compare(live: Live, resumed: Table, cut, where: str, drawn: bool) -> None:
     resumed_ns = uninterrupted.game.start_ns + (RESUMED_AT - resumed.game.start_ns)
     for reset in RESETS[live.game_name].values():
         reset(uninterrupted.game, resumed_ns)
-    uninterrupted.took_back = None  # a note: "Ana took back a mark" is not said again
+    uninterrupted.announced = None  # a note: "Ana took back a mark" is not said again
     uninterrupted.taking_back.clear()  # a menu: the take-back question is not asked again
     for player in range(len(resumed.game.names)):  # the same take-backs are allowed, for the same reasons
         assert resumed.game.takeback_refusal(player) == uninterrupted.game.takeback_refusal(player), where

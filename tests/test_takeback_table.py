@@ -6,7 +6,7 @@ from __future__ import annotations
 from companion.arbiter.inputs import InputEvent
 from companion.record.journal import replay
 from companion.tablescreen.public import public_view
-from companion.table import TOOK_BACK_SHOWN_NS
+from companion.table import ANNOUNCED_NS
 
 from glyphs import shows
 from helpers import MS, Clock, journal_objects, journaled_table, tap
@@ -47,7 +47,7 @@ def test_a_mark_taken_back_is_journaled_announced_everywhere_and_the_game_is_as_
         {"type": "action", "action": "undo", "player": 0, "line": 2}
     _, replayed = replay(journals[0].read_text().splitlines())
     assert replayed.state == table.game.match.state
-    later = table.now_ns + TOOK_BACK_SHOWN_NS
+    later = table.now_ns + ANNOUNCED_NS
     table.tick(later, later)
     assert not shows(table.screen(1), "Ana took back a mark") and public_view(table).notice == ""
     assert shows(table.screen(0), "cost"), "Ana moves again, from the first cell"

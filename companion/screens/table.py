@@ -30,7 +30,7 @@ def confirm_screen(game: str) -> Image.Image:
     return _screen("Abandon the game?", game, ("ok: abandon it", "other key: play on"))
 
 
-def leave_screen(game: str) -> Image.Image:
+def leave_screen() -> Image.Image:
     """The station that held ``left``+``right`` in a game bots play: abandon it, let a bot play
     this seat (easy or hard), or keep playing."""
     image, draw = blank()

@@ -12,7 +12,9 @@ station the game's rules (``left``/``right`` turn the pages, ``ok`` or ``slap`` 
 game, which carries on meanwhile). Holding ``left`` and pressing ``ok`` asks to take back that
 seat's last action (``ok`` takes it back, any other key keeps it), or says why it cannot be; a
 take-back is announced on every station for a few seconds. No chord's keys reach the game
-(:mod:`.chord`).
+(:mod:`.chord`). In the games bots play, the ``left``+``right`` hold asks *Leave the game?*:
+``left`` or ``right`` lets an easy or a hard bot play that seat on, and a station without a seat
+takes a bot's seat with ``left`` held and ``ok`` (a ``seat`` line in the journal each time).
 
 Bots (:mod:`.bots`) are seats with no station (``None`` in :attr:`Table.seats`): they press and
 move on the game table directly, are never a station's seat, have no panel (a race's onset for
@@ -56,8 +58,9 @@ log = logging.getLogger(__name__)
 
 ABANDON_HOLD_NS = 2_000_000_000
 RESUMED_BANNER_NS = 4_000_000_000
-TOOK_BACK_SHOWN_NS = 4_000_000_000
-"""How long every station says "Ana took back a mark": long enough for the table to look up."""
+ANNOUNCED_NS = 4_000_000_000
+"""How long every station says "Ana took back a mark" or "Ana left: a bot plays": long enough
+for the table to look up."""
 S = 1_000_000_000
 
 
@@ -109,8 +112,8 @@ class Table:
         self.joining: dict[int, int] = {}
         """Stations without a seat asked whether to take a bot's seat, and the seat, until their
         next press."""
-        self.took_back: tuple[str, int] | None = None
-        """"Ana took back a mark" and until when every station says it."""
+        self.announced: tuple[str, int] | None = None
+        """"Ana took back a mark" (or "Ana left: a bot plays") and until when every station says it."""
         self.abandoned: str | None = None
         """The title of the game just abandoned, shown until a station presses ``ok``."""
         self.offer: Interrupted | None = None
@@ -353,8 +356,8 @@ class Table:
         self.rules_open.pop(station, None)
         self.taking_back.pop(station, None)
         name = self.game.names[seat]
-        self.took_back = (fitting(lambda w: f"{abbreviate(name, w)} left: a bot plays"),
-                          self.now_ns + TOOK_BACK_SHOWN_NS)
+        self.announced = (fitting(lambda w: f"{abbreviate(name, w)} left: a bot plays"),
+                          self.now_ns + ANNOUNCED_NS)
 
     def _seat_to_take(self, station: int) -> int | None:
         """The bot's seat a station without a seat may take: the one it left, else the first a
@@ -375,8 +378,8 @@ class Table:
         self._reseat(seat, station)
         self.bot_seats.leave(seat)
         name = self.game.names[seat]
-        self.took_back = (fitting(lambda w: f"{abbreviate(name, w)}'s seat: a person"),
-                          self.now_ns + TOOK_BACK_SHOWN_NS)
+        self.announced = (fitting(lambda w: f"{abbreviate(name, w)}'s seat: a person"),
+                          self.now_ns + ANNOUNCED_NS)
 
     def _reseat(self, seat: int, station: int | None) -> None:
         stations = list(self.seated.stations)
@@ -394,8 +397,8 @@ class Table:
             self.taking_back[event.station] = ("", str(e))
             return
         name = self.game.names[seat]
-        self.took_back = (fitting(lambda w: f"{abbreviate(name, w)} took back {what}"),
-                          event.t_ns + TOOK_BACK_SHOWN_NS)
+        self.announced = (fitting(lambda w: f"{abbreviate(name, w)} took back {what}"),
+                          event.t_ns + ANNOUNCED_NS)
         self._collect()
 
     def _to_game(self, event: InputEvent) -> None:
@@ -488,7 +491,7 @@ class Table:
         self.taking_back.clear()
         self.joining.clear()
         self.left_seats.clear()
-        self.took_back = None
+        self.announced = None
         self.chords.clear()
         self.lobby.seated, self.seated = None, None
         self.rules_open.clear()
@@ -510,8 +513,8 @@ class Table:
         if self.resumed_until_ns is not None and now_ns >= self.resumed_until_ns:
             self.resumed_until_ns = None
             self.version += 1
-        if self.took_back is not None and now_ns >= self.took_back[1]:
-            self.took_back = None
+        if self.announced is not None and now_ns >= self.announced[1]:
+            self.announced = None
             self.version += 1
         for station, since in list(self.chords.since.items()):
             if now_ns - since >= ABANDON_HOLD_NS and self.confirming is None:
@@ -557,7 +560,7 @@ class Table:
             self.version += 1
 
     def wakeup_ns(self) -> int | None:
-        shown = self.took_back[1] if self.took_back is not None else None
+        shown = self.announced[1] if self.announced is not None else None
         times = [t for t in (self.chords.wakeup_ns(), self.resumed_until_ns, shown) if t is not None]
         for since in self.chords.since.values():
             done = since + ABANDON_HOLD_NS
@@ -589,7 +592,7 @@ class Table:
             return self.lobby.screen()
         if station == self.confirming:
             if self._bots_may_sit():
-                return leave_screen(self.game.match.rules.title)
+                return leave_screen()
             return confirm_screen(self.game.match.rules.title)
         if station in self.joining:
             return join_screen(self.game.names[self.joining[station]])
@@ -598,7 +601,7 @@ class Table:
             return takeback_screen(*self.taking_back[station])
         if seat is None:
             image = spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
-            return with_notice(image, self.took_back[0]) if self.took_back is not None else image
+            return with_notice(image, self.announced[0]) if self.announced is not None else image
         if station in self.rules_open:
             image = rules_screen(self.game.match.rules.name, self.rules_open[station])
         else:
@@ -607,8 +610,8 @@ class Table:
         if since is not None:
             left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
             image = with_notice(image, f"QUIT? KEEP HOLDING {max(left_s, 1)}s")
-        elif self.took_back is not None:
-            image = with_notice(image, self.took_back[0])
+        elif self.announced is not None:
+            image = with_notice(image, self.announced[0])
         elif self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
         return image

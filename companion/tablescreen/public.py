@@ -337,4 +337,4 @@ def public_view(table) -> PublicView:
         view = replace(view, lines=view.lines + tuple(game.flagged(p) for p in sorted(game.bot_played)))
     notice = "RESUMED" if table.resumed_until_ns is not None else ""
     return replace(view, trail=tuple(game.match.trail),
-                   notice=table.took_back[0] if table.took_back is not None else notice)
+                   notice=table.announced[0] if table.announced is not None else notice)
