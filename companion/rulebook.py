@@ -28,6 +28,7 @@ RULES = {
         "I'm greater +3: above both others. I'm among +5: equal to one of them.",
         "I'm exactly N +8. Slaps within the tie window: a draw, no points.",
         "6 rounds make a turn. The game ends after the turn someone reaches the target.",
+        "Take back (hold left, ok): nothing. A slap is a race; a fact shows the cards.",
     ),
     "closest": (
         "3 players, each a shape: circle, square, triangle.",
@@ -37,6 +38,7 @@ RULES = {
         "A decoy is hollow on your screen only. It does not count at scoring.",
         "Each number: 1 point to the nearest counting card. = two players tie.",
         "Most points after round 2 wins. A shared lead plays another round.",
+        "Take back your card (hold left, ok) until the next card. Not a round's last.",
     ),
     "trio": (
         "3 players take turns to draw. Only the artist sees the word.",
@@ -44,6 +46,7 @@ RULES = {
         "Guessers call out a guess and slap. The artist: ok right, left wrong.",
         "Right: guesser and artist +1. Both right at once: artist +1 only.",
         "A player strictly ahead skips drawing. Leading with enough points wins.",
+        "Misjudged? The artist takes it back: right, or hold left and press ok.",
     ),
     "pictomania": (
         "3-6 players, all at once. Read the 21 words: </> pages.",
@@ -53,6 +56,7 @@ RULES = {
         "Right guesses take the drawer's tokens. What nobody takes counts minus.",
         "Done: take a black token. Guessed wrong most often? Then it counts minus.",
         "After the round, ok shows each drawing's guesses, then the scores.",
+        "Hold left, ok: take back your last guess or token until anyone else acts.",
     ),
     "paytoplay": (
         "2 players: tic-tac-toe where every mark costs points.",
@@ -60,6 +64,7 @@ RULES = {
         "Edge costs 2, corner 3, centre 4. Place only with a positive balance.",
         "</> choose a cell, Pass or Draw?. ok confirms. Passing is always allowed.",
         "Three in a row wins. Full board: the higher balance wins.",
+        "Hold left, press ok: take back your mark or pass until the other moves.",
     ),
 }
 

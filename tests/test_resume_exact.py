@@ -162,8 +162,10 @@ resume puts it (``resumed_ns``: the resume's moment on that table's clock)."""
 class Live:
     """A game played with random presses on a fake clock through a real table and journal."""
 
-    def __init__(self, directory, game, seed, options=None, bots=None):
+    def __init__(self, directory, game, seed, options=None, bots=None, takebacks=False):
         self.rnd = random.Random(seed)
+        self.takebacks = takebacks
+        """Now and then a station holds ``left`` and presses ``ok`` (take back), then ``ok``."""
         self.game_name = game
         self.stations = GAMES[game] - len(bots or {})
         self.table = Table(NAMES[: self.stations], journal_opener(directory), seed=seed,
@@ -181,6 +183,9 @@ class Live:
 
     def tap(self, station=None, key=None):
         table, rnd = self.table, self.rnd
+        if station is None and self.takebacks and rnd.random() < 0.15:
+            self.take_back(rnd.randrange(self.stations))
+            return
         if station is None:
             station, key = rnd.randrange(self.stations), rnd.choice(("left", "right", "ok", "ok", "slap"))
         self.t += rnd.choice((40, 300, 1500)) * MS
@@ -189,6 +194,16 @@ class Live:
         table.handle(InputEvent(station, key, False, self.t + 20 * MS))
         table.tick(self.t + 25 * MS, self.t + 25 * MS)
         self.t += 25 * MS
+
+    def take_back(self, station):
+        """Hold ``left``, press ``ok`` (the chord), let go, then ``ok`` (take it back, if asked)."""
+        table = self.table
+        self.t += 300 * MS
+        for key, pressed, after in (("left", True, 0), ("ok", True, 30), ("ok", False, 60), ("left", False, 90),
+                                    ("ok", True, 400), ("ok", False, 450)):
+            table.handle(InputEvent(station, key, pressed, self.t + after * MS))
+            table.tick(self.t + after * MS, self.t + after * MS)
+        self.t += 475 * MS
 
     def copy(self, scratch) -> Table:
         """The live table as it is now, to play on without touching the live game; its journal
@@ -240,10 +255,10 @@ def tick(table: Table, now_ns: int) -> None:
     table.tick(now_ns, now_ns)
 
 
-def interrupt_everywhere(directory, game, seed, options=None, bots=None) -> int:
+def interrupt_everywhere(directory, game, seed, options=None, bots=None, takebacks=False) -> int:
     """Play ``game`` and, before every press, resume its journal as it is then and compare the
     resumed table with the uninterrupted one; returns how many moments were compared."""
-    live = Live(directory / "live", game, seed, options, bots)
+    live = Live(directory / "live", game, seed, options, bots, takebacks)
     checked = 0
     for moment in range(300):
         if live.table.game is None:
@@ -266,11 +281,17 @@ def compare(live: Live, resumed: Table, cut, where: str, drawn: bool) -> None:
     uninterrupted = live.copy(cut / "scratch.jsonl")
     assert resumed.game.match.state == uninterrupted.game.match.state, where
     assert resumed.game.match.chances == uninterrupted.game.match.chances, where
+    assert resumed.game.match.moves == uninterrupted.game.match.moves, where
+    assert resumed.game.match.trail == uninterrupted.game.match.trail, where
     # The same moment on both clocks: as far into the game as the live one is now.
     into_game = live.t - live.table.game.start_ns
     resumed_ns = uninterrupted.game.start_ns + (RESUMED_AT - resumed.game.start_ns)
     for reset in RESETS[live.game_name].values():
         reset(uninterrupted.game, resumed_ns)
+    uninterrupted.announced = None  # a note: "Ana took back a mark" is not said again
+    uninterrupted.taking_back.clear()  # a menu: the take-back question is not asked again
+    for player in range(len(resumed.game.names)):  # the same take-backs are allowed, for the same reasons
+        assert resumed.game.takeback_refusal(player) == uninterrupted.game.takeback_refusal(player), where
     for later in (0, 5 * S):
         tick(resumed, resumed.game.start_ns + into_game + later)
         tick(uninterrupted, live.t + later)
@@ -360,3 +381,18 @@ def test_a_game_with_bots_interrupted_at_every_moment_resumes_to_the_same_state_
         if checked >= 100:
             break
     assert checked >= 100
+
+
+@pytest.mark.parametrize("game", ["paytoplay", "closest", "pictomania", "trio"])
+def test_a_game_with_take_backs_interrupted_at_every_moment_resumes_to_the_same_state_and_screens(game, tmp_path):
+    """Players take back their last actions now and then (``undo`` lines, Pictionary's
+    corrections): the resumed game is the uninterrupted one, and allows the same take-backs."""
+    checked = 0
+    for seed in range(21, 41):
+        path = tmp_path / str(seed)
+        checked += interrupt_everywhere(path, game, seed, takebacks=True)
+        if checked >= 100 and any('"undo"' in p.read_text() or '"correct"' in p.read_text()
+                                  for p in tmp_path.glob("*/live/*.jsonl")):
+            break
+    assert checked >= 100
+    assert any('"undo"' in p.read_text() or '"correct"' in p.read_text() for p in tmp_path.glob("*/live/*.jsonl"))

@@ -105,11 +105,11 @@ def test_the_lobby_shows_a_games_rules_and_each_options_meaning(box):
         press(table, clock, 0, "right")
     assert shows(table.screen(0), "slap: rules")
     press(table, clock, 0, "slap")
-    assert shows(table.screen(0), "Triangle 1/8") and shows(table.screen(0), "3 players. The box")
+    assert shows(table.screen(0), "Triangle 1/9") and shows(table.screen(0), "3 players. The box")
     press(table, clock, 0, "right", "right", "right")
-    assert shows(table.screen(0), "Triangle 4/8") and shows(table.screen(0), "peers even +1: both")
+    assert shows(table.screen(0), "Triangle 4/9") and shows(table.screen(0), "peers even +1: both")
     press(table, clock, 0, "left")
-    assert shows(table.screen(0), "Triangle 3/8")
+    assert shows(table.screen(0), "Triangle 3/9")
     press(table, clock, 0, "ok")              # back to the game menu
     assert table.lobby.rules_page is None and table.lobby.game.name == "triangle"
     press(table, clock, 0, "ok", "ok", "ok", "ok")   # to the lockout row
@@ -238,9 +238,9 @@ def test_holding_right_and_pressing_ok_shows_the_rules_during_a_game(box):
     t = clock.next()
     for key, pressed, after in (("right", True, 0), ("ok", True, 20), ("ok", False, 60), ("right", False, 80)):
         table.handle(InputEvent(1, key, pressed, round((t + after) * MS)))
-    assert shows(table.screen(1), "Pay-to-Play 1/6") and not shows(table.screen(0), "Pay-to-Play 1/6")
+    assert shows(table.screen(1), "Pay-to-Play 1/7") and not shows(table.screen(0), "Pay-to-Play 1/7")
     press(table, clock, 1, "right")           # a page on, not a move
-    assert shows(table.screen(1), "Pay-to-Play 2/6")
+    assert shows(table.screen(1), "Pay-to-Play 2/7")
     press(table, clock, 0, "ok")              # Ana plays on meanwhile
     assert table.game.match.state.board != "." * 9
     press(table, clock, 1, "slap")            # back to the game
@@ -270,7 +270,7 @@ def test_holding_left_and_right_counts_down_asks_then_abandons(box):
     assert not shows(table.screen(0), "KEEP HOLDING")        # on the holding station only
     assert table.game.view(1) == before                       # the game never saw left or right
     table.tick(due, due)
-    assert table.confirming == 1 and shows(table.screen(1), "Abandon the game?")
+    assert table.confirming == 1 and shows(table.screen(1), "Leave the game?")  # Pay-to-Play: a bot may take the seat
     assert table.stuck(1, "left") is False                    # a chord held on is not a stuck key
     table.handle(InputEvent(1, "left", False, due + 100 * MS))
     table.handle(InputEvent(1, "right", False, due + 110 * MS))

@@ -138,6 +138,23 @@ class Rules:
         """
         return None
 
+    dealt_since: ClassVar[str] = "new cards are dealt"
+    """Why a player's action before the last chance event may not be taken back, in players'
+    words: a deal (a word, the letters) showed what no take-back can hide again."""
+
+    def actor(self, state: Any, action: Action) -> int | None:
+        """The player who made ``action`` (so may take it back), None for an action that is
+        nobody's own (a judgement of the table). By default the action's ``player``."""
+        player = action.get("player")
+        return player if isinstance(player, int) and not isinstance(player, bool) else None
+
+    def takeback_refusal(self, before: Any, action: Action, after: Any) -> str | None:
+        """Why ``action`` (which took the game from ``before`` to ``after``, with the automatic
+        actions it led to) may not be taken back, or None if it may. Asked only when it is the
+        last action anyone made and no chance event came since (:class:`~companion.record.match.Match`
+        refuses the rest). By default nothing is taken back: a game says what may be."""
+        return f"a {self.title} {action.get('action')} cannot be taken back"
+
     def outcome(self, state: Any) -> Outcome | None:
         """The result once the game is over, else None."""
         raise NotImplementedError

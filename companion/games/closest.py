@@ -174,6 +174,15 @@ class Closest(Rules):
     Options = ClosestOptions
     actions = ("start", "place")
 
+    def takeback_refusal(self, before: ClosestState, action: Action, after: ClosestState) -> str | None:
+        """A card (with its decoy choice) may be taken back until the next card is placed; not
+        the round's last card, whose scoring turned every decoy over, nor the start (a race)."""
+        if action.get("action") == "start":
+            return "the start was a race"
+        if after.round != before.round or after.over:
+            return "the cards are revealed"
+        return None
+
     def new(self, players: int, options: Any) -> ClosestState:
         """Before the start race; ``options`` may also be a mapping to parse."""
         options = self.checked_options(players, options)

@@ -166,6 +166,15 @@ class PayToPlay(Rules):
     Options = PayToPlayOptions
     actions = ("play", "pass", "draw")
 
+    def takeback_refusal(self, before: PayToPlayState, action: Action, after: PayToPlayState) -> str | None:
+        """A mark or a pass by choice may be taken back until the other player moves; not one
+        that ended a game (of a tournament too: the next game has begun), nor an agreed draw."""
+        if action.get("action") == "draw":
+            return "an agreed draw cannot be taken back"
+        if after.game != before.game:
+            return "that game is over"
+        return None
+
     def new(self, players: int, options: Any) -> PayToPlayState:
         """A first game with player 0 as X; ``options`` may also be a mapping to parse."""
         return _start_game(self.checked_options(players, options), game=1, totals=(0, 0))

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..games.base import Rules
-from .journal import JournalError, replay
+from .journal import SEAT, JournalError, parse_seat, replay
 from ..arbiter.latepress import LATE, parse_late
-from .match import Match
+from .match import UNDO, Match
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,20 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
                 note = parse_late(event, len(match.players))
                 told.append(f"A late press: {note.told(lambda p: f'{match.players[p]} (seat {p + 1})')}.")
                 continue
+            if event["type"] == SEAT:  # who plays the seat changes, the game does not
+                player, level, station = parse_seat(event, len(match.players))
+                who = f"{match.players[player]} (seat {player + 1})"
+                told.append(f"{who} leaves: an {level} bot plays the seat from here." if level else
+                            f"The person at station {station + 1} plays {who} from here.")
+                continue
             body = {k: v for k, v in event.items() if k not in ("type", "t", "auto")}
+            if body.get("action") == UNDO:  # the match has put back the game as it was before that line
+                who = f"{match.players[body['player']]} (seat {body['player'] + 1})"
+                scores = ", ".join(f"{n} {s}" for n, s in zip(match.players, rules.scores(match.state)))
+                told.append(f"{who} takes back line {body['line']}: the game is again as it was before it "
+                            f"({scores}).")
+                state["now"] = match.state
+                continue
             auto = event.get("auto") is True
             before = state["now"]
             chance = event["type"] == "chance"

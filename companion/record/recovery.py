@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .journal import CRC, Header, JournalError, JournalWriter, parse_header, parse_line, replay, replay_file
+from .journal import (CRC, SEAT, Header, JournalError, JournalWriter, parse_header, parse_line, replay,
+                      replay_file, seated_after)
 from .match import Match
 from ..settings import write_whole
 from ..untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_bytes, read_text
@@ -57,6 +58,9 @@ class Interrupted:
     """The journal's lines that replay, the header first, each with its newline."""
     damaged: str | None = None
     """Why the journal's last line was left out (it does not replay): the players are told."""
+    seats: tuple[dict, ...] = ()
+    """The seat lines, in order: who took over which seat, from when (the header already seats
+    them as the last says)."""
 
 
 @dataclass(frozen=True)
@@ -247,9 +251,11 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
     else:
         log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
                  header.game, path.name, header.sequence or "without a sequence")
-    last_t, race_line = where_it_stopped(lines[1:])
-    writer = _reopen(path, sum(len(line) for line in lines), len(data), damaged)
-    return Interrupted(path, header, match, writer, last_t, race_line, lines, damaged)
+    last_t, race_line, seats = where_it_stopped(lines[1:])
+    for seat in seats:  # who plays each seat now: a bot for a player who left, or a person back
+        header = seated_after(header, seat)
+    writer = _reopen(path, sum(len(line) for line in lines), len(data), damaged, len(lines))
+    return Interrupted(path, header, match, writer, last_t, race_line, lines, damaged, tuple(seats))
 
 
 def _garbled(line: bytes, header: bytes) -> bool:
@@ -266,24 +272,25 @@ def _garbled(line: bytes, header: bytes) -> bool:
     return False
 
 
-def _reopen(path: Path, keep: int, size: int, damaged: str | None) -> JournalWriter | None:
-    """The journal reopened to carry on, cut first to the ``keep`` bytes that replay; None if
-    it cannot be written (a read-only directory: the cut waits for a start that can write)."""
+def _reopen(path: Path, keep: int, size: int, damaged: str | None, count: int) -> JournalWriter | None:
+    """The journal reopened to carry on (its ``count`` lines kept), cut first to the ``keep``
+    bytes that replay; None if it cannot be written (a read-only directory: the cut waits for a
+    start that can write)."""
     try:
         if keep < size:
             cut_after(path, keep, "a damaged last line" if damaged else "a torn last line")
-        return JournalWriter(path)
+        return JournalWriter(path, lines=count)
     except OSError as e:
         log.warning("%s: cannot be written (%s): the game is played on unsaved", path.name, e.strerror or e)
         return None
 
 
-def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:
-    """From a replayed journal's lines after the header: the latest journal time, and the line
+def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None, list[dict]]:
+    """From a replayed journal's lines after the header: the latest journal time, the line
     of the last race decided (one with race fields, ``journal.NOTES``) unless a chance event came
-    after it (a new round was dealt, and that race is no longer shown). One pass, no list of
-    every line: a long game's journal is large."""
-    last_t, race_line = 0, None
+    after it (a new round was dealt, and that race is no longer shown), and the seat lines (seats
+    changing hands). One pass, no list of every line: a long game's journal is large."""
+    last_t, race_line, seats = 0, None, []
     for line in lines:
         if not line.strip():
             continue
@@ -291,9 +298,11 @@ def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:
         last_t = max(last_t, event.get("t", 0))
         if event.get("type") == "chance":
             race_line = None
+        elif event.get("type") == SEAT:
+            seats.append(event)
         elif "reaction_ms" in event:
             race_line = event
-    return last_t, race_line
+    return last_t, race_line, seats
 
 
 def _not_resumed(path: Path, reason: str) -> NotResumed:

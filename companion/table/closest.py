@@ -61,6 +61,7 @@ def answers(a: int, b: int, rng: random.Random) -> tuple[int, int, int, int]:
 
 class ClosestTable(GameTable):
     game = "closest"
+    takeback_words = {"place": "a card"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -89,6 +90,16 @@ class ClosestTable(GameTable):
             self._start(self.rng.randrange(len(self.names)), "drawn at random")
         else:
             self.open_race(self.now_ns)
+
+    def after_takeback(self, seat: int) -> None:
+        """The mover taking back a card picks again from the first free number (a decoy asked
+        again: the words everyone reads are the same whichever it was); a round's first card
+        taken back shows what the round showed before it, as a game resumed there does."""
+        self.cursor = 0
+        self.picked = None
+        self.decoy = False
+        self.message = ""
+        self._pick_up(self.match.options.start)
 
     def open_race(self, opens_ns: int) -> None:
         """The start race from its first product, for everyone: a new game's, and a resumed

@@ -28,11 +28,18 @@ def _choice(action: dict[str, Any]) -> int | str:
 
 class PayToPlayTable(GameTable):
     game = "paytoplay"
+    takeback_words = {"play": "a mark", "pass": "a pass"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.cursor = 0
         self.offer_from: int | None = None
+        self.message = ""
+
+    def after_takeback(self, seat: int) -> None:
+        """The mover taking back starts again from the first choice; a draw offered is withdrawn."""
+        self.cursor = 0
+        self.offer_from = None
         self.message = ""
 
     def choices(self) -> list[dict[str, Any]]:

@@ -75,6 +75,7 @@ class Station:
 
 class PictomaniaTable(GameTable):
     game = "pictomania"
+    takeback_words = {"guess": "a guess", "done": "a token"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -296,6 +297,10 @@ class PictomaniaTable(GameTable):
             return
         self.changed(event)
         self.cues.append("move")
+
+    def after_takeback(self, seat: int) -> None:
+        """The player who took back a guess or a token is back on their menu, guessing."""
+        self.seats[seat].__init__()
 
     # --- time: sent actions in edge-time order ------------------------------------------------
 

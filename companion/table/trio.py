@@ -24,6 +24,7 @@ from typing import Any
 
 from PIL import Image
 
+from ..games.base import IllegalAction
 from ..games.trio import strict_leader
 from ..arbiter.inputs import InputEvent
 from ..screens.canvas import abbreviate, fitting
@@ -145,6 +146,28 @@ class TrioTable(GameTable):
         if self.deadline_ns is None:
             return state.judged[0] if state.judged is not None else None
         return state.artist if self.last_wrong is not None and not self.judging else None
+
+    def takeback_refusal(self, seat: int) -> str | None:
+        """The artist's take-back is the judgement correction: allowed to :meth:`corrector`."""
+        if seat == self.corrector():
+            return None
+        if self.match.outcome is not None:
+            return "the game is over"
+        return "only the artist's last judgement can be taken back"
+
+    def takeback_word(self, seat: int) -> str:
+        return "a judgement"
+
+    def take_back(self, seat: int, event: InputEvent) -> str:
+        """Journaled as the game's own correction (``correct``, or ``guessed`` for a guess judged
+        wrong), as with ``right``: a judgement right taken back is scored as if time ran out, since
+        the next word is out."""
+        refusal = self.takeback_refusal(seat)
+        if refusal is not None:
+            raise IllegalAction(refusal)
+        self.now_ns = max(self.now_ns, event.t_ns)
+        self._correct(replace(event, station=seat))
+        return "a judgement"
 
     def _correct(self, event: InputEvent) -> bool:
         if event.station != self.corrector():

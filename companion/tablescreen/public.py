@@ -327,10 +327,14 @@ def over_the_games_view(table) -> PublicView | None:
 def public_view(table) -> PublicView:
     """The public view of a :class:`~companion.table.Table`: the lobby's, or the game's with its
     score over time (the match's trail, which a resumed game replays from its journal) and, for
-    a few seconds after a resume, the banner the panels show."""
+    a few seconds after a resume or a take-back ("Ana took back a mark"), the banner the panels
+    show."""
     game = table.game
     if game is None:
         return over_the_games_view(table) or lobby_view(table)
     view = VIEWS[game.match.rules.name](game)
+    if view.over and game.bot_played:  # the result flags the seats a bot took over
+        view = replace(view, lines=view.lines + tuple(game.flagged(p) for p in sorted(game.bot_played)))
+    notice = "RESUMED" if table.resumed_until_ns is not None else ""
     return replace(view, trail=tuple(game.match.trail),
-                   notice="RESUMED" if table.resumed_until_ns is not None else "")
+                   notice=table.announced[0] if table.announced is not None else notice)
