@@ -16,6 +16,7 @@ SHORT_TITLES = {
     "trio": "Pictionary",
     "pictomania": "Pictomania",
     "paytoplay": "Pay-to-Play",
+    "quiz": "Quiz",
 }
 """A name that fits a title bar with room to spare."""
 
@@ -60,6 +61,15 @@ RULES = {
         "Edge costs 2, corner 3, centre 4. Place only with a positive balance.",
         "</> choose a cell, Pass or Draw?. ok confirms. Passing is always allowed.",
         "Three in a row wins. Full board: the higher balance wins.",
+    ),
+    "quiz": (
+        "A host and 2-16 players. On Who plays?, the host picks the name Host.",
+        "The host reads a question, then slap arms the buzzers: a cue sounds.",
+        "Slap after the cue. Earliest press answers; close presses tie.",
+        "Too early: locked out a moment, or for the question (option).",
+        "Host: ok right, left wrong, right skips. Wrong: next presser or re-open.",
+        "Host between questions: ok corrects scores, </> player, ok, -1/+1, ok.",
+        "Teams: one press per team counts. Most points after N questions wins.",
     ),
 }
 

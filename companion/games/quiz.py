@@ -209,6 +209,7 @@ class Quiz(Rules):
     Options = QuizOptions
     actions = ("arm", "buzz", "pick", "right", "wrong", "timeout", "skip", "correct")
     chance_events = ("tiebreak",)
+    host_seat = True
 
     def players_allowed(self) -> str:
         return f"{self.min_players} to {self.max_players} (a host and {MIN_PLAYERS} to {MAX_PLAYERS} players)"

@@ -1,0 +1,127 @@
+"""A quiz night end to end on gpiozero's mock pins, on a fake clock: a host and four players on
+the real daemon step (debounce, watermark, race, table, luma dummy displays), through early
+presses, a three-way tie, who's next and a re-open, an answer timeout, a score correction, a
+crash mid-question and its resume; then a second quiz with teams and prelock. The journal and the
+panels show what happened."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import gpiozero.pins.mock
+
+from companion.daemon import Daemon
+from companion.games import get
+from companion.games.options import lobby_choices
+from companion.profile import load_profile
+from companion.record.journal import replay, summary
+from companion.script import ScriptPress as P
+
+from helpers import FakeClock, journal_objects, play_on_fake_clock
+
+ROOT = Path(__file__).parent.parent
+PROFILE = ROOT / "hardware" / "profiles" / "mock-5.toml"
+HOST, BEN, CY, DEE, EVE = range(5)
+
+
+def lobby_to_quiz(daemon) -> list[P]:
+    """Station 1 walks the lobby to the quiz, through its options (as ``defaults`` set them),
+    starts it, and with nobody joined on "Who plays?" seats every station: station 1 hosts."""
+    steps = [g.name for g in daemon.table.lobby.games].index("quiz")
+    rows = len(lobby_choices(get("quiz").Options))
+    keys = ["right"] * steps + ["ok"] + ["ok"] * rows + ["ok", "ok"]
+    return [P(0.2 * (i + 1), 0, key) for i, key in enumerate(keys)]
+
+
+class Night:
+    """A daemon on mock-5 with a fake clock, its journal directory, and every panel's views."""
+
+    def __init__(self, directory: Path, monkeypatch, options: dict, clock: FakeClock | None = None) -> None:
+        self.clock = clock or FakeClock()
+        monkeypatch.setattr(gpiozero.pins.mock, "monotonic", self.clock.monotonic)
+        self.directory = directory
+        self.daemon = Daemon(load_profile(PROFILE), directory, seed=7, defaults={"quiz": options})
+        self.seen: list[tuple[int, str]] = []
+        """(station, the lit line of its panel) at every step, each change once."""
+        step = self.daemon.step
+
+        def watched(now_ns: int) -> None:
+            step(now_ns)
+            game = self.game
+            if game is not None and game.game == "quiz":
+                for station in range(5):
+                    seen = (station, game.view(station).big)
+                    if seen not in self.seen:
+                        self.seen.append(seen)
+
+        self.daemon.step = watched
+
+    def play(self, presses: list[P], tail_s: float = 0.2) -> None:
+        asyncio.run(play_on_fake_clock(self.daemon, presses, self.clock, tail_s=tail_s))
+
+    @property
+    def game(self):
+        return self.daemon.table.game
+
+    def journal(self) -> list[dict]:
+        [path] = self.directory.glob("*.jsonl")
+        return journal_objects(path)[1:]
+
+
+def test_a_quiz_night_with_early_presses_a_tie_whos_next_a_timeout_a_correction_and_a_resume(tmp_path, monkeypatch):
+    night = Night(tmp_path, monkeypatch, {"questions": 4, "penalty": 1, "answer_s": 5})
+    night.play(lobby_to_quiz(night.daemon))
+    assert night.game.names == ("Host", "Ben", "Cy", "Dee", "Eve")
+
+    # Q1: Ben presses while the question is read, 100 ms before the host arms, and again 100 ms
+    # after: still in his 250 ms lockout, which his second press starts again. Cy's press counts.
+    night.play([P(0.0, BEN, "slap"), P(0.1, HOST, "slap"), P(0.2, BEN, "slap"), P(0.3, CY, "slap")])
+    assert night.game.state.answering == CY
+    assert (BEN, "Too early! wait") in night.seen and night.game.lights() == {CY: "on"}
+    night.play([P(0.1, HOST, "ok")])                                  # right: Cy +1
+
+    # Q2: Ben, Dee and Eve press at the same edge time: a declared three-way tie the host settles.
+    night.play([P(0.1, HOST, "slap"), P(0.3, BEN, "slap"), P(0.3, DEE, "slap"), P(0.3, EVE, "slap")])
+    assert night.game.state.tied == (BEN, DEE, EVE)
+    assert night.game.lights() == dict.fromkeys((BEN, DEE, EVE), "blink")
+    night.play([P(0.1, HOST, "right"), P(0.3, HOST, "ok")])           # the host picks Dee
+    assert night.game.state.answering == DEE
+    # Dee wrong: who's next in press order is Ben; Ben wrong, then Eve; Eve wrong: the buzzers
+    # re-open for Cy alone, who answers right.
+    night.play([P(0.1, HOST, "left")])
+    assert night.game.state.answering == BEN
+    night.play([P(0.1, HOST, "left"), P(0.3, HOST, "left")])
+    assert night.game.state.phase == "reopen"
+    night.play([P(0.1, HOST, "slap"), P(0.4, CY, "slap"), P(0.6, HOST, "ok")])
+
+    # Q3: Ben answers and the 5 s timer runs out: wrong (-1). Nobody else: the host skips.
+    night.play([P(0.1, HOST, "slap"), P(0.3, BEN, "slap")], tail_s=5.5)
+    assert night.game.state.phase == "reopen"
+    night.play([P(0.1, HOST, "right")])
+
+    # The host corrects Eve's score from -1 to 0: ok, right x3 to Eve, ok, right (+1), ok.
+    night.play([P(0.1 + 0.2 * i, HOST, k) for i, k in enumerate(["ok", "right", "right", "right", "ok", "right", "ok", "slap"])])
+    assert night.game.state.scores == (0, -2, 2, -1, 0)
+
+    # Q4: the host arms, and the box stops before anyone buzzes.
+    night.play([P(0.1, HOST, "slap")])
+    assert night.game.state.phase == "open"
+    night.daemon.close()
+
+    again = Night(tmp_path, monkeypatch, {}, night.clock)
+    again.play([P(0.1, HOST, "ok")])                                  # resume
+    assert again.game.state.phase == "open" and again.game.state.question == 4
+    again.play([P(0.2, EVE, "slap"), P(0.5, HOST, "ok")])
+    again.daemon.close()
+
+    lines = again.journal()
+    kinds = [line.get("action", line.get("event")) for line in lines]
+    assert kinds == ["arm", "buzz", "right", "arm", "buzz", "pick", "wrong", "wrong", "wrong", "arm", "buzz",
+                     "right", "arm", "buzz", "timeout", "skip", "correct", "arm", "buzz", "right"]
+    tie = lines[4]
+    assert tie["players"] == [BEN, DEE, EVE] and tie["order"] == [BEN, DEE, EVE]
+    assert tie["reaction_ms"][BEN] == tie["reaction_ms"][DEE] == tie["reaction_ms"][EVE]
+    assert lines[1]["order"] == [CY] and lines[1]["reaction_ms"][BEN] is None   # Ben was locked out
+    result = summary(*replay((tmp_path / next(tmp_path.glob("*.jsonl")).name).read_text().splitlines()))
+    assert result["scores"] == [0, -2, 2, -1, 1] and result["winners"] == [CY]
