@@ -125,3 +125,41 @@ def test_a_quiz_night_with_early_presses_a_tie_whos_next_a_timeout_a_correction_
     assert lines[1]["order"] == [CY] and lines[1]["reaction_ms"][BEN] is None   # Ben was locked out
     result = summary(*replay((tmp_path / next(tmp_path.glob("*.jsonl")).name).read_text().splitlines()))
     assert result["scores"] == [0, -2, 2, -1, 1] and result["winners"] == [CY]
+
+
+def test_teams_prelock_and_a_drawn_tie(tmp_path, monkeypatch):
+    """Teams of two (Ben & Cy, Dee & Eve): one press per team counts; an early press under
+    prelock keeps its player out of the whole question; a tie is drawn from the seed."""
+    night = Night(tmp_path, monkeypatch, {"questions": 2, "teams": 2, "early": "prelock", "tie": "draw"})
+    night.play(lobby_to_quiz(night.daemon))
+
+    # Q1: Dee presses while the question is read: prelocked, her later press does not count.
+    # Ben, then his team mate Cy, press: Cy's press is shown, not counted. Eve presses after
+    # the verdict.
+    night.play([P(0.0, DEE, "slap"), P(0.2, HOST, "slap"), P(0.4, BEN, "slap"), P(0.42, CY, "slap"),
+                P(0.43, DEE, "slap"), P(0.45, EVE, "slap")])
+    assert night.game.state.order == (BEN,) and night.game.state.answering == BEN
+    assert [(seat, note) for seat, _, note in night.game.presses()] == [(BEN, ""), (CY, "team"), (EVE, "")]
+    assert (DEE, "Too early: out") in night.seen
+    # Ben wrong: his team is out; Eve pressed after the verdict, so she is next (``later``).
+    night.play([P(0.1, HOST, "left")])
+    assert night.game.state.answering == EVE and night.journal()[-1]["later"] == [EVE]
+    assert (CY, "Team out") in night.seen
+    night.play([P(0.1, HOST, "ok")])
+
+    # Q2: Cy and Dee at the same edge time: a tie between the teams, drawn from the seed.
+    night.play([P(0.1, HOST, "slap"), P(0.3, CY, "slap"), P(0.3, DEE, "slap")])
+    drawn = night.game.state.answering
+    assert drawn in (CY, DEE) and night.game.state.phase == "answering"
+    night.play([P(0.1, HOST, "ok")])
+    night.daemon.close()
+
+    lines = night.journal()
+    assert [line.get("action", line.get("event")) for line in lines] == [
+        "arm", "buzz", "wrong", "right", "arm", "buzz", "tiebreak", "right"]
+    assert lines[5]["players"] == [CY, DEE] and lines[6]["player"] == drawn
+    result = summary(*replay(next(tmp_path.glob("*.jsonl")).read_text().splitlines()))
+    scores = [0, 0, 0, 0, 1]
+    scores[drawn] += 1
+    assert result["scores"] == scores
+    assert result["winners"] == ([DEE, EVE] if drawn == DEE else [BEN, CY, DEE, EVE])

@@ -294,7 +294,7 @@ class Quiz(Rules):
             p = state.answering
             scores = _with(state.scores, p, state.scores[p] + state.options.points)
             return self._close(replace(state, scores=scores), p)
-        return self._wrong(state)
+        return self._wrong(self._later(state, action))
 
     def _correct(self, state: QuizState, action: Action) -> QuizState:
         p = action.get("target")
@@ -323,6 +323,19 @@ class Quiz(Rules):
             return replace(state, phase="tie", order=tuple(order), tied=tuple(tied))
         need(player_field(action, state.players) == order[0], "'player' (who answers) must be the first in 'order'")
         return replace(state, phase="answering", order=tuple(order), answering=order[0])
+
+    def _later(self, state: QuizState, action: Action) -> QuizState:
+        """``later`` of a ``wrong`` or ``timeout``: presses that came after the race's verdict,
+        in press order, one per team not in ``order`` yet: who's next after those in it."""
+        later = action.get("later", [])
+        need(isinstance(later, list), f"'later' must be a list of players, not {later!r}")
+        teams = {state.team(p) for p in state.order}
+        for p in later:
+            need(isinstance(p, int) and not isinstance(p, bool) and p in state.eligible(),
+                 f"'later' may name only players whose team is not out, not {p!r}")
+            need(state.team(p) not in teams, f"one press per team: player {p}'s team pressed already")
+            teams.add(state.team(p))
+        return replace(state, order=state.order + tuple(later))
 
     def _settle_tie(self, state: QuizState, p: Any) -> QuizState:
         need(p in state.tied and not isinstance(p, bool), f"must be one of the tied players {list(state.tied)}, not {p!r}")

@@ -190,7 +190,12 @@ class QuizTable(GameTable):
     def _judge(self, event: InputEvent | None, kind: str) -> None:
         """``right``, ``wrong``, ``timeout`` or ``skip``; then the next to answer, a re-open or
         the next question."""
-        self.match.act({"action": kind})
+        action = {"action": kind}
+        if kind in ("wrong", "timeout"):
+            later = self._later()
+            if later:
+                action["later"] = later
+        self.match.act(action)
         if event is not None:
             self.changed(event)
         self.answer_due_ns = self.seconds_left = None
@@ -212,6 +217,17 @@ class QuizTable(GameTable):
         outcome = self.match.outcome
         if outcome is not None:
             self.cues.append("win" if len(outcome.winners) == 1 or self.match.options.teams else "draw")
+
+    def _later(self) -> list[int]:
+        """Counted presses after the race's verdict, one per team not in the journaled order."""
+        state = self.state
+        teams = {state.team(p) for p in state.order}
+        out = []
+        for seat, _, note in self.presses():
+            if not note and state.team(seat) not in teams:
+                teams.add(state.team(seat))
+                out.append(seat)
+        return out
 
     def _corrections(self, event: InputEvent) -> None:
         key = event.key
