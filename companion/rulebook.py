@@ -63,13 +63,12 @@ RULES = {
         "Three in a row wins. Full board: the higher balance wins.",
     ),
     "quiz": (
-        "A host and 2-16 players. On Who plays?, the host picks the name Host.",
-        "The host reads a question, then slap arms the buzzers: a cue sounds.",
-        "Slap after the cue. Earliest press answers; close presses tie.",
-        "Too early: locked out a moment, or for the question (option).",
-        "Host: ok right, left wrong, right skips. Wrong: next presser or re-open.",
-        "Host between questions: ok corrects scores, </> player, ok, -1/+1, ok.",
-        "Teams: one press per team counts. Most points after N questions wins.",
+        "A host and 2-16 players. Who plays?: the host takes the name Host.",
+        "The host reads a question, then slap arms: a cue sounds. Then slap!",
+        "First press answers. Too early: locked out a moment, or all question.",
+        "Host: ok right, left wrong, right skips. Wrong: next presser answers.",
+        "Host between questions: ok corrects a score (</> player, ok, -/+, ok).",
+        "Teams: one press per team. Most points after the questions wins.",
     ),
 }
 

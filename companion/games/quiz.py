@@ -19,7 +19,7 @@ A question:
   always with ``after_wrong = "reopen"``) the host may ``arm`` again for every team not out, or
   ``skip``. Once every team is out the question is over.
 - The game ends after ``questions`` questions, or at the end of the first question after which a
-  player (a team, with teams) has ``target`` points or more (``target`` 0: no target).
+  player (a team, with teams) has ``target`` points or more (no ``target``: all the questions).
 
 **Teams.** With ``teams`` 2 to 4 the players sit in that many teams, in seat order (seats 1-2 one
 team, 3-4 the next, with four players in two teams); with fewer players than teams each is a team
@@ -61,58 +61,57 @@ class QuizOptions:
     questions: int = field(default=10, metadata={
         "min": 1, "max": 200, "choices": (5, 10, 15, 20, 30),
         "help": "the game ends after this many questions",
-        "label": "questions", "brief": "questions in the game",
+        "label": "questions", "brief": "questions in a game",
     })
-    target: int = field(default=0, metadata={
-        "min": 0, "max": 1000, "choices": (0, 5, 10, 20),
-        "help": "the game ends once a player or team has this many points (0: no target)",
-        "label": "target", "brief": "points that win early (0 off)",
+    target: int | None = field(default=None, metadata={
+        "min": 1, "max": 1000, "choices": (None, 5, 10, 20),
+        "help": "the game ends once a player (or team) has this many points",
+        "label": "target", "brief": "points that win",
     })
     points: int = field(default=1, metadata={
         "min": 1, "max": 100, "choices": (1, 2, 5, 10),
         "help": "points for a right answer",
-        "label": "right", "brief": "points for a right answer",
+        "label": "right", "brief": "points when right",
     })
     penalty: int = field(default=0, metadata={
         "min": 0, "max": 100, "choices": (0, 1, 2, 5),
         "help": "points lost for a wrong answer or a timeout",
-        "label": "wrong", "brief": "points lost when wrong",
+        "label": "wrong", "brief": "lost when wrong",
     })
     after_wrong: str = field(default="next", metadata={
         "choices": ("next", "reopen"), "strict": True,
         "help": "after a wrong answer: the next in press order answers, or the buzzers re-open",
-        "label": "after wrong", "brief": "next presser, or re-open",
+        "label": "after wrong", "brief": "next, or re-open",
     })
     early: str = field(default="lockout", metadata={
         "choices": ("lockout", "prelock"), "strict": True,
         "help": "a press before the cue: locked out lockout_ms, or until the next question",
-        "label": "early press", "brief": "lockout, or out till next",
+        "label": "early press", "brief": "lockout or prelock",
     })
     lockout_ms: int = field(default=250, metadata={
         "min": 1, "max": 5000, "choices": (100, 250, 500, 1000),
         "help": "with early = lockout: how long each early press locks its player out",
-        "label": "lockout", "brief": "ms locked per early press",
+        "label": "lockout", "brief": "ms per early press",
     })
     tie: str = field(default="host", metadata={
         "choices": ("host", "draw"), "strict": True,
         "help": "a tie: the host picks who answers, or the box draws one of the tied",
-        "label": "tie", "brief": "host picks, or box draws",
+        "label": "tie", "brief": "host picks or a draw",
     })
     tie_window_ms: int = field(default=10, metadata={
         "min": 1, "max": 1000, "choices": (2, 5, 10, 20),
         "help": "presses this close together are a tie",
         "label": "tie window", "brief": "close presses: a tie",
     })
-    answer_s: int = field(default=0, metadata={
-        "min": 0, "max": 120, "choices": (0, 5, 10, 20),
-        "help": "seconds the host has to judge an answer before it counts as wrong (0: no timer)",
-        "label": "answer timer", "brief": "seconds to answer (0 off)",
+    answer_s: int | None = field(default=None, metadata={
+        "min": 1, "max": 120, "choices": (None, 5, 10, 20),
+        "help": "seconds the host has to judge an answer before it counts as wrong",
+        "label": "answer timer", "brief": "time to judge",
     })
-    teams: int = field(default=0, metadata={
-        "min": 0, "max": 4, "choices": (0, 2, 3, 4),
-        "check": lambda n: "must be 0 (no teams) or 2 to 4" if n == 1 else None,
-        "help": "0: everyone for themselves; 2 to 4: players in teams, in seat order",
-        "label": "teams", "brief": "teams (0: none)",
+    teams: int | None = field(default=None, metadata={
+        "min": 2, "max": 4, "choices": (None, 2, 3, 4),
+        "help": "players in this many teams, in seat order (off: everyone for themselves)",
+        "label": "teams", "brief": "teams in seat order",
     })
 
 
@@ -211,9 +210,6 @@ class Quiz(Rules):
     chance_events = ("tiebreak",)
     host_seat = True
 
-    def players_allowed(self) -> str:
-        return f"{self.min_players} to {self.max_players} (a host and {MIN_PLAYERS} to {MAX_PLAYERS} players)"
-
     def new(self, players: int, options: Any) -> QuizState:
         options = self.checked_options(players, options)
         return QuizState(options, (0,) * players)
@@ -289,7 +285,7 @@ class Quiz(Rules):
             return self._close(state, None)
         need(state.phase == "answering", f"nobody is answering: {kind} judges an answer")
         if kind == "timeout":
-            need(bool(state.options.answer_s), "a timeout needs the answer timer (option answer_s)")
+            need(state.options.answer_s is not None, "a timeout needs the answer timer (option answer_s)")
         if kind == "right":
             p = state.answering
             scores = _with(state.scores, p, state.scores[p] + state.options.points)

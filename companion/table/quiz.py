@@ -66,7 +66,7 @@ class QuizTable(GameTable):
         self.window_ns = options.tie_window_ms * MS
         self.prelock = options.early == "prelock"
         self.lockout_ns = PRELOCK_NS if self.prelock else options.lockout_ms * MS
-        self.answer_ns = options.answer_s * S
+        self.answer_ns = (options.answer_s or 0) * S
         self.race: Race | None = None
         self.result: RaceResult | None = None
         """The race of this question decided last, while the question lasts (its later presses too)."""

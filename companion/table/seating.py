@@ -8,8 +8,7 @@ them; at most the game's most players can join. ``left`` on a station that has n
 back to the game menu. Seats follow the stations around the table (the lowest station is the
 first seat), so a three-player game on a six-station box can be played at stations 2, 4 and 6;
 the stations left over watch. A game with a host (the quiz) also offers the name ``Host``:
-the station that chooses it is the host, in the first seat, and the game starts only once
-someone has.
+the station that chooses it hosts, in the first seat; if none does, the lowest station hosts.
 
 A game that every station must play (as many stations as its fewest players, the command
 line's bots counted) skips this step: its options come at once. Bots the box seats in the game
@@ -110,11 +109,6 @@ class Seating:
     def _seated(self, stations, names) -> Seated:
         return Seated(tuple(stations) + (None,) * len(self.added), tuple(names) + tuple(self.added))
 
-    def _hosted(self) -> bool:
-        """A game with a host (:attr:`Rules.host_seat`) starts once a station chose the name
-        :data:`HOST`; its seat is the first, whatever station it is."""
-        return not self.rules.host_seat or HOST in self.joined.values()
-
     def _free(self, station: int) -> list[str]:
         taken = {name for s, name in self.joined.items() if s != station}
         return [name for name in self.choices if name not in taken]
@@ -142,7 +136,7 @@ class Seating:
             free = self._free(station)
             i = free.index(self.joined[station])
             self.joined[station] = free[(i + (1 if key == "right" else -1)) % len(free)]
-        elif key == "ok" and len(self.joined) >= self.fewest and self._hosted():
+        elif key == "ok" and len(self.joined) >= self.fewest:
             stations = sorted(self.joined, key=lambda s: (self.joined[s] != HOST, s))
             return self._seated(stations, (self.joined[s] for s in stations))
         return None
@@ -158,8 +152,6 @@ class Seating:
             short = self.fewest - len(self.joined)
             more = f"{short} more  right:bots" if self.add_bots else f"{short} more to join"
             hint = "ok: start  slap: out" if short <= 0 else more
-            if short <= 0 and not self._hosted():
-                hint = "</>: someone is Host"
         else:
             full = len(self.joined) >= self.room
             mine = "Full: you watch" if full else "slap: join"
