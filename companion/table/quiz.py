@@ -40,7 +40,8 @@ from PIL import Image
 from ..arbiter.inputs import InputEvent
 from ..arbiter.race import Race, RaceResult
 from ..games.quiz import HOST, QuizState
-from ..screens.canvas import abbreviate, fitting
+from ..record.journal import reaction_times
+from ..screens.canvas import CHAR_W, COLUMNS, abbreviate, fitting, measure
 from ..screens.quiz import QuizView, quiz_screen
 from .game import GameTable
 
@@ -97,7 +98,7 @@ class QuizTable(GameTable):
     def _open_race(self, t_ns: int) -> None:
         stations = [p for p in self.state.eligible() if p not in self.prelocked]
         self.race = Race(t_ns, self.window_ns, stations, "slap", self.lockout_ns, revealed=True)
-        self.result = None
+        self.result = self.race_line = None
         for event in self.waiting:
             self._buzz(event)
         self.waiting = []
@@ -302,13 +303,16 @@ class QuizTable(GameTable):
         """The race on screen as (seat, delay ns, note): counted presses by time, ``team`` for a
         team mate's press that did not count. From the journal's line in a resumed question."""
         result = self.result
-        if result is None:
-            return []
+        if result is not None:
+            timed = [(p.station, p.delta_ns) for p in result.order]
+        else:  # a resumed question: its journal line (later presses are not journaled)
+            timed = reaction_times(self.race_line, len(self.names)) or []
+            timed = [(p, round((ms - timed[0][0]) * MS)) for ms, p in timed]
         teams: set[int] = set()
         out = []
-        for press in result.order:
-            team = self.state.team(press.station)
-            out.append((press.station, press.delta_ns, "team" if team in teams else ""))
+        for seat, delta in timed:
+            team = self.state.team(seat)
+            out.append((seat, delta, "team" if team in teams else ""))
             teams.add(team)
         return out
 
@@ -339,10 +343,13 @@ class QuizTable(GameTable):
         state = self.state
         out = []
         for rank, who, points in state.standings()[:rows]:
+            room = COLUMNS - len(f"{rank}. {points}") - 1
             if state.options.teams:
-                label = " & ".join(f"Team {t + 1}" for t in who)
+                label = ("Team " if len(who) == 1 else "Teams ") + "&".join(str(t + 1) for t in who)
             else:
-                label = fitting(lambda w: " & ".join(self.name(p, w) for p in who), 14)
+                label = fitting(lambda w: "&".join(self.name(p, w) for p in who), room)
+                if measure(label) > room * CHAR_W:
+                    label = f"{len(who)} players"
             out.append(f"{rank}. {label} {points}")
         return out
 
@@ -412,7 +419,7 @@ class QuizTable(GameTable):
             "ready": "slap:arm ok:scores",
             "open": "right: skip",
             "answering": "ok:right left:wrong",
-            "reopen": "slap:reopen right:skip",
+            "reopen": "slap:open right:skip",
             "tie": "</>:choose ok:pick" if state.options.tie == "host" else "drawing...",
         }[state.phase]
         lines = self.race_lines(2)
