@@ -66,3 +66,30 @@ def test_a_game_every_station_must_play_is_not_asked():
     clock = Clock()
     pick(table, clock, "triangle")
     assert table.seating is None and table.lobby.row == 0 and table.seats == (0, 1, 2)
+
+
+def test_the_station_that_takes_the_name_host_hosts_a_quiz_from_the_first_seat(tmp_path):
+    table, journals = journaled_table(tmp_path, NAMES, seed=4)
+    clock = Clock()
+    pick(table, clock, "quiz")
+    for station in (1, 2, 4):
+        tap(table, station, "slap", clock.next())
+    while table.seating.joined[4] != "Host":
+        tap(table, 4, "left", clock.next())
+    tap(table, 1, "ok", clock.next())
+    while table.game is None:
+        tap(table, 1, "ok", clock.next())
+    assert table.seats == (4, 1, 2) and table.game.names == ("Host", "Ben", "Cy")
+    assert shows(table.screen(4), "slap:arm ok:scores")     # the host's panel, with its keys
+
+
+def test_a_quiz_with_nobody_named_host_is_hosted_by_the_lowest_station(tmp_path):
+    table, _ = journaled_table(tmp_path, NAMES, seed=4)
+    clock = Clock()
+    pick(table, clock, "quiz")
+    for station in (5, 2, 3):
+        tap(table, station, "slap", clock.next())
+    tap(table, 5, "ok", clock.next())
+    while table.game is None:
+        tap(table, 5, "ok", clock.next())
+    assert table.seats == (2, 3, 5) and shows(table.screen(2), "slap:arm ok:scores")

@@ -52,10 +52,10 @@ PRELOCK_NS = 24 * 3600 * S
 
 
 def delay_ms(ns: int) -> str:
-    """``+12ms`` (to the ms; ``+0.4ms`` under one), ``+2.1s`` from a second on."""
+    """``+12ms`` (to the ms), ``+400us`` under one (a tie's margin), ``+2.1s`` from a second on."""
     if ns >= S:
         return f"+{ns / S:.1f}s"
-    return f"+{ns / MS:.1f}ms" if 0 < ns < MS else f"+{round(ns / MS)}ms"
+    return f"+{round(ns / 1000)}us" if 0 < ns < MS else f"+{round(ns / MS)}ms"
 
 
 class QuizTable(GameTable):
@@ -324,8 +324,9 @@ class QuizTable(GameTable):
             words.append(f"{self.name(seat, 5)} {when}" + ("(t)" if note else ""))
         lines: list[str] = []
         for word in words:
-            if lines and len(lines[-1]) + 2 + len(word) <= 21:
-                lines[-1] += "  " + word
+            gap = next((g for g in ("  ", " ") if lines and len(lines[-1] + g + word) <= COLUMNS), None)
+            if gap is not None:
+                lines[-1] += gap + word
             elif len(lines) < rows:
                 lines.append(word)
         return lines
@@ -353,8 +354,8 @@ class QuizTable(GameTable):
             out.append(f"{rank}. {label} {points}")
         return out
 
-    def status(self) -> str:
-        """What is happening, for everyone: the public line."""
+    def status(self, columns: int = COLUMNS) -> str:
+        """What is happening, for everyone: the public line, in ``columns`` cells."""
         state = self.state
         phase = state.phase
         if phase == "ready":
@@ -362,15 +363,15 @@ class QuizTable(GameTable):
             if last is None:
                 return "Host reads Q1"
             if last.right is not None:
-                return fitting(lambda w: f"{self.name(last.right, w)} was right!")
+                return fitting(lambda w: f"{self.name(last.right, w)} was right!", columns)
             return "Nobody got it"
         if phase == "open":
             return "Buzzers armed!"
         if phase == "tie":
-            return fitting(lambda w: "Tie: " + "&".join(self.name(p, w) for p in state.tied))
+            return fitting(lambda w: "Tie: " + "&".join(self.name(p, w) for p in state.tied), columns)
         if phase == "answering":
             clock = f" {self.seconds_left}s" if self.seconds_left else ""
-            return fitting(lambda w: f"{self.name(state.answering, w)} answers{clock}")
+            return fitting(lambda w: f"{self.name(state.answering, w)} answers{clock}", columns)
         if phase == "reopen":
             return "Wrong! Host re-opens"
         return "Quiz over"
@@ -402,7 +403,6 @@ class QuizTable(GameTable):
 
     def _host_view(self) -> QuizView:
         state = self.state
-        title = f"Host  {self.heading()}"
         if self.match.outcome is not None:
             return QuizView(self.heading(), "", tuple(self.standings_text(3)), "ok: lobby")
         if self.menu:
@@ -427,8 +427,9 @@ class QuizTable(GameTable):
             p = state.tied[self.cursor % len(state.tied)]
             lines = [fitting(lambda w: f"Pick: < {self.name(p, w)} >")] + lines[:1]
         elif state.phase == "answering":
-            lines = lines[:1] + ["right: skip question"]
-        return QuizView(title, self.status(), tuple(lines), keys)
+            lines.append("right: skip question")
+        title = f"Q{max(state.question, 1)} " + self.status(COLUMNS - 3 - len(str(state.question)))
+        return QuizView(title, "", tuple(lines), keys)
 
     def screen(self, station: int) -> Image.Image:
         return quiz_screen(self.view(station))
