@@ -68,10 +68,11 @@ def deliveries(edges: dict[int, int], sources: dict[int, str], rnd: random.Rando
     return sorted(out, key=lambda d: d.arrival)
 
 
-def decide_fair(feed: list[Delivery], gpio_bound: int = GPIO_BOUND, board: bool = True) -> frozenset[int]:
+def decide_fair(feed: list[Delivery], gpio_bound: int = GPIO_BOUND, board: bool = True,
+                stations: tuple[int, ...] = STATIONS) -> frozenset[int]:
     """The box: the race is asked just before each arrival whether it can decide. Without a
     ``board`` only the GPIO watermark holds races back."""
-    race = Race(0, WINDOW, STATIONS)
+    race = Race(0, WINDOW, stations)
     marks = Watermarks()
     marks.add_source("gpio", gpio_bound)
     if board:
