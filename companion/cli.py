@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from .profile import MAX_STATIONS, MIN_STATIONS
+from .profile import MAX_SIMULATED, MIN_STATIONS
 
 
 def default_journal_dir() -> Path:
@@ -363,7 +363,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 DEMOS = {"triangle": ("triangle.toml", "triangle.txt", None, ["triangle.countdown_ms=250"]),
-         "paytoplay": ("profile.toml", "paytoplay.txt", 4.0, [])}
+         "paytoplay": ("profile.toml", "paytoplay.txt", 4.0, []),
+         "quiz": ("quiz.toml", "quiz.txt", None, [])}
 """Each demo game's profile and script (in ``companion/demo/``), the script's default speed (None:
 only its own pace) and the options it plays with. Triangle's race is timed by the box's clock, so
 its script runs at the box's own pace (faster, its slaps come before the race opens: false
@@ -623,7 +624,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "printed on its buttons (station 1: Q, then A S D for left, ok, right); "
                                      "F1 turns the sound off and on; Esc asks before quitting.")
     stations = sim.add_mutually_exclusive_group()
-    stations.add_argument("--players", type=int, default=3, choices=range(MIN_STATIONS, MAX_STATIONS + 1),
+    stations.add_argument("--players", type=int, default=3, choices=range(MIN_STATIONS, MAX_SIMULATED + 1),
                           help="how many stations (default 3)")
     stations.add_argument("--profile", help="take the stations (names, panel sizes, timing) from a hardware profile")
     sim.add_argument("--script", help="a script of timed presses to play in the window")
