@@ -15,6 +15,7 @@ from companion.daemon import Daemon
 from companion.games import get
 from companion.games.options import lobby_choices
 from companion.profile import load_profile
+from companion.record.history import read_history
 from companion.record.journal import replay, summary
 from companion.script import ScriptPress as P
 
@@ -125,6 +126,12 @@ def test_a_quiz_night_with_early_presses_a_tie_whos_next_a_timeout_a_correction_
     assert lines[1]["order"] == [CY] and lines[1]["reaction_ms"][BEN] is None   # Ben was locked out
     result = summary(*replay((tmp_path / next(tmp_path.glob("*.jsonl")).name).read_text().splitlines()))
     assert result["scores"] == [0, -2, 2, -1, 1] and result["winners"] == [CY]
+
+    # companion history: the players' reaction times from every buzz; the host played no game.
+    players = read_history(tmp_path).players()
+    assert "Host" not in players or not players["Host"].games
+    assert players["Cy"].games["Quiz"].won == 1 and players["Ben"].games["Quiz"].points == [-2]
+    assert [round(r.ms) for r in players["Ben"].reactions] == [200, 200]        # Q1: locked out
 
 
 def test_teams_prelock_and_a_drawn_tie(tmp_path, monkeypatch):
