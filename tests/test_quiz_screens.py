@@ -96,3 +96,12 @@ def test_teams_on_the_table_screen_score_together_in_their_colours():
     assert view.names == ("Team 1", "Team 2") and view.scores == (2, 0)
     assert [(r.name, r.player, r.note) for r in view.race] == [("Ben", 0, ""), ("Cy", 0, "team mate"), ("Dee", 1, "")]
     assert table.state.order == (2, 4) and table.race_lines(2) == ["Ben first Cy +12ms(t)", "Dee +40ms"]
+
+
+def test_the_answer_timer_ticks_on_the_table_screen_and_the_answering_panel():
+    table = night(answer_s=5)
+    assert quiz_view(table).clock == "5s" and shows(table.screen(2), "YOU ANSWER 5s")
+    table.tick(3200 * MS, 3200 * MS)
+    assert quiz_view(table).clock == "3s" and quiz_view(table).hurry and "tick" in table.cues
+    table.tick(6200 * MS, 6200 * MS)                      # out of time (5 s from 1.15 s): wrong
+    assert table.state.phase == "answering" and table.state.answering == 3     # Cy, next in press order

@@ -321,7 +321,9 @@ def quiz_view(t) -> PublicView:
                            "team mate" if note else ("tie" if delta == 0 and state.tied else ""))
                  for seat, delta, note in t.presses())
     mark = colour.get(state.answering)
+    clock = f"{t.seconds_left}s" if state.phase == "answering" and t.seconds_left else ""
     view = PublicView("Quiz", t.status(), names, tuple(scores), mark=mark, race=race, trail=trail,
+                      clock=clock, hurry=bool(clock) and t.seconds_left <= 3, late=t.late_note or "",
                       turn=f"Question {max(state.question, 1)} of {state.options.questions}",
                       lines=tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
                                   for s, until in sorted(t.early.items()) if until > t.now_ns),
