@@ -105,3 +105,13 @@ def test_the_answer_timer_ticks_on_the_table_screen_and_the_answering_panel():
     assert quiz_view(table).clock == "3s" and quiz_view(table).hurry and "tick" in table.cues
     table.tick(6200 * MS, 6200 * MS)                      # out of time (5 s from 1.15 s): wrong
     assert table.state.phase == "answering" and table.state.answering == 3     # Cy, next in press order
+
+
+def test_the_table_screen_never_shows_the_buzzers_armed_before_the_panels_and_the_cue():
+    rules = get("quiz")
+    table = QuizTable(rules, rules.checked_options(3, {}), NAMES[:3], 3, 1, None, 0, screens_take_time=True)
+    press(table, 0, "slap", 100)
+    assert table.state.phase == "open" and table.reveal_asked
+    assert quiz_view(table).heading == "Question 1"
+    table.revealed({0: 130 * MS, 1: 131 * MS, 2: 132 * MS})
+    assert quiz_view(table).heading == "Buzzers armed!"

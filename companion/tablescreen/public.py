@@ -303,7 +303,7 @@ def paytoplay_view(t) -> PublicView:
 def quiz_view(t) -> PublicView:
     """The players (or teams) and their scores without the host, the question, who answers and
     the race's timeline with every press and its delay. Nothing of the question itself: the host
-    reads it aloud."""
+    reads it aloud. The buzzers show as armed only once the panels show it, as the cue sounds."""
     state = t.state
     teams = state.options.teams
     if teams:
@@ -322,7 +322,10 @@ def quiz_view(t) -> PublicView:
                  for seat, delta, note in t.presses())
     mark = colour.get(state.answering)
     clock = f"{t.seconds_left}s" if state.phase == "answering" and t.seconds_left else ""
-    view = PublicView("Quiz", t.status(), names, tuple(scores), mark=mark, race=race, trail=trail,
+    # Armed, but the panels not yet showing it (the reveal is being written): not before the cue.
+    hidden = state.phase == "open" and t.race is not None and t.race.onsets is None
+    heading = f"Question {state.question}" if hidden else t.status()
+    view = PublicView("Quiz", heading, names, tuple(scores), mark=mark, race=race, trail=trail,
                       clock=clock, hurry=bool(clock) and t.seconds_left <= 3, late=t.late_note or "",
                       turn=f"Question {max(state.question, 1)} of {state.options.questions}",
                       lines=tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
