@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import random
 
-from bench.fairness import MS, US, decide_by_arrival, decide_fair, deliveries, truth
+from bench import fairness
+from bench.fairness import MS, decide_by_arrival, decide_fair, deliveries
 from companion.games import get
 
 PLAYERS = 16
@@ -30,20 +31,9 @@ SOURCES = {s: "gpio" if s < GPIO_STATIONS else "board" for s in STATIONS}
 
 
 def misorder(races: int, seed: int = 11) -> dict[str, float]:
-    rnd = random.Random(seed)
-    counted = fair_wrong = arrival_wrong = 0
-    for _ in range(races):
-        edges = {s: rnd.randrange(50 * MS) for s in STATIONS}
-        ordered = sorted(edges.values())
-        if ordered[1] - ordered[0] < 100 * US:
-            continue
-        feed = deliveries(edges, SOURCES, rnd)
-        right = truth(edges)
-        counted += 1
-        fair_wrong += decide_fair(feed, stations=STATIONS) != right
-        arrival_wrong += decide_by_arrival(feed) != right
-    return {"quiz_races": counted, "quiz_misorder_rate_ge_100us": fair_wrong / counted,
-            "baseline_quiz_misorder_rate_ge_100us": arrival_wrong / counted}
+    result = fairness.misorder(races, seed, STATIONS, SOURCES)
+    return {"quiz_races": result["races"], "quiz_misorder_rate_ge_100us": result["fair"],
+            "baseline_quiz_misorder_rate_ge_100us": result["baseline"]}
 
 
 def answerer(tied: frozenset[int], seed: int, chances: int) -> int:
