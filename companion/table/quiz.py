@@ -373,7 +373,7 @@ class QuizTable(GameTable):
             clock = f" {self.seconds_left}s" if self.seconds_left else ""
             return fitting(lambda w: f"{self.name(state.answering, w)} answers{clock}", columns)
         if phase == "reopen":
-            return "Wrong! Host re-opens"
+            return "Wrong! Re-open?"
         return "Quiz over"
 
     def view(self, station: int) -> QuizView:
