@@ -9,6 +9,7 @@ from PIL import Image, ImageChops
 
 from companion.arbiter.inputs import InputEvent
 from companion.games import get
+from companion.record.match import Match
 from companion.table.quiz import QuizTable, delay_ms
 from companion.tablescreen.public import quiz_view
 from companion.tablescreen.render import render
@@ -115,3 +116,18 @@ def test_the_table_screen_never_shows_the_buzzers_armed_before_the_panels_and_th
     assert quiz_view(table).heading == "Question 1"
     table.revealed({0: 130 * MS, 1: 131 * MS, 2: 132 * MS})
     assert quiz_view(table).heading == "Buzzers armed!"
+
+
+def test_a_tie_resumed_before_its_draw_is_drawn_as_the_box_would_have():
+    rules = get("quiz")
+    options = rules.checked_options(4, {"tie": "draw"})
+    live = QuizTable(rules, options, NAMES[:4], 4, 9, None, 0)
+    press(live, 0, "slap", 100)
+    press(live, 1, "slap", 300)
+    press(live, 2, "slap", 300)
+    live.tick(400 * MS, 400 * MS)
+    cut = Match(rules, options, NAMES[:4], 9)
+    cut.act({"action": "arm"})
+    cut.act({"action": "buzz", "players": [1, 2], "order": [1, 2]})
+    resumed = QuizTable(rules, options, NAMES[:4], 4, 9, None, 0, match=cut)
+    assert resumed.state == live.state and resumed.state.phase == "answering"

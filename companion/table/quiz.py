@@ -83,6 +83,8 @@ class QuizTable(GameTable):
         """The seat whose score the host edits, once chosen; ``menu`` is True from ``ok``."""
         self.menu = False
         self.edit = 0
+        if self.match.needs_chance:  # resumed between a tie's buzz line and its draw
+            self.match.draw_chance()
         phase = self.state.phase
         if phase == "open":
             self._open_race(self.now_ns)
