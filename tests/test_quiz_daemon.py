@@ -170,3 +170,16 @@ def test_teams_prelock_and_a_drawn_tie(tmp_path, monkeypatch):
     scores[drawn] += 1
     assert result["scores"] == scores
     assert result["winners"] == ([DEE, EVE] if drawn == DEE else [BEN, CY, DEE, EVE])
+
+
+def test_run_game_quiz_starts_the_lobby_on_the_quiz_and_plays_its_script(tmp_path, capsys):
+    from companion.cli import main
+
+    assert main(["run", "--profile", str(PROFILE), "--game", "quiz", "--script",
+                 str(Path(__file__).parent / "scripts" / "quiz.txt"), "--journal-dir", str(tmp_path)]) == 0
+    [journal] = tmp_path.glob("*quiz.jsonl")
+    lines = journal_objects(journal)[1:]
+    assert [line["action"] for line in lines] == ["arm", "buzz", "right"]
+    assert lines[1]["player"] == DEE and summary(*replay(journal.read_text().splitlines()))["scores"] == [0, 0, 0, 1, 0]
+    assert main(["run", "--profile", str(PROFILE), "--game", "chess", "--journal-dir", str(tmp_path)]) == 2
+    assert "--game chess: the lobby of this box offers" in capsys.readouterr().err
