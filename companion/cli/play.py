@@ -99,12 +99,12 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return fail(str(e))
     except OSError as e:
         return fail(f"journal directory {journals}: {e.strerror or e}")
-    if getattr(args, "game", None):  # run --game: the lobby's menu starts on it
+    if getattr(args, "lobby_game", None):  # run --game: the lobby's menu starts on it
         offered = [g.name for g in daemon.table.lobby.games]
-        if args.game not in offered:
+        if args.lobby_game not in offered:
             daemon.close()
-            return fail(f"--game {args.game}: the lobby of this box offers {', '.join(offered)}")
-        daemon.table.lobby.index = offered.index(args.game)
+            return fail(f"--game {args.lobby_game}: the lobby of this box offers {', '.join(offered)}")
+        daemon.table.lobby.index = offered.index(args.lobby_game)
     with closing(daemon), suppress(KeyboardInterrupt):  # Ctrl-C stops the box, quietly
         serve_or_play(daemon, presses, args.speed)
         if args.snapshots:
@@ -231,7 +231,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                                      "it; --snapshots then saves each station's last screen.")
     run.add_argument("--profile", required=True, help="hardware profile (TOML), see hardware/profiles/")
     run.add_argument("--script", help="drive simulated buttons from a script of timed presses")
-    run.add_argument("--game", help="start with this game selected on the lobby's menu (e.g. quiz): ok picks it")
+    run.add_argument("--game", dest="lobby_game", help="start with this game selected on the lobby's menu (e.g. quiz): ok picks it")
     run.add_argument("--snapshots", help="write each station's final screen as PNG into this folder")
     run.add_argument("--journal-dir", help="where game journals go (default: the state directory; "
                                            "a temporary folder with --script)")
