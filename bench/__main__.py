@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import bots, fairness, latency, plot, process, replay_scaling, reveal, saving, tablescreen, throughput
+from . import bots, fairness, latency, plot, process, quiz, replay_scaling, reveal, saving, tablescreen, throughput
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -35,6 +35,8 @@ def run(quick: bool) -> dict:
     bias = fairness.tie_bias(ties)
     out.update(tie_bias_p=bias["fair"], baseline_tie_bias_p=bias["baseline"],
                tie_counts=bias["fair_counts"], baseline_tie_counts=bias["baseline_counts"])
+    out.update(quiz.misorder(races // 10))
+    out.update(quiz.tie_bias(ties // 10))
     out.update(reveal.display_bias(ties))
     out.update(reveal.reveal_skew())
     out.update(reveal.light(2_000 if quick else 20_000, races // 5))
@@ -79,6 +81,10 @@ def table(result: dict) -> str:
          f"{result['gpio_model_decision_p99_ms']:.2f} ms", "", "p50 / p99 with the reader, delivery model"),
         ("tie bias p (chi-square)", f"{result['tie_bias_p']:.3g}", f"{result['baseline_tie_bias_p']:.3g} by arrival",
          f"wins {result['tie_counts']} vs {result['baseline_tie_counts']}"),
+        ("quiz, 16 on GPIO+board: misorder", f"{result['quiz_misorder_rate_ge_100us']:.4%}",
+         f"{result['baseline_quiz_misorder_rate_ge_100us']:.2%} by arrival", f"{result['quiz_races']} races, gaps >= 100 us"),
+        ("quiz tie bias p (16, drawn)", f"{result['quiz_tie_bias_p']:.3g}", f"{result['baseline_quiz_tie_bias_p']:.3g} by arrival",
+         f"answers {result['quiz_tie_counts']}"),
         ("display bias p (chi-square)", f"{result['display_bias_p']:.3g}",
          f"{result['baseline_display_bias_p']:.3g} sequential", f"wins {result['display_wins']} vs {result['baseline_display_wins']}"),
         ("command skew (0xAF), 6 panels 400 kHz", f"{result['reveal_skew_ms']:.2f} ms",

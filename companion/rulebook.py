@@ -16,6 +16,7 @@ SHORT_TITLES = {
     "trio": "Pictionary",
     "pictomania": "Pictomania",
     "paytoplay": "Pay-to-Play",
+    "quiz": "Quiz",
 }
 """A name that fits a title bar with room to spare."""
 
@@ -65,6 +66,14 @@ RULES = {
         "</> choose a cell, Pass or Draw?. ok confirms. Passing is always allowed.",
         "Three in a row wins. Full board: the higher balance wins.",
         "Hold left, press ok: take back your mark or pass until the other moves.",
+    ),
+    "quiz": (
+        "A host and 2-16 players. Who plays?: the host takes the name Host.",
+        "The host reads a question, then slap arms: a cue sounds. Then slap!",
+        "First press answers. Too early: locked out a moment, or all question.",
+        "Host: ok right, left wrong, right skips. Wrong: next presser answers.",
+        "Host between questions: ok corrects a score (</> player, ok, -/+, ok).",
+        "Teams: one press per team. Most points after the questions wins.",
     ),
 }
 

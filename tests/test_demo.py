@@ -62,3 +62,16 @@ def test_selftest_takes_no_seed_it_would_not_use(capsys):
     with pytest.raises(SystemExit):
         main(["selftest", "--profile", str(DEMO / "profile.toml"), "--seed", "3"])
     assert "unrecognized arguments: --seed 3" in capsys.readouterr().err
+
+
+def test_the_quiz_demo_races_sixteen_players_on_gpio_and_the_board(tmp_path):
+    """The quiz demo on 17 stations (bare buzzers on GPIO and a virtual board): a board player
+    answers first and wrong, the GPIO player who pressed next answers right; then a tie."""
+    profile_file, script_file, speed, options = DEMOS["quiz"]
+    assert main(["demo", "--game", "quiz", "--out", str(tmp_path)]) == 0
+    [journal] = tmp_path.glob("*.jsonl")
+    lines = journal_objects(journal)[1:]
+    assert [line.get("action") for line in lines] == ["arm", "buzz", "wrong", "right", "arm", "buzz", "pick", "right"]
+    assert lines[1]["order"][:2] == [11, 2] and lines[1]["player"] == 11   # Kim (board), then Ben (GPIO)
+    assert lines[5]["players"] == sorted(lines[5]["players"], key=lambda p: lines[5]["reaction_ms"][p])
+    assert set(lines[5]["players"]) == {4, 13}                             # Dee (GPIO) and Max (board)

@@ -57,6 +57,8 @@ def phase(table) -> str:
         return table.phase
     if kind == "TrioTable":
         return "judging" if table.judging else "timing" if table.deadline_ns else "word"
+    if kind == "QuizTable":
+        return "corrections" if table.menu else table.state.phase
     if kind == "PayToPlayTable":
         return "offer" if table.offer_from is not None else "turn"
     return "?"
@@ -72,6 +74,7 @@ REACHED = {
     "pictomania": {"reading", "play", "review", "end"},
     "trio": {"word", "timing", "judging"},
     "paytoplay": {"turn", "offer", "end"},
+    "quiz": {"ready", "open", "answering", "reopen", "corrections"},
 }
 
 

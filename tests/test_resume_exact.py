@@ -47,6 +47,8 @@ from dataclasses import replace
 
 import pytest
 
+from companion.games import get
+
 from companion.daemon import journal_opener
 from companion.arbiter.inputs import InputEvent
 from companion.record.journal import JournalWriter
@@ -59,7 +61,7 @@ from companion.tablescreen.render import render
 
 from helpers import MS, take_seats
 
-GAMES = {"paytoplay": 2, "triangle": 3, "closest": 3, "trio": 3, "pictomania": 4}
+GAMES = {"paytoplay": 2, "triangle": 3, "closest": 3, "trio": 3, "pictomania": 4, "quiz": 4}
 NAMES = ("Ana", "Ben", "Cy", "Dee")
 S = 1000 * MS
 RESUMED_AT = 10_000 * S
@@ -145,6 +147,30 @@ def _notes_pictomania(game, resumed_ns):
         seat.message = ""
 
 
+def _menus_quiz(game, resumed_ns):
+    game.menu, game.correcting, game.cursor, game.edit = False, None, 0, 0
+
+
+def _races_quiz(game, resumed_ns):
+    """A race not decided is armed again at the resume; early presses are forgotten."""
+    game.waiting, game.early, game.prelocked = [], {}, set()
+    game.now_ns = resumed_ns
+    if game.state.phase == "open":
+        game._open_race(resumed_ns)
+
+
+def _later_slaps_quiz(game, resumed_ns):
+    """A decided race is its journal line: presses after its verdict are not journaled."""
+    if game.state.phase != "open":
+        game.race = game.result = None
+
+
+def _timers_quiz(game, resumed_ns):
+    game.answer_due_ns = game.seconds_left = None
+    if game.state.phase == "answering":
+        game._start_timer()
+
+
 RESETS = {
     "paytoplay": {"menus": _menus_paytoplay, "notes": _notes_paytoplay},
     "triangle": {"menus": _menus_triangle, "races": _races_triangle, "later slaps": _later_slaps_triangle,
@@ -152,6 +178,7 @@ RESETS = {
     "closest": {"menus": _menus_closest, "races": _races_closest, "later slaps": _later_slaps_closest,
                 "results again": _results_again_closest},
     "trio": {"claims": _claims_trio},
+    "quiz": {"menus": _menus_quiz, "races": _races_quiz, "later slaps": _later_slaps_quiz, "timers": _timers_quiz},
     "pictomania": {"menus": _menus_pictomania, "ready": _ready_pictomania, "notes": _notes_pictomania,
                    "results again": _results_again_pictomania},
 }
@@ -173,7 +200,7 @@ class Live:
         while self.table.lobby.game.name != game:
             self.table.lobby.index += 1
         self.t = 0
-        for _ in range(12):
+        for _ in range(max(12, len(get(game).Options.__dataclass_fields__) + 3)):  # the lobby's rows
             self.tap(0, "ok")
             if self.table.seating is not None:  # more stations than the game's fewest players: all join
                 for station in range(self.stations):
@@ -311,6 +338,8 @@ VARIANTS = {
     "closest": {"start": "products", "line_length": 6, "tie_window_ms": 50},
     "trio": {"seconds": 30, "first_artist": "random", "eligible_at": 5},
     "pictomania": {"words": "physical", "competitive": True, "rounds": 2, "learning_round": False},
+    "quiz": {"early": "prelock", "teams": 2, "tie": "draw", "answer_s": 5, "after_wrong": "reopen",
+             "questions": 5, "penalty": 1},
 }
 """Options other than the defaults, where timers, lockouts and tournaments come in."""
 

@@ -52,6 +52,9 @@ class Rules:
     refuses any other, so the code cannot accept what the published format does not list."""
     chance_events: ClassVar[tuple[str, ...]] = ()
     """Every chance ``event`` the game takes (docs/JOURNAL.md), checked by :meth:`event_kind`."""
+    host_seat: ClassVar[bool] = False
+    """True for a game whose seat 0 is a host who referees and does not play (the quiz): on
+    "Who plays?" a station takes it by choosing the name ``Host``."""
     reveal_actions: ClassVar[tuple[str, ...]] = ()
     """Actions a finished game still takes while its last result is revealed (Pictomania's
     wrong word found when a stack is turned over): the result is then counted again."""

@@ -338,7 +338,44 @@ def _closest(step: Step) -> str:
     return text
 
 
+def _quiz(step: Step) -> str:
+    """A quiz night's line: who the host armed for, who answered and how it was judged."""
+    before, after, event, kind = step.before, step.after, step.event, step.kind
+    names = lambda players: ", ".join(step.who(p) for p in players)  # noqa: E731
+    if kind == "arm":
+        if before.phase == "reopen":
+            return f"The host re-opens question {after.question} for {names(after.eligible())}."
+        return f"The host arms the buzzers for question {after.question}."
+    if kind == "buzz":
+        if "players" in event:
+            return f"A tie: {names(event['players'])} pressed within the tie window; pressed: {names(event['order'])}."
+        later = f"; then {names(event['order'][1:])}" if len(event["order"]) > 1 else ""
+        return f"{step.who(event['player'])} pressed first and answers{later}."
+    if kind in ("pick", "tiebreak"):
+        how = "The host picks" if kind == "pick" else "The draw picks"
+        return f"{how} {step.who(after.answering)} to answer."
+    if kind == "correct":
+        p = event["target"]
+        return f"The host corrects {step.who(p)}'s score from {before.scores[p]} to {event['score']}."
+    if kind == "skip":
+        text = f"The host skips question {before.question}."
+    elif kind == "right":
+        p = before.answering
+        text = f"{step.who(p)} is right: {before.scores[p]} -> {after.scores[p]}."
+    else:
+        p = before.answering
+        how = "runs out of time" if kind == "timeout" else "is wrong"
+        text = f"{step.who(p)} {how}: {before.scores[p]} -> {after.scores[p]}."
+        if after.answering is not None:
+            text += f" Next in press order: {step.who(after.answering)}."
+        elif after.phase == "reopen":
+            text += " Nobody left in press order: the host may re-open."
+    if after.phase == "over":
+        text += " The quiz is over."
+    return text
+
+
 TELLERS: dict[str, Callable[[Step], str]] = {
     "paytoplay": _paytoplay, "triangle": _triangle, "trio": _trio, "pictomania": _pictomania,
-    "closest": _closest,
+    "closest": _closest, "quiz": _quiz,
 }

@@ -283,7 +283,7 @@ def replay_file(path: Path | str, follow_symlinks: bool = False) -> tuple[Header
 
 
 NOTES = ("onset_ms", "light_ms", "reaction_ms", "question")
-"""Informational fields the box adds to the action line that ends a race (claim, draw, start):
+"""Informational fields the box adds to the action line that ends a race (claim, draw, start, buzz):
 per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
 ``reaction_ms`` their counted press's time after that onset; null for a player not in the race
 or without a counted press. With a light sensor on every station the line also has

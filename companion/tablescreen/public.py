@@ -300,6 +300,47 @@ def paytoplay_view(t) -> PublicView:
     return replace(view, heading=f"{names[mover]} to play ({'XO'[mover != detail['x']]})")
 
 
+def quiz_view(t) -> PublicView:
+    """The players (or teams) and their scores without the host, the question, who answers and
+    the race's timeline with every press and its delay. Nothing of the question itself: the host
+    reads it aloud. The buzzers show as armed only once the panels show it, as the cue sounds."""
+    state = t.state
+    teams = state.options.teams
+    if teams:
+        groups = state.teams()
+        names = tuple(f"Team {g + 1}" for g in groups)
+        scores = tuple(state.team_score(g) for g in groups)
+        colour = {p: groups.index(state.team(p)) for p in state.contestants}
+        trail = tuple(tuple(sum(row[p] for p in state.members(g)) for g in groups) for row in t.match.trail)
+    else:
+        names = t.names[1:]
+        scores = state.scores[1:]
+        colour = {p: p - 1 for p in state.contestants}
+        trail = tuple(tuple(row[1:]) for row in t.match.trail)
+    race = tuple(RacePress(t.names[seat], colour[seat], round(delta / MS, 6),
+                           "team mate" if note else ("tie" if delta == 0 and state.tied else ""))
+                 for seat, delta, note in t.presses())
+    mark = colour.get(state.answering)
+    clock = f"{t.seconds_left}s" if state.phase == "answering" and t.seconds_left else ""
+    # Armed, but the panels not yet showing it (the reveal is being written): not before the cue.
+    hidden = state.phase == "open" and t.race is not None and t.race.onsets is None
+    heading = f"Question {state.question}" if hidden else t.status()
+    view = PublicView("Quiz", heading, names, tuple(scores), mark=mark, race=race, trail=trail,
+                      clock=clock, hurry=bool(clock) and t.seconds_left <= 3, late=t.late_note or "",
+                      turn=f"Question {max(state.question, 1)} of {state.options.questions}",
+                      lines=tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
+                                  for s, until in sorted(t.early.items()) if until > t.now_ns),
+                      footer="host: " + {"ready": "slap arms", "open": "right skips",
+                                         "answering": "ok right, left wrong", "tie": "picks among the tied",
+                                         "reopen": "slap re-opens, right skips", "over": ""}[state.phase])
+    outcome = t.match.outcome
+    if outcome is None:
+        return view
+    return replace(view, heading=t.standings_text(1)[0], over=True, race=(),
+                   winners=tuple(colour[p] for p in outcome.winners),
+                   lines=tuple(t.standings_text(len(names))), footer="ok: back to the lobby")
+
+
 def _winners(names: tuple[str, ...], winners: tuple[int, ...]) -> str:
     who = " and ".join(names[p] for p in winners)
     return f"{who} win" + ("s" if len(winners) == 1 else "")
@@ -307,7 +348,7 @@ def _winners(names: tuple[str, ...], winners: tuple[int, ...]) -> str:
 
 VIEWS: dict[str, Callable[[Any], PublicView]] = {
     "triangle": triangle_view, "closest": closest_view, "trio": trio_view,
-    "pictomania": pictomania_view, "paytoplay": paytoplay_view,
+    "pictomania": pictomania_view, "paytoplay": paytoplay_view, "quiz": quiz_view,
 }
 
 
@@ -336,5 +377,5 @@ def public_view(table) -> PublicView:
     if view.over and game.bot_played:  # the result flags the seats a bot took over
         view = replace(view, lines=view.lines + tuple(game.flagged(p) for p in sorted(game.bot_played)))
     notice = "RESUMED" if table.resumed_until_ns is not None else ""
-    return replace(view, trail=tuple(game.match.trail),
+    return replace(view, trail=view.trail or tuple(game.match.trail),
                    notice=table.announced[0] if table.announced is not None else notice)
