@@ -547,3 +547,18 @@ def test_a_slap_while_the_panel_was_dark_shows_the_lockout_wait_as_any_false_sta
     assert table.wakeup_ns() <= OPENS + 260 * MS
     assert table.tick(OPENS + 260 * MS, OPENS + 260 * MS)
     assert table.view(CY).status == "Slap to speak!"
+
+
+def test_the_table_screen_numbers_the_round_on_screen_as_the_panels_do(make):
+    """Six rounds a turn: the TV says "Round 4/6" in the fourth round, and keeps the round's own
+    number while its result shows (not the next round's)."""
+    from companion.tablescreen.public import triangle_view
+
+    table = make(target=99)
+    for number in range(1, 6):
+        assert triangle_view(table).turn == f"Turn 1  Round {number}/6" == table.view(ANA).title
+        claim(table, ANA)
+        state(table, 0)
+        assert table.current is None
+        assert triangle_view(table).turn == f"Turn 1  Round {number}/6"
+        tap(table, ANA, "ok", table.now_ns + 300 * MS)

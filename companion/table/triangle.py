@@ -127,6 +127,14 @@ class TriangleTable(GameTable):
         return self.current or self.match.state.history[-1]
 
     @property
+    def on_screen(self) -> str:
+        """``Turn 2  Round 4/6``: the turn and round of :attr:`last`, the round on the screens (a
+        round's result keeps its own number until ``ok`` deals the next)."""
+        state = self.match.state
+        index = max(len(state.history) + (state.current is not None) - 1, 0)
+        return f"Turn {index // ROUNDS_PER_TURN + 1}  Round {index % ROUNDS_PER_TURN + 1}/{ROUNDS_PER_TURN}"
+
+    @property
     def claimer(self) -> int | None:
         return self.current.claimer if self.current else None
 
@@ -286,8 +294,7 @@ class TriangleTable(GameTable):
         return tuple((self.names[p], self.last.cards[p]) for p in peers(station))
 
     def view(self, station: int) -> RoundView:
-        state = self.match.state
-        heading = f"Turn {state.turn}  Round {state.round}/{ROUNDS_PER_TURN}"
+        heading = self.on_screen
         current = self.current
         if current is None:
             return self._result_view(station)

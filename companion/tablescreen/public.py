@@ -143,7 +143,7 @@ def triangle_view(t) -> PublicView:
     state = t.match.state
     names = t.names
     base = PublicView("Triangle", "", names, tuple(state.scores),
-                      turn=f"Turn {state.turn}  Round {state.round}/3")
+                      turn=t.on_screen)
     outcome = t.match.outcome
     if outcome is not None and not t.holding_last_round:
         winners = tuple(outcome.winners)
