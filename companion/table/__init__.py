@@ -397,6 +397,7 @@ class Table:
             return
         for event in self.chords.due(now_ns):
             self._to_game(event)
+            self.version += 1  # a held key reaches the game now: draw what it does now
             if self.game is None:
                 return
         if self.resumed_until_ns is not None and now_ns >= self.resumed_until_ns:
