@@ -282,7 +282,12 @@ def test_the_scoring_walk_through_then_the_next_round(dealt):
     assert game.state.round.deck == "yellow" and game.state.round.cards[0].startswith("yellow-")
 
 
-def test_the_last_round_ends_on_a_final_page_and_ok_returns_to_the_lobby(box):
+def test_the_last_round_ends_on_a_final_page_and_everyone_sees_it_before_the_lobby(box):
+    """The first player to press ok on the totals does not send the others to the lobby: each
+    sees the stacks, the round's scores and the totals; the last one's ok ends the game. The
+    table screen meanwhile shows no more than the slowest player has turned to."""
+    from companion.tablescreen.public import public_view
+
     table, clock, journals = box
     game = start(table, clock, changes={2: -3})    # rounds: 4 -> 1
     assert game.state.options.rounds == 1
@@ -290,11 +295,24 @@ def test_the_last_round_ends_on_a_final_page_and_ok_returns_to_the_lobby(box):
     finish_round(table, clock)
     assert table.game.match.outcome is not None and table.cues[-1] == "win"
     assert game.review_pages() == ["stack"] * 4 + ["scores", "final"]
+    before = public_view(table)
+    assert before.heading == "Round 1: the drawings" and not before.over and before.scores == (0, 0, 0, 0)
+    assert len(before.lines) == 1                  # Ana's stack: the page everyone is on
     press(table, clock, ANA, "ok", "ok", "ok", "ok", "ok")
     assert table.game is game and game.seats[ANA].page == 5      # on the final page
     press(table, clock, BEN, "ok")
     assert table.game is game                      # Ben is still on Ana's stack
     press(table, clock, ANA, "ok")
+    assert table.game is game                      # Ana has seen the totals; the others have not
+    assert shows(table.screen(ANA), "waiting: Ben, Cy, Dee")
+    assert public_view(table).heading == "Round 1: the drawings" and not public_view(table).over
+    for station in (BEN, CY, DEE):
+        press(table, clock, station, *["ok"] * (5 - game.seats[station].page))
+    end = public_view(table)                       # everyone on the totals: the winner is told
+    assert end.over and end.heading == "Ana wins" and end.footer.endswith("(waiting for Ben, Cy, Dee)")
+    for station in (BEN, CY, DEE):
+        assert table.game is game
+        press(table, clock, station, "ok")
     assert table.game is None
     header, match = replay(journals[0].read_text().splitlines())
     result = summary(header, match)

@@ -249,24 +249,34 @@ def pictomania_view(t) -> PublicView:
     names = t.names
     outcome = t.match.outcome
     base = PublicView("Pictomania", "", names, tuple(state.totals))
-    if t.phase == "review":
+    if t.phase == "review":  # as far as the slowest player has turned: no page spoiled
         r = t.last_result
+        seen = t.slowest_page()
+        stacks = r.stacks if not seen.startswith("stack") else r.stacks[:int(seen.split()[1]) + 1]
         lines = []
-        for s in r.stacks:
+        for s in stacks:
             word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
             guesses = ", ".join(f"{names[c.player]} {c.number} "
                                 + ("void" if s.void else f"+{c.token}" if c.token else "x")
                                 for c in s.guesses) or "no guesses"
             lines.append(f"{names[s.drawer]} drew {s.letter}{s.number} {word}: {guesses}")
+        waiting = t.waiting_for() if seen == t.review_pages()[-1] else ""  # who has not said ready
+        if seen.startswith("stack"):  # the totals before this round, until its scores are turned to
+            base = replace(base, scores=tuple(a - b for a, b in zip(state.totals, r.scores)))
+            return replace(base, heading=f"Round {r.number}: the drawings", turn=f"Round {r.number}",
+                           lines=tuple(lines), footer="each station turns its pages with ok")
         lines.append("round: " + "  ".join(f"{names[p]} {r.scores[p]:+d}" for p in range(len(names))))
         if r.black_sheep is not None:
             lines.append(f"black sheep: {names[r.black_sheep]}")
-        if outcome is not None:
+        if outcome is not None and seen == "final":
             winners = tuple(outcome.winners)
             return replace(base, heading=_winners(names, winners), winners=winners, over=True,
-                           turn=f"Round {r.number}", lines=tuple(lines), footer="ok: back to the lobby")
+                           turn=f"Round {r.number}", lines=tuple(lines),
+                           footer=f"ok: back to the lobby (waiting for {waiting})" if waiting
+                           else "ok: back to the lobby")
+        footer = f"ok on every station: {'the totals' if outcome is not None else 'next round'}"
         return replace(base, heading=f"Round {r.number} scored", turn=f"Round {r.number}",
-                       lines=tuple(lines), footer="ok on every station: next round")
+                       lines=tuple(lines), footer=f"{footer} (waiting for {waiting})" if waiting else footer)
     rnd = state.round
     base = replace(base, turn=f"Round {rnd.number}: {rnd.deck}",
                    cards=tuple(WordCard(letter, tuple(decks.card(cid).word(n) for n in NUMBERS))
