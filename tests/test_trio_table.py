@@ -8,6 +8,7 @@ from companion.arbiter.inputs import InputEvent
 from companion.record.journal import JournalWriter, replay, summary
 from companion.table import Table
 
+from glyphs import shows
 from helpers import MS, journal_objects
 
 S = 1000  # ms
@@ -87,6 +88,9 @@ def box(tmp_path):
 
 
 def start_timer(box, at):
+    """The artist starts the timer (after turning from the last round's result to the word)."""
+    if not box.game.artist_told:
+        box.tap(box.state.artist, "ok", at - 100)
     box.tap(box.state.artist, "ok", at)
 
 
@@ -231,7 +235,6 @@ def test_a_judgement_needs_a_claim_put_to_the_artist_first(box):
 def test_the_seed_game_ends_at_the_table_with_the_end_screen(tmp_path):
     box = Box(tmp_path, seconds=30)
     for letter in "BAAABCCBCCBC":
-        assert box.game.view(box.state.artist).word
         t = box.ms + S
         start_timer(box, t)
         box.tap("ABC".index(letter), "slap", t + S)
@@ -329,3 +332,22 @@ def test_the_artist_turns_a_wrong_judgement_into_a_right_one(box):
     box.tap(ANA, "right", 8 * S)
     assert box.actions() == [{"action": "guessed", "player": BEN}]
     assert box.state.scores == (1, 1, 0)
+
+
+def test_the_next_artist_first_sees_how_the_last_round_ended(box):
+    """After a time-out the new artist reads "Time up! It was:" and the word, as the guessers
+    do; their ok then shows their own word, and the next ok starts the timer."""
+    old = box.state.word
+    start_timer(box, 0)
+    box.tick(61 * S)
+    assert box.actions()[-1] == {"action": "timeout"} and box.state.artist == BEN
+    ben = box.game.view(BEN)
+    assert (ben.heading, ben.lines, ben.word, ben.footer) == ("You draw next", ("Time up! It was:", old), "",
+                                                             "ok: your word")
+    assert shows(box.game.screen(BEN), old)
+    box.tap(BEN, "ok", 62 * S)
+    ben = box.game.view(BEN)
+    assert ben.heading == "You draw" and ben.word == box.state.word != old
+    assert box.game.deadline_ns is None
+    box.tap(BEN, "ok", 63 * S)
+    assert box.game.deadline_ns is not None and len(box.timers()) == 2
