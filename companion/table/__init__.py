@@ -229,6 +229,8 @@ class Table:
                 and event.key == "ok" and needs_seating(self.lobby.game, self.stations, len(self._game_bots()),
                                                         self._bots_join(self.lobby.game)):
             self._ask_who_plays()
+        elif self.lobby.row is not None and self.seated is not None and event.station not in self.seated.stations:
+            return  # the game's options are its players' to set: a station that watches has no say
         elif self.lobby.back_to_seats and event.pressed and event.key == "slap":
             self.lobby.handle(event)  # off the options, as back to the games...
             self.lobby.seated, self.seated = None, None

@@ -298,7 +298,11 @@ class TrioTable(GameTable):
         if self.deadline_ns is None:
             if station == self.corrector():
                 return self.result[0], "right: it was wrong"
-            return self.result if self.result[0] else ("Get ready to guess", "")
+            if self.result[0]:
+                return self.result
+            if station >= len(names):  # a station that watches guesses nothing
+                return fitting(lambda w: f"{abbreviate(names[self.match.state.artist], w)} reads the word"), ""
+            return "Get ready to guess", ""
         if station in self.correct:
             mine = "You were right!"
         elif station in self.judging:
