@@ -55,16 +55,16 @@ def test_lobby_starts_the_chosen_game_with_default_options(box):
 
 def test_lobby_option_rows_step_through_ascending_choices_and_slap_goes_back(box):
     table, clock, journals = box
-    choose(table, clock, 2, "paytoplay")
-    press(table, clock, 2, "right")           # no_double_pass: off -> on
+    choose(table, clock, 2, "paytoplay")         # Cy picks it; Ana and Ben play, and set it up
+    press(table, clock, 1, "right")           # no_double_pass: off -> on
     assert table.lobby.values["no_double_pass"] is True
-    press(table, clock, 2, "ok", "right", "right")  # games: 1 -> 2 -> 4
+    press(table, clock, 1, "ok", "right", "right")  # games: 1 -> 2 -> 4
     assert table.lobby.values["games"] == 4
-    press(table, clock, 2, "right", "right")  # 6 is the most: right stops there
+    press(table, clock, 1, "right", "right")  # 6 is the most: right stops there
     assert table.lobby.values["games"] == 6
-    press(table, clock, 2, "left")            # left is less
+    press(table, clock, 1, "left")            # left is less
     assert table.lobby.values["games"] == 4
-    press(table, clock, 2, "slap", "slap")    # back to row 0, then to the game menu
+    press(table, clock, 1, "slap", "slap")    # back to row 0, then to the game menu
     assert table.lobby.row is None
     choose(table, clock, 2, "paytoplay")
     assert table.lobby.values["games"] == 1   # a fresh pick starts from the defaults
