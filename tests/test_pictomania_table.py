@@ -431,3 +431,30 @@ def test_a_wrong_word_found_at_the_reveal_is_declared_on_the_drawers_own_stack(b
     assert lines(journals[0])[-1]["action"] == "wrong_word" and lines(journals[0])[-1]["player"] == BEN
     header, match = replay(journals[0].read_text().splitlines())
     assert match.state == game.state and summary(header, match)["detail"]["rounds"][0]["wrong_word"] == [BEN]
+
+
+def test_a_wrong_word_declared_at_the_reveal_is_told_to_everyone_whose_total_it_changes(box):
+    """Ben voids his drawing from the results: Ana lost the tokens she took from it. Every other
+    panel says so until its next press, those who had said ready say it again on the new
+    scores, and the table screen says it above the stacks."""
+    from companion.tablescreen.public import public_view
+
+    table, clock, journals = box
+    game = start(table, clock, changes={2: 1})     # two rounds: the first has results between
+    ready_all(table, clock)
+    open_guess(table, clock, ANA, BEN, game.state.round.numbers[BEN])
+    press(table, clock, ANA, "ok")
+    settle(table, clock.next())
+    finish_round(table, clock)
+    before = game.state.totals[ANA]
+    press(table, clock, CY, *["ok"] * 5)           # Cy reads to the scores and says ready
+    assert game.seats[CY].ready
+    press(table, clock, BEN, "right", "slap", "ok")  # Ben's own stack: wrong word, confirmed
+    assert game.state.totals[ANA] < before
+    for station in (ANA, CY, DEE):
+        assert shows(table.screen(station), "Ben void: rescored")
+    assert not shows(table.screen(BEN), "rescored")
+    assert not game.seats[CY].ready
+    assert public_view(table).lines[0] == "Ben drew the wrong word: the round is scored again without it"
+    press(table, clock, ANA, "right")
+    assert not shows(table.screen(ANA), "rescored")

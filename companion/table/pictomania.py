@@ -85,6 +85,8 @@ class PictomaniaTable(GameTable):
         """The order of exactly simultaneous presses (replacement cards come from the match)."""
         self.pending: list[Pending] = []
         self.seats = [Station() for _ in range(self.players)]
+        self.rescored = ""
+        """Who declared a wrong word at the reveal, while that round's results show."""
         self.phase = self._phase_of_state()
         if self.phase == "reading":
             self._start_round()
@@ -124,6 +126,7 @@ class PictomaniaTable(GameTable):
         if self.match.needs_chance and self.box_words and not self.state.round.cards:
             self.match.draw_chance()
         self.phase = "reading"
+        self.rescored = ""
         for seat in self.seats:
             seat.__init__()
 
@@ -317,6 +320,12 @@ class PictomaniaTable(GameTable):
             return
         self.changed(event)
         self.cues.append("move")
+        name = self.names[event.station]
+        self.rescored = f"{name} drew the wrong word: the round is scored again without it"
+        for other, s in enumerate(self.seats):  # every total may have changed: everyone is told,
+            s.ready = False                      # and says ready again on the new scores
+            if other != event.station:
+                s.message = fitting(lambda w: f"{abbreviate(name, w)} void: rescored")
 
     # --- time: sent actions in edge-time order ------------------------------------------------
 
@@ -460,9 +469,12 @@ class PictomaniaTable(GameTable):
             rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
             if seat.ready:
                 winners = self._waiting_line()
+            winners = seat.message or winners
             return screens.scores(screens.ScoresView("Totals  ok: lobby", rows, winners))
         rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))
-        if seat.ready:
+        if seat.message:
+            footer = seat.message
+        elif seat.ready:
             footer = self._waiting_line()
         elif r.black_sheep is None:
             footer = "no black sheep"
@@ -495,6 +507,7 @@ class PictomaniaTable(GameTable):
             footer = f"all taken, black {black:+d}"
         if self.may_declare_at_reveal(station):
             footer = "slap: wrong word?"
+        footer = self.seats[station].message or footer
         heading = fitting(lambda w: f"{abbreviate(self.names[s.drawer], w)} drew  ok: next")
         return screens.stack(screens.StackView(heading, f"{s.letter}{s.number} {word}".strip(), guesses, footer))
 

@@ -260,6 +260,8 @@ def pictomania_view(t) -> PublicView:
                                 + ("void" if s.void else f"+{c.token}" if c.token else "x")
                                 for c in s.guesses) or "no guesses"
             lines.append(f"{names[s.drawer]} drew {s.letter}{s.number} {word}: {guesses}")
+        if t.rescored:
+            lines.insert(0, t.rescored)
         waiting = t.waiting_for() if seen == t.review_pages()[-1] else ""  # who has not said ready
         if seen.startswith("stack"):  # the totals before this round, until its scores are turned to
             base = replace(base, scores=tuple(a - b for a, b in zip(state.totals, r.scores)))
