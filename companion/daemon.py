@@ -41,7 +41,8 @@ from .arbiter.latepress import LateNote
 from .notify import Notifier
 from .profile import Profile
 from .arbiter.race import LatePress, watching_late_presses
-from .record.recovery import KEEP_JOURNALS, NotResumed, next_sequence, pick_up, rotate
+from .rulebook import SHORT_TITLES
+from .record.recovery import KEEP_JOURNALS, NotResumed, next_sequence, pick_up, postpone, rotate
 from .screens.canvas import with_notice
 from .script import ScriptPress, edges
 from .settings import load_settings, save_settings
@@ -146,11 +147,14 @@ class Daemon:
         """When a board LED's blink next turns over (board LEDs only hold on or off)."""
         interrupted = pick_up(journal_dir, self._replay_time) if journal_dir and referee is None else None
         if isinstance(interrupted, NotResumed):
-            self.table.tell("GAME NOT RESUMED")
+            self.table.cannot_resume("its journal is damaged", "companion games", "lists it")
         elif interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
             interrupted.writer.close()
-            self.table.tell("GAME NOT RESUMED")
+            postpone(interrupted.path)
+            self.table.cannot_resume(SHORT_TITLES.get(interrupted.match.rules.name, interrupted.match.rules.title),
+                                     f"{len(interrupted.match.players)} players, {len(names)} stations",
+                                     "kept for a bigger box")
         elif interrupted is not None and interrupted.match.outcome is not None:
             self.table.resume(interrupted, time.monotonic_ns())  # its result, until the players leave it
         elif interrupted is not None:

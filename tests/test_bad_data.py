@@ -69,7 +69,7 @@ def test_a_bad_journal_never_stops_the_daemon_and_the_good_game_is_resumed(name,
     daemon = Daemon(load_profile(MOCK3), tmp_path)
     try:
         assert daemon.table.game is None                     # the newest game cannot be resumed,
-        assert daemon.table.lobby_notice == "GAME NOT RESUMED"  # and the players are told
+        assert daemon.table.not_resumed[0] == "its journal is damaged"  # and the players are told
         assert reason in caplog.text
     finally:
         daemon.close()

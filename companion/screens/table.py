@@ -1,5 +1,5 @@
-"""Screens the table shows over any game: the offer to resume, the abandon confirmation, the
-announcement that a game was abandoned."""
+"""Screens the table shows over any game: the offer to resume (or why a game was not resumed),
+the abandon confirmation, the announcement that a game was abandoned."""
 
 from __future__ import annotations
 
@@ -33,6 +33,16 @@ def confirm_screen(game: str) -> Image.Image:
 def abandoned_screen(game: str) -> Image.Image:
     """Every station, once a game was abandoned."""
     return _screen("Game abandoned", game, ("ok: back to games",))
+
+
+def not_resumed_screen(why: tuple[str, ...]) -> Image.Image:
+    """Every station, when the box starts with a game it cannot resume: why, in up to three
+    lines, and how to go on."""
+    image, draw = blank()
+    title(draw, "Game not resumed")
+    for i, line in enumerate((*why[:3], "any key: games")):
+        centred(draw, (i + 1) * LINE_H + 3, line)
+    return image
 
 
 def settings_screen(volume: int, loudest: int) -> Image.Image:

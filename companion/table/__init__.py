@@ -36,7 +36,7 @@ from ..record.recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
 from ..screens.canvas import with_notice
 from ..screens.seating import spectator
-from ..screens.table import abandoned_screen, confirm_screen, resume_screen
+from ..screens.table import abandoned_screen, confirm_screen, not_resumed_screen, resume_screen
 from ..settings import BoxSettings
 from .bots import GAMES as BOT_GAMES
 from .bots import BotSeats, bot_name, is_bot_name, seats_with
@@ -106,8 +106,11 @@ class Table:
         """Stations reading the rules during a game, and the page each is on."""
 
         self.lobby_notice: str | None = None
-        """Shown under the lobby until the next press: something the players must know (the
-        interrupted game could not be resumed, a game could not start)."""
+        """Shown under the lobby until the next press: something the players must know (a game
+        could not start)."""
+        self.not_resumed: tuple[str, ...] | None = None
+        """Why the interrupted game was not resumed, and what became of it: on every station
+        until a press."""
 
     @property
     def settings(self) -> BoxSettings:
@@ -153,6 +156,12 @@ class Table:
     def tell(self, text: str) -> None:
         """Show ``text`` on every station's lobby until someone presses a button."""
         self.lobby_notice = text
+        self.version += 1
+
+    def cannot_resume(self, *why: str) -> None:
+        """Tell every station the interrupted game was not resumed, ``why`` (up to three short
+        lines: what it is, why, what became of it), until someone presses a button."""
+        self.not_resumed = why
         self.version += 1
 
     def offer_resume(self, interrupted: Interrupted) -> None:
@@ -214,7 +223,10 @@ class Table:
         self.stuck_buttons.seen(event)
         if self.game is None and event.pressed:
             self.lobby_notice = None
-        if self.offer is not None:
+        if self.not_resumed is not None:
+            if event.pressed:
+                self.not_resumed = None
+        elif self.offer is not None:
             self._answer_offer(event)
         elif self.abandoned is not None:
             if event.pressed and event.key == "ok":
@@ -465,6 +477,8 @@ class Table:
         return self.stuck_buttons.mark(station, self._screen(station))
 
     def _screen(self, station: int) -> Image.Image:
+        if self.not_resumed is not None:
+            return not_resumed_screen(self.not_resumed)
         if self.offer is not None:
             return resume_screen(self.offer.match.rules.title, self.offer_from)
         if self.abandoned is not None:

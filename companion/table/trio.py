@@ -272,7 +272,7 @@ class TrioTable(GameTable):
             clock=clock(self.remaining), hurry=timing and self.remaining <= LAST_SECONDS,
             eligible=state.eligible, leader=strict_leader(state.scores),
         )
-        if station == artist and not self.artist_told:
+        if station == artist and not self.artist_told and not timing:
             return replace(view, heading="You draw next", lines=self.result, footer="ok: your word")
         if station == artist:
             return self._artist_view(view, state.word)

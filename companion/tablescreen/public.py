@@ -324,8 +324,12 @@ VIEWS: dict[str, Callable[[Any], PublicView]] = {
 
 
 def over_the_games_view(table) -> PublicView | None:
-    """What every panel shows instead of the lobby, the TV too: the interrupted game offered to
-    resume (with its players and scores), or the game just abandoned."""
+    """What every panel shows instead of the lobby, the TV too: why the interrupted game was not
+    resumed, the interrupted game offered to resume (with its players and scores), or the game
+    just abandoned."""
+    if table.not_resumed is not None:
+        return PublicView("Tabletop Companion", "Game not resumed", lines=table.not_resumed,
+                          footer="any key: back to the games")
     if table.offer is not None:
         match = table.offer.match
         return PublicView("Tabletop Companion", f"Resume {match.rules.title}?", match.players,
