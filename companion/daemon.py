@@ -471,20 +471,33 @@ class Daemon:
 
         If the loop gets to an edge late (a busy machine), the rest of the script moves later
         with it instead of catching up: catching up would squeeze the next press and release
-        together, and the debouncer would take the squeezed tap for contact bounce."""
+        together, and the debouncer would take the squeezed tap for contact bounce. For the same
+        reason two edges of a key are never closer than twice the debounce time, however fast
+        the script plays (a finger's tap, and the gap between two taps, are longer still)."""
+        shortest_s = 2 * self.debouncer.debounce_ns / 1e9
         start = time.monotonic()
+        last: dict[tuple[int, str], float] = {}
         for at_s, station, key, pressed in edges(presses):
-            due = start + at_s / speed
+            due = max(start + at_s / speed, last.get((station, key), 0.0) + shortest_s)
             if due > time.monotonic():
                 await asyncio.sleep(due - time.monotonic())
-            start += max(0.0, time.monotonic() - due)
+            start += max(0.0, time.monotonic() - (start + at_s / speed))
             self.box.drive(station, key, pressed)
+            last[(station, key)] = time.monotonic()
+
+    def quiet(self) -> bool:
+        """Every edge driven has been taken: none waits in the inbox, the debouncer holds none
+        back and no button is down, and no key is held back for a chord."""
+        return not self._inbox and self.debouncer.next_deadline() is None and not self.table.chords.pending
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
-        """Run the loop while a script drives the box's keys; stop ``tail_s`` after the last edge."""
+        """Run the loop while a script drives the box's keys; stop ``tail_s`` after the box has
+        taken the last edge (however long a busy machine takes to get there)."""
         stop = asyncio.Event()
         runner = asyncio.ensure_future(self.run(stop))
         await self.press_script(presses, speed)
+        while not self.quiet():
+            await asyncio.sleep(0.01)
         await asyncio.sleep(tail_s)
         stop.set()
         await runner
