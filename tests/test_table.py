@@ -215,6 +215,31 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
     assert journal_objects(journals[0])[-1]["action"] == "draw"
 
 
+def test_pay_to_play_says_where_draw_is_keeps_the_cost_in_view_and_the_tv_names_who_decides(box):
+    """``<: Draw?`` only where ``left`` leads to it (the first item); a message goes above the
+    cost, not instead of it; while a draw is offered the table screen says who must answer."""
+    from companion.tablescreen.public import public_view
+
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    for _ in range(3):
+        press(table, clock, 0, "left", "ok")
+        press(table, clock, 1, "left", "ok")
+    assert "<: Draw?" in table.game.view(0).prompt
+    press(table, clock, 0, "right")           # the second cell: left leads to the first, not Draw?
+    assert "<: Draw?" not in table.game.view(0).prompt and table.game.view(0).prompt.startswith("cost")
+    for _ in range(len(table.game.choices())):
+        if table.game.view(0).cursor == "draw":
+            break
+        press(table, clock, 0, "right")
+    assert table.game.view(0).cursor == "draw"
+    press(table, clock, 0, "ok")
+    assert public_view(table).heading == "Ana offers a draw: Ben decides"
+    press(table, clock, 1, "left")            # declined: the message, and the cost below it
+    press(table, clock, 0, "right")
+    assert table.game.view(0).prompt == "Draw declined\ncost 3"
+
+
 def test_an_agreed_draw_is_listed_as_a_draw(tmp_path, capsys):
     from companion.cli import main
 

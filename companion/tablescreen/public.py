@@ -307,6 +307,10 @@ def paytoplay_view(t) -> PublicView:
         winners = tuple(outcome.winners)
         heading = "Draw!" if len(winners) > 1 else _winners(names, winners)
         return replace(view, heading=heading, winners=winners, over=True, footer="ok: back to the lobby")
+    if t.offer_from is not None:  # the game waits for the other player's answer, not the mover
+        asked = 1 - t.offer_from
+        return replace(view, heading=f"{names[t.offer_from]} offers a draw: {names[asked]} decides",
+                       mark=asked)
     if mover is None:
         return view
     return replace(view, heading=f"{names[mover]} to play ({'XO'[mover != detail['x']]})")
