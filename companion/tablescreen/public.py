@@ -168,10 +168,12 @@ def triangle_view(t) -> PublicView:
         return replace(base, heading=heading, race=race, lines=("the cards go away unseen",),
                        footer="ok: next round")
     said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
-    verdict = f"+{done.points[done.claimer]}" if done.correct else "wrong"
+    verdict = f" +{done.points[done.claimer]}" if done.correct else "? No"  # as the panels say it
     cards = "   ".join(f"{names[p]} {c}" for p, c in enumerate(done.cards))
-    return replace(base, heading=f"{names[done.claimer]}: {said} {verdict}", mark=done.claimer,
-                   race=race, lines=(cards,), footer="ok: next round")
+    others = sorted({pts for p, pts in enumerate(done.points) if p != done.claimer and pts})
+    gained = (f"the others +{others[0]} each",) if not done.correct and len(others) == 1 else ()
+    return replace(base, heading=f"{names[done.claimer]}: {said}{verdict}", mark=done.claimer,
+                   race=race, lines=(cards, *gained), footer="ok: next round")
 
 
 def closest_view(t) -> PublicView:
