@@ -105,11 +105,14 @@ def test_the_lobby_shows_a_games_rules_and_each_options_meaning(box):
         press(table, clock, 0, "right")
     assert shows(table.screen(0), "slap: rules")
     press(table, clock, 0, "slap")
-    assert shows(table.screen(0), "Triangle 1/8") and shows(table.screen(0), "3 players. The box")
-    press(table, clock, 0, "right", "right", "right")
-    assert shows(table.screen(0), "Triangle 4/8") and shows(table.screen(0), "peers even +1: both")
+    assert shows(table.screen(0), "Triangle 1/9") and shows(table.screen(0), "3 players. The box")
+    press(table, clock, 0, "right", "right")
+    assert shows(table.screen(0), "Triangle 3/9") and shows(table.screen(0), "Deck: 4 each of 1-6.")
+    assert shows(table.screen(0), "a 4th: Right to")    # what the Right to Speak card is
+    press(table, clock, 0, "right", "right")
+    assert shows(table.screen(0), "Triangle 5/9") and shows(table.screen(0), "peers even +1: both")
     press(table, clock, 0, "left")
-    assert shows(table.screen(0), "Triangle 3/8")
+    assert shows(table.screen(0), "Triangle 4/9")
     press(table, clock, 0, "ok")              # back to the game menu
     assert table.lobby.rules_page is None and table.lobby.game.name == "triangle"
     press(table, clock, 0, "ok", "ok", "ok", "ok")   # to the lockout row
