@@ -224,7 +224,8 @@ def test_the_scoring_screen_shows_each_numbers_winner_until_ok(box):
     assert view.verdicts == (CY, CY, CY, CY, ANA, BEN, BEN, BEN, BEN, BEN)
     assert view.points == (1, 5, 4) and view.totals == (1, 5, 4)
     image = game.screen(CY)
-    assert shows(image, "round") and shows(image, "total"), "the rows say which is which"
+    assert shows(image, "round") and shows(image, "Ana") and shows(image, "You"), \
+        "the rows say which is which, and whose shape is whose"
     assert shows(image, "+5") and not shows(image, "+0")
     t = clock.next()
     table.handle(InputEvent(CY, "ok", True, round(t * MS)))
