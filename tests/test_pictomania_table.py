@@ -134,7 +134,7 @@ def test_slap_on_a_card_replaces_it_before_the_deal(box):
     assert shows(ana, "Cy swapped card B") and shows(ana, "new card: ok again")
     assert shows(table.screen(BEN), "Cy swapped card B") and shows(table.screen(CY), "You swapped card B")
     press(table, clock, ANA, "ok")
-    assert game.seats[ANA].ready and shows(table.screen(ANA), "ready: waiting for 3")
+    assert game.seats[ANA].ready and shows(table.screen(ANA), "waiting: Ben, Cy, Dee")
     cards = [x for x in lines(journals[0]) if x.get("event") == "cards"]
     assert [c["cards"] for c in cards] == [list(before), list(after)]
 

@@ -294,8 +294,8 @@ def test_holding_left_and_right_counts_down_asks_then_abandons(box):
     while (due := table.wakeup_ns()) < since + ABANDON_HOLD_NS:
         table.tick(due, due)
         countdown.append(table.screen(1))
-    assert [shows(image, f"KEEP HOLDING {n}s") for image, n in zip(countdown, (2, 1))] == [True, True]
-    assert not shows(table.screen(0), "KEEP HOLDING")        # on the holding station only
+    assert [shows(image, f"ABANDON? HOLD ON {n}s") for image, n in zip(countdown, (2, 1))] == [True, True]
+    assert not shows(table.screen(0), "HOLD ON")        # on the holding station only
     assert table.game.view(1) == before                       # the game never saw left or right
     table.tick(due, due)
     assert table.confirming == 1 and shows(table.screen(1), "Abandon the game?")
@@ -305,7 +305,7 @@ def test_holding_left_and_right_counts_down_asks_then_abandons(box):
     assert table.game is not None                             # releasing is no answer
     tap(table, 1, "ok", due / MS + 200)
     assert table.game is None and table.cues[-1] == "wrong"
-    assert all(shows(table.screen(s), "Game abandoned") for s in range(3))
+    assert all(shows(table.screen(s), "Game abandoned") and shows(table.screen(s), "by Ben") for s in range(3))
     assert journals[0].name not in [p.name for p in journals[0].parent.iterdir()]  # marked abandoned
     tap(table, 2, "ok", due / MS + 400)
     assert table.screen(2).tobytes() == table.lobby.screen().tobytes()

@@ -295,7 +295,7 @@ def test_the_offer_to_resume_and_an_abandoned_game_are_on_the_table_screen_as_on
         table.handle(InputEvent(0, key, True, t))
     table.tick(ABANDON_HOLD_NS + 20, ABANDON_HOLD_NS + 20)
     table.handle(InputEvent(0, "ok", True, ABANDON_HOLD_NS + 30))
-    assert public_view(table).heading == "Triangle: abandoned"
+    assert public_view(table).heading == "Triangle: abandoned by Ana"
     table.handle(InputEvent(1, "ok", True, ABANDON_HOLD_NS + 40))
     assert public_view(table).heading == "Choose a game"
 

@@ -299,8 +299,8 @@ def test_the_artist_takes_back_a_right_judgement_until_the_next_timer(box):
     box.tick(6 * S)
     box.tap(ANA, "ok", 7 * S)                     # judged right: Cy and Ana +1, Ben draws next
     assert box.state.scores == (1, 0, 1) and box.state.artist == BEN
-    assert box.game.view(ANA).lines[1] == "right: it was wrong"
-    assert box.game.view(CY).lines[1] != "right: it was wrong"  # only the artist who judged
+    assert box.game.view(ANA).lines[1] == ">: call it wrong"
+    assert box.game.view(CY).lines[1] != ">: call it wrong"  # only the artist who judged
     box.tap(CY, "right", 8 * S)                   # not Cy's to take back
     assert box.state.scores == (1, 0, 1)
     box.tap(ANA, "right", 9 * S)
@@ -328,7 +328,7 @@ def test_the_artist_turns_a_wrong_judgement_into_a_right_one(box):
     box.tap(BEN, "slap", 5 * S)
     box.tick(6 * S)
     box.tap(ANA, "left", 7 * S)                   # judged wrong
-    assert box.game.view(ANA).lines == ("right: it was right",)
+    assert box.game.view(ANA).lines == (">: call it right",)
     box.tap(ANA, "right", 8 * S)
     assert box.actions() == [{"action": "guessed", "player": BEN}]
     assert box.state.scores == (1, 1, 0)

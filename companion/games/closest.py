@@ -167,7 +167,7 @@ def leaders(totals: tuple[int, ...]) -> tuple[int, ...]:
 
 class Closest(Rules):
     name = "closest"
-    title = "Closest Number"
+    title = "Closest number"
     min_players = PLAYERS
     max_players = PLAYERS
     Options = ClosestOptions

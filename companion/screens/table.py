@@ -30,9 +30,9 @@ def confirm_screen(game: str) -> Image.Image:
     return _screen("Abandon the game?", game, ("ok: abandon it", "other key: play on"))
 
 
-def abandoned_screen(game: str) -> Image.Image:
-    """Every station, once a game was abandoned."""
-    return _screen("Game abandoned", game, ("ok: back to games",))
+def abandoned_screen(game: str, by: str) -> Image.Image:
+    """Every station, once a game was abandoned, and by whom."""
+    return _screen("Game abandoned", game, (f"by {by}", "ok: back to games"))
 
 
 def not_resumed_screen(why: tuple[str, ...]) -> Image.Image:

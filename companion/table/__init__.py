@@ -95,6 +95,8 @@ class Table:
         self.confirming: int | None = None
         """The station asked whether to abandon the game, while it is asked."""
         self.abandoned: str | None = None
+        self.abandoned_by = ""
+        """The name of the station that abandoned it."""
         """The title of the game just abandoned, shown until a station presses ``ok``."""
         self.offer: Interrupted | None = None
         """A game a crash interrupted, offered on every station until ``ok`` or ``left``."""
@@ -293,7 +295,7 @@ class Table:
             if event.pressed:
                 self.confirming = None
                 if event.key == "ok":
-                    self._close(abandoned=True)
+                    self._close(abandoned_by=self.names[event.station])
                 return
         if self.seat_of(event.station) is None:
             if self.game.match.outcome is not None:  # anyone may take the table back to the lobby
@@ -380,7 +382,8 @@ class Table:
         if game.finished:
             self._close()
 
-    def _close(self, abandoned: bool = False) -> None:
+    def _close(self, abandoned_by: str | None = None) -> None:
+        abandoned = abandoned_by is not None
         journal = self.game.journal
         if journal is not None:
             journal.close()
@@ -389,7 +392,7 @@ class Table:
             else:
                 dismiss(journal.path)
         if abandoned:
-            self.abandoned = self.game.match.rules.title
+            self.abandoned, self.abandoned_by = self.game.match.rules.title, abandoned_by
             self.cues.append("wrong")
         self.game = None
         self.bot_seats = None
@@ -482,7 +485,7 @@ class Table:
         if self.offer is not None:
             return resume_screen(self.offer.match.rules.title, self.offer_from)
         if self.abandoned is not None:
-            return abandoned_screen(self.abandoned)
+            return abandoned_screen(self.abandoned, self.abandoned_by)
         if self.game is None:
             if self.seating is not None:
                 return self.seating.screen(station)
@@ -504,7 +507,7 @@ class Table:
         since = self.chords.since.get(station)
         if since is not None:
             left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
-            image = with_notice(image, f"QUIT? KEEP HOLDING {max(left_s, 1)}s")
+            image = with_notice(image, f"ABANDON? HOLD ON {max(left_s, 1)}s")  # as the dialog says
         elif self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
         return image

@@ -386,8 +386,7 @@ class PictomaniaTable(GameTable):
 
     def _reading_screen(self, seat: Station) -> Image.Image:
         rnd = self.state.round
-        waiting = sum(not s.ready for s in self.seats)
-        status = f"ready: waiting for {waiting}" if seat.ready else \
+        status = self._waiting_line() if seat.ready else \
             "new card: ok again" if seat.unready else "ok: ready"
         if seat.page == 0:
             heading = seat.message or f"Round {rnd.number}: {rnd.deck}"

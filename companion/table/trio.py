@@ -288,7 +288,7 @@ class TrioTable(GameTable):
             heading = fitting(lambda w: ("Tie: " if self.tie else "Is ") + f"{abbreviate(name, w)} right?", 15)
             line = "ok: yes   left: no"
         elif self.corrector() == self.match.state.artist:
-            line = "right: it was right"
+            line = ">: call it right"  # the right key undoes the "wrong" just given
         else:
             line = "Time up!" if self.remaining == 0 else ""
         return replace(view, heading=heading, word=word, lines=(line,))
@@ -297,7 +297,7 @@ class TrioTable(GameTable):
         names = self.names
         if self.deadline_ns is None:
             if station == self.corrector():
-                return self.result[0], "right: it was wrong"
+                return self.result[0], ">: call it wrong"  # the right key undoes the "right"
             if self.result[0]:
                 return self.result
             if station >= len(names):  # a station that watches guesses nothing

@@ -342,7 +342,8 @@ def over_the_games_view(table) -> PublicView | None:
                           tuple(match.rules.scores(match.state)), lines=(f"last played at {table.offer_from}",),
                           footer="ok: resume   left: new game")
     if table.abandoned is not None:
-        return PublicView("Tabletop Companion", f"{table.abandoned}: abandoned", footer="ok: back to the games")
+        return PublicView("Tabletop Companion", f"{table.abandoned}: abandoned by {table.abandoned_by}",
+                          footer="ok: back to the games")
     return None
 
 
