@@ -352,3 +352,25 @@ def test_a_stuck_button_is_shown_on_its_station_until_released(box):
     assert table.screen(0).tobytes() == table.lobby.screen().tobytes()
     table.handle(InputEvent(1, "slap", False, round(clock.next() * MS)))
     assert table.screen(1).tobytes() == plain
+
+
+def test_the_lobby_remembers_the_options_a_game_was_last_started_with(box):
+    """Pay-to-Play started with four games, played, left: picked again, it offers four games."""
+    table, clock, journals = box
+    choose(table, clock, 0, "paytoplay")
+    press(table, clock, 0, "ok", "right", "right")   # games: 1 -> 2 -> 4
+    assert table.lobby.values["games"] == 4
+    while table.lobby.row is not None:
+        press(table, clock, 0, "ok")
+    assert table.game.match.options.games == 4
+    for key in ("left", "right"):                    # abandon it: hold both, then ok
+        table.handle(InputEvent(0, key, True, round(clock.next() * MS)))
+    table.tick(round((clock.ms + 2500) * MS), round((clock.ms + 2500) * MS))
+    clock.ms += 3000
+    press(table, clock, 0, "ok")
+    for key in ("left", "right"):
+        table.handle(InputEvent(0, key, False, round(clock.next() * MS)))
+    press(table, clock, 0, "ok")                     # back to the games
+    assert table.game is None and table.abandoned is None
+    choose(table, clock, 0, "paytoplay")
+    assert table.lobby.values["games"] == 4

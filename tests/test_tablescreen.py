@@ -329,3 +329,23 @@ def test_every_player_and_every_word_is_drawn_at_every_size(size, players):
             text = "".join(drawn)
             assert all(name in text for name in view.names)
             assert all(line in " ".join(drawn) for line in (view.heading, view.footer, *view.lines))
+
+
+def test_the_table_screen_follows_who_plays_and_the_rules_being_read():
+    from companion.arbiter.inputs import InputEvent
+    from companion.table import Table
+
+    table = Table(("Ana", "Ben", "Cy", "Dee"))
+    table.lobby.index = [g.name for g in table.lobby.games].index("trio")
+    table.handle(InputEvent(0, "ok", True, 1))
+    assert table.seating is not None
+    view = public_view(table)
+    assert view.heading == "Who plays Three-player Pictionary?" and view.lines[0] == "joined: nobody yet"
+    table.handle(InputEvent(1, "slap", True, 2))
+    assert public_view(table).lines[0] == "joined: Ben"
+    table = Table(("Ana", "Ben", "Cy", "Dee"))
+    table.lobby.index = [g.name for g in table.lobby.games].index("trio")
+    table.handle(InputEvent(0, "slap", True, 4))      # the game's rules, on the game menu
+    assert table.lobby.rules_page == 0
+    rules = public_view(table)
+    assert rules.heading.endswith(": rules") and rules.lines[0].startswith("3 players take turns")

@@ -30,6 +30,7 @@ from ..record.journal import race_winners, reaction_times
 from ..arbiter.latepress import LateNote
 from ..arbiter.race import RaceResult
 from ..games.options import option_label, show_value
+from ..rulebook import KEYS, RULES
 from ..table.triangle import VERDICT_LABELS
 from ..table.trio import LAST_SECONDS, clock
 
@@ -127,6 +128,18 @@ def journaled_presses(line: dict | None, names: tuple[str, ...]) -> tuple[RacePr
 def lobby_view(table) -> PublicView:
     """The game menu, or the chosen game's options as the lobby has them."""
     lobby = table.lobby
+    if table.seating is not None:  # as the panels ask it
+        seating = table.seating
+        joined = [seating.joined[s] for s in sorted(seating.joined)] + list(seating.bots) + \
+            [f"{level} bot" for level in seating.added]
+        return PublicView("Tabletop Companion", f"Who plays {lobby.game.title}?", names=table.names,
+                          lines=(f"joined: {', '.join(joined) or 'nobody yet'}",
+                                 f"{lobby.players_label()}: slap on your station to join"),
+                          footer="ok: start with those who joined")
+    if lobby.rules_page is not None:  # the page being read, for everyone to read along
+        page = RULES[lobby.game.name] + (KEYS,)
+        return PublicView("Tabletop Companion", f"{lobby.game.title}: rules", names=table.names,
+                          lines=(page[lobby.rules_page],), turn=f"page {lobby.rules_page + 1}/{len(page)}")
     if lobby.row is None:
         return PublicView("Tabletop Companion", "Choose a game", names=table.names, lines=(
             f"{lobby.game.title}: {lobby.players_label()}", "", "left/right: choose a game   ok: pick   slap: rules"))
