@@ -63,3 +63,16 @@ def test_the_report_names_a_display_that_is_not_working():
             test.handle(InputEvent(s, k, True, 100 * MS))
     assert test.report().startswith("all 8 buttons pressed")
     assert test.report([1]) == "station 2 (Ben): display not working (check its wiring and address)"
+
+
+def test_selftest_off_a_pi_and_on_mock_pins_without_a_script_says_why_it_cannot_run(capsys):
+    """A real-pin profile on a machine without lgpio: a plain sentence and exit 2, no traceback.
+    A mock profile without a script: refused, since nobody can press simulated buttons."""
+    import importlib.util
+
+    if importlib.util.find_spec("lgpio") is None:
+        assert main(["selftest", "--profile", str(ROOT / "hardware" / "profiles" / "mux-3.toml")]) == 2
+        err = capsys.readouterr().err
+        assert "no lgpio" in err and "Traceback" not in err and 'backend = "mock"' in err
+    assert main(["selftest", "--profile", str(ROOT / "hardware" / "profiles" / "mock-3.toml")]) == 2
+    assert "--script" in capsys.readouterr().err
