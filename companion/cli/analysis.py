@@ -20,7 +20,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except Unreadable as e:
         return fail(str(e))
     if header.game != "triangle":
-        return fail(f"{args.file}: companion analyze reads Triangle journals, not {header.game!r}")
+        return fail(f"{args.file}: companion analyze reads Triangle journals, and this is a game of "
+                    f"{match.rules.title}")
     print(f"Triangle: {', '.join(header.players)}. Each statement against the best one for what "
           "the speaker knew (cards seen this turn and the RtS card; expected gain in lead: "
           "points if true, -3 if false).")
