@@ -24,6 +24,7 @@ RULES = {
     "triangle": (
         "3 players. The box deals each a card 1-6 and counts 3-2-1-0.",
         "At 0 you see your two peers' cards, never your own. Slap first to speak.",
+        "Deck: 4 each of 1-6. The speaker also sees a 4th: Right to Speak.",
         "Then state a fact about your own card. A false one: others +3 each.",
         "peers even +1: both other cards are even. I'm even +2, I'm odd +2.",
         "I'm greater +3: above both others. I'm among +5: equal to one of them.",

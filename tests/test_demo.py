@@ -44,10 +44,15 @@ def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
     assert lit == [0, 1, 0]                              # Bob's light: he won the race
 
 
-def test_the_paytoplay_demo_is_still_there(tmp_path):
-    assert main(["demo", "--game", "paytoplay", "--out", str(tmp_path), "--speed", "12"]) == 0
+@pytest.mark.parametrize("speed", ["12", "1000"])
+def test_the_paytoplay_demo_plays_the_seed_game_to_its_end_at_any_speed(tmp_path, capsys, speed):
+    """However fast the script is played, and however slow the machine: no tap is shorter than
+    the debouncer takes for a tap, and the run ends only once the box has taken every press."""
+    assert main(["demo", "--game", "paytoplay", "--out", str(tmp_path), "--speed", speed]) == 0
     [journal] = tmp_path.glob("*.jsonl")
+    capsys.readouterr()
     assert main(["replay", "--json", str(journal)]) == 0
+    assert '"scores": [1, 0], "winners": [0]' in capsys.readouterr().out
 
 
 def test_the_triangle_demo_refuses_a_speed_that_would_lose_its_race(tmp_path, capsys):

@@ -84,6 +84,6 @@ def test_companion_solve_prints_both_games(capsys):
 
     assert main(["solve", "paytoplay", "--no-double-pass"]) == 0
     out = capsys.readouterr().out
-    assert "O wins, 3 behind in balance at the end" in out
-    assert "best first move for X: pass or cell 1 (top edge)" in out
+    assert "O wins, 3 behind X in balance at the end" in out      # who is behind whom
+    assert "X loses whatever it does; its least bad first move: pass or cell 2 (top edge)" in out  # cells 1-9
     assert "Plain tic-tac-toe" in out and "a draw; every first cell keeps it" in out

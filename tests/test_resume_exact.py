@@ -22,7 +22,8 @@ resume puts it, one named thing at a time, and nothing else is forgiven:
   its first item: it is the player's browsing, and pressing on repeats it;
 - *ready*: Pictomania players who had said ready (to deal, or for the next round) say it again;
 - *notes*: a line that only says what just happened until the next move (Pay-to-Play's "can't
-  pay", "Draw declined" and an unanswered draw offer; Pictomania's "not allowed now");
+  pay", "Draw declined" and an unanswered draw offer; Pictomania's "not allowed now" and a
+  wrong word declared at the reveal, on the other panels and the table screen);
 - *races*: a race that was not decided is run again from its start (Triangle counts down again
   from the resume, its false starts forgotten; the closest game asks its first product to all);
 - *later slaps*: who slapped after a race was decided, and who pressed before their screen
@@ -34,7 +35,8 @@ resume puts it, one named thing at a time, and nothing else is forgiven:
   slaps again; the artist can no longer call a wrong guess right; the table screen's slaps of
   the round start again empty);
 - *results again*: the closest game shows the last round's scores again until ``ok``, a
-  finished Triangle its last round before the end screen, and Pictomania with physical cards
+  finished Triangle its last round before the end screen, Pictionary's next artist how the last
+  round ended before their word, and Pictomania with physical cards
   the last round's review, even if the players had left them before the box stopped (nothing
   journals that ``ok``; showing a result twice loses nothing).
 """
@@ -127,6 +129,11 @@ def _claims_trio(game, resumed_ns):
     game.wrong_at, game.last_wrong, game.slaps = {}, None, {}
 
 
+def _results_again_trio(game, resumed_ns):
+    if game.deadline_ns is None and game.match.state.ended is not None:
+        game.artist_told = False  # nothing journals the new artist's ok that left the result
+
+
 def _menus_pictomania(game, resumed_ns):
     for seat in game.seats:
         seat.mode, seat.cursor, seat.target, seat.number, seat.page = "menu", 0, 0, 1, 0
@@ -145,6 +152,7 @@ def _results_again_pictomania(game, resumed_ns):
 def _notes_pictomania(game, resumed_ns):
     for seat in game.seats:
         seat.message = ""
+    game.rescored = ""
 
 
 def _menus_quiz(game, resumed_ns):
@@ -177,7 +185,7 @@ RESETS = {
                  "results again": _results_again_triangle},
     "closest": {"menus": _menus_closest, "races": _races_closest, "later slaps": _later_slaps_closest,
                 "results again": _results_again_closest},
-    "trio": {"claims": _claims_trio},
+    "trio": {"claims": _claims_trio, "results again": _results_again_trio},
     "quiz": {"menus": _menus_quiz, "races": _races_quiz, "later slaps": _later_slaps_quiz, "timers": _timers_quiz},
     "pictomania": {"menus": _menus_pictomania, "ready": _ready_pictomania, "notes": _notes_pictomania,
                    "results again": _results_again_pictomania},

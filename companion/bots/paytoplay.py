@@ -54,13 +54,13 @@ class Value:
         return cls(result, v - result * RESULT_WEIGHT)
 
     def words(self) -> str:
-        """``O wins, 3 behind in balance`` / ``a draw, O ahead by 1 in balance``."""
+        """``O wins, 3 behind X in balance at the end`` / ``a draw, O ahead by 1 in balance``."""
         if self.result == 0:
             lead = "X" if self.margin > 0 else "O"
             return "a draw" + (f", {lead} ahead by {abs(self.margin)} in balance" if self.margin else ", balances level")
-        winner = "X" if self.result > 0 else "O"
+        winner, loser = ("X", "O") if self.result > 0 else ("O", "X")
         ahead = self.margin if self.result > 0 else -self.margin
-        return f"{winner} wins, {abs(ahead)} {'ahead' if ahead >= 0 else 'behind'} in balance at the end"
+        return f"{winner} wins, {abs(ahead)} {'ahead of' if ahead >= 0 else 'behind'} {loser} in balance at the end"
 
 
 @functools.lru_cache(maxsize=None)
@@ -263,7 +263,7 @@ def solve(no_double_pass: bool = False) -> Solution:
         best = solver.best_moves(START)
     finally:
         sys.setrecursionlimit(old)
-    names = ["pass" if kind == "pass" else f"cell {cell} ({CELL_NAMES[cell]})" for kind, cell, _ in best]
+    names = ["pass" if kind == "pass" else f"cell {cell + 1} ({CELL_NAMES[cell]})" for kind, cell, _ in best]
     return Solution(Value.of(value), names, len(solver.memo))
 
 

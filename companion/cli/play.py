@@ -78,6 +78,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     from ..profile import ProfileError, load_profile
     from ..script import ScriptError, load_script
     from ..tablescreen import TableScreenError
+    from ..wiring import NoGpio
 
     setup_logging()
     if problem := load_user_decks(args):
@@ -95,7 +96,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     try:
         daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals),
                         bots=bots)
-    except TableScreenError as e:
+    except (TableScreenError, NoGpio) as e:
         return fail(str(e))
     except OSError as e:
         return fail(f"journal directory {journals}: {e.strerror or e}")

@@ -171,8 +171,14 @@ class Rules:
         return {}
 
     def describe(self, state: Any) -> list[str]:
-        """A few text lines picturing the state for ``companion replay`` (a board, the cards)."""
+        """A few text lines picturing the state for ``companion replay`` (a board, the cards);
+        players by index (``player 1``), which the replay turns into names."""
         return []
+
+
+def each_player(values) -> str:
+    """``player 0 +3, player 1 -1``: one value per player, not a bare list (the replay names them)."""
+    return ", ".join(f"player {p} {v}" for p, v in enumerate(values))
 
     def check_invariants(self, state: Any) -> None:
         """Raise AssertionError if the state breaks a rule that must always hold."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import register
-from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .base import Action, IllegalAction, Outcome, Rules, each_player, need, player_field
 from .options import SCREEN_TIE_WINDOW_MS
 
 PLAYERS = 3
@@ -168,7 +168,7 @@ def leaders(totals: tuple[int, ...]) -> tuple[int, ...]:
 
 class Closest(Rules):
     name = "closest"
-    title = "Closest Number"
+    title = "Closest number"
     min_players = PLAYERS
     max_players = PLAYERS
     Options = ClosestOptions
@@ -282,7 +282,7 @@ class Closest(Rules):
         }
 
     def describe(self, state: ClosestState) -> list[str]:
-        lines = [f"Round {r.round} on 1..{r.line}: {_picture(r.line, r.cards)}  points {list(r.points)}"
+        lines = [f"Round {r.round} on 1..{r.line}: {_picture(r.line, r.cards)}  points: {each_player(r.points)}"
                  for r in state.scored]
         if not state.over and state.starter is not None:
             lines.append(f"Round {state.round} on 1..{state.line}: {_picture(state.line, state.cards)}")

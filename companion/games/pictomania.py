@@ -48,7 +48,7 @@ from typing import Any, Mapping
 
 from .. import words as decks
 from . import register
-from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .base import Action, IllegalAction, Outcome, Rules, each_player, need, player_field
 from .options import OptionError, lobby_choices
 
 LETTERS = ("A", "B", "C")
@@ -556,7 +556,7 @@ class Pictomania(Rules):
         lines = []
         for r in state.results:
             sheep = f", black sheep: player {r.black_sheep}" if r.black_sheep is not None else ""
-            lines.append(f"Round {r.number} ({r.deck}): {list(r.scores)}{sheep}")
+            lines.append(f"Round {r.number} ({r.deck} deck): {each_player(f'{s:+d}' for s in r.scores)}{sheep}")
         if state.round is not None and state.round.assigned:
             rnd = state.round
             lines.append(f"Round {rnd.number}: {len(rnd.guesses)} guesses, "

@@ -1,5 +1,5 @@
-"""Screens the table shows over any game: the offer to resume, the abandon confirmation, the
-announcement that a game was abandoned, the take-back question."""
+"""Screens the table shows over any game: the offer to resume (or why a game was not resumed),
+the abandon confirmation, the announcement that a game was abandoned, the take-back question."""
 
 from __future__ import annotations
 
@@ -53,9 +53,19 @@ def takeback_screen(what: str, refusal: str | None) -> Image.Image:
     return _screen("Take back?", what, ("ok: take it back", "other key: keep it"))
 
 
-def abandoned_screen(game: str) -> Image.Image:
-    """Every station, once a game was abandoned."""
-    return _screen("Game abandoned", game, ("ok: back to games",))
+def abandoned_screen(game: str, by: str) -> Image.Image:
+    """Every station, once a game was abandoned, and by whom."""
+    return _screen("Game abandoned", game, (f"by {by}", "ok: back to games"))
+
+
+def not_resumed_screen(why: tuple[str, ...]) -> Image.Image:
+    """Every station, when the box starts with a game it cannot resume: why, in up to three
+    lines, and how to go on."""
+    image, draw = blank()
+    title(draw, "Game not resumed")
+    for i, line in enumerate((*why[:3], "any key: games")):
+        centred(draw, (i + 1) * LINE_H + 3, line)
+    return image
 
 
 def settings_screen(volume: int, loudest: int) -> Image.Image:

@@ -42,8 +42,8 @@ from ..record.recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
 from ..screens.canvas import abbreviate, fitting, with_notice
 from ..screens.seating import spectator
-from ..screens.table import (abandoned_screen, confirm_screen, join_screen, leave_screen, resume_screen,
-                             takeback_screen)
+from ..screens.table import (abandoned_screen, confirm_screen, join_screen, leave_screen, not_resumed_screen,
+                             resume_screen, takeback_screen)
 from ..settings import BoxSettings
 from .bots import GAMES as BOT_GAMES
 from .bots import BotSeats, bot_name, is_bot_name, seats_with
@@ -115,6 +115,8 @@ class Table:
         self.announced: tuple[str, int] | None = None
         """"Ana took back a mark" (or "Ana left: a bot plays") and until when every station says it."""
         self.abandoned: str | None = None
+        self.abandoned_by = ""
+        """The name of the station that abandoned it."""
         """The title of the game just abandoned, shown until a station presses ``ok``."""
         self.offer: Interrupted | None = None
         """A game a crash interrupted, offered on every station until ``ok`` or ``left``."""
@@ -126,8 +128,11 @@ class Table:
         """Stations reading the rules during a game, and the page each is on."""
 
         self.lobby_notice: str | None = None
-        """Shown under the lobby until the next press: something the players must know (the
-        interrupted game could not be resumed, a game could not start)."""
+        """Shown under the lobby until the next press: something the players must know (a game
+        could not start)."""
+        self.not_resumed: tuple[str, ...] | None = None
+        """Why the interrupted game was not resumed, and what became of it: on every station
+        until a press."""
 
     @property
     def settings(self) -> BoxSettings:
@@ -173,6 +178,12 @@ class Table:
     def tell(self, text: str) -> None:
         """Show ``text`` on every station's lobby until someone presses a button."""
         self.lobby_notice = text
+        self.version += 1
+
+    def cannot_resume(self, *why: str) -> None:
+        """Tell every station the interrupted game was not resumed, ``why`` (up to three short
+        lines: what it is, why, what became of it), until someone presses a button."""
+        self.not_resumed = why
         self.version += 1
 
     def offer_resume(self, interrupted: Interrupted) -> None:
@@ -236,7 +247,10 @@ class Table:
         self.stuck_buttons.seen(event)
         if self.game is None and event.pressed:
             self.lobby_notice = None
-        if self.offer is not None:
+        if self.not_resumed is not None:
+            if event.pressed:
+                self.not_resumed = None
+        elif self.offer is not None:
             self._answer_offer(event)
         elif self.abandoned is not None:
             if event.pressed and event.key == "ok":
@@ -251,6 +265,8 @@ class Table:
                 and event.key == "ok" and needs_seating(self.lobby.game, self.stations, len(self._game_bots()),
                                                         self._bots_join(self.lobby.game)):
             self._ask_who_plays()
+        elif self.lobby.row is not None and self.seated is not None and event.station not in self.seated.stations:
+            return  # the game's options are its players' to set: a station that watches has no say
         elif self.lobby.back_to_seats and event.pressed and event.key == "slap":
             self.lobby.handle(event)  # off the options, as back to the games...
             self.lobby.seated, self.seated = None, None
@@ -301,7 +317,7 @@ class Table:
             if event.pressed:
                 self.confirming = None
                 if event.key == "ok":
-                    self._close(abandoned=True)
+                    self._close(abandoned_by=self.names[event.station])
                 elif event.key in ("left", "right") and self._bots_may_sit():
                     self._bot_takes_seat(event.station, "easy" if event.key == "left" else "hard")
                 return
@@ -473,7 +489,8 @@ class Table:
         if game.finished:
             self._close()
 
-    def _close(self, abandoned: bool = False) -> None:
+    def _close(self, abandoned_by: str | None = None) -> None:
+        abandoned = abandoned_by is not None
         journal = self.game.journal
         if journal is not None:
             journal.close()
@@ -482,7 +499,7 @@ class Table:
             else:
                 dismiss(journal.path)
         if abandoned:
-            self.abandoned = self.game.match.rules.title
+            self.abandoned, self.abandoned_by = self.game.match.rules.title, abandoned_by
             self.cues.append("wrong")
         self.game = None
         self.bot_seats = None
@@ -508,6 +525,7 @@ class Table:
             return
         for event in self.chords.due(now_ns):
             self._to_game(event)
+            self.version += 1  # a held key reaches the game now: draw what it does now
             if self.game is None:
                 return
         if self.resumed_until_ns is not None and now_ns >= self.resumed_until_ns:
@@ -580,10 +598,12 @@ class Table:
         return self.stuck_buttons.mark(station, self._screen(station))
 
     def _screen(self, station: int) -> Image.Image:
+        if self.not_resumed is not None:
+            return not_resumed_screen(self.not_resumed)
         if self.offer is not None:
             return resume_screen(self.offer.match.rules.title, self.offer_from)
         if self.abandoned is not None:
-            return abandoned_screen(self.abandoned)
+            return abandoned_screen(self.abandoned, self.abandoned_by)
         if self.game is None:
             if self.seating is not None:
                 return self.seating.screen(station)
@@ -612,7 +632,7 @@ class Table:
         since = self.chords.since.get(station)
         if since is not None:
             left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
-            image = with_notice(image, f"QUIT? KEEP HOLDING {max(left_s, 1)}s")
+            image = with_notice(image, f"ABANDON? HOLD ON {max(left_s, 1)}s")  # as the dialog says
         elif self.announced is not None:
             image = with_notice(image, self.announced[0])
         elif self.resumed_until_ns is not None:

@@ -35,7 +35,7 @@ from ..games.closest import ClosestState, ScoredRound
 from ..arbiter.inputs import InputEvent
 from ..record.journal import race_question
 from ..arbiter.latepress import LateNote
-from ..arbiter.race import Race, RaceResult
+from ..arbiter.race import READING_NS, Race, RaceResult
 from ..screens.canvas import abbreviate, fitting
 from ..screens.closest import LineView, QuestionView, number_line, question
 from .game import GameTable
@@ -142,7 +142,7 @@ class ClosestTable(GameTable):
         self.answers = answers(*numbers, self.rng)
         right = ANSWER_KEYS[self.answers.index(numbers[0] * numbers[1])]
         window = self.match.options.tie_window_ms * 1_000_000
-        self.race = Race(opens_ns, window, contenders, key=right, revealed=True)
+        self.race = Race(opens_ns, window, contenders, key=right, revealed=True, reading_ns=READING_NS)
         self.reveal(self.race)
         self.out = set()
         self.since_ns = opens_ns

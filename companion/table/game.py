@@ -177,7 +177,7 @@ class GameTable:
         """(seat, until when it is told "Too early!") for every seat that pressed in the dark of
         the last reveal, whether the press arrived before the onsets were known or after."""
         race = self.last_reveal
-        if race is None or race.onsets is None or not self.screens_take_time:
+        if race is None or race.onsets is None:
             return []
         return [(seat, race.lockout_end_ns(seat) if race.lockout_ns else race.onsets[seat] + TOO_EARLY_SHOWN_NS)
                 for seat in race.stations if race.early_unseen(seat)]
