@@ -24,7 +24,7 @@ UNIT_DIR=/etc/systemd/system
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PROFILE="$SRC/hardware/profiles/mux-3.toml"
 DRY=0
-ACTION=install
+ACTION=do_install
 I2C_HZ=400000
 if [ -z "${BOOT_CONFIG:-}" ]; then  # Bookworm's; /boot/config.txt before it
   BOOT_CONFIG=/boot/firmware/config.txt
@@ -34,7 +34,7 @@ fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) DRY=1 ;;
-    --uninstall) ACTION=uninstall ;;
+    --uninstall) ACTION=do_uninstall ;;
     --profile)
       [ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --profile needs a profile file, e.g. --profile hardware/profiles/mux-3.toml" >&2; exit 2; }
       PROFILE=$2; shift ;;
@@ -73,7 +73,7 @@ bus_overlays() {  # the config.txt lines the profile's display buses need, each 
   if [ "$added" = 1 ]; then echo "==> reboot once for the new I2C buses (sudo reboot)"; fi
 }
 
-install() {
+do_install() {
   [ -f "$PROFILE" ] || { echo "install.sh: no profile at $PROFILE" >&2; exit 2; }
   step "apt package lists" apt-get update
   step "apt packages" apt-get install -y --no-install-recommends python3-venv python3-pip \
@@ -105,17 +105,17 @@ install() {
   step "check profile" "$PREFIX/venv/bin/companion" profile check "$PROFILE"
   step "config dir" mkdir -p "$CONF"
   if [ ! -e "$CONF/profile.toml" ]; then
-    step "profile" install -m 0644 "$PROFILE" "$CONF/profile.toml"
+    step "profile" /usr/bin/install -m 0644 "$PROFILE" "$CONF/profile.toml"
   else
     echo "==> profile: keeping $CONF/profile.toml"
   fi
-  step "unit" install -m 0644 "$SRC/systemd/companion.service" "$UNIT_DIR/companion.service"
+  step "unit" /usr/bin/install -m 0644 "$SRC/systemd/companion.service" "$UNIT_DIR/companion.service"
   step "reload systemd" systemctl daemon-reload
   step "start at boot, now" systemctl enable --now companion.service
   step "restart with this version" systemctl restart companion.service
 }
 
-uninstall() {
+do_uninstall() {
   if [ "$DRY" = 1 ] || [ -e "$UNIT_DIR/companion.service" ]; then
     step "stop and disable" systemctl disable --now companion.service
     step "remove unit" rm -f "$UNIT_DIR/companion.service"
