@@ -153,6 +153,8 @@ class Run:
 
 
 def run_check(release: str, tree: Path, log, keep: bool = False) -> dict:
+    if str(tree) not in sys.path:
+        sys.path.insert(0, str(tree))  # the game and delivery stages use the product's own modules
     run = Run(release, tree, log)
     s = run.summary
     start = time.monotonic()

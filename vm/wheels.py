@@ -19,6 +19,10 @@ from vm.image import RELEASES, cache_root
 PLATFORMS = ["manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_28_x86_64",
              "manylinux_2_34_x86_64", "linux_x86_64"]
 BUILD_REQUIREMENTS = ["setuptools>=68", "wheel"]
+LGPIO = "lgpio==0.2.2.0"
+"""gpiozero's pin driver. A Pi's OS has it from apt (python3-lgpio, Raspberry Pi's archive), which
+plain Debian lacks: the installer then takes PyPI's wheel (CPython up to 3.12) or builds PyPI's
+source, so both are in the wheel directory (the source only where no wheel fits)."""
 
 
 def requirements(tree: Path) -> list[str]:
@@ -28,7 +32,8 @@ def requirements(tree: Path) -> list[str]:
     return list(project["project"]["dependencies"]) + list(build) + BUILD_REQUIREMENTS
 
 
-def download_command(tree: Path, release: str, dest: Path) -> list[str]:
+def download_command(tree: Path, release: str, dest: Path, wanted: list[str] | None = None) -> list[str]:
+    """pip download of ``wanted`` (default: :func:`requirements`) as wheels for the guest's Python."""
     version = RELEASES[release]
     abi = "cp" + version.replace(".", "")
     cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(dest),
@@ -39,7 +44,7 @@ def download_command(tree: Path, release: str, dest: Path) -> list[str]:
     constraints = tree / "systemd" / "constraints.txt"
     if constraints.exists():
         cmd += ["--constraint", str(constraints)]
-    return cmd + requirements(tree)
+    return cmd + (requirements(tree) if wanted is None else wanted)
 
 
 def wheel_dir(tree: Path, release: str) -> Path:
@@ -59,5 +64,11 @@ def fetch(tree: Path, release: str, log) -> Path:
     proc = subprocess.run(download_command(tree, release, dest), capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError("pip download failed:\n" + proc.stdout[-2000:] + proc.stderr[-2000:])
+    if subprocess.run(download_command(tree, release, dest, [LGPIO]), capture_output=True).returncode != 0:
+        source = [sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(dest), "--no-deps",
+                  "--no-binary", ":all:", LGPIO]
+        proc = subprocess.run(source, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError("pip download of lgpio's source failed:\n" + proc.stderr[-2000:])
     (dest / ".complete").write_text("")
     return dest

@@ -3,7 +3,7 @@
 ``setup``: makes a gpio-sim chip (configfs) with a Pi 4's 58 lines, which becomes /dev/gpiochip0
 as on a Pi 4, and prints its sysfs directory.
 
-``press EDGES.json``: plays a list of ``[seconds, line, pressed]`` edges, each at its time from
+``press EDGES.json``: plays a list of ``[seconds, line, pressed, ...]`` edges, each at its time from
 the start (an absolute schedule: a late edge does not push the others), by writing the line's
 ``pull``: ``pull-down`` is a press (the buttons are active-low), ``pull-up`` a release. gpio-sim
 turns the write into an edge with its kernel time, which is what lgpio hands to gpiozero. Prints
@@ -42,10 +42,10 @@ def setup() -> Path:
 
 
 def press(edges: list, chip: Path) -> list[list[int]]:
-    pulls = {line: os.open(chip / f"sim_gpio{line}" / "pull", os.O_WRONLY) for _, line, _ in edges}
+    pulls = {edge[1]: os.open(chip / f"sim_gpio{edge[1]}" / "pull", os.O_WRONLY) for edge in edges}
     done = []
     start = time.monotonic_ns() + 200_000_000
-    for at_s, line, pressed in edges:
+    for at_s, line, pressed, *_ in edges:
         due = start + int(at_s * 1e9)
         while (left := due - time.monotonic_ns()) > 0:
             time.sleep(min(left / 1e9, 0.05) if left > 2_000_000 else 0)
