@@ -142,7 +142,7 @@ class Run:
         if self.guest is None or self.guest.proc is None or self.guest.proc.poll() is not None:
             return
         try:
-            tail = self.guest.run("journalctl -b --no-pager -n 40 -o short-monotonic", "journal-tail", 60)
+            tail = self.guest.run("journalctl -b --no-pager -o short-monotonic | tail -n 40", "journal-tail", 60)
             self.summary.setdefault("journal_tail", {})[name] = tail["output"][-6000:]
             self.log(f"guest journal after the failed stage {name}:\n{tail['output'][-3000:]}")
         except GuestError:

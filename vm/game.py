@@ -73,12 +73,32 @@ def pin_edges(presses_, profile_path: Path) -> list[list]:
             for t, station, key, pressed in edges(presses_)]
 
 
+def as_played(edges_: list[list], times: list[list[int]]) -> str:
+    """The script as the guest's kernel timed it: each press at its edge's time (the middle of
+    the driver's write), held until its release's, from the first edge's scheduled time."""
+    mid = [(t[0] + t[1]) / 2 for t in times]
+    start = mid[0] - edges_[0][0] * 1e9
+    lines, held = [], {}
+    for edge, at in zip(edges_, mid):
+        _, _, pressed, station, key = edge
+        if pressed:
+            held[(station, key)] = at
+        else:
+            down = held.pop((station, key))
+            lines.append((down, f"{(down - start) / 1e9:.6f} {station + 1} {key} {(at - down) / 1e9:.6f}\n"))
+    return "".join(line for _, line in sorted(lines))
+
+
 def mock_run(tree: Path, script: Path, journals: Path) -> Path:
-    """The same presses on mock pins: ``companion run --script`` on the host; its journal."""
-    env = dict(os.environ, PYTHONPATH=str(tree), SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
-    subprocess.run([sys.executable, "-m", "companion", "run", "--profile", str(tree / MOCK_PROFILE),
-                    "--script", str(script), "--journal-dir", str(journals), "--seed", str(SEED)],
-                   cwd=tree, env=env, check=True, capture_output=True, timeout=300)
+    """The same presses on mock pins on a simulated clock (vm/mockgame.py); its journal."""
+    here = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), str(tree / "tests"), str(here)]),
+               SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    journals.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "vm.mockgame", str(tree), str(script), str(journals)],
+                          cwd=tree, env=env, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError("the mock game failed:\n" + proc.stderr[-2000:])
     [journal] = sorted(journals.glob("*.jsonl"))
     return journal
 

@@ -27,6 +27,9 @@ PACKAGES = [
     "systemd", "systemd-sysv", "udev", "dbus", "kmod", "iproute2", "procps", "ca-certificates",
     "linux-image-amd64", "initramfs-tools", "zstd",
     "python3", "python3-venv", "python3-pip", "i2c-tools", "stress-ng",
+    # what the installer asks apt for where lgpio is built from source (plain Debian, Python 3.13):
+    # in the image, so each run does not unpack them again under the emulator
+    "python3-dev", "swig",
     # to build vm/kernel's modules against the guest's own kernel, in the image build only
     "linux-headers-amd64", "linux-source", "gcc", "make", "libc6-dev", "xz-utils",
 ]

@@ -133,17 +133,21 @@ def gpio_game(run: Run) -> None:
     presses = game.presses(run.tree)
     edges = game.pin_edges(presses, run.tree / game.GUEST_PROFILE)
     with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "game.txt"
-        script.write_text(game.script_text(presses))
-        mock_journal = game.mock_run(run.tree, script, Path(tmp) / "mock")
-        mock_lines = len(mock_journal.read_text().splitlines())
-        mock_races = game.races(run.tree, mock_journal)
-    times = press(run, edges, "press-game")
-    out = run.guest.must(WAIT_LINES.format(timeout=120, journals=JOURNALS, lines=mock_lines, copy="guest-game.jsonl"),
-                         "game-journal", 200)
-    guest_races = game.races(run.tree, run.guest.share / "guest-game.jsonl")
+        tmp = Path(tmp)
+        (tmp / "scheduled.txt").write_text(game.script_text(presses))
+        expected_lines = len(game.mock_run(run.tree, tmp / "scheduled.txt", tmp / "scheduled").read_text().splitlines())
+        times = press(run, edges, "press-game")
+        out = run.guest.must(WAIT_LINES.format(timeout=60, journals=JOURNALS, lines=expected_lines,
+                                               copy="guest-game.jsonl"), "game-journal", 200)
+        # the mock game gets the presses at the instants the guest's kernel stamped them
+        (tmp / "as-played.txt").write_text(game.as_played(edges, times))
+        mock_races = game.races(run.tree, game.mock_run(run.tree, tmp / "as-played.txt", tmp / "mock"))
+    guest_journal = run.guest.share / "guest-game.jsonl"
+    guest_races = game.races(run.tree, guest_journal)
+    late = [json.loads(line) for line in guest_journal.read_text().splitlines() if '"type": "late"' in line]
     s["game"] = {"mock_races": [game.verdict(r) for r in mock_races],
-                 "guest_races": [game.verdict(r) for r in guest_races], "guest_journal": out.strip()}
+                 "guest_races": [game.verdict(r) for r in guest_races], "guest_journal": out.strip(),
+                 "late_presses": [{k: p.get(k) for k in ("player", "delay_ms", "verdict", "would_be")} for p in late]}
     problems = game.compare(mock_races, guest_races)
     gaps = game.reaction_gaps(edges, times, guest_races)
     s["game"]["reaction_vs_kernel_gaps_ms"] = gaps
@@ -151,6 +155,11 @@ def gpio_game(run: Run) -> None:
                  for i, r, k in gaps if abs(r - k) > game.EDGE_TOLERANCE_MS]
     if not gaps:
         problems.append("no race with two reactions to compare with the kernel's edge times")
+    if late:
+        worst = max(p.get("delay_ms") or 0 for p in late)
+        problems.append(f"{len(late)} late presses: the emulator delivered edges up to {worst:.0f} ms after "
+                        "their kernel time, beyond the profile's timing.gpio_latency_ms, so races were "
+                        "decided without them (the journal's late lines say what the verdict would have been)")
     if problems:
         raise RuntimeError("; ".join(problems))
     s["gpio_game_matches_mock"] = True
@@ -200,7 +209,7 @@ def resume_after_kill(run: Run) -> None:
 
 TRACE = "cat /sys/kernel/tracing/trace > /share/i2c-trace.txt; wc -c < /share/i2c-trace.txt"
 RENDER = "/opt/companion/venv/bin/python /share/tools/render.py /etc/companion/profile.toml {args}"
-UNPLUG = WAIT_ACTIVE + r"""
+UNPLUG = r"""
 echo > /sys/kernel/tracing/trace
 echo {channels} > /sys/module/companion_i2c_sim/parameters/channels
 since=$(date '+%Y-%m-%d %H:%M:%S')
@@ -244,7 +253,7 @@ def panels_check(run: Run) -> None:
     problems = frames_settle(run, render(run), [0, 1, 2])
     if problems:
         raise RuntimeError("with every panel: " + "; ".join(problems))
-    out = run.guest.must(UNPLUG.format(channels=3), "unplug-panel-3", 300)
+    out = run.guest.must(WAIT_ACTIVE + UNPLUG.format(channels=3), "unplug-panel-3", 300)
     s["findings"]["missing_panel"] = out.strip().replace("\n", " | ")
     status = re.search(r"status=(.*)", out).group(1)
     if "display 3 not working" not in status.lower():
@@ -449,6 +458,7 @@ def all_stages(run: Run) -> None:
         return
     run.stage("unit_ready", lambda: unit_ready(run), "unit_ready")
     run.stage("panels", lambda: panels_check(run), "panels_ok")
+    run.guest.run("echo 0 > /sys/kernel/tracing/events/i2c/i2c_write/enable", "trace-off", 60)
     run.stage("reinstall", lambda: reinstall(run), "reinstall_ok")
     run.stage("watchdog", lambda: watchdog(run), "watchdog_ok")
     if run.stage("gpio_game", lambda: gpio_game(run), "gpio_game_matches_mock"):
