@@ -199,3 +199,16 @@ def test_wheels_are_fetched_for_the_guests_python():
     assert cmd[cmd.index("--python-version") + 1] == "3.13" and cmd[cmd.index("--abi") + 1] == "cp313"
     assert "--only-binary=:all:" in cmd and any(r.startswith("gpiozero") for r in cmd)
     assert wheels.wheel_dir(ROOT, "trixie") != wheels.wheel_dir(ROOT, "bookworm")
+
+
+def test_the_script_as_played_puts_each_press_at_its_kernel_time():
+    edges = [[0.4, 27, True, 0, "ok"], [0.45, 27, False, 0, "ok"],
+             [3.4, 4, True, 0, "slap"], [3.403, 5, True, 1, "slap"], [3.45, 4, False, 0, "slap"], [3.453, 5, False, 1, "slap"]]
+    ms = 1_000_000
+    base = 7_000 * ms
+    times = [[base, base], [base + 50 * ms, base + 50 * ms], [base + 3000 * ms, base + 3000 * ms],
+             [base + 3009 * ms, base + 3009 * ms + 2 * ms],  # written 6 ms late, the write took 2 ms
+             [base + 3050 * ms, base + 3050 * ms], [base + 3060 * ms, base + 3060 * ms]]
+    assert game.as_played(edges, times) == ("0.400000 1 ok 0.050000\n"
+                                             "3.400000 1 slap 0.050000\n"
+                                             "3.410000 2 slap 0.050000\n")

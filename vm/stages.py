@@ -461,10 +461,11 @@ def all_stages(run: Run) -> None:
     run.guest.run("echo 0 > /sys/kernel/tracing/events/i2c/i2c_write/enable", "trace-off", 60)
     run.stage("reinstall", lambda: reinstall(run), "reinstall_ok")
     run.stage("watchdog", lambda: watchdog(run), "watchdog_ok")
-    if run.stage("gpio_game", lambda: gpio_game(run), "gpio_game_matches_mock"):
+    run.stage("gpio_game", lambda: gpio_game(run), "gpio_game_matches_mock")
+    if (run.guest.share / "guest-game.jsonl").exists():  # a game in progress, whatever its verdicts
         run.stage("kill_resume", lambda: resume_after_kill(run), "resumed_after_kill")
     else:
-        result.fail(run.summary, "resumed_after_kill", "no game in progress: the gpio game stage failed")
+        result.fail(run.summary, "resumed_after_kill", "no game in progress: the gpio game stage made none")
     run.stage("delivery", lambda: delivery(run), "vm_gpio_delivery")
     run.stage("ttyacm", lambda: ttyacm(run), "ttyacm_modules_load_fix_ok")
     run.stage("update_failure", lambda: update_failure(run), "update_failure_keeps_old")
