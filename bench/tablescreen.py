@@ -16,7 +16,8 @@ import time
 from companion.arbiter.inputs import InputEvent
 from companion.table import Table
 from companion.tablescreen.public import public_view
-from companion.tablescreen.render import _mask, render
+from companion.tablescreen.painter import _mask
+from companion.tablescreen.render import render
 
 MS = 1_000_000
 

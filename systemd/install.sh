@@ -1,32 +1,47 @@
 #!/usr/bin/env bash
-# Install Tabletop Companion as a service on Raspberry Pi OS Bookworm (run from the source tree).
+# Install Tabletop Companion as a service on Raspberry Pi OS (or Debian) Bookworm or Trixie,
+# from the source tree.
 #
 #   sudo systemd/install.sh [--profile FILE]   install or update (safe to run again)
 #   sudo systemd/install.sh --uninstall        stop and remove the service, keep game journals
 #   systemd/install.sh --dry-run [...]         print every step instead of doing it
+#   --any-release                              install on a release other than Bookworm/Trixie
 #
-# What it does: apt packages (lgpio comes from apt: pip's gpiozero does not bring it, and only
-# lgpio works on a Pi 5), I2C on at 400 kHz (dtparam=i2c_arm_baudrate in $BOOT_CONFIG, else
-# /boot/firmware/config.txt, from the next boot: at the Pi's default 100 kHz a display frame
-# takes 106 ms instead of 26), the extra display buses the profile needs (i2c-gpio overlays from
-# `companion profile overlays`, in the same file; a reboot brings them up; the default profile,
-# mux-3.toml, needs none), a system user in the gpio, i2c and dialout groups, a venv at
-# /opt/companion/venv made afresh with --system-site-packages (so it sees apt's lgpio; Bookworm's
-# own Python is externally managed), the package built as a wheel from this tree and installed
-# with the dependency versions pinned in systemd/constraints.txt, the profile at
-# /etc/companion/profile.toml (never overwritten), and the unit. Uninstalling keeps the journals,
-# owned by root and readable by all.
+# It says which release it found and refuses others (Python 3.11 on Bookworm, 3.13 on Trixie).
+# lgpio (gpiozero's pin driver, the only one that works on a Pi 5) comes from apt's
+# python3-lgpio where the release has it (Raspberry Pi OS); else from PyPI's wheel (Python up to
+# 3.12), else built from PyPI's source with swig; never PyPI's empty lgpio 0.0.0.2.
+# It sets I2C on at 400 kHz and the display buses the profile needs in the boot config (from the
+# next boot; skipped where there is none), makes a system user in the gpio, i2c and dialout
+# groups, adds udev rules (/dev/gpiochip* to group gpio where the OS has no such rule;
+# ModemManager leaves the button board alone) and loads cdc_acm at boot (so the unit's
+# DeviceAllow=char-ttyACM always resolves). An update builds the new version in a venv beside the
+# running one and switches over only once it installed and checked the profile: if anything
+# fails, the old version stays installed and running. Everything it adds is listed in
+# /opt/companion/installed, and --uninstall removes exactly that, keeping the profile and the
+# journals (given to root, readable by all).
+# Paths can be moved for testing: PREFIX CONF UNIT_DIR UDEV_DIR UDEV_RULE_DIRS MODULES_DIR
+# STATE_DIR BOOT_CONFIG OS_RELEASE PYTHON.
 set -euo pipefail
 
-PREFIX=/opt/companion
-CONF=/etc/companion
-UNIT_DIR=/etc/systemd/system
-SRC=$(cd "$(dirname "$0")/.." && pwd)
+PREFIX=${PREFIX:-/opt/companion}
+CONF=${CONF:-/etc/companion}
+UNIT_DIR=${UNIT_DIR:-/etc/systemd/system}
+UDEV_DIR=${UDEV_DIR:-/etc/udev/rules.d}
+UDEV_RULE_DIRS=${UDEV_RULE_DIRS:-/etc/udev/rules.d /run/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d}
+MODULES_DIR=${MODULES_DIR:-/etc/modules-load.d}
+STATE_DIR=${STATE_DIR:-/var/lib/companion}
+OS_RELEASE=${OS_RELEASE:-/etc/os-release}
+PYTHON=${PYTHON:-python3}
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROFILE="$SRC/hardware/profiles/mux-3.toml"
+RECORD="$PREFIX/installed"
 DRY=0
+ANY_RELEASE=0
+NEW=            # the venv being installed: venv-a or venv-b, beside the running one
 ACTION=do_install
 I2C_HZ=400000
-if [ -z "${BOOT_CONFIG:-}" ]; then  # Bookworm's; /boot/config.txt before it
+if [ -z "${BOOT_CONFIG:-}" ]; then  # Bookworm's and Trixie's; /boot/config.txt before them
   BOOT_CONFIG=/boot/firmware/config.txt
   [ -f "$BOOT_CONFIG" ] || [ ! -f /boot/config.txt ] || BOOT_CONFIG=/boot/config.txt
 fi
@@ -35,10 +50,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) DRY=1 ;;
     --uninstall) ACTION=do_uninstall ;;
+    --any-release) ANY_RELEASE=1 ;;
     --profile)
-      [ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --profile needs a profile file, e.g. --profile hardware/profiles/mux-3.toml" >&2; exit 2; }
+      if [ $# -lt 2 ] || [ -z "$2" ]; then echo "install.sh: --profile needs a profile file, e.g. --profile hardware/profiles/mux-3.toml" >&2; exit 2; fi
       PROFILE=$2; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -50,6 +66,11 @@ step() {  # step "what it does" command...
   if [ "$DRY" = 1 ]; then echo "    $*"; else "$@"; fi
 }
 
+fail() {  # fail "what went wrong": exit 1 with it
+  echo "install.sh: $1" >&2
+  exit 1
+}
+
 need_root() {
   if [ "$DRY" = 0 ] && [ "$(id -u)" != 0 ]; then
     echo "install.sh: run as root (sudo), or with --dry-run to see the steps" >&2
@@ -57,81 +78,270 @@ need_root() {
   fi
 }
 
-append_line() {  # append_line LINE FILE
+remember() {  # remember KIND WHAT: something this install added, for --uninstall to undo
+  [ "$DRY" = 1 ] && return 0
+  grep -qxF -- "$1 $2" "$RECORD" 2>/dev/null || printf '%s %s\n' "$1" "$2" >> "$RECORD"
+}
+
+append_line() {  # append_line LINE FILE: at the end, under an [all] of its own if a section for
+  # some models only ([pi4], [cm5]...) is the last one
+  local section
+  section=$(grep '^\[' "$2" | tail -n 1 || true)
+  if [ -n "$section" ] && [ "$section" != "[all]" ]; then printf '[all]\n' >> "$2"; fi
   printf '%s\n' "$1" >> "$2"
 }
 
-bus_overlays() {  # the config.txt lines the profile's display buses need, each added once
-  local lines line added=0
-  lines=$(PYTHONPATH="$SRC" python3 -m companion profile overlays "$PROFILE") || exit 2
+drop_line() {  # drop_line LINE FILE: remove every line equal to LINE, keeping the file itself
+  local kept
+  kept=$(grep -vxF -- "$1" "$2" || true)
+  printf '%s\n' "$kept" > "$2"
+}
+
+place() {  # place "what" SOURCE TARGET: a file of ours, replaced only if it differs
+  if ! cmp -s "$2" "$3"; then
+    step "$1" /usr/bin/install -m 0644 "$2" "$3"
+  fi
+  remember file "$3"
+}
+
+os_field() {  # os_field KEY: a field of /etc/os-release, unquoted
+  sed -n "s/^$1=//p" "$OS_RELEASE" | tr -d '"'
+}
+
+check_release() {  # say which release this is; refuse one the installer was not made for
+  local name codename version
+  [ -r "$OS_RELEASE" ] || fail "cannot read $OS_RELEASE to know which system this is"
+  name=$(os_field PRETTY_NAME)
+  codename=$(os_field VERSION_CODENAME)
+  version=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])') \
+    || fail "no $PYTHON: install Python 3 first (sudo apt-get install python3)"
+  echo "==> system: ${name:-unknown}, Python $version"
+  case "$codename" in
+    bookworm|trixie) ;;
+    *)
+      [ "$ANY_RELEASE" = 1 ] || fail "this installer supports Raspberry Pi OS or Debian Bookworm (12) and Trixie (13), \
+not '${name:-unknown}'; --any-release tries anyway"
+      echo "==> not a release this installer was tested on: going on (--any-release)" ;;
+  esac
+  "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+    || fail "Python $version is too old: Tabletop Companion needs 3.11 or newer"
+  PY_MINOR=${version#*.}
+}
+
+lgpio_plan() {  # where lgpio comes from: apt, wheel (PyPI's binary) or source (built here)
+  if apt-cache policy python3-lgpio 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    LGPIO=apt
+  elif [ "$PY_MINOR" -le 12 ]; then
+    LGPIO=wheel
+  else
+    LGPIO=source
+  fi
+  case "$LGPIO" in
+    apt) echo "==> lgpio: python3-lgpio from apt" ;;
+    wheel) echo "==> lgpio: not in apt here; PyPI's lgpio wheel for Python 3.$PY_MINOR" ;;
+    source) echo "==> lgpio: not in apt here and PyPI has no wheel for Python 3.$PY_MINOR; building it from source" ;;
+  esac
+}
+
+apt_packages() {
+  local packages=(python3-venv python3-pip i2c-tools)
+  case "$LGPIO" in
+    apt) packages+=(python3-lgpio) ;;
+    source) packages+=(swig python3-dev gcc libc6-dev) ;;
+  esac
+  step "apt package lists" apt-get update
+  step "apt packages" apt-get install -y --no-install-recommends "${packages[@]}"
+}
+
+profile_overlays() {  # the config.txt lines the profile's display buses need
+  if [ -x "$PREFIX/$NEW/bin/companion" ]; then
+    "$PREFIX/$NEW/bin/companion" profile overlays "$PROFILE"
+  else  # a dry run: nothing was installed, ask the source tree
+    PYTHONPATH="$SRC" "$PYTHON" -m companion profile overlays "$PROFILE"
+  fi
+}
+
+boot_config() {  # I2C at 400 kHz and the profile's bus overlays, from the next boot
+  local lines line old added=0
+  if [ ! -f "$BOOT_CONFIG" ] && [ "$DRY" = 0 ]; then
+    echo "==> no $BOOT_CONFIG (not a Raspberry Pi boot partition): I2C speed and bus overlays not set"
+    return 0
+  fi
+  if command -v raspi-config >/dev/null || [ "$DRY" = 1 ]; then
+    step "enable I2C" raspi-config nonint do_i2c 0
+  fi
+  # Rewrites our line where it is, else adds it where it applies to every Pi: running it again
+  # changes nothing.
+  line="dtparam=i2c_arm_baudrate=$I2C_HZ"
+  old=$(grep -m1 '^dtparam=i2c_arm_baudrate=' "$BOOT_CONFIG" 2>/dev/null || true)
+  if [ -z "$old" ]; then
+    step "I2C at $I2C_HZ Hz (after a reboot)" append_line "$line" "$BOOT_CONFIG"
+    remember boot-line "$line"
+  elif [ "$old" != "$line" ]; then
+    step "I2C at $I2C_HZ Hz (after a reboot)" sed -i "s/^dtparam=i2c_arm_baudrate=.*/$line/" "$BOOT_CONFIG"
+    remember boot-was "$old"
+  fi
+  lines=$(profile_overlays) || fail "could not read the profile's buses"
   for line in $lines; do
     if ! grep -qxF "$line" "$BOOT_CONFIG" 2>/dev/null; then
       step "bus overlay $line" append_line "$line" "$BOOT_CONFIG"
+      remember boot-line "$line"
       added=1
     fi
   done
   if [ "$added" = 1 ]; then echo "==> reboot once for the new I2C buses (sudo reboot)"; fi
 }
 
-do_install() {
-  [ -f "$PROFILE" ] || { echo "install.sh: no profile at $PROFILE" >&2; exit 2; }
-  step "apt package lists" apt-get update
-  step "apt packages" apt-get install -y --no-install-recommends python3-venv python3-pip \
-    python3-lgpio i2c-tools
-  if command -v raspi-config >/dev/null || [ "$DRY" = 1 ]; then
-    step "enable I2C" raspi-config nonint do_i2c 0
-  fi
-  # Rewrites our line where it is, else adds it under [all]: running it again changes nothing.
-  step "I2C at $I2C_HZ Hz (after a reboot)" sh -c "grep -q '^dtparam=i2c_arm_baudrate=' '$BOOT_CONFIG' \
-&& sed -i 's/^dtparam=i2c_arm_baudrate=.*/dtparam=i2c_arm_baudrate=$I2C_HZ/' '$BOOT_CONFIG' \
-|| printf '[all]\ndtparam=i2c_arm_baudrate=$I2C_HZ\n' >> '$BOOT_CONFIG'"
-  bus_overlays
+user_and_groups() {
+  local group
   for group in gpio i2c dialout; do
-    getent group "$group" >/dev/null || step "group $group" groupadd --system "$group"
+    if ! getent group "$group" >/dev/null; then
+      step "group $group" groupadd --system "$group"
+      remember group "$group"
+    fi
   done
-  if ! id companion >/dev/null 2>&1; then
-    step "user companion" useradd --system --home-dir /var/lib/companion --no-create-home \
+  if ! getent passwd companion >/dev/null; then
+    step "user companion" useradd --system --home-dir "$STATE_DIR" --no-create-home \
       --shell /usr/sbin/nologin --groups gpio,i2c,dialout companion
+    remember user companion
   else
     step "user companion in gpio, i2c, dialout" usermod -a -G gpio,i2c,dialout companion
   fi
-  # A fresh venv every time, from a wheel of this tree: nothing of an older version stays importable.
-  step "wheel" rm -rf "$PREFIX/wheel"
-  step "build wheel" python3 -m pip wheel --quiet --no-deps --wheel-dir "$PREFIX/wheel" "$SRC"
-  step "remove old venv" rm -rf "$PREFIX/venv" "$PREFIX/src"
-  step "venv" python3 -m venv --system-site-packages "$PREFIX/venv"
-  step "package" "$PREFIX/venv/bin/pip" install --quiet --constraint "$SRC/systemd/constraints.txt" \
-    "$PREFIX"/wheel/companion-*.whl
-  step "check profile" "$PREFIX/venv/bin/companion" profile check "$PROFILE"
+}
+
+gpiochip_rule_exists() {  # does the OS already give /dev/gpiochip* to group gpio?
+  local dir
+  for dir in $UDEV_RULE_DIRS; do
+    grep -l 'gpiochip' "$dir"/*.rules 2>/dev/null | grep -v '/60-companion-gpiochip.rules$' \
+      | xargs -r grep -l 'GROUP="gpio"' | grep -q . && return 0
+  done
+  return 1
+}
+
+devices() {  # udev rules for the GPIO chips and the button board; cdc_acm loaded at boot
+  step "rules dir" mkdir -p "$UDEV_DIR" "$MODULES_DIR"
+  if [ -e "$UDEV_DIR/60-companion-gpiochip.rules" ] || ! gpiochip_rule_exists; then
+    place "gpiochip to group gpio (udev)" "$SRC/systemd/udev/60-companion-gpiochip.rules" \
+      "$UDEV_DIR/60-companion-gpiochip.rules"
+  else
+    echo "==> gpiochip: the system's own udev rule gives it to group gpio"
+  fi
+  place "ModemManager leaves the button board alone (udev)" \
+    "$SRC/systemd/udev/70-companion-board.rules" "$UDEV_DIR/70-companion-board.rules"
+  place "cdc_acm loaded at boot" "$SRC/systemd/modules-load/companion.conf" "$MODULES_DIR/companion.conf"
+  step "udev rules now" udevadm control --reload-rules
+  step "udev rules applied" udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=tty
+  step "cdc_acm now" modprobe cdc_acm || echo "==> cdc_acm not loaded now (built in, or no such module): the board works from the next boot"
+}
+
+new_venv() {  # new_venv CURRENT: build, install and check the new version beside the running one
+  local current=$1 wheels="$PREFIX/wheels" pip_extra=()
+  NEW=venv-a
+  [ "$current" = venv-a ] && NEW=venv-b
+  local pip=("$PREFIX/$NEW/bin/pip")
+  case "$LGPIO" in
+    wheel) pip_extra=(--only-binary lgpio lgpio) ;;
+    source) pip_extra=(--no-binary lgpio lgpio); pip=(env PYPI=1 "${pip[@]}") ;;  # PYPI=1: liblgpio built in
+  esac
+  # The wheel is built from a copy of what it is made of: a build in the tree would leave build/
+  # there, whose stale modules the next wheel would carry.
+  if ! { step "previous version's leftovers" rm -rf "$PREFIX/$NEW" "$wheels" &&
+         step "sources" mkdir -p "$wheels/src" &&
+         step "copy sources" cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/companion" "$wheels/src/" &&
+         step "build wheel" "$PYTHON" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" "$wheels/src" &&
+         step "venv" "$PYTHON" -m venv --system-site-packages "$PREFIX/$NEW" &&
+         step "package" "${pip[@]}" install --quiet \
+           --constraint "$SRC/systemd/constraints.txt" "$wheels"/companion-*.whl "${pip_extra[@]}" &&
+         step "check profile" "$PREFIX/$NEW/bin/companion" profile check "$PROFILE"; }; then
+    [ "$DRY" = 1 ] || rm -rf "${PREFIX:?}/$NEW" "$wheels"
+    [ -n "$current" ] && fail "the new version did not install (see above); the running one is unchanged"
+    fail "the program did not install (see above); run this again once the problem is fixed"
+  fi
+  step "wheel no longer needed" rm -rf "$wheels"
+}
+
+switch_to() {  # switch_to NEW: point $PREFIX/venv at it in one rename
+  local new=$1
+  if [ -d "$PREFIX/venv" ] && [ ! -L "$PREFIX/venv" ]; then
+    step "venv of an older installer" rm -rf "$PREFIX/venv"
+  fi
+  step "switch to the new version" ln -sfn "$new" "$PREFIX/venv.switch"
+  step "switched" mv -T "$PREFIX/venv.switch" "$PREFIX/venv"
+}
+
+do_install() {
+  local current
+  [ -f "$PROFILE" ] || { echo "install.sh: no profile at $PROFILE" >&2; exit 2; }
+  PROFILE=$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")
+  check_release
+  lgpio_plan
+  apt_packages
+  step "program dir" mkdir -p "$PREFIX"
+  current=$(readlink "$PREFIX/venv" 2>/dev/null || true)
+  new_venv "$current"
+  user_and_groups
+  devices
+  boot_config
   step "config dir" mkdir -p "$CONF"
   if [ ! -e "$CONF/profile.toml" ]; then
     step "profile" /usr/bin/install -m 0644 "$PROFILE" "$CONF/profile.toml"
   else
     echo "==> profile: keeping $CONF/profile.toml"
   fi
-  step "unit" /usr/bin/install -m 0644 "$SRC/systemd/companion.service" "$UNIT_DIR/companion.service"
+  step "unit dir" mkdir -p "$UNIT_DIR"
+  place "unit" "$SRC/systemd/companion.service" "$UNIT_DIR/companion.service"
   step "reload systemd" systemctl daemon-reload
-  step "start at boot, now" systemctl enable --now companion.service
-  step "restart with this version" systemctl restart companion.service
+  step "start at boot" systemctl enable companion.service
+  switch_to "$NEW"
+  if ! step "restart with this version" systemctl restart companion.service; then
+    if [ -n "$current" ] && [ "$DRY" = 0 ]; then
+      switch_to "$current"
+      systemctl restart companion.service || true
+      fail "the new version did not start (journalctl -u companion); back on the previous one"
+    fi
+    fail "the service did not start: journalctl -u companion says why"
+  fi
+  echo "==> installed; the previous version, if any, stays in $PREFIX as a fallback until the next update"
 }
 
 do_uninstall() {
+  local kind what entries=()
+  if [ -f "$RECORD" ]; then
+    mapfile -t entries < "$RECORD"
+  elif [ "$DRY" = 1 ] || [ -e "$UNIT_DIR/companion.service" ] || [ -d "$PREFIX" ]; then
+    # An install from before the record: what it added is known.
+    entries=("file $UNIT_DIR/companion.service" "user companion")
+  fi
   if [ "$DRY" = 1 ] || [ -e "$UNIT_DIR/companion.service" ]; then
-    step "stop and disable" systemctl disable --now companion.service
-    step "remove unit" rm -f "$UNIT_DIR/companion.service"
-    step "reload systemd" systemctl daemon-reload
+    step "stop and disable" systemctl disable --now companion.service \
+      || echo "==> the service did not stop cleanly (journalctl -u companion); removing it all the same"
   fi
+  for entry in "${entries[@]}"; do
+    kind=${entry%% *}
+    what=${entry#* }
+    case "$kind" in
+      file) step "remove $what" rm -f "$what" ;;
+      boot-line) [ -f "$BOOT_CONFIG" ] && step "boot config without $what" drop_line "$what" "$BOOT_CONFIG" ;;
+      boot-was) [ -f "$BOOT_CONFIG" ] && step "boot config back to $what" \
+        sed -i "s/^dtparam=i2c_arm_baudrate=$I2C_HZ\$/$what/" "$BOOT_CONFIG" ;;
+      user) if [ "$DRY" = 1 ] || getent passwd "$what" >/dev/null; then step "remove user $what" userdel "$what"; fi ;;
+      group) if [ "$DRY" = 1 ] || getent group "$what" >/dev/null; then step "remove group $what" groupdel "$what"; fi ;;
+    esac
+  done
+  step "reload systemd" systemctl daemon-reload
+  step "reload udev rules" udevadm control --reload-rules
   step "remove program" rm -rf "$PREFIX"
-  if [ "$DRY" = 1 ] || id companion >/dev/null 2>&1; then
-    step "remove user" userdel companion
-  fi
   # The journals belonged to the user just removed: give them to root and let anyone read them.
-  if [ "$DRY" = 1 ] || [ -d /var/lib/companion ]; then
-    step "journals owned by root, readable by all" chown -R root:root /var/lib/companion
-    step "journals readable" chmod -R u+rwX,go+rX /var/lib/companion
+  if [ "$DRY" = 1 ] || [ -d "$STATE_DIR" ]; then
+    step "journals owned by root, readable by all" chown -R root:root "$STATE_DIR"
+    step "journals readable" chmod -R u+rwX,go+rX "$STATE_DIR"
   fi
-  echo "==> kept: $CONF (profile) and /var/lib/companion (game journals), now owned by root and readable by all"
+  echo "==> kept: $CONF (profile) and $STATE_DIR (game journals), now owned by root and readable by all;"
+  echo "    also kept: the apt packages and I2C switched on (other programs may use them)"
 }
 
-need_root
-"$ACTION"
+# Sourced (as the tests do, to run one step), it only defines its functions.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  need_root
+  "$ACTION"
+fi

@@ -25,7 +25,8 @@ from companion.record.recovery import find_interrupted
 from companion.script import ScriptPress
 from companion.table.closest import ANSWER_KEYS
 from companion.tablescreen.public import public_view
-from companion.tablescreen.render import ALERT, render
+from companion.tablescreen.painter import ALERT
+from companion.tablescreen.render import render
 from glyphs import shows
 from helpers import FakeClock, journal_objects, play_on_fake_clock
 from test_closest_daemon import CY, lobby_to_closest

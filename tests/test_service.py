@@ -1,4 +1,5 @@
-"""The service: systemd notifications on a real datagram socket, the unit file, the installer."""
+"""The service: systemd notifications on a real datagram socket, the unit file. The installer is
+tested in test_installer.py."""
 
 import os
 import re
@@ -15,7 +16,6 @@ from helpers import PATIENCE_S, until
 
 ROOT = Path(__file__).parent.parent
 UNIT = ROOT / "systemd" / "companion.service"
-INSTALL = ROOT / "systemd" / "install.sh"
 
 
 @pytest.fixture
@@ -107,63 +107,16 @@ def test_the_unit_is_rated_safe_by_systemd_analyze_security():
     assert "PrivateDevices=yes" not in unit
 
 
-def dry_run(*args):
-    result = subprocess.run(["bash", str(INSTALL), "--dry-run", *args], capture_output=True, text=True)
-    return result.returncode, result.stdout, result.stderr
 
 
-def test_install_dry_run_prints_every_step_in_order():
-    code, out, _ = dry_run()
-    assert code == 0
-    steps = [line[4:] for line in out.splitlines() if line.startswith("==> ")]
-    commands = out
-    expected = ["apt packages", "enable I2C", "venv", "package", "check profile", "unit",
-                "reload systemd", "start at boot, now"]
-    positions = [steps.index(s) for s in expected]
-    assert positions == sorted(positions)
-    assert "python3-lgpio" in commands and "i2c-tools" in commands
-    assert "python3 -m venv --system-site-packages /opt/companion/venv" in commands
-    assert "companion.service /etc/systemd/system/companion.service" in commands
 
 
-def test_uninstall_keeps_journals_and_profile():
-    code, out, _ = dry_run("--uninstall")
-    assert code == 0
-    assert "systemctl disable --now companion.service" in out
-    assert "rm -rf /opt/companion\n" in out
-    assert "/var/lib/companion" not in [line.split()[-1] for line in out.splitlines() if "rm " in line]
-    assert "kept: /etc/companion (profile) and /var/lib/companion (game journals)" in out
 
 
-def test_installer_refuses_unknown_arguments_and_missing_profiles(tmp_path):
-    code, _, err = dry_run("--bogus")
-    assert code == 2 and "unknown argument '--bogus'" in err
-    code, _, err = dry_run("--profile", str(tmp_path / "none.toml"))
-    assert code == 2 and "no profile at" in err
-    code, _, err = dry_run("--profile")
-    assert code == 2 and "--profile needs a profile file" in err and "unbound" not in err
 
 
-def test_install_builds_a_fresh_venv_from_a_wheel_with_pinned_versions():
-    code, out, _ = dry_run()
-    assert code == 0
-    order = [out.index(s) for s in ("pip wheel --quiet --no-deps --wheel-dir /opt/companion/wheel",
-                                    "rm -rf /opt/companion/venv /opt/companion/src",
-                                    "python3 -m venv --system-site-packages /opt/companion/venv",
-                                    "--constraint " + str(ROOT / "systemd" / "constraints.txt"))]
-    assert order == sorted(order)
-    assert "cp -r" not in out
-    pins = [line for line in (ROOT / "systemd" / "constraints.txt").read_text().splitlines()
-            if line and not line.startswith("#")]
-    assert {p.split("==")[0].lower() for p in pins} >= {"gpiozero", "luma.oled", "pyserial", "pillow"}
-    assert all("==" in p for p in pins)
 
 
-def test_uninstall_leaves_the_journals_to_root_and_readable():
-    code, out, _ = dry_run("--uninstall")
-    assert code == 0
-    assert out.index("userdel companion") < out.index("chown -R root:root /var/lib/companion")
-    assert "chmod -R u+rwX,go+rX /var/lib/companion" in out
 
 
 def test_the_daemon_says_ready_after_its_first_frames_and_pings_from_its_loop(listener, tmp_path):
@@ -278,20 +231,6 @@ def test_before_a_long_replay_the_daemon_asks_systemd_for_more_start_time(listen
     assert daemon.table.offer is not None and daemon.table.offer.match.players == ("Alice", "Bob")
 
 
-def test_install_sets_the_i2c_bus_to_400khz_once_whatever_was_there(tmp_path):
-    config = tmp_path / "config.txt"
-    for before in ("dtparam=i2c_arm=on\n[all]\n", "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\n[all]\n"):
-        config.write_text(before)
-        result = subprocess.run(["bash", str(INSTALL), "--dry-run"], capture_output=True, text=True,
-                                env={**os.environ, "BOOT_CONFIG": str(config)})
-        lines = result.stdout.splitlines()
-        command = lines[lines.index("==> I2C at 400000 Hz (after a reboot)") + 1].strip()
-        assert command.startswith("sh -c ")
-        for _ in range(2):                     # a second install changes nothing
-            subprocess.run(["sh", "-c", command[len("sh -c "):]], check=True)
-        text = config.read_text()
-        assert text.count("dtparam=i2c_arm_baudrate=400000") == 1 and "100000" not in text
-        assert text.startswith("dtparam=i2c_arm=on\n")
 
 
 def test_a_display_that_fails_at_open_does_not_hold_back_ready_and_the_game_plays_on(listener, tmp_path):
@@ -339,21 +278,4 @@ def test_a_display_that_fails_at_open_does_not_hold_back_ready_and_the_game_play
     assert [(x["action"], x["player"], x.get("cell")) for x in lines[1:]] == SEED_GAME
 
 
-def test_the_default_install_needs_no_bus_overlay():
-    code, out, _ = dry_run()
-    assert code == 0
-    assert "hardware/profiles/mux-3.toml" in out and "overlay" not in out
 
-
-def test_install_adds_the_bus_overlays_the_profile_needs_once(tmp_path, monkeypatch):
-    line = "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24"
-    config = tmp_path / "config.txt"
-    config.write_text("dtparam=i2c_arm=on\n")
-    monkeypatch.setenv("BOOT_CONFIG", str(config))
-    code, out, _ = dry_run("--profile", str(ROOT / "hardware" / "profiles" / "gpio-3.toml"))
-    assert code == 0
-    assert f"==> bus overlay {line}\n    append_line {line} {config}" in out
-    assert "reboot once" in out
-    config.write_text(f"dtparam=i2c_arm=on\n{line}\n")  # already there: not added again
-    code, out, _ = dry_run("--profile", str(ROOT / "hardware" / "profiles" / "gpio-3.toml"))
-    assert code == 0 and "overlay" not in out

@@ -11,7 +11,8 @@ import pytest
 from PIL import Image
 
 from companion.tablescreen.public import PublicView, RacePress, WordCard, public_view
-from companion.tablescreen.render import ACCENT, ALERT, BACKGROUND, DIM, colour, render
+from companion.tablescreen.painter import ACCENT, ALERT, BACKGROUND, DIM, colour
+from companion.tablescreen.render import render
 
 from tablescreen_tour import tour
 from test_screens import assert_golden

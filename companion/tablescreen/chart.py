@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .render import DIM, Painter, colour
+from .painter import DIM, Painter, colour
 
 
 def score_chart(p: Painter, trail: tuple[tuple[int, ...], ...], names: tuple[str, ...],

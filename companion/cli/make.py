@@ -1,0 +1,192 @@
+"""For the maker of a box: check and draw its hardware ``profile``, check and print Pictomania
+``words`` decks, and ``selftest`` the built box button by button."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import fail, load_user_decks, speed_option
+
+
+def _check_files(paths: list[str], load, error: type[Exception], describe, warnings) -> int:
+    """Load each file; print ``PATH: ok (what it holds)`` and any warnings, or every problem;
+    2 if any was bad."""
+    status = 0
+    for path in paths:
+        try:
+            loaded = load(path)
+        except error as e:
+            print(f"companion: {e}", file=sys.stderr)
+            status = 2
+            continue
+        print(f"{path}: ok ({describe(loaded)})")
+        for warning in warnings(loaded):
+            print(f"  warning: {warning}")
+    return status
+
+
+def cmd_profile_check(args: argparse.Namespace) -> int:
+    from ..profile import ProfileError, load_profile, warnings
+
+    return _check_files(args.files, load_profile, ProfileError,
+                        lambda p: f"{p.name}, {len(p.stations)} stations, backend {p.backend}"
+                                  + (f", button board on {p.board.port}" if p.board else ""), warnings)
+
+
+def cmd_profile_overlays(args: argparse.Namespace) -> int:
+    """The config.txt lines a profile's display buses need (for systemd/install.sh), one a line."""
+    from ..profile import ProfileError, boot_config, load_profile, unknown_buses
+
+    try:
+        profile = load_profile(args.file)
+    except ProfileError as e:
+        return fail(str(e))
+    for line in boot_config(profile):
+        print(line)
+    for port in unknown_buses(profile):
+        print(f"companion: display bus {port} is not one the installer sets up: provide /dev/i2c-{port} "
+              "yourself (e.g. an i2c-mux overlay)", file=sys.stderr)
+    return 0
+
+
+def cmd_profile_diagram(args: argparse.Namespace) -> int:
+    from ..diagram import wiring_svg, wiring_table
+    from ..profile import ProfileError, load_profile
+
+    try:
+        profile = load_profile(args.file)
+    except ProfileError as e:
+        return fail(str(e))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in (("wiring.svg", wiring_svg(profile)), ("wiring.md", wiring_table(profile))):
+        (out / name).write_text(text, encoding="utf-8")
+        print(f"wrote {out / name}")
+    return 0
+
+
+def cmd_words_check(args: argparse.Namespace) -> int:
+    from ..words import DeckError, deck_warnings, load_decks
+
+    return _check_files(args.files, load_decks, DeckError,
+                        lambda decks: ", ".join(f"{d.name}: {len(d.cards)} cards" for d in decks), deck_warnings)
+
+
+def cmd_words_print(args: argparse.Namespace) -> int:
+    from .. import words
+    from ..words.sheet import save
+    from ..words.vector import CardsError
+
+    if problem := load_user_decks(args):
+        return fail(problem)
+    try:
+        chosen = [words.find(name) for name in args.deck] if args.deck else list(words.catalogue().values())
+    except KeyError as e:
+        return fail(e.args[0])
+    try:
+        written = save(chosen, args.out)
+    except CardsError as e:
+        return fail(str(e))
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    """Walk a maker through every button, display and buzzer cue under display load; exit 1 if a
+    button never reported a press, a display is not working, or the GPIO latency bound does not
+    cover the delays measured."""
+    import asyncio
+
+    from ..daemon import Daemon
+    from ..logs import setup_logging
+    from ..profile import ProfileError, load_profile
+    from ..script import ScriptError, load_script
+    from ..selftest import LOAD_FRAME_NS, SelfTest
+
+    setup_logging()
+    try:
+        profile = load_profile(args.profile)
+        presses = load_script(args.script, len(profile.stations)) if args.script else None
+    except (ProfileError, ScriptError, OSError) as e:
+        return fail(str(e))
+    selftest = SelfTest(tuple(st.name for st in profile.stations), frame_every_ns=LOAD_FRAME_NS)
+    daemon = Daemon(profile, referee=selftest)
+    print("Press every button on every station; each display shows its station number while "
+          "every display is written as fast as the bus allows, to measure how late presses arrive. "
+          "Ctrl-C to stop.", flush=True)
+    try:
+        if presses is None:
+            asyncio.run(daemon.serve())
+        else:
+            asyncio.run(daemon.play_script(presses, speed=args.speed))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        daemon.close()
+    dead = daemon.box.displays.down()
+    print(selftest.report(dead))
+    covered, delivery = daemon.delivery.check()
+    print(delivery)
+    return 0 if selftest.complete and covered and not dead else 1
+
+
+def add_selftest(sub: argparse._SubParsersAction) -> None:
+    test = sub.add_parser("selftest", help="check every button, display and buzzer cue of a built box",
+                          description="Shows each station's number on its display, plays every buzzer cue in "
+                                      "turn and reports each button as it is pressed; a station's light comes "
+                                      "on once all its buttons were pressed, while every display is kept busy to measure how "
+                                      "late presses arrive. Exits 1 if a button never reported a press, a "
+                                      "display is not working or timing.gpio_latency_ms does not cover the "
+                                      "delays measured.")
+    test.add_argument("--profile", required=True, help="hardware profile (TOML)")
+    test.add_argument("--script", help="press from a script instead (simulated pins)")
+    speed_option(test)
+    test.set_defaults(func=cmd_selftest)
+
+
+def add_profile(sub: argparse._SubParsersAction) -> None:
+    prof = sub.add_parser("profile", help="hardware profile tools",
+                          description="Hardware profiles (TOML) say which pin or board channel is which "
+                                      "station's button, display and light; see hardware/README.md.")
+    prof_sub = prof.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    check = prof_sub.add_parser("check", help="validate profiles; exit 2 naming every bad field",
+                                description="Checks each profile completely and prints every problem, each "
+                                            "naming its field (pins used twice, unknown fields, bad values).")
+    check.add_argument("files", nargs="+")
+    check.set_defaults(func=cmd_profile_check)
+    diagram = prof_sub.add_parser("diagram", help="write a wiring picture (SVG) and table (Markdown) of a profile",
+                                  description="Draws the profile's wiring: every station key's GPIO pin or board "
+                                              "channel, the displays and their multiplexer channels, the buzzer "
+                                              "and the lights, as wiring.svg and the same as a table in wiring.md.")
+    diagram.add_argument("file")
+    diagram.add_argument("--out", default="wiring", help="folder for wiring.svg and wiring.md (default wiring)")
+    diagram.set_defaults(func=cmd_profile_diagram)
+    overlays = prof_sub.add_parser("overlays", help="print the /boot/firmware/config.txt lines a profile's buses need",
+                                   description="Prints the dtoverlay lines the profile's extra display buses "
+                                               "(I2C on GPIO pins) need in /boot/firmware/config.txt; nothing "
+                                               "for a profile on the Pi's own I2C bus.")
+    overlays.add_argument("file")
+    overlays.set_defaults(func=cmd_profile_overlays)
+
+
+def add_words(sub: argparse._SubParsersAction) -> None:
+    words = sub.add_parser("words", help="Pictomania word decks: check your own, print cards",
+                           description="Word decks for Pictomania: check a deck file of your own (TOML [[deck]] "
+                                       "tables: name, title, cards of seven words each) or print cards.")
+    words_sub = words.add_subparsers(dest="words_command", metavar="ACTION", required=True)
+    wcheck = words_sub.add_parser("check", help="validate deck files; exit 2 naming every problem",
+                                  description="Checks each deck file and prints every problem, each naming "
+                                              "its deck and card.")
+    wcheck.add_argument("files", nargs="+")
+    wcheck.set_defaults(func=cmd_words_check)
+    wprint = words_sub.add_parser("print", help="render word cards as a printable A4 PDF (or PNGs)",
+                                  description="Word cards, eight to an A4 page, ready to cut out: a vector "
+                                              "PDF (needs the cards extra: pip install \".[cards]\") or, "
+                                              "for a .png name, one 150 dpi PNG per page.")
+    wprint.add_argument("--deck", action="append", help="a deck to print (repeat); default: all")
+    wprint.add_argument("--decks", help="a file of your own decks to add")
+    wprint.add_argument("--out", default="pictomania-cards.pdf", help="a .pdf file, or a .png name for one PNG per page")
+    wprint.set_defaults(func=cmd_words_print)

@@ -1,0 +1,400 @@
+"""The installer, run for real in a sandbox: every path it writes is moved into a temporary
+directory, and only the commands that change this machine's system and cannot run here (apt,
+systemd, user and group tools, udev, modprobe, raspi-config) are recording shims on PATH. The
+wheel build, the venv, pip (offline, from wheels fetched once), the profile check, the files,
+the udev rules, the boot config edits and the uninstall all run as they would on a Pi.
+
+An installer that only printed its steps (``--dry-run``) once hid that it restarted itself
+forever; these tests run the steps."""
+
+import glob
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+INSTALL = ROOT / "systemd" / "install.sh"
+CONSTRAINTS = ROOT / "systemd" / "constraints.txt"
+
+SYSTEM_COMMANDS = ("apt-get", "apt-cache", "systemctl", "useradd", "usermod", "userdel", "groupadd",
+                   "groupdel", "getent", "udevadm", "modprobe", "raspi-config")
+
+# One shim for all of them: it logs its name and arguments, and keeps the users and groups it
+# was asked to add in files of the sandbox, so that getent sees them as it would the real ones.
+SHIM = r"""#!/bin/sh
+name=$(basename "$0")
+echo "$name $*" >> "$SHIM_LOG"
+case "$name $1" in
+  "getent passwd"|"getent group") grep -x "$2" "$SHIM_STATE/$1"; exit ;;
+  "useradd "*) eval "last=\${$#}"; echo "$last" >> "$SHIM_STATE/passwd" ;;
+  "groupadd "*) eval "last=\${$#}"; echo "$last" >> "$SHIM_STATE/group" ;;
+  "userdel "*) grep -vx "$1" "$SHIM_STATE/passwd" > "$SHIM_STATE/t"; mv "$SHIM_STATE/t" "$SHIM_STATE/passwd" ;;
+  "groupdel "*) grep -vx "$1" "$SHIM_STATE/group" > "$SHIM_STATE/t"; mv "$SHIM_STATE/t" "$SHIM_STATE/group" ;;
+  "apt-cache policy") printf 'python3-lgpio:\n  Installed: (none)\n  Candidate: %s\n' "$SHIM_APT_LGPIO" ;;
+  "systemctl restart") [ -e "$SHIM_STATE/restart-fails" ] && exit 1 ;;
+esac
+exit 0
+"""
+
+BOOKWORM = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n'
+TRIXIE = 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nID=debian\nVERSION_ID="13"\nVERSION_CODENAME=trixie\n'
+BOOT_CONFIG = "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n"
+GPIO_3 = ROOT / "hardware/profiles/gpio-3.toml"      # a display on a bus of its own: an overlay
+OVERLAY = "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24"
+
+
+class Sandbox:
+    """A system in a directory: the installer's paths, the shims and what they were asked."""
+
+    def __init__(self, root: Path, wheels: Path | None):
+        self.root = root
+        self.shims = root / "shims"
+        self.state = root / "shim-state"
+        for d in (self.shims, self.state, root / "boot", root / "etc", root / "usr/lib/udev/rules.d"):
+            d.mkdir(parents=True, exist_ok=True)
+        for name in SYSTEM_COMMANDS:
+            (self.shims / name).write_text(SHIM)
+            (self.shims / name).chmod(0o755)
+        (self.state / "passwd").write_text("root\n")
+        (self.state / "group").write_text("root\ndialout\n")   # as on Debian: gpio and i2c are not there
+        (root / "etc/os-release").write_text(BOOKWORM)
+        self.boot_config.write_text(BOOT_CONFIG)
+        self.log = root / "commands.log"
+        self.env = {
+            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},   # as sudo would run it
+            "PATH": f"{self.shims}:{os.environ['PATH']}",
+            "SHIM_LOG": str(self.log), "SHIM_STATE": str(self.state), "SHIM_APT_LGPIO": "(none)",
+            "PREFIX": str(self.prefix), "CONF": str(root / "etc/companion"),
+            "UNIT_DIR": str(root / "etc/systemd/system"), "UDEV_DIR": str(root / "etc/udev/rules.d"),
+            "UDEV_RULE_DIRS": f"{root}/etc/udev/rules.d {root}/usr/lib/udev/rules.d",
+            "MODULES_DIR": str(root / "etc/modules-load.d"), "STATE_DIR": str(self.state_dir),
+            "BOOT_CONFIG": str(self.boot_config), "OS_RELEASE": str(root / "etc/os-release"),
+            "PYTHON": sys.executable,
+            # pip offline, from the wheels prepared once, whatever this machine's pip settings
+            "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels or ""),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+
+    prefix = property(lambda self: self.root / "opt/companion")
+    state_dir = property(lambda self: self.root / "var/lib/companion")
+    boot_config = property(lambda self: self.root / "boot/config.txt")
+    unit = property(lambda self: self.root / "etc/systemd/system/companion.service")
+    profile = property(lambda self: self.root / "etc/companion/profile.toml")
+    udev = property(lambda self: self.root / "etc/udev/rules.d")
+    modules = property(lambda self: self.root / "etc/modules-load.d/companion.conf")
+
+    def run(self, *args, **env) -> subprocess.CompletedProcess:
+        """Runs the installer to its end (a bounded wait: a looping installer fails the test)."""
+        self.log.write_text("")
+        return subprocess.run(["bash", str(INSTALL), *args], capture_output=True, text=True,
+                              env={**self.env, **env}, timeout=300)
+
+    def commands(self) -> list[str]:
+        return self.log.read_text().splitlines()
+
+    def companion(self, *args) -> subprocess.CompletedProcess:
+        """The installed program, run through the path the unit starts it by."""
+        return subprocess.run([str(self.prefix / "venv/bin/companion"), *args], capture_output=True,
+                              text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+
+    def files(self) -> dict[str, tuple[int, int, bytes]]:
+        """Every file the installer may touch outside its venvs: mode, mtime and content."""
+        found = {}
+        for path in sorted(self.root.rglob("*")):
+            rel = path.relative_to(self.root).as_posix()
+            if rel.startswith(("opt/companion/venv", "shim", "commands.log")) or not path.is_file():
+                continue
+            info = path.lstat()
+            found[rel] = (stat.S_IMODE(info.st_mode), info.st_mtime_ns, path.read_bytes())
+        return found
+
+
+def steps(out: str) -> list[str]:
+    return [line[4:] for line in out.splitlines() if line.startswith("==> ")]
+
+
+@pytest.fixture(scope="module")
+def wheels(request, tmp_path_factory):
+    """The pinned dependencies (and setuptools, to build the package's wheel) as wheels, fetched
+    once into pytest's cache; the installs then run without an index."""
+    cache = request.config.cache.mkdir("installer-wheels")
+    pins = CONSTRAINTS.read_text()
+    if (cache / "constraints.txt").exists() and (cache / "constraints.txt").read_text() == pins:
+        return cache
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(cache), "--only-binary", ":all:",
+         "--constraint", str(CONSTRAINTS), "gpiozero", "luma.oled", "pyserial", "Pillow", "lgpio",
+         "setuptools>=68"], capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"cannot fetch the pinned wheels to install offline: {result.stderr.strip()[-300:]}")
+    (cache / "constraints.txt").write_text(pins)
+    return cache
+
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the installer runs as root (sudo)")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory, wheels):
+    """One sandbox installed once, shared by the tests below in their order: a first install,
+    the same again, an update that fails, and the uninstall last."""
+    if os.geteuid() != 0:
+        pytest.skip("the installer runs as root (sudo)")
+    box = Sandbox(tmp_path_factory.mktemp("system"), wheels)
+    box.state_dir.mkdir(parents=True)
+    result = box.run("--profile", str(GPIO_3))
+    return box, result
+
+
+def test_a_fresh_install_finishes_with_the_program_profile_unit_and_rules_in_place(installed):
+    box, result = installed
+    assert result.returncode == 0, result.stderr
+    out = steps(result.stdout)
+    assert out.count("apt package lists") == 1, "the installer ran more than once"
+    assert out[0] == "system: Debian GNU/Linux 12 (bookworm), Python %d.%d" % sys.version_info[:2]
+    assert box.profile.read_text() == GPIO_3.read_text()
+    assert box.unit.read_text() == (ROOT / "systemd/companion.service").read_text()
+    assert stat.S_IMODE(box.unit.stat().st_mode) == 0o644
+    assert box.modules.read_text().splitlines()[-1] == "cdc_acm"
+    assert 'GROUP="gpio", MODE="0660"' in (box.udev / "60-companion-gpiochip.rules").read_text()
+    assert 'ATTRS{idVendor}=="2e8a", ATTRS{idProduct}=="0005", ENV{ID_MM_DEVICE_IGNORE}="1"' in \
+        (box.udev / "70-companion-board.rules").read_text()
+    assert os.readlink(box.prefix / "venv") == "venv-a"
+    check = box.companion("profile", "check", str(box.profile))
+    assert check.returncode == 0, check.stderr
+    # Plain Debian has no python3-lgpio: PyPI's real lgpio, never its empty 0.0.0.2
+    lgpio = subprocess.run([str(box.prefix / "venv/bin/python"), "-c",
+                            "import importlib.metadata as m, lgpio; print(m.version('lgpio'), callable(lgpio.gpiochip_open))"],
+                           capture_output=True, text=True)
+    assert lgpio.stdout.split() == ["0.2.2.0", "True"], lgpio.stderr
+    assert box.boot_config.read_text() == (BOOT_CONFIG.replace("=100000", "=400000") + f"[all]\n{OVERLAY}\n")
+    assert "reboot once for the new I2C buses" in result.stdout
+    commands = box.commands()
+    for expected in ("apt-get update", "groupadd --system gpio", "groupadd --system i2c",
+                     "udevadm control --reload-rules", "modprobe cdc_acm", "raspi-config nonint do_i2c 0",
+                     "systemctl daemon-reload", "systemctl enable companion.service",
+                     "systemctl restart companion.service"):
+        assert expected in commands, expected
+    assert "groupadd --system dialout" not in commands
+    assert [c for c in commands if c.startswith("useradd")] == [
+        f"useradd --system --home-dir {box.state_dir} --no-create-home --shell /usr/sbin/nologin "
+        "--groups gpio,i2c,dialout companion"]
+    assert commands.index("systemctl daemon-reload") < commands.index("systemctl restart companion.service")
+    assert not (box.prefix / "wheels").exists()
+
+
+def test_running_it_again_changes_no_file_and_keeps_the_previous_version(installed):
+    box, _ = installed
+    before = box.files()
+    result = box.run("--profile", str(GPIO_3))
+    assert result.returncode == 0, result.stderr
+    assert steps(result.stdout).count("apt package lists") == 1
+    assert "reboot once" not in result.stdout
+    assert box.files() == before, "a second run changed files"
+    assert "profile: keeping" in result.stdout
+    commands = box.commands()
+    assert not [c for c in commands if c.startswith(("useradd", "groupadd"))]
+    assert "usermod -a -G gpio,i2c,dialout companion" in commands
+    assert os.readlink(box.prefix / "venv") == "venv-b" and (box.prefix / "venv-a/bin/companion").exists()
+    assert box.companion("profile", "check", str(box.profile)).returncode == 0
+
+
+def test_an_update_that_cannot_install_leaves_the_running_version_installed(installed, tmp_path):
+    box, _ = installed
+    running = (box.prefix / "venv-b").resolve()
+    files = sorted(p.relative_to(running) for p in running.rglob("*"))
+    result = box.run("--profile", str(GPIO_3), PIP_FIND_LINKS=str(tmp_path))     # no network, no wheels: pip cannot install
+    assert result.returncode == 1
+    assert "the new version did not install (see above); the running one is unchanged" in result.stderr
+    assert os.readlink(box.prefix / "venv") == "venv-b"
+    assert sorted(p.relative_to(running) for p in running.rglob("*")) == files
+    assert not (box.prefix / "venv-a").exists(), "the half-built venv was left behind"
+    assert box.companion("profile", "check", str(box.profile)).returncode == 0
+    assert not [c for c in box.commands() if c.startswith("systemctl")], "the service was touched"
+
+
+def test_a_new_version_that_does_not_start_is_rolled_back(installed):
+    box, _ = installed
+    (box.state / "restart-fails").touch()
+    try:
+        result = box.run("--profile", str(GPIO_3))
+    finally:
+        (box.state / "restart-fails").unlink()
+    assert result.returncode == 1
+    assert "the new version did not start" in result.stderr and "back on the previous one" in result.stderr
+    assert os.readlink(box.prefix / "venv") == "venv-b"
+    assert box.commands().count("systemctl restart companion.service") == 2
+    assert box.companion("profile", "check", str(box.profile)).returncode == 0
+
+
+def test_uninstall_removes_what_it_added_and_leaves_the_journals_readable(installed):
+    box, _ = installed
+    journal = box.state_dir / "games" / "20260101-000000-triangle.jsonl"
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text('{"game": "triangle"}\n')
+    journal.chmod(0o600)
+    box.profile.write_text(box.profile.read_text() + "# the maker's edits\n")
+    result = box.run("--uninstall")
+    assert result.returncode == 0, result.stderr
+    assert not box.prefix.exists() and not box.unit.exists() and not box.modules.exists()
+    assert list(box.udev.iterdir()) == []
+    assert box.boot_config.read_text() == BOOT_CONFIG + "[all]\n"    # as it was, but a harmless [all]
+    assert journal.read_text() == '{"game": "triangle"}\n'
+    assert stat.S_IMODE(journal.stat().st_mode) & 0o044 == 0o044 and journal.stat().st_uid == 0
+    assert box.profile.read_text().endswith("# the maker's edits\n")
+    commands = box.commands()
+    for expected in ("systemctl disable --now companion.service", "userdel companion", "groupdel gpio",
+                     "groupdel i2c", "systemctl daemon-reload", "udevadm control --reload-rules"):
+        assert expected in commands, expected
+    assert "groupdel dialout" not in commands       # it was there before
+    assert "kept:" in result.stdout and str(box.state_dir) in result.stdout
+
+
+@needs_root
+def test_where_the_system_gives_gpiochips_to_gpio_no_rule_of_ours_is_added(tmp_path):
+    box = Sandbox(tmp_path, None)
+    (tmp_path / "usr/lib/udev/rules.d/99-com.rules").write_text(
+        'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"\n')
+    result = box.run("--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "gpiochip: the system's own udev rule gives it to group gpio" in result.stdout
+    assert "60-companion-gpiochip.rules" not in result.stdout
+    assert "70-companion-board.rules" in result.stdout
+
+
+def test_the_release_is_named_and_an_unknown_one_refused(tmp_path):
+    box = Sandbox(tmp_path, None)
+    (tmp_path / "etc/os-release").write_text('PRETTY_NAME="Debian GNU/Linux 11 (bullseye)"\nVERSION_CODENAME=bullseye\n')
+    result = box.run("--dry-run")
+    assert result.returncode == 1
+    assert "supports Raspberry Pi OS or Debian Bookworm (12) and Trixie (13), not 'Debian GNU/Linux 11 (bullseye)'" \
+        in result.stderr
+    assert "apt-get" not in result.stdout
+    result = box.run("--dry-run", "--any-release")
+    assert result.returncode == 0 and "going on (--any-release)" in result.stdout
+
+
+def test_lgpio_comes_from_apt_where_the_release_has_it(tmp_path):
+    box = Sandbox(tmp_path, None)
+    (tmp_path / "etc/os-release").write_text(TRIXIE)
+    result = box.run("--dry-run", SHIM_APT_LGPIO="0.2.2-1~rpt1")     # as Raspberry Pi OS's archive has it
+    assert result.returncode == 0, result.stderr
+    assert "system: Debian GNU/Linux 13 (trixie)" in result.stdout
+    assert "lgpio: python3-lgpio from apt" in result.stdout
+    assert "--no-install-recommends python3-venv python3-pip i2c-tools python3-lgpio\n" in result.stdout
+    package = result.stdout[result.stdout.index("==> package\n"):].splitlines()[1]
+    assert package.endswith("/companion-*.whl")      # nothing of lgpio from PyPI
+
+
+def python_313() -> str | None:
+    """A Python 3.13 that runs here (Trixie's), if there is one."""
+    found = [shutil.which("python3.13"), *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.13*/bin/python3.13")))]
+    return next((p for p in found if p and subprocess.run([p, "-c", ""], capture_output=True).returncode == 0), None)
+
+
+@pytest.mark.skipif(python_313() is None, reason="needs a Python 3.13")
+def test_without_apt_lgpio_on_python_313_it_is_built_from_source(tmp_path):
+    box = Sandbox(tmp_path, None)
+    (tmp_path / "etc/os-release").write_text(TRIXIE)
+    result = box.run("--dry-run", PYTHON=python_313())
+    assert result.returncode == 0, result.stderr
+    assert "building it from source" in result.stdout
+    assert "i2c-tools swig python3-dev gcc libc6-dev\n" in result.stdout
+    assert re.search(r"env PYPI=1 \S+/bin/pip install .* --no-binary lgpio lgpio\n", result.stdout)
+
+
+def test_every_dependency_is_pinned_and_the_placeholder_lgpio_is_pinned_out():
+    pins = [line for line in CONSTRAINTS.read_text().splitlines() if line and not line.startswith("#")]
+    assert {p.split("==")[0].lower() for p in pins} >= {"gpiozero", "luma.oled", "pyserial", "pillow", "lgpio"}
+    assert all("==" in p for p in pins)
+    assert "lgpio==0.2.2.0" in pins
+
+
+def shell_functions(script: str) -> list[str]:
+    return re.findall(r"^(\w[\w-]*)\(\) \{", script, re.M)
+
+
+def test_no_function_of_the_installer_hides_a_command():
+    """A function named like a command runs instead of it: `install()` once made `install -m`
+    start the whole installer again, forever. No function may share a name with a shell
+    builtin or keyword, a command on this machine, or a system command the installer runs."""
+    script = INSTALL.read_text()
+    functions = shell_functions(script)
+    assert {"step", "do_install", "do_uninstall"} <= set(functions)
+    builtins = subprocess.run(["bash", "-c", "compgen -b; compgen -k"], capture_output=True, text=True).stdout.split()
+    for name in functions:
+        assert name not in builtins, f"{name}() hides a shell builtin"
+        assert name not in SYSTEM_COMMANDS, f"{name}() hides a command the installer runs on a Pi"
+        assert shutil.which(name) is None, f"{name}() hides {shutil.which(name)}"
+
+
+def test_the_function_check_finds_a_hiding_function():
+    assert "install" in shell_functions("install() {\n  :\n}\n")
+    assert shutil.which("install") is not None
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="needs shellcheck (apt-get install shellcheck)")
+def test_shellcheck_finds_nothing():
+    result = subprocess.run(["shellcheck", str(INSTALL)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+
+
+def test_the_i2c_speed_is_added_once_where_no_line_set_it(tmp_path):
+    box = Sandbox(tmp_path, None)
+    box.boot_config.write_text("dtparam=i2c_arm=on\n[pi4]\narm_boost=1\n")
+    for _ in range(2):
+        result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; mkdir -p "$PREFIX"; boot_config'],
+                                capture_output=True, text=True, env=box.env)
+        assert result.returncode == 0, result.stderr
+        assert box.boot_config.read_text() == "dtparam=i2c_arm=on\n[pi4]\narm_boost=1\n[all]\ndtparam=i2c_arm_baudrate=400000\n"
+    assert (box.prefix / "installed").read_text() == "boot-line dtparam=i2c_arm_baudrate=400000\n"
+    box.boot_config.unlink()      # not a Pi: nothing to set
+    result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; boot_config'], capture_output=True, text=True, env=box.env)
+    assert result.returncode == 0 and "not a Raspberry Pi boot partition" in result.stdout
+    assert not box.boot_config.exists()
+
+
+def dry_run(tmp_path, *args):
+    return Sandbox(tmp_path, None).run("--dry-run", *args)
+
+
+def test_a_dry_run_prints_every_step_in_order(tmp_path):
+    result = dry_run(tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = steps(result.stdout)
+    expected = ["apt packages", "build wheel", "venv", "package", "check profile", "ModemManager leaves the "
+                "button board alone (udev)", "enable I2C", "unit", "reload systemd", "start at boot", "switched",
+                "restart with this version"]
+    positions = [out.index(s) for s in expected]
+    assert positions == sorted(positions)
+    assert f"python -m venv --system-site-packages {tmp_path}/opt/companion/venv-a" in result.stdout.replace(sys.executable, "python")
+    assert f"companion.service {tmp_path}/etc/systemd/system/companion.service" in result.stdout
+    assert "hardware/profiles/mux-3.toml" in result.stdout and "overlay" not in result.stdout   # the default needs none
+    assert not (tmp_path / "opt").exists(), "a dry run changed something"
+    assert {c.split()[0] for c in (tmp_path / "commands.log").read_text().splitlines()} == {"apt-cache", "getent"}
+
+
+def test_a_dry_run_prints_the_bus_overlays_a_profile_needs_once(tmp_path):
+    box = Sandbox(tmp_path, None)
+    result = box.run("--dry-run", "--profile", str(GPIO_3))
+    assert result.returncode == 0
+    assert f"==> bus overlay {OVERLAY}\n    append_line {OVERLAY} {box.boot_config}" in result.stdout
+    assert "reboot once" in result.stdout
+    box.boot_config.write_text(f"dtparam=i2c_arm=on\n{OVERLAY}\n")  # already there: not added again
+    result = box.run("--dry-run", "--profile", str(GPIO_3))
+    assert result.returncode == 0 and "overlay" not in result.stdout
+
+
+def test_the_installer_refuses_unknown_arguments_and_missing_profiles(tmp_path):
+    result = dry_run(tmp_path, "--bogus")
+    assert result.returncode == 2 and "unknown argument '--bogus'" in result.stderr
+    result = dry_run(tmp_path, "--profile", str(tmp_path / "none.toml"))
+    assert result.returncode == 2 and "no profile at" in result.stderr
+    result = dry_run(tmp_path, "--profile")
+    assert result.returncode == 2 and "--profile needs a profile file" in result.stderr and "unbound" not in result.stderr
