@@ -83,20 +83,20 @@ def test_every_numeric_option_is_offered_in_ascending_order():
             assert choices.index(None) == 0 if None in choices else True, "off comes first"
 
 
-def test_the_readme_explains_every_lobby_option_as_the_lobby_does():
+def test_the_options_doc_explains_every_lobby_option_as_the_lobby_does():
     from pathlib import Path
 
     from companion import games
     from companion.games.options import option_label
     from companion.table.game import has_table
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    doc = (Path(__file__).parent.parent / "docs" / "OPTIONS.md").read_text()
     for rules in games.all_games():
         if not has_table(rules.name):
             continue
         for name, _, help in rules.lobby_options(rules.max_players):
             label, brief = option_label(rules.Options, name)
-            assert f"| {label} (`{name}`) |" in readme and f"| {brief} | {help} |" in readme, name
+            assert f"| {label} (`{name}`) |" in doc and f"| {brief} | {help} |" in doc, name
 
 
 def test_the_lobby_shows_a_games_rules_and_each_options_meaning(box):

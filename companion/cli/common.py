@@ -37,6 +37,13 @@ def load_user_decks(args: argparse.Namespace) -> str | None:
     return None
 
 
+def serve_or_play(daemon, presses: list | None, speed: float) -> None:
+    """Run the box until it is stopped, or play a script of timed presses through it."""
+    import asyncio
+
+    asyncio.run(daemon.serve() if presses is None else daemon.play_script(presses, speed=speed))
+
+
 def speed(text: str) -> float:
     """``--speed``: a finite number above 0 (argparse exits 2 with this message otherwise)."""
     from ..untrusted import finite_number

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import closing, suppress
 from pathlib import Path
 
-from .common import fail, load_user_decks, speed_option
+from .common import fail, load_user_decks, serve_or_play, speed_option
 
 
 def _check_files(paths: list[str], load, error: type[Exception], describe, warnings) -> int:
@@ -98,8 +99,6 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     """Walk a maker through every button, display and buzzer cue under display load; exit 1 if a
     button never reported a press, a display is not working, or the GPIO latency bound does not
     cover the delays measured."""
-    import asyncio
-
     from ..daemon import Daemon
     from ..logs import setup_logging
     from ..profile import ProfileError, load_profile
@@ -117,15 +116,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     print("Press every button on every station; each display shows its station number while "
           "every display is written as fast as the bus allows, to measure how late presses arrive. "
           "Ctrl-C to stop.", flush=True)
-    try:
-        if presses is None:
-            asyncio.run(daemon.serve())
-        else:
-            asyncio.run(daemon.play_script(presses, speed=args.speed))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        daemon.close()
+    with closing(daemon), suppress(KeyboardInterrupt):  # Ctrl-C ends the test and reports
+        serve_or_play(daemon, presses, args.speed)
     dead = daemon.box.displays.down()
     print(selftest.report(dead))
     covered, delivery = daemon.delivery.check()

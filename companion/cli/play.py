@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import closing, suppress
 from pathlib import Path
 
 from ..profile import MAX_STATIONS, MIN_STATIONS
-from .common import default_journal_dir, fail, load_user_decks, speed_option
+from .common import default_journal_dir, fail, load_user_decks, serve_or_play, speed_option
 
 
 def journal_dir(args: argparse.Namespace, scripted: bool) -> Path:
@@ -72,8 +73,6 @@ def bot_settings(args: argparse.Namespace, stations: int) -> dict[int, str]:
 
 
 def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path | None) -> int:
-    import asyncio
-
     from ..daemon import Daemon
     from ..logs import setup_logging
     from ..profile import ProfileError, load_profile
@@ -100,18 +99,11 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return fail(str(e))
     except OSError as e:
         return fail(f"journal directory {journals}: {e.strerror or e}")
-    try:
-        if presses is None:
-            asyncio.run(daemon.serve())
-        else:
-            asyncio.run(daemon.play_script(presses, speed=args.speed))
+    with closing(daemon), suppress(KeyboardInterrupt):  # Ctrl-C stops the box, quietly
+        serve_or_play(daemon, presses, args.speed)
         if args.snapshots:
             for path in daemon.snapshots(Path(args.snapshots)):
                 print(f"wrote {path}")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        daemon.close()
     return 0
 
 
@@ -197,16 +189,12 @@ def cmd_sim(args: argparse.Namespace) -> int:
                         settings_path=settings_file(journals), table_screen=args.table_screen, bots=bots)
     except OSError as e:
         return fail(f"journal directory {journals}: {e.strerror or e}")
-    try:
+    with closing(sim), suppress(KeyboardInterrupt):
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))
             print(f"wrote {args.screenshot}")
         else:
             asyncio.run(sim.run(presses, args.speed))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sim.close()
     return 0
 
 
