@@ -71,6 +71,10 @@ def build(release: str, log) -> Path:
     if shutil.which("mmdebstrap") is None:
         raise RuntimeError("mmdebstrap is not installed (apt-get install mmdebstrap qemu-system-x86 qemu-utils)")
     work = out.with_name(out.name + ".building")
+    mounted = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()
+               if line.split()[1].startswith(str(work) + "/")]
+    if mounted:  # an interrupted build's chroot mounts (/dev, /proc): never delete through them
+        raise RuntimeError(f"an interrupted build left mounts under {work}: umount {' '.join(mounted)}")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     root = work / "root"
