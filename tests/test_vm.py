@@ -212,3 +212,23 @@ def test_the_script_as_played_puts_each_press_at_its_kernel_time():
     assert game.as_played(edges, times) == ("0.400000 1 ok 0.050000\n"
                                              "3.400000 1 slap 0.050000\n"
                                              "3.410000 2 slap 0.050000\n")
+
+
+# --- the bench reports the last check's figures, never boots a guest ----------------------------------
+
+def test_bench_takes_the_newest_check_with_delivery_figures(tmp_path):
+    import os
+
+    from bench import vm_delivery
+
+    assert vm_delivery.last_check(tmp_path) is None
+    old, new, broken = (tmp_path / f"last-check-{r}.json" for r in ("bookworm", "trixie", "sid"))
+    old.write_text(json.dumps({"release": "bookworm", "vm_gpio_delivery_p50_ms": 9.0, "vm_gpio_delivery_p99_ms": 90.0}))
+    new.write_text(json.dumps({"release": "trixie", "vm_gpio_delivery_p50_ms": 16.6, "vm_gpio_delivery_p99_ms": 184.8}))
+    broken.write_text("{not json")
+    os.utime(old, (1, 1))
+    figures = vm_delivery.figures(tmp_path, samples=500)
+    assert figures["vm_release"] == "trixie" and figures["vm_gpio_delivery_p99_ms"] == 184.8
+    assert 0 < figures["model_gpio_delivery_p50_ms"] < figures["model_gpio_delivery_p99_ms"]
+    new.write_text(json.dumps({"release": "trixie", "vm_gpio_delivery_p50_ms": None}))  # delivery not measured
+    assert vm_delivery.figures(tmp_path, samples=500)["vm_release"] == "bookworm"
