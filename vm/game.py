@@ -27,8 +27,12 @@ LOBBY_STEP_S = 0.4
 """Lobby presses this far apart: slower than tests/test_triangle_daemon.py's 0.2 s, for a guest
 whose daemon runs under an emulator."""
 EDGE_TOLERANCE_MS = 1.0
-"""How far a reaction-time difference may be from the kernel edges' difference: the driver's
-write times bracket each edge, within a fraction of a millisecond."""
+"""How far a reaction-time difference may be from the gap between the driver's writes. Known
+limit: gpio-sim does not stamp an edge at the write but when irq_sim's irq_work runs, which
+handles every pending line in one pass; on a starved emulator that is milliseconds later, and two
+writes 3-10 ms apart can be stamped closer together (seen: 5.19 ms apart written, 3.45 ms apart
+stamped). The kernel's own stamps (irq:irq_handler_entry with trace_clock=mono) would be the
+exact reference; they are not read yet."""
 
 
 def lobby_to_triangle(stations: int):
