@@ -39,6 +39,7 @@ RECORD="$PREFIX/installed"
 DRY=0
 ANY_RELEASE=0
 NEW=            # the venv being installed: venv-a or venv-b, beside the running one
+IN_SERVICE=     # the profile the service runs with
 ACTION=do_install
 I2C_HZ=400000
 if [ -z "${BOOT_CONFIG:-}" ]; then  # Bookworm's and Trixie's; /boot/config.txt before them
@@ -131,15 +132,15 @@ not '${name:-unknown}'; --any-release tries anyway"
 lgpio_plan() {  # where lgpio comes from: apt, wheel (PyPI's binary) or source (built here)
   if apt-cache policy python3-lgpio 2>/dev/null | grep -q 'Candidate: [0-9]'; then
     LGPIO=apt
-  elif [ "$PY_MINOR" -le 12 ]; then
-    LGPIO=wheel
+  elif [ "$PY_MINOR" -le 12 ] && [[ " x86_64 aarch64 armv7l " == *" $(uname -m) "* ]]; then
+    LGPIO=wheel   # PyPI's lgpio 0.2.2.0 has wheels for CPython 3.9-3.12 on these machines only
   else
     LGPIO=source
   fi
   case "$LGPIO" in
     apt) echo "==> lgpio: python3-lgpio from apt" ;;
     wheel) echo "==> lgpio: not in apt here; PyPI's lgpio wheel for Python 3.$PY_MINOR" ;;
-    source) echo "==> lgpio: not in apt here and PyPI has no wheel for Python 3.$PY_MINOR; building it from source" ;;
+    source) echo "==> lgpio: not in apt here and PyPI has no wheel for Python 3.$PY_MINOR on $(uname -m); building it from source" ;;
   esac
 }
 
@@ -149,15 +150,14 @@ apt_packages() {
     apt) packages+=(python3-lgpio) ;;
     source) packages+=(swig python3-dev gcc libc6-dev) ;;
   esac
-  step "apt package lists" apt-get update
   step "apt packages" apt-get install -y --no-install-recommends "${packages[@]}"
 }
 
 profile_overlays() {  # the config.txt lines the profile's display buses need
   if [ -x "$PREFIX/$NEW/bin/companion" ]; then
-    "$PREFIX/$NEW/bin/companion" profile overlays "$PROFILE"
+    "$PREFIX/$NEW/bin/companion" profile overlays "$IN_SERVICE"
   else  # a dry run: nothing was installed, ask the source tree
-    PYTHONPATH="$SRC" "$PYTHON" -m companion profile overlays "$PROFILE"
+    PYTHONPATH="$SRC" "$PYTHON" -m companion profile overlays "$IN_SERVICE"
   fi
 }
 
@@ -238,7 +238,8 @@ new_venv() {  # new_venv CURRENT: build, install and check the new version besid
   local current=$1 wheels="$PREFIX/wheels" pip_extra=()
   NEW=venv-a
   [ "$current" = venv-a ] && NEW=venv-b
-  local pip=("$PREFIX/$NEW/bin/pip")
+  # The system's pip installs into the venv (--python), which needs no pip of its own.
+  local pip=("$PYTHON" -m pip --python "$PREFIX/$NEW/bin/python")
   case "$LGPIO" in
     wheel) pip_extra=(--only-binary lgpio lgpio) ;;
     source) pip_extra=(--no-binary lgpio lgpio); pip=(env PYPI=1 "${pip[@]}") ;;  # PYPI=1: liblgpio built in
@@ -249,10 +250,10 @@ new_venv() {  # new_venv CURRENT: build, install and check the new version besid
          step "sources" mkdir -p "$wheels/src" &&
          step "copy sources" cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/companion" "$wheels/src/" &&
          step "build wheel" "$PYTHON" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" "$wheels/src" &&
-         step "venv" "$PYTHON" -m venv --system-site-packages "$PREFIX/$NEW" &&
+         step "venv" "$PYTHON" -m venv --system-site-packages --without-pip "$PREFIX/$NEW" &&
          step "package" "${pip[@]}" install --quiet \
            --constraint "$SRC/systemd/constraints.txt" "$wheels"/companion-*.whl "${pip_extra[@]}" &&
-         step "check profile" "$PREFIX/$NEW/bin/companion" profile check "$PROFILE"; }; then
+         step "check profile" "$PREFIX/$NEW/bin/companion" profile check "$IN_SERVICE"; }; then
     [ "$DRY" = 1 ] || rm -rf "${PREFIX:?}/$NEW" "$wheels"
     [ -n "$current" ] && fail "the new version did not install (see above); the running one is unchanged"
     fail "the program did not install (see above); run this again once the problem is fixed"
@@ -273,7 +274,12 @@ do_install() {
   local current
   [ -f "$PROFILE" ] || { echo "install.sh: no profile at $PROFILE" >&2; exit 2; }
   PROFILE=$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")
+  # The profile the service will run with: the maker's, once there is one (it is never
+  # overwritten), so an update that would not read it is not switched to.
+  IN_SERVICE=$PROFILE
+  if [ -e "$CONF/profile.toml" ]; then IN_SERVICE="$CONF/profile.toml"; fi
   check_release
+  step "apt package lists" apt-get update
   lgpio_plan
   apt_packages
   step "program dir" mkdir -p "$PREFIX"
