@@ -9,7 +9,9 @@ idle box costs almost nothing.
 The button board's link calls back from its reader thread the same way; the loop turns board
 frames into inputs and watermarks (:mod:`companion.board.session`). Races wait for the board
 only while it can deliver: absent, unplugged or silent, it is dropped from the watermarks (GPIO
-races go on, its own presses are not counted) and every screen says so until it is back.
+races go on without it) and every screen says so until it is back. On a Pi the station buttons
+are read by a process of their own that says how far it has read, whose records this loop reads
+(:mod:`companion.adapters.gpiolink`): a reader that stalls is treated like a silent board.
 
 A screen change that opens a race is a *reveal* (:mod:`companion.adapters.reveal`): on real
 panels the writer shows it on every station at once and reports each station's onset; the loop
@@ -32,6 +34,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from .adapters import gpiolink
+from .adapters.gpiolink import GpioSession, ReaderItem
 from .board.session import BoardSession, Live, LinkItem, Output, Watermark
 from .arbiter.debounce import Debouncer, Stuck
 from .arbiter.delivery import DeliveryWatch
@@ -132,10 +136,10 @@ class Daemon:
         self._last_input_ns = time.monotonic_ns()
         self.dimmed = False
         self._notices: dict[str, str] = {}
-        """What players must know now, by what it is about ("board", "displays")."""
+        """What players must know now, by what it is about ("board", "gpio", "displays")."""
         self.board_session: BoardSession | None = None
         self.box: Box = (adapters(self._on_edge) if adapters is not None
-                         else build_box(profile, self._on_edge, pin_factory, self._on_board))
+                         else build_box(profile, self._on_edge, pin_factory, self._on_board, self._on_gpio))
         self.timed_reveals = referee is None and self.box.screens_take_time
         """Real panels take time to show a screen: races wait for the onsets they report."""
         if referee is None:
@@ -165,6 +169,15 @@ class Daemon:
         if profile.board is not None:
             self.board_session = BoardSession(profile.board_channels())
             self.watermarks.add_source(self.board_session.source)
+        self.gpio_session: GpioSession | None = None
+        if self.box.gpio_reader is not None:
+            self.gpio_session = GpioSession(profile.gpio_pins())
+            self.watermarks.add_source(gpiolink.SOURCE, in_order=False)
+        elif profile.backend == "pi" and "gpio" in self.box.sources:
+            log.warning("GPIO buttons are read in the daemon and races assume every press arrives within "
+                        "%g ms (timing.gpio_watermark = \"bound\"): a press later than that is decided without "
+                        "(and reported as a late press); the GPIO reader, the default, needs no such guess",
+                        profile.timing.gpio_latency_ms)
         self.box.displays.set_contrast(profile.displays.contrast)  # the panels start at their own
         self.box.displays.on_ready = self._displays_ready
         self.box.displays.on_change = self._displays_changed
@@ -184,7 +197,7 @@ class Daemon:
     def notice(self) -> str | None:
         """Shown on every screen while set: the button board is unplugged, a display is dead.
         One line fits, so the board (which holds races) comes first."""
-        return next(iter(self._notices[k] for k in ("board", "displays") if k in self._notices), None)
+        return next(iter(self._notices[k] for k in ("board", "gpio", "displays") if k in self._notices), None)
 
     def _replay_time(self, size: int) -> None:
         """Before replaying a journal of ``size`` bytes, ask systemd for the time it may take."""
@@ -237,11 +250,21 @@ class Daemon:
 
     def _board_arrive(self, item: LinkItem) -> None:
         """A board's heartbeat only moves its watermark: worth a step only if something waits."""
-        if self._board_outputs(self.board_session.handle(item)):
+        if self._source_outputs(self.board_session.handle(item)):
             self._wake.set()
 
-    def _board_outputs(self, outputs: list[Output]) -> bool:
-        """Apply what the board session says; True if the loop should step for it."""
+    def _on_gpio(self, item: ReaderItem) -> None:
+        """A GPIO reader's record, read by the loop itself: an edge's delivery delay is measured
+        from here (its arrival)."""
+        outputs = self.gpio_session.handle(item)
+        for out in outputs:
+            if isinstance(out, InputEvent):
+                self._arrived_ns[out] = time.monotonic_ns()
+        if self._source_outputs(outputs, "gpio"):
+            self._wake.set()
+
+    def _source_outputs(self, outputs: list[Output], about: str = "board") -> bool:
+        """Apply what the board's or GPIO reader's session says; True if the loop should step for it."""
         news = False
         for out in outputs:
             if isinstance(out, Watermark):
@@ -251,7 +274,7 @@ class Daemon:
             elif isinstance(out, Live):
                 news = True
                 if out.live and out.source not in self.watermarks:
-                    self.watermarks.add_source(out.source)
+                    self.watermarks.add_source(out.source, in_order=out.source != gpiolink.SOURCE)
                 elif not out.live and out.source in self.watermarks:
                     self.watermarks.remove_source(out.source)
             else:
@@ -259,7 +282,7 @@ class Daemon:
                 if isinstance(out, InputEvent):
                     self._inbox.append(out)
                 else:
-                    self._tell(out.text)
+                    self._tell(out.text, about)
         return news
 
     def _tell(self, text: str | None, about: str = "board") -> None:
@@ -290,7 +313,9 @@ class Daemon:
             self._play(cues)
             self.table.revealed(reveal, onsets)
         if self.board_session is not None:
-            self._board_outputs(self.board_session.check(now_ns))
+            self._source_outputs(self.board_session.check(now_ns))
+        if self.gpio_session is not None:
+            self._source_outputs(self.gpio_session.check(now_ns), "gpio")
         while self._inbox:
             raw = self._inbox.popleft()
             self._measure_delivery(raw)
@@ -409,10 +434,13 @@ class Daemon:
         tie window): wake when every source's watermark will have passed it."""
         due = self.table.wakeup_ns()
         if due is not None:
-            due = self.watermarks.reaches_at(due) or due
+            if self.box.gpio_reader is not None:
+                self.box.gpio_reader.want(due)
+            due = self.watermarks.reaches_at(due)  # None: a source's report wakes the loop
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
-        silent_at = self.board_session.check_due_ns() if self.board_session is not None else None
-        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, silent_at, self._blink_at_ns)
+        silent_at = [session.check_due_ns() for session in (self.board_session, self.gpio_session)
+                     if session is not None]
+        deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, *silent_at, self._blink_at_ns)
                      if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
@@ -430,6 +458,8 @@ class Daemon:
         self._loop = asyncio.get_running_loop()
         if self.box.board is not None:
             self.box.board.start()
+        if self.box.gpio_reader is not None:  # its records read by this loop: no thread hand-off
+            self.box.gpio_reader.start(self._loop)
         switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:
@@ -438,6 +468,8 @@ class Daemon:
             sys.setswitchinterval(switch_interval)
             if self.box.board is not None:
                 self.box.board.close()  # its thread must not call into a loop that is gone
+            if self.box.gpio_reader is not None:
+                self.box.gpio_reader.close()
 
     async def _turn_until(self, stop: asyncio.Event) -> None:
         self.step(time.monotonic_ns())
@@ -501,4 +533,6 @@ class Daemon:
 
     def close(self) -> None:
         log.info("%s", self.delivery.summary())
+        if self.board_session is not None:
+            log.info("button board frames: %s", self.board_session.counters())
         self.box.close()

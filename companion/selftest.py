@@ -9,8 +9,9 @@ every display. It speaks the daemon's referee interface, so it runs on the real 
 With ``frame_every_ns`` it also loads the box the way a game at its busiest does, and harder:
 every display gets a new frame that often (a counter in the corner), more than the I2C bus can
 write, so the display writer packs frames without pause while the maker presses buttons. The
-buttons' delivery delays measured meanwhile (:class:`~companion.arbiter.delivery.DeliveryWatch`) say
-whether the profile's GPIO latency bound covers this box.
+buttons' delivery delays measured meanwhile (:class:`~companion.arbiter.delivery.DeliveryWatch`) are
+reported; with the fallback ``timing.gpio_watermark = "bound"`` they say whether the profile's GPIO
+latency bound covers this box (with the GPIO reader, races wait for its watermark: no bound).
 """
 
 from __future__ import annotations

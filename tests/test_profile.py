@@ -78,13 +78,26 @@ def test_gpio_3_profile_values():
     profile = load_profile(ROOT / "hardware" / "profiles" / "gpio-3.toml")
     assert profile.name == "Three stations on GPIO"
     assert profile.backend == "pi"
-    assert profile.timing == Timing(5.0, 5.0, 30.0)
+    assert profile.timing == Timing(5.0, 5.0, 30.0, "reader")
+    assert profile.gpio_reader
     assert [s.name for s in profile.stations] == ["P1", "P2", "P3"]
     assert profile.stations[0].pins == {"slap": 4, "left": 17, "ok": 27, "right": 22}
     assert [(s.display.driver, s.display.port, s.display.address) for s in profile.stations] == [
         ("ssd1306", 1, 0x3C), ("ssd1306", 1, 0x3D), ("sh1106", 3, 0x3C)]
     # The third display's i2c-gpio bus uses GPIO 23 and 24: no button may sit there.
     assert not {23, 24} & {pin for s in profile.stations for pin in s.pins.values()}
+
+
+def test_gpio_buttons_are_read_by_the_reader_on_a_pi_and_in_the_daemon_with_mock_pins(tmp_path):
+    assert load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml").gpio_reader is False
+    pi = (ROOT / "hardware" / "profiles" / "gpio-3.toml").read_text()
+    mock = (ROOT / "hardware" / "profiles" / "mock-3.toml").read_text()
+    path = tmp_path / "box.toml"
+    for text, reader in ((pi.replace('gpio_watermark = "reader"', ""), True),
+                         (pi.replace('gpio_watermark = "reader"', 'gpio_watermark = "bound"'), False),
+                         (mock + '\n[timing]\ngpio_watermark = "reader"\n', True)):
+        path.write_text(text)
+        assert load_profile(path).gpio_reader is reader
 
 
 def test_mock_3_profile_values():
@@ -298,7 +311,8 @@ def test_seven_stations_only_the_count_is_wrong(tmp_path):
     ("stuck_after_s", "0.1", "must be a number from 0.5 to 60, not 0.1"),
     ("stuck_after_s", '"5"', "must be a number from 0.5 to 60, not '5'"),
     ("gpio_latency_ms", "true", "must be a number from 0 to 50, not True"),
-    ("debounce", "5", "unknown field; known fields are debounce_ms, stuck_after_s, gpio_latency_ms"),
+    ("debounce", "5", "unknown field; known fields are debounce_ms, stuck_after_s, gpio_latency_ms, gpio_watermark"),
+    ("gpio_watermark", '"guess"', "must be reader or bound (how races know every GPIO press has arrived), not 'guess'"),
 ])
 def test_bad_timing_value(tmp_path, key, value, message):
     assert problems(tmp_path, GOOD + f"\n[timing]\n{key} = {value}\n") == [f"timing.{key}: {message}"]

@@ -131,8 +131,8 @@ def add_selftest(sub: argparse._SubParsersAction) -> None:
                                       "turn and reports each button as it is pressed; a station's light comes "
                                       "on once all its buttons were pressed, while every display is kept busy to measure how "
                                       "late presses arrive. Exits 1 if a button never reported a press, a "
-                                      "display is not working or timing.gpio_latency_ms does not cover the "
-                                      "delays measured.")
+                                      "display is not working or, with the fallback timing.gpio_watermark = "
+                                      "\"bound\", timing.gpio_latency_ms does not cover the delays measured.")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
     speed_option(test)
