@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..record.journal import Header, JournalWriter, sealed
-from ..record.recovery import KEEP_JOURNALS, next_sequence, note_sequence, rotate
+from ..record.shelf import KEEP_JOURNALS, next_sequence, note_sequence, rotate
 from ..record.saving import Saving, SavedJournal
 from ..record.statedir import hold, in_ram, read_only
 
