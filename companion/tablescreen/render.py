@@ -10,7 +10,7 @@ from PIL import Image
 from ..screens.canvas import overflow
 from .chart import score_chart
 from .painter import ACCENT, ALERT, CHAR_H, CHAR_W, DIM, LINE, PANEL, TEXT, Painter, colour
-from .public import PublicView, RacePress
+from .publicview import PublicView, RacePress
 
 
 def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[str] | None = None) -> Image.Image:
