@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import bots, fairness, latency, plot, process, replay_scaling, reveal, tablescreen, throughput
+from . import bots, fairness, latency, plot, process, replay_scaling, reveal, saving, tablescreen, throughput
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -37,6 +37,7 @@ def run(quick: bool) -> dict:
                tie_counts=bias["fair_counts"], baseline_tie_counts=bias["baseline_counts"])
     out.update(reveal.display_bias(ties))
     out.update(reveal.reveal_skew())
+    out.update(reveal.light(2_000 if quick else 20_000, races // 5))
     out["frame_pack_ms"] = reveal.frame_pack_ms(100 if quick else 1000)
     out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
@@ -50,15 +51,20 @@ def run(quick: bool) -> dict:
         out.update(process.help_ms(Path(tmp), 3 if quick else 9))
         out.update(process.daemon_run(Path(tmp), 5 if quick else 20, 3 if quick else 9))
         out.update(replay_scaling.replay_scaling(Path(tmp), 1 if quick else 3))
+        out.update(saving.saving(Path(tmp) / "saving", 100 if quick else 1000))
     return out
 
 
 def gpio_model(races: int) -> dict:
-    """Races on GPIO alone under :mod:`bench.gpio_model`, at the default bound and the old one."""
+    """Races on GPIO alone under :mod:`bench.gpio_model`: with the GPIO reader (no bound), at the
+    fallback's default bound, and at the old 1 ms one."""
     default, old = round(Timing().gpio_latency_ms * MS), round(OLD_GPIO_BOUND_MS * MS)
     rates = fairness.gpio_model_misorder(races, (default, old))
+    reader = fairness.gpio_reader_misorder(races)
     return {"gpio_model_races": races, "gpio_bound_ms": default / MS,
-            "gpio_model_misorder_rate": rates[default], "baseline_gpio_model_misorder_rate": rates[old]}
+            "gpio_model_misorder_rate": reader["rate"], "bound_gpio_model_misorder_rate": rates[default],
+            "baseline_gpio_model_misorder_rate": rates[old],
+            "gpio_model_decision_p50_ms": reader["decision_p50_ms"], "gpio_model_decision_p99_ms": reader["decision_p99_ms"]}
 
 
 def table(result: dict) -> str:
@@ -67,17 +73,28 @@ def table(result: dict) -> str:
          f"{result['baseline_misorder_rate_ge_100us']:.2%} by arrival", f"{result['races']} races"),
         ("misorder rate, GPIO delivery model", f"{result['gpio_model_misorder_rate']:.4%}",
          f"{result['baseline_gpio_model_misorder_rate']:.2%} at the old {OLD_GPIO_BOUND_MS:g} ms bound",
-         f"{result['gpio_model_races']} races, bound {result['gpio_bound_ms']:g} ms"),
+         f"{result['gpio_model_races']} races with the GPIO reader, no bound; "
+         f"{result['bound_gpio_model_misorder_rate']:.4%} at the fallback {result['gpio_bound_ms']:g} ms bound"),
+        ("GPIO decision past the window (model)", f"{result['gpio_model_decision_p50_ms']:.2f} / "
+         f"{result['gpio_model_decision_p99_ms']:.2f} ms", "", "p50 / p99 with the reader, delivery model"),
         ("tie bias p (chi-square)", f"{result['tie_bias_p']:.3g}", f"{result['baseline_tie_bias_p']:.3g} by arrival",
          f"wins {result['tie_counts']} vs {result['baseline_tie_counts']}"),
         ("display bias p (chi-square)", f"{result['display_bias_p']:.3g}",
          f"{result['baseline_display_bias_p']:.3g} sequential", f"wins {result['display_wins']} vs {result['baseline_display_wins']}"),
-        ("reveal skew, 6 panels 400 kHz", f"{result['reveal_skew_ms']:.2f} ms",
+        ("command skew (0xAF), 6 panels 400 kHz", f"{result['reveal_skew_ms']:.2f} ms",
          f"{result['baseline_reveal_skew_ms']:.0f} ms sequential", "bus model, exact"),
+        ("light skew p50 / p99, 6 panels", f"{result['light_skew_ms']['p50']:.2f} / {result['light_skew_ms']['p99']:.2f} ms",
+         f"{result['baseline_light_skew_ms']['p50']:.2f} / {result['baseline_light_skew_ms']['p99']:.2f} ms luma clock",
+         "scan model; 0xAF assumed to leave the scan running"),
+        ("light: races misjudged (1-30 ms)", f"{result['light_model_misjudged_rate']:.2%}",
+         f"{result['baseline_light_model_misjudged_rate']:.2%} luma clock, 10 ms",
+         f"window {result['light_tie_window_ms']} ms; ties {result['light_model_tie_rate']:.1%}; "
+         f"with light sensors {result['light_model_misjudged_rate_with_sensors']:.2%}"),
         ("frame packing (128x64)", f"{result['frame_pack_ms']['ours']:.3f} ms",
          f"{result['frame_pack_ms']['luma']:.3f} ms luma", ""),
         ("decision latency p50 / p99", f"{result['decision_latency_p50_ms']:.2f} / {result['decision_latency_p99_ms']:.2f} ms",
-         "", f"edge to buzzer, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
+         f"{result['baseline_decision_latency_p50_ms']:.1f} / {result['baseline_decision_latency_p99_ms']:.1f} ms bound",
+         f"GPIO reader; edge to buzzer under frame packing, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
         ("Triangle hard bot on the table: lead vs 2 basic / 2 counters",

@@ -24,7 +24,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from bench.gpio_model import GpioDelivery
+from bench.gpio_model import GpioDelivery, ReaderDelivery
 from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
 from companion.arbiter.watermark import Watermarks
@@ -153,15 +153,48 @@ def gpio_model_misorder(races: int, bounds: tuple[int, ...], model: GpioDelivery
     judges the same races with the same delays."""
     rnd = random.Random(seed)
     wrong = dict.fromkeys(bounds, 0)
-    counted = 0
-    while counted < races:
-        edges = {s: rnd.randrange(50 * MS) for s in STATIONS}
-        ordered = sorted(edges.values())
-        if ordered[1] - ordered[0] < 100 * US:
-            continue
-        counted += 1
+    for edges in gpio_races(races, rnd):
         feed = gpio_model_deliveries(edges, model, rnd)
         right = truth(edges)
         for bound in bounds:
             wrong[bound] += decide_fair(feed, bound, board=False) != right
-    return {bound: n / counted for bound, n in wrong.items()}
+    return {bound: n / races for bound, n in wrong.items()}
+
+
+def gpio_races(races: int, rnd: random.Random):
+    """The edge times of ``races`` races of three GPIO stations whose first gap is >= 100 us."""
+    counted = 0
+    while counted < races:
+        edges = {s: rnd.randrange(50 * MS) for s in STATIONS}
+        ordered = sorted(edges.values())
+        if ordered[1] - ordered[0] >= 100 * US:
+            counted += 1
+            yield edges
+
+
+def gpio_reader_misorder(races: int, model: ReaderDelivery = ReaderDelivery(), seed: int = 3) -> dict[str, float]:
+    """The races of :func:`gpio_model_misorder` with the GPIO reader: no latency bound, the race
+    decided by the reader's watermark (an explicit source whose events may come out of order).
+    Wrong verdicts, and the decision's delay past the tie window (p50/p99, ms)."""
+    rnd = random.Random(seed)
+    wrong = 0
+    late: list[int] = []
+    for edges in gpio_races(races, rnd):
+        first = min(edges.values())
+        race = Race(0, WINDOW, STATIONS)
+        marks = Watermarks()
+        marks.add_source("gpio", in_order=False)
+        verdict = None
+        for arrival, kind, station, t_ns in model.records(edges, first + WINDOW, rnd):
+            if kind == "press":
+                race.press(InputEvent(station, "slap", True, t_ns, "gpio"))
+            else:
+                marks.report("gpio", t_ns)
+            verdict = race.decide(marks.low(arrival))
+            if verdict is not None:
+                late.append(arrival - first - WINDOW)
+                break
+        wrong += verdict is None or verdict.winners != truth(edges)
+    late.sort()
+    return {"rate": wrong / races, "decision_p50_ms": late[len(late) // 2] / MS,
+            "decision_p99_ms": late[min(len(late) - 1, round(0.99 * (len(late) - 1)))] / MS}

@@ -81,3 +81,59 @@ def quantiles(draw, rnd: random.Random, samples: int, qs: tuple[float, ...]) -> 
     """Nearest-rank quantiles, in ms, of ``samples`` draws of ``draw(rnd)`` (ns)."""
     values = sorted(draw(rnd) for _ in range(samples))
     return [values[min(samples - 1, round(q * (samples - 1)))] / MS for q in qs]
+
+
+# --- With the GPIO reader process (companion/adapters/gpioreader.py) ---
+
+KERNEL_QUEUE_NS = (10 * US, 200 * US)
+"""From an edge's stamp to the event in the line request's queue: gpio-cdev stamps in the hard
+interrupt handler and queues from the interrupt's kernel thread (``edge_irq_thread``), which runs
+at real-time priority (SCHED_FIFO 50) and preempts every ordinary process. Assumed uniform in
+10-200 us, well within the reader's margin (:data:`~companion.adapters.gpioreader.KERNEL_MARGIN_NS`):
+this is the one assumption left, and the reader checks it on the box (an edge later than a
+watermark is counted and logged)."""
+READER_WAKE_NS = (20 * US, 300 * US)
+"""The reader's wake-up from ``poll`` once an event is queued or its timeout is due: an ordinary
+process doing nothing else, holding no one's GIL."""
+
+
+@dataclass(frozen=True)
+class ReaderDelivery:
+    """GPIO presses through the reader: what the daemon receives and when. The reader's records
+    cross a socket in order, then wait for the daemon's GIL like any thread hand-off
+    (:meth:`GpioDelivery.handoff_ns`, with its heavy tail): arrival order and delays are as bad as
+    before, but races are decided by the reader's watermark, not by a bound."""
+
+    margin_ns: int = 1 * MS
+    handoff: GpioDelivery = GpioDelivery()
+
+    def records(self, edges: dict[int, int], due_ns: int, rnd: random.Random) -> list[tuple[int, str, int, int]]:
+        """``(arrival, kind, station, t_ns)`` for every edge (kind ``"press"``) and watermark
+        (``"mark"``, station -1) the reader sends until one passes ``due_ns`` (the race's first
+        press plus its tie window, which the daemon asks for), in arrival order."""
+        visible = sorted((t + rnd.randint(*KERNEL_QUEUE_NS), t, s) for s, t in edges.items())
+        turns = [v + rnd.randint(*READER_WAKE_NS) for v, _, _ in visible]
+        out: list[tuple[int, str, int, int]] = []
+        read: set[int] = set()
+        arrival = sent_mark = -(1 << 62)
+        asked_at = None  # when the daemon's request for a watermark past due_ns reached the reader
+
+        def send(checked: int) -> None:
+            nonlocal arrival, sent_mark
+            for v, t, s in visible:
+                if v <= checked and s not in read:
+                    read.add(s)
+                    arrival = max(arrival, checked + self.handoff.handoff_ns(rnd))
+                    out.append((arrival, "press", s, t))
+            if checked - self.margin_ns > sent_mark:
+                sent_mark = checked - self.margin_ns
+                arrival = max(arrival, checked + self.handoff.handoff_ns(rnd))
+                out.append((arrival, "mark", -1, sent_mark))
+
+        turns.sort()
+        while turns:
+            send(turns.pop(0))
+            if asked_at is None:  # the first press reached the daemon: it asks for due_ns
+                asked_at = max(out[0][0], due_ns + self.margin_ns) + rnd.randint(*READER_WAKE_NS)
+                turns = sorted(turns + [asked_at])
+        return out

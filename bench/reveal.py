@@ -15,10 +15,23 @@ are unfair.
   measured on the model above. With the reveal, the real :class:`~companion.arbiter.race.Race` times
   each station from its own onset; the baseline opens the race for everyone when the table
   asked for the screens, and the stations written last lose.
+- **Light**: what the players see is the light, not the command. Each panel of the model gets
+  its own row scan (:class:`~bench.busmodel.Scan`: Fosc from the datasheet's range, a random
+  phase, 0xAF assumed to leave the scan running; the stimulus Triangle's 0, rows 14-37, the
+  rows of the light sensors' marker): ``light_skew_ms`` is the spread of the light
+  onsets of 6 panels at 400 kHz over many reveals (p50/p99), beside the command skew above; and
+  ``light_model_misjudged_rate`` the share of two-player races, true reaction times 1-30 ms
+  apart, whose verdict names the slower player alone, each station timed from its stamped
+  onset as the race does. The box's settings (the panel clock of
+  :data:`companion.adapters.framepack.PANEL_CLOCK`, the default tie window of screen-revealed
+  races) against luma's clock and the old 10 ms window, in the same run; and with a light
+  sensor per station (each timed from its light). Every case draws the same panels' phases and
+  the same players from one seed: the figures are exact for the model, and comparable.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -31,11 +44,13 @@ from PIL import Image
 
 from companion.adapters.displays import DisplayWriter
 from companion.adapters.framepack import FastSSD1306
+from companion.adapters.lightsensor import MARKER_ROWS
+from companion.games.options import SCREEN_TIE_WINDOW_MS
 from companion.adapters.mux import MuxChannel
 from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
 
-from .busmodel import FakeClock, TimedBus
+from .busmodel import FakeClock, Scan, TimedBus
 
 MS = 1_000_000
 CASES = ((6, 400_000, 0), (3, 400_000, 0), (6, 100_000, 0), (3, 100_000, 0), (6, 400_000, 50_000))
@@ -147,3 +162,112 @@ def display_bias(races: int, seed: int = 4) -> dict:
     baseline = wins(races, sequential, False, seed)
     return {"display_bias_p": chi_square_uniform_p(fair), "baseline_display_bias_p": chi_square_uniform_p(baseline),
             "display_wins": fair, "baseline_display_wins": baseline}
+
+
+TOP_ROWS = range(0, 24)
+"""The stimulus drawn at the top of the panel instead, where a scan restarted by 0xAF starts."""
+OLD_TIE_WINDOW_MS = 10
+"""Every game's tie window before the light model: the baseline."""
+CLOCKS = {"box": FastSSD1306, "luma": ssd1306}
+"""The box's panels against luma's own."""
+
+
+@functools.cache
+def panel_clock(which: str) -> tuple[int, int]:
+    """The (0xD5, 0xD9) arguments a panel of :data:`CLOCKS` ``which`` ends up with, as its
+    device sends them on the bus model."""
+    bus = TimedBus()
+    CLOCKS[which](i2c(bus=bus, address=0x3C))
+    settings = bus.panel(0x3C).settings
+    return settings[0xD5], settings[0xD9]
+
+
+def light_onsets(stamped: list[int], scans: list[Scan], rows: range = MARKER_ROWS) -> list[int]:
+    """Each panel's light onset: its scan's first start of a stimulus row after its 0xAF."""
+    return [scan.light_ns(t, rows) for t, scan in zip(stamped, scans)]
+
+
+def box_scans(rnd: random.Random, panels: int, which: str, mode: str = "continues") -> list[Scan]:
+    """``panels`` SSD1306 panels off the shelf at the clock of :data:`CLOCKS` ``which``."""
+    clock, precharge = panel_clock(which)
+    return [Scan.drawn(rnd, "ssd1306", clock, precharge, mode) for _ in range(panels)]
+
+
+def percentiles_ms(values: list[int]) -> dict:
+    """``{"p50", "p99"}`` of ``values`` (ns) in ms."""
+    ordered = sorted(values)
+    return {name: round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] / MS, 3)
+            for name, q in (("p50", 0.5), ("p99", 0.99))}
+
+
+def light_skew(reveals: int, which: str = "box", mode: str = "continues", rows: range = MARKER_ROWS,
+               seed: int = 5) -> dict:
+    """Light-onset spread of 6 panels at 400 kHz over ``reveals`` reveals, each a new box."""
+    rnd = random.Random(seed)
+    stamped, _ = onsets(6, 400_000, True)
+    skews = []
+    for _ in range(reveals):
+        light = light_onsets(stamped, box_scans(rnd, 6, which, mode), rows)
+        skews.append(max(light) - min(light))
+    return percentiles_ms(skews)
+
+
+def light_misjudged(races: int, which: str, window_ms: float, sensor: bool = False,
+                    rows: range = MARKER_ROWS, seed: int = 6) -> dict:
+    """Two players (two of 6 panels) whose true reaction times differ by 1-30 ms, each timed
+    from its stamped onset (with ``sensor``, from its light onset). ``misjudged``: the verdict
+    is not the one the rules give on the true reaction times (a tie within the window, else the
+    faster player); ``wrong_winner``: it names the slower player alone; ``ties``: it is a tie."""
+    rnd = random.Random(seed)
+    stamped, _ = onsets(6, 400_000, True)
+    window = round(window_ms * MS)
+    misjudged = wrong = ties = 0
+    for _ in range(races):
+        pair = rnd.sample(range(6), 2)
+        shown = [stamped[s] for s in pair]
+        light = light_onsets(shown, box_scans(rnd, 2, which), rows)
+        fast = round(max(100.0, rnd.gauss(REACTION_MEAN_MS, REACTION_SD_MS)) * MS)
+        reactions = [fast, fast + round(rnd.uniform(1, 30) * MS)]
+        if rnd.random() < 0.5:
+            reactions.reverse()
+        race = Race(0, window, (0, 1), revealed=True)
+        race.reveal(dict(enumerate(light if sensor else shown)))
+        for s in (0, 1):
+            race.press(InputEvent(s, "slap", True, light[s] + reactions[s]))
+        winners = race.decide(1 << 62).winners
+        faster = 0 if reactions[0] < reactions[1] else 1
+        truth = {0, 1} if abs(reactions[0] - reactions[1]) < window else {faster}
+        misjudged += winners != truth
+        wrong += winners == {1 - faster}
+        ties += len(winners) > 1
+    return {"misjudged": misjudged / races, "wrong_winner": wrong / races, "ties": ties / races}
+
+
+def light(reveals: int, races: int) -> dict:
+    """The light keys of ``python -m bench``: the box's panel clock and tie window against
+    luma's clock and the old window, all on the same model."""
+    window = SCREEN_TIE_WINDOW_MS
+    box = light_misjudged(races, "box", window)
+    baseline = light_misjudged(races, "luma", OLD_TIE_WINDOW_MS)
+    old_window = light_misjudged(races, "box", OLD_TIE_WINDOW_MS)
+    sensed = light_misjudged(races, "box", window, sensor=True)
+    dot = range(30, 31)  # a stimulus one row high: the longest wait for the scan
+    dot_box = light_misjudged(races, "box", window, rows=dot)
+    dot_baseline = light_misjudged(races, "luma", OLD_TIE_WINDOW_MS, rows=dot)
+    return {
+        "light_skew_ms": light_skew(reveals, "box"),
+        "baseline_light_skew_ms": light_skew(reveals, "luma"),
+        "light_skew_ms_by_case": {
+            "scan restarts at 0xAF": light_skew(reveals, "box", "restarts"),
+            "scan restarts at 0xAF, stimulus at the top": light_skew(reveals, "box", "restarts", TOP_ROWS),
+            "stimulus at the top (scan continues)": light_skew(reveals, "box", rows=TOP_ROWS)},
+        "light_model_races": races, "light_tie_window_ms": window,
+        "light_model_misjudged_rate": box["misjudged"], "baseline_light_model_misjudged_rate": baseline["misjudged"],
+        "light_model_wrong_winner_rate": box["wrong_winner"],
+        "baseline_light_model_wrong_winner_rate": baseline["wrong_winner"],
+        "light_model_tie_rate": box["ties"], "baseline_light_model_tie_rate": baseline["ties"],
+        "light_model_misjudged_rate_with_sensors": sensed["misjudged"],
+        "light_model_misjudged_rate_old_window": old_window["misjudged"],
+        "light_model_wrong_winner_rate_one_row_stimulus": dot_box["wrong_winner"],
+        "baseline_light_model_wrong_winner_rate_one_row_stimulus": dot_baseline["wrong_winner"],
+    }

@@ -2,7 +2,7 @@
 picture (SVG) of the Pi's 40-pin header, made from the profile itself so they cannot drift from it.
 
 Both come from one list of :class:`Wire` rows: every station key (a GPIO and its header pin, or a
-button board channel), every display (its bus, multiplexer channel and address), the I2C and
+button board channel), every display (its bus, multiplexer channel and address) and light sensor, the I2C and
 power pins they share, the multiplexer and the buzzer. ``companion profile diagram PROFILE --out
 DIR`` writes ``DIR/wiring.svg`` and ``DIR/wiring.md``.
 """
@@ -66,6 +66,11 @@ def wires(profile: Profile) -> list[Wire]:
                  if d.mux_channel is not None else f"I2C bus {d.port} directly")
         out.append(Wire(part, f"display {d.driver}", f"{where}, address 0x{d.address:02X}; VCC 3V3, GND",
                         station=i))
+        if st.light_sensor is not None:
+            gpio = st.light_sensor
+            out.append(Wire(part, "light sensor", f"{pin_name(gpio)} from the comparator's output (high when lit); "
+                                                  "the phototransistor over the marker at the display's right edge, "
+                                                  "rows 14-37; VCC 3V3, GND (hardware/BUILD.md)", gpio, i))
     ports = sorted({st.display.port for st in profile.stations})
     if profile.backend == "pi":
         for port in ports:

@@ -80,6 +80,11 @@ class StationProfile:
     led: int | None = None
     """The station's light, if it has one: a GPIO pin for a station on pins, the board's LED
     number for a station on board channels (lit for the race winner, blinking for a tie)."""
+    light_sensor: int | None = None
+    """The GPIO pin of the light sensor over the station's panel, if it has one (for a station
+    on pins or on board channels: the sensor sits by the panel, which the Pi drives). With one
+    on every station, races revealed on the screens time each player from their panel's light
+    (:mod:`companion.adapters.lightsensor`)."""
 
 
 @dataclass(frozen=True)
@@ -95,13 +100,20 @@ class Timing:
     debounce_ms: float = 5.0
     stuck_after_s: float = 5.0
     gpio_latency_ms: float = 30.0
-    """How late a GPIO edge can reach the loop; races wait this long past the tie window.
+    """Only with ``gpio_watermark = "bound"``: how late a GPIO edge can reach the loop; races wait
+    this long past the tie window.
 
     A press reaches the loop after lgpio's poll and sort hold (0.5-1.05 ms) and a thread hand-off
     that waits for the GIL (one switch interval, 1 ms in the daemon, with a scheduling tail):
     ``bench/gpio_model.py`` puts one press in about 15 million beyond 20 ms; 30 ms also covers
     the worst we measured on a CPU loaded far beyond a Pi's (22 ms). ``companion selftest``
     measures a box's own delays and says whether this covers them."""
+    gpio_watermark: str | None = None
+    """How races know every GPIO press has arrived: ``"reader"``, the GPIO reader process says
+    how far it has read (:mod:`companion.adapters.gpioreader`); ``"bound"``, the fallback, the
+    buttons are read in the daemon and assumed to arrive within ``gpio_latency_ms``. Unset: the
+    reader on a Pi, the bound with mock pins (read in the daemon's process, where tests and the
+    simulator drive them and their clock)."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +151,15 @@ class Profile:
     displays: Displays = field(default_factory=Displays)
     board: BoardProfile | None = None
     table_screen: TableScreenProfile = field(default_factory=TableScreenProfile)
+
+    @property
+    def gpio_reader(self) -> bool:
+        """Whether GPIO buttons are read by the reader process (``timing.gpio_watermark``)."""
+        return self.timing.gpio_watermark == "reader" or (self.timing.gpio_watermark is None and self.backend == "pi")
+
+    def gpio_pins(self) -> dict[int, tuple[int, str]]:
+        """GPIO pin -> (station index, key), for every station key wired to a pin."""
+        return {pin: (i, key) for i, st in enumerate(self.stations) for key, pin in st.pins.items()}
 
     def board_channels(self) -> dict[int, tuple[int, str]]:
         """Board channel -> (station index, key)."""
@@ -201,11 +222,14 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     backend = data.get("backend", "pi")
     if backend not in BACKENDS:
         c.fail("backend", f"must be one of {', '.join(BACKENDS)}, not {backend!r}")
-    timing_data = c.table(data, "", "timing", ("debounce_ms", "stuck_after_s", "gpio_latency_ms"))
+    timing_data = c.table(data, "", "timing", ("debounce_ms", "stuck_after_s", "gpio_latency_ms", "gpio_watermark"))
     timing = Timing(
         debounce_ms=c.number(timing_data, "timing", "debounce_ms", 5.0, 0, 50, float),
         stuck_after_s=c.number(timing_data, "timing", "stuck_after_s", 5.0, 0.5, 60, float),
         gpio_latency_ms=c.number(timing_data, "timing", "gpio_latency_ms", Timing.gpio_latency_ms, 0, 50, float),
+        gpio_watermark=(c.choice(timing_data, "timing", "gpio_watermark", ("reader", "bound"),
+                                 "how races know every GPIO press has arrived")
+                        if "gpio_watermark" in timing_data else None),
     )
     displays_data = c.table(data, "", "displays", ("mux_address", "contrast", "dim_contrast", "dim_after_s", "i2c_hz"))
     displays = Displays(
@@ -273,8 +297,9 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if not isinstance(st, dict):
             c.fail(where, "must be a table")
             continue
-        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led"}):
-            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led")
+        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led", "light_sensor"}):
+            c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led, "
+                                       "light_sensor")
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
@@ -332,7 +357,11 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                 used_leds[led] = f"{where}.led"
         elif led is not None:
             claim_pin(f"{where}.led", led)
-        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led))
+        sensor = st.get("light_sensor")
+        if sensor is not None:
+            claim_pin(f"{where}.light_sensor", sensor)
+        stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led,
+                                       sensor))
     if backend == "pi":
         _check_bus_collisions(c, placed, displays.mux_address)
         for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):
@@ -340,6 +369,11 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                 if pin in used:
                     c.fail(used[pin], f"GPIO {pin} is the {line} of I2C bus {port}, which a display uses "
                                       f"(port = {port}): wire this elsewhere")
+    sensed = [i for i, st in enumerate(stations) if st.light_sensor is not None]
+    if sensed and len(sensed) < len(stations):
+        c.fail("stations", "light_sensor on " + ", ".join(f"stations[{i + 1}]" for i in sensed)
+               + " but not on " + ", ".join(f"stations[{i + 1}]" for i in range(len(stations)) if i not in sensed)
+               + ": races time players from their light only when every station has a sensor")
     if board is not None and not used_channels:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:

@@ -9,16 +9,28 @@ every display. It speaks the daemon's referee interface, so it runs on the real 
 With ``frame_every_ns`` it also loads the box the way a game at its busiest does, and harder:
 every display gets a new frame that often (a counter in the corner), more than the I2C bus can
 write, so the display writer packs frames without pause while the maker presses buttons. The
-buttons' delivery delays measured meanwhile (:class:`~companion.arbiter.delivery.DeliveryWatch`) say
-whether the profile's GPIO latency bound covers this box.
+buttons' delivery delays measured meanwhile (:class:`~companion.arbiter.delivery.DeliveryWatch`) are
+reported; with the fallback ``timing.gpio_watermark = "bound"`` they say whether the profile's GPIO
+latency bound covers this box (with the GPIO reader, races wait for its watermark: no bound).
+
+On a box with light sensors (``light_sensor`` on every station), :func:`measure_light` then
+reveals a marked frame on every panel many times, as a race does, and :func:`light_report` tells
+the maker each panel's lag from its stamped onset to its light, the light skew between panels,
+and the tie window the box supports (:mod:`companion.adapters.lightsensor`).
 """
 
 from __future__ import annotations
 
 import functools
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
 
 from PIL import Image, ImageFont
 
+from .adapters.lightsensor import LIGHT_WAIT_NS, LightSensors, marked
 from .cues import CUES, steps
 from .arbiter.inputs import KEYS, InputEvent
 from .screens.canvas import CHAR_W, HEIGHT, LINE_H, WIDTH, blank, fit, text
@@ -134,3 +146,107 @@ class SelfTest:
             return f"all {self.stations * len(KEYS)} buttons pressed; every display shown; {len(CUES)} cues played"
         lines += [f"station {s + 1} ({self.names[s]}): {k} never pressed" for s, k in self.missing()]
         return "\n".join(lines)
+
+
+LIGHT_REVEALS = 200
+"""Reveals :func:`measure_light` makes: each panel's lag is a fresh draw of its scan's phase, so
+200 see its range to within a percent of a frame."""
+SCAN_RESTARTS_BELOW_NS = 1_000_000
+"""A panel whose lag never varies by more than this restarts its scan at display-on: its light
+follows its command by a fixed delay (the rows above the marker), where a scan that runs on
+gives lags spread over a whole frame (6-13 ms)."""
+
+
+@dataclass(frozen=True)
+class LightSample:
+    """One reveal: every station's stamped onset, and its light onset where its sensor saw it."""
+
+    stamped: dict[int, int]
+    light: dict[int, int]
+
+
+def measure_light(writer, sensors: LightSensors, stations: int, reveals: int = LIGHT_REVEALS,
+                  wait: Callable[[dict[int, int]], None] | None = None) -> list[LightSample]:
+    """Reveal a marked frame (the station's number) on every panel ``reveals`` times through the
+    display ``writer``, as a race does, and read every sensor. ``wait(stamped)`` returns once the
+    sensors have had their time to see the reveal (by default twice :data:`LIGHT_WAIT_NS` of real
+    time: the window for the light, and as long again for its edge to reach the box; a test
+    drives its mock sensors there instead)."""
+    wait = wait or (lambda stamped: time.sleep(2 * LIGHT_WAIT_NS / 1e9))
+    samples = []
+    for n in range(reveals):
+        shown = threading.Event()
+        got: dict[int, int] = {}
+
+        def on_shown(onsets: dict[int, int]) -> None:
+            got.update(onsets)
+            shown.set()
+
+        frames = {}
+        for station in range(stations):
+            image, draw = blank()
+            draw.text((2, 4), str(station + 1), font=_big_font(), fill=1)
+            text(draw, 40, 0, f"light {n + 1}/{reveals}")
+            frames[station] = marked(image)
+        writer.reveal(frames, on_shown)
+        if not shown.wait(5.0):
+            break  # a display that never shows: the report says which sensors saw nothing
+        wait(dict(got))
+        samples.append(LightSample(dict(got), sensors.light_onsets(got)))
+    return samples
+
+
+def _ms(ns: float) -> str:
+    return f"{ns / 1e6:.2f} ms"
+
+
+def _pick(values: list[int], q: float) -> int:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class LightReport:
+    """What :func:`light_report` found: ``lags`` per station (light minus stamped onset, ns),
+    ``skews`` per complete reveal (latest light minus earliest, ns) and ``window_ms``, the tie
+    window the box supports when races are timed from stamps (None if a sensor saw nothing)."""
+
+    lags: dict[int, list[int]]
+    skews: list[int]
+    window_ms: int | None
+    text: str
+
+
+def light_report(samples: list[LightSample], names: tuple[str, ...], window_ms: int) -> LightReport:
+    """Each panel's lag from its stamped onset to its light, the light skew, and the tie window
+    this box supports: races timed from stamps need a window above the largest difference
+    between two panels' lags; races timed from the sensors only the sensors' own (the same
+    parts on every station over the same marker: well under a millisecond, not measured here).
+    ``window_ms`` is the games' default."""
+    stations = range(len(names))
+    lags = {s: [x.light[s] - x.stamped[s] for x in samples if s in x.light and s in x.stamped] for s in stations}
+    complete = [x for x in samples if all(s in x.light for s in stations)]
+    skews = [max(x.light.values()) - min(x.light.values()) for x in complete]
+    lines = [f"light: {len(samples)} reveals"]
+    for s in stations:
+        seen = lags[s]
+        if not seen:
+            lines.append(f"station {s + 1} ({names[s]}): its light sensor saw nothing (check its wiring, "
+                         "that it sits over the marker at the panel's right edge, and its threshold)")
+            continue
+        scan = "restarts at display-on" if max(seen) - min(seen) < SCAN_RESTARTS_BELOW_NS else "runs on"
+        lines.append(f"station {s + 1} ({names[s]}): lag p50 {_ms(_pick(seen, 0.5))}, p99 {_ms(_pick(seen, 0.99))}, "
+                     f"range {_ms(min(seen))}-{_ms(max(seen))} in {len(seen)} reveals (scan {scan})")
+    if any(not lags[s] for s in stations) or not complete:
+        return LightReport(lags, skews, None, "\n".join(lines))
+    lines.append(f"light skew between panels: p50 {_ms(_pick(skews, 0.5))}, p99 {_ms(_pick(skews, 0.99))}, "
+                 f"max {_ms(max(skews))}")
+    # Two panels' lags can differ by up to the widest spread of lags seen (across reveals too).
+    every = [lag for s in stations for lag in lags[s]]
+    supported = math.floor((max(every) - min(every)) / 1e6) + 1
+    verdict = "covers it" if window_ms >= supported else "is too small: races closer than that are decided by the screens"
+    lines.append(f"tie window this box supports, timed from stamps: {supported} ms or more "
+                 f"(the games' default, {window_ms} ms, {verdict}); races timed from these sensors, as they "
+                 "are when every station has one, need only cover the sensors' own differences (matched "
+                 "parts over the same marker: well under 1 ms)")
+    return LightReport(lags, skews, supported, "\n".join(lines))

@@ -56,12 +56,31 @@ def load_settings(path: Path | None) -> BoxSettings:
     return BoxSettings()
 
 
-def save_settings(path: Path, settings: BoxSettings) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def write_whole(path: Path, data: bytes) -> None:
+    """Write a small file of the state directory (the settings, the last game's number) whole or
+    not at all: to a temporary name beside it, fsync'd, then renamed over it, so a power cut
+    leaves the old file or the new one. OSError if it cannot be (a full disk), leaving the old
+    file as it was and no temporary file behind."""
     temporary = path.with_name(path.name + ".new")
-    with open(temporary, "w", encoding="utf-8") as f:
-        json.dump(asdict(settings), f)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temporary, path)
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except OSError:
+        try:
+            temporary.unlink(missing_ok=True)
+        except OSError:
+            pass  # a read-only directory: there is none to remove
+        raise
+
+
+def save_settings(path: Path, settings: BoxSettings) -> None:
+    """Write ``settings`` to ``path`` (see :func:`~companion.record.statedir.write_whole`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_whole(path, (json.dumps(asdict(settings)) + "\n").encode())

@@ -18,7 +18,10 @@ from .adapters.board import BoardLink
 from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import Buses, DisplayWriter, display_openers
+from .adapters.gpiolink import GpioReader, ReaderItem
+from .adapters.gpioreader import KERNEL_MARGIN_NS
 from .adapters.lights import StationLights
+from .adapters.lightsensor import LightSensors, light_sensors
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
@@ -38,8 +41,9 @@ class Box:
     buzzer: Buzzer | None
     """Anything with ``play(cue)`` and ``close()``."""
     sources: dict[str, int | None] = field(default_factory=dict)
-    """The input sources the buttons report as, each with its latency bound in ns (None for an
-    explicit source): the daemon's watermarks wait for exactly these."""
+    """The input sources the buttons in this process report as, each with its latency bound in ns
+    (None for an explicit source): the daemon's watermarks wait for exactly these, and for the
+    GPIO reader and the board if there are."""
     buses: Buses | None = None
     board: BoardLink | None = None
     """The button board's serial link; the daemon starts it once its loop runs."""
@@ -53,16 +57,24 @@ class Box:
     ``next_blink_s()``, ``blink_step()`` and ``close()``."""
     table_screen: TableScreen | None = None
     """The public state on an HDMI screen (``[table_screen]``), if the profile has one."""
+    light_sensors: LightSensors | None = None
+    """The light sensors over the stations' panels, when every station has one."""
+    gpio_reader: GpioReader | None = None
+    """The GPIO reader process, when it reads the station buttons (``timing.gpio_watermark``);
+    the daemon starts it once its loop runs."""
 
     def pin(self, station: int, key: str):
         """The pin object behind a station key (in the mock backend, tests drive it)."""
         return self.pin_factory.pin(self.profile.stations[station].pins[key])
 
     def drive(self, station: int, key: str, pressed: bool) -> None:
-        """Press or release a station key as a script does: a mock pin or a virtual board channel."""
+        """Press or release a station key as a script does: a mock pin (here or in the GPIO
+        reader) or a virtual board channel."""
         channels = self.profile.stations[station].channels
         if key in channels:
             self.virtual_board.press(channels[key], pressed)
+        elif self.gpio_reader is not None:
+            self.gpio_reader.drive(self.profile.stations[station].pins[key], 0 if pressed else 1)
         else:
             pin = self.pin(station, key)
             pin.drive_low() if pressed else pin.drive_high()
@@ -74,8 +86,12 @@ class Box:
             self.buzzer.close()
         if self.lights is not None:
             self.lights.close()
+        if self.light_sensors is not None:
+            self.light_sensors.close()
         if self.board is not None:
             self.board.close()
+        if self.gpio_reader is not None:
+            self.gpio_reader.close()
         if self.virtual_board is not None:
             self.virtual_board.close()
             shutil.rmtree(self.virtual_board.path.parent, ignore_errors=True)
@@ -97,22 +113,32 @@ def pin_factory_for(profile: Profile):
 
 
 def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
-              on_board: Callable[[LinkItem], None] | None = None) -> Box:
+              on_board: Callable[[LinkItem], None] | None = None,
+              on_gpio: Callable[[ReaderItem], None] | None = None) -> Box:
     """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
-    the link's thread), and is needed if the profile has a board."""
+    the link's thread), and is needed if the profile has a board; ``on_gpio`` the GPIO reader's
+    items (from its thread), needed if the profile's buttons are read by the reader."""
     table_screen = None
     if profile.table_screen.enabled:  # its drawing is imported only for a box that has one
         from .tablescreen.display import open_table_screen
 
         table_screen = open_table_screen(profile.table_screen)
     factory = pin_factory or pin_factory_for(profile)
-    buttons = station_buttons(profile, factory, on_edge)
+    reader = None
+    if profile.gpio_reader:
+        buttons, sources = [], {}
+        if profile.gpio_pins():
+            # Mock pins pretend the kernel's margin: the daemon sees what it will on a Pi.
+            reader = GpioReader(sorted(profile.gpio_pins()), on_gpio, mock=profile.backend == "mock",
+                                margin_ns=KERNEL_MARGIN_NS)
+    else:
+        buttons = station_buttons(profile, factory, on_edge)
+        sources = {"gpio": round(profile.timing.gpio_latency_ms * 1e6)}
     buzzer = Buzzer(profile.buzzer_pin, factory) if profile.buzzer_pin is not None else None
-    latency = round(profile.timing.gpio_latency_ms * 1e6)
     buses = Buses()
     displays = DisplayWriter(openers=display_openers(profile, buses))
-    box = Box(profile, factory, buttons, displays, buzzer, {"gpio": latency}, buses,
-              screens_take_time=profile.backend == "pi", table_screen=table_screen)
+    box = Box(profile, factory, buttons, displays, buzzer, sources, buses,
+              screens_take_time=profile.backend == "pi", table_screen=table_screen, gpio_reader=reader)
     if profile.board is not None:
         port = profile.board.port
         if profile.backend == "mock":
@@ -125,4 +151,7 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     board_leds = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and st.channels}
     if pins or board_leds:
         box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
+    sensors = {i: st.light_sensor for i, st in enumerate(profile.stations) if st.light_sensor is not None}
+    if sensors:
+        box.light_sensors = light_sensors(sensors, factory)
     return box

@@ -126,6 +126,25 @@ async def until(condition, timeout_s: float = PATIENCE_S, poll_s: float = 0.005)
         await asyncio.sleep(poll_s)
 
 
+def while_running(daemon, scenario):
+    """``await scenario()`` while ``daemon``'s loop runs; the loop is stopped and the daemon closed
+    after, whatever happens. Returns what the scenario returned."""
+
+    async def main():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(daemon.run(stop))
+        try:
+            return await scenario()
+        finally:
+            stop.set()
+            await runner
+
+    try:
+        return asyncio.run(main())
+    finally:
+        daemon.close()
+
+
 def wait_until(condition, timeout_s: float = PATIENCE_S, poll_s: float = 0.005) -> None:
     """:func:`until` outside any loop, for a test waiting on threads or processes."""
     end = time.monotonic() + timeout_s

@@ -5,7 +5,8 @@
 The daemon of PROFILE plays SCRIPT on gpiozero's mock pins on a fake clock (every edge at its
 script time, whatever the machine's speed), so every run makes the same journal. Without LINES it
 plays to the end and prints ``DONE``. With LINES it freezes at a point chosen by journal
-progress: as soon as the journal's LINES-th line is fsync'd (within the step that wrote it), or,
+progress: as soon as the journal's LINES-th line is fsync'd by the journal writer thread (within
+the step that wrote it), or,
 given EDGES, after the step in which EDGES more button edges have reached the table, which can
 lie mid-race (a slap in, the race undecided) or mid-menu (a cursor moved, nothing confirmed).
 With ``torn`` it freezes instead with only half of line LINES on disk, as a power cut mid-write
@@ -24,6 +25,7 @@ import gpiozero.pins.mock
 
 from companion.daemon import Daemon
 from companion.record.journal import JournalWriter
+from companion.record.saving import SavedJournal
 from companion.profile import load_profile
 from companion.script import load_script
 
@@ -49,23 +51,30 @@ def main(argv: list[str]) -> None:
     daemon = Daemon(profile, Path(journal_dir), seed=int(seed))
     written = 0
     edges_after = 0
-    write = JournalWriter.write
 
-    def counted_write(writer: JournalWriter, line) -> None:
-        nonlocal written
-        write(writer, line)
-        written += 1
-        if written != stop_lines:
-            return
-        if torn:
-            size = writer.path.stat().st_size
-            length = len(writer.path.read_bytes().splitlines(keepends=True)[-1])
-            os.truncate(writer.path, size - length // 2)
-            freeze(written - 1, daemon)
-        if stop_edges == 0:
-            freeze(written, daemon)  # at once, even mid-step (the header and the first deal)
+    def counting(write):
+        """``write`` (the header's, or a game line's to the journal writer thread), counted: at
+        line LINES, once the thread has it on disk, freeze."""
 
-    JournalWriter.write = counted_write
+        def counted_write(writer, line) -> None:
+            nonlocal written
+            write(writer, line)
+            written += 1
+            if written != stop_lines:
+                return
+            daemon.saving.wait()
+            if torn:
+                size = writer.path.stat().st_size
+                length = len(writer.path.read_bytes().splitlines(keepends=True)[-1])
+                os.truncate(writer.path, size - length // 2)
+                freeze(written - 1, daemon)
+            if stop_edges == 0:
+                freeze(written, daemon)  # at once, even mid-step (the header and the first deal)
+
+        return counted_write
+
+    JournalWriter.write = counting(JournalWriter.write)
+    SavedJournal.write = counting(SavedJournal.write)
     handle = daemon.table.handle
 
     def counted_handle(event) -> None:

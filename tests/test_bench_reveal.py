@@ -18,3 +18,18 @@ def test_players_alike_win_alike_when_timed_from_their_onsets_and_the_late_panel
     assert chi_square_uniform_p(fair) > 0.01
     biased = wins(3000, sequential, revealed=False, seed=1)
     assert biased[0] > biased[1] > biased[2]
+
+
+def test_the_light_model_compares_the_box_with_luma_s_clock_and_sensors_on_the_same_races():
+    from bench.reveal import light_misjudged, light_skew, panel_clock
+
+    assert panel_clock("box") == (0xF0, 0x22) and panel_clock("luma") == (0x80, 0xF1)
+    box, luma = light_skew(300, "box"), light_skew(300, "luma")
+    assert 0.6 < box["p50"] < box["p99"] < 7.7 + 0.7        # within a frame, command skew included
+    assert box["p99"] < luma["p99"]
+    restarts = light_skew(300, "box", "restarts")
+    assert restarts["p99"] < 1.0                             # only the command skew and Fosc spread
+    fast, slow = light_misjudged(2000, "box", 11), light_misjudged(2000, "luma", 10)
+    assert 0 < fast["misjudged"] < slow["misjudged"]
+    assert fast["wrong_winner"] == 0
+    assert light_misjudged(2000, "box", 11, sensor=True)["misjudged"] == 0

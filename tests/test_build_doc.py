@@ -40,3 +40,14 @@ def test_the_suggested_light_pins_are_free_in_the_default_build():
     suggested = [int(g) for g in re.findall(r"\d+", gpios)]
     assert len(suggested) == len(DEFAULT.stations) and not used & set(suggested)
     assert [pin_name(g) for g in suggested] == [f"GPIO {g} (pin {p})" for g, p in zip(suggested, re.findall(r"\d+", pins))]
+
+
+def test_the_suggested_light_sensor_pins_are_free_beside_the_lights():
+    used = {gpio for st in DEFAULT.stations for gpio in st.pins.values()} | {DEFAULT.buzzer_pin} | set(I2C_PINS)
+    lights = BUILD[BUILD.index("**Station lights**"):BUILD.index("**Light sensors**")]
+    leds = {int(g) for g in re.findall(r"\d+", re.search(r"GPIO ([\d, and]+?) \(pins", lights).group(1))}
+    sentence = BUILD[BUILD.index("**Light sensors**"):BUILD.index("**I2C on**")]
+    gpios, pins = re.search(r"GPIO ([\d, and]+?) \(pins\s+([\d, and]+)\)", sentence).groups()
+    suggested = [int(g) for g in re.findall(r"\d+", gpios)]
+    assert len(suggested) == len(DEFAULT.stations) and not (used | leds) & set(suggested)
+    assert [pin_name(g) for g in suggested] == [f"GPIO {g} (pin {p})" for g, p in zip(suggested, re.findall(r"\d+", pins))]

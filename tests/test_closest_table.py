@@ -15,6 +15,7 @@ from companion.table.lobby import StartGame
 
 from glyphs import shows
 from helpers import MS, Clock, journal_objects, journaled_table, tap
+from companion.games.options import SCREEN_TIE_WINDOW_MS
 
 ANA, BEN, CY = 0, 1, 2
 NAMES = ("Ana", "Ben", "Cy")
@@ -76,9 +77,9 @@ def test_the_lobby_offers_the_game_and_its_options():
         tap(table, ANA, "right", clock.next())
     tap(table, ANA, "ok", clock.next())
     tap(table, ANA, "right", clock.next())                 # line length 10 is the most
-    assert table.lobby.values == {"line_length": 10, "start": "17x34", "tie_window_ms": 10}
+    assert table.lobby.values == {"line_length": 10, "start": "17x34", "tie_window_ms": SCREEN_TIE_WINDOW_MS}
     tap(table, ANA, "left", clock.next())                  # 10 -> 9
-    assert table.lobby.values == {"line_length": 9, "start": "17x34", "tie_window_ms": 10}
+    assert table.lobby.values == {"line_length": 9, "start": "17x34", "tie_window_ms": SCREEN_TIE_WINDOW_MS}
     for _ in range(3):
         tap(table, ANA, "ok", clock.next())
     tap(table, ANA, "ok", clock.next())                    # Start
@@ -103,10 +104,10 @@ def test_a_wrong_fastest_answer_loses_to_the_right_second_one(racing):
     answer(table, (CY, True, t + 150),
            (BEN, True, t + 120),                           # knocked out already: no use
            (ANA, True, t + 300))
-    assert game.wakeup_ns() == round((t + 160) * MS)
-    tick(table, t + 400, t + 159)
+    assert game.wakeup_ns() == round((t + 150 + SCREEN_TIE_WINDOW_MS) * MS)
+    tick(table, t + 400, t + 149 + SCREEN_TIE_WINDOW_MS)
     assert game.race is not None                           # the watermark has not passed
-    tick(table, t + 400, t + 160)
+    tick(table, t + 400, t + 150 + SCREEN_TIE_WINDOW_MS)
     assert game.race is None and table.cues[-1] == "decided"
     assert journal(journals) == [{"type": "action", "action": "start", "player": CY, "t": 0.4,
                                   "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [300.0, None, 150.0],

@@ -3,12 +3,13 @@ every display's route, the shared parts; the committed picture of the default bu
 
 from __future__ import annotations
 
+import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from companion.cli import main
 from companion.diagram import HEADER, HEADER_PIN, wires, wiring_svg, wiring_table
-from companion.profile import load_profile
+from companion.profile import load_profile, parse_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ROOT / "hardware" / "profiles"
@@ -49,3 +50,14 @@ def test_the_diagram_command_writes_both_and_the_committed_ones_are_current(tmp_
         assert (tmp_path / name).read_text() == (ROOT / "hardware" / "wiring" / name).read_text(), (
             f"hardware/wiring/{name} is stale: companion profile diagram hardware/profiles/mux-3.toml --out hardware/wiring")
     assert main(["profile", "diagram", str(tmp_path / "missing.toml"), "--out", str(tmp_path)]) == 2
+
+
+def test_a_light_sensor_is_wired_on_its_header_pin():
+    text = (PROFILES / "mux-3.toml").read_text(encoding="utf-8")
+    for station, sensor in (("P1", 9), ("P2", 10), ("P3", 11)):
+        text = text.replace(f'name = "{station}"\n', f'name = "{station}"\nlight_sensor = {sensor}\n')
+    profile = parse_profile(tomllib.loads(text))
+    table = wiring_table(profile)
+    texts = [t.text for t in ET.fromstring(wiring_svg(profile)).iter(f"{SVG}text")]
+    assert "| 1: P1 | light sensor | GPIO 9 (pin 21) from the comparator's output (high when lit)" in table
+    assert "GPIO 10: P2 light sensor" in texts and "GPIO 11: P3 light sensor" in texts

@@ -16,6 +16,7 @@ from companion.record.history import read_game, read_history
 from companion.record.journal import replay, summary
 
 from tablescreen_tour import tour
+from companion.games.options import SCREEN_TIE_WINDOW_MS
 
 GAMES = (("triangle", 3), ("closest", 3), ("trio", 3), ("pictomania", 4), ("paytoplay", 2))
 
@@ -75,8 +76,8 @@ def test_triangle_claims_without_reaction_times_are_estimated_from_journal_times
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     game = read_game(path)
     (reaction,) = game.reactions
-    # opened at 2.0 + 3 x 1 s; decided 262 ms later, less the 10 ms tie window
-    assert (reaction.player, reaction.ms, reaction.estimated) == ("Ben", 252.0, True)
+    # opened at 2.0 + 3 x 1 s; decided 262 ms later, less the default tie window (11 ms)
+    assert (reaction.player, reaction.ms, reaction.estimated) == ("Ben", 262.0 - SCREEN_TIE_WINDOW_MS, True)
 
 
 def test_reaction_times_journaled_per_player_are_read_as_measured(tmp_path):

@@ -141,7 +141,7 @@ def wheels(request, tmp_path_factory):
     """The package's dependencies at their pinned versions, lgpio (plain Debian has no
     python3-lgpio) and setuptools (to build the package's wheel), fetched once into pytest's
     cache; the installs then run without an index."""
-    cache = request.config.cache.mkdir("installer-wheels") if request.config.cache else tmp_path_factory.mktemp("wheels")
+    cache = request.config.cache.mkdir("installer-wheels") if getattr(request.config, "cache", None) else tmp_path_factory.mktemp("wheels")
     pins = CONSTRAINTS.read_text()
     if (cache / "constraints.txt").exists() and (cache / "constraints.txt").read_text() == pins:
         return cache

@@ -148,6 +148,7 @@ def test_the_daemon_lights_the_winners_led_on_mock_pins(tmp_path):
         table.handle(InputEvent(1, "slap", True, opens + 100 * MS))
         t = opens + 400 * MS
         table.tick(t, t)
+        daemon.saving.wait()  # as the step does: nothing is shown before its line is on disk
         daemon._light(t)  # the step's last part (the whole step plays cues: it needs a loop)
         assert [pin.state for pin in leds] == [0, 1, 0]
     finally:

@@ -9,7 +9,7 @@ import pytest
 
 from companion.cli import main
 from companion.profile import (
-    DisplayProfile, Profile, ProfileError, StationProfile, Timing, load_profile,
+    DisplayProfile, Profile, ProfileError, StationProfile, Timing, load_profile, parse_profile,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,13 +78,26 @@ def test_gpio_3_profile_values():
     profile = load_profile(ROOT / "hardware" / "profiles" / "gpio-3.toml")
     assert profile.name == "Three stations on GPIO"
     assert profile.backend == "pi"
-    assert profile.timing == Timing(5.0, 5.0, 30.0)
+    assert profile.timing == Timing(5.0, 5.0, 30.0, "reader")
+    assert profile.gpio_reader
     assert [s.name for s in profile.stations] == ["P1", "P2", "P3"]
     assert profile.stations[0].pins == {"slap": 4, "left": 17, "ok": 27, "right": 22}
     assert [(s.display.driver, s.display.port, s.display.address) for s in profile.stations] == [
         ("ssd1306", 1, 0x3C), ("ssd1306", 1, 0x3D), ("sh1106", 3, 0x3C)]
     # The third display's i2c-gpio bus uses GPIO 23 and 24: no button may sit there.
     assert not {23, 24} & {pin for s in profile.stations for pin in s.pins.values()}
+
+
+def test_gpio_buttons_are_read_by_the_reader_on_a_pi_and_in_the_daemon_with_mock_pins(tmp_path):
+    assert load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml").gpio_reader is False
+    pi = (ROOT / "hardware" / "profiles" / "gpio-3.toml").read_text()
+    mock = (ROOT / "hardware" / "profiles" / "mock-3.toml").read_text()
+    path = tmp_path / "box.toml"
+    for text, reader in ((pi.replace('gpio_watermark = "reader"', ""), True),
+                         (pi.replace('gpio_watermark = "reader"', 'gpio_watermark = "bound"'), False),
+                         (mock + '\n[timing]\ngpio_watermark = "reader"\n', True)):
+        path.write_text(text)
+        assert load_profile(path).gpio_reader is reader
 
 
 def test_mock_3_profile_values():
@@ -254,7 +267,8 @@ def test_unknown_top_level_field(tmp_path):
 def test_unknown_station_field_and_bad_name(tmp_path):
     text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
     assert problems(tmp_path, text) == [
-        "stations[2].seat: unknown field; known fields are name, pins, channels, display, led",
+        "stations[2].seat: unknown field; known fields are name, pins, channels, display, led, "
+        "light_sensor",
         "stations[2].name: must be a non-empty name, not ' '",
     ]
 
@@ -298,7 +312,8 @@ def test_seven_stations_only_the_count_is_wrong(tmp_path):
     ("stuck_after_s", "0.1", "must be a number from 0.5 to 60, not 0.1"),
     ("stuck_after_s", '"5"', "must be a number from 0.5 to 60, not '5'"),
     ("gpio_latency_ms", "true", "must be a number from 0 to 50, not True"),
-    ("debounce", "5", "unknown field; known fields are debounce_ms, stuck_after_s, gpio_latency_ms"),
+    ("debounce", "5", "unknown field; known fields are debounce_ms, stuck_after_s, gpio_latency_ms, gpio_watermark"),
+    ("gpio_watermark", '"guess"', "must be reader or bound (how races know every GPIO press has arrived), not 'guess'"),
 ])
 def test_bad_timing_value(tmp_path, key, value, message):
     assert problems(tmp_path, GOOD + f"\n[timing]\n{key} = {value}\n") == [f"timing.{key}: {message}"]
@@ -512,3 +527,23 @@ def test_profile_overlays_command_prints_the_config_lines(capsys):
     assert capsys.readouterr().out.splitlines() == [
         "dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=23,i2c_gpio_scl=24",
         "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=7,i2c_gpio_scl=8"]
+
+
+def test_a_light_sensor_per_station_is_a_gpio_pin_of_its_own():
+    text = GOOD.replace('name = "Ana"', 'name = "Ana"\nlight_sensor = 9').replace('name = "Ben"', 'name = "Ben"\nlight_sensor = 10')
+    profile = parse_profile(tomllib.loads(text))
+    assert [st.light_sensor for st in profile.stations] == [9, 10]
+
+
+@pytest.mark.parametrize(("ana", "ben", "message"), [
+    (9, None, "stations: light_sensor on stations[1] but not on stations[2]: races time players from their "
+              "light only when every station has a sensor"),
+    (9, 4, "stations[2].light_sensor: GPIO 4 is already used by stations[1].pins.slap"),
+    (3, 10, "stations[1].light_sensor: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)"),
+    ('"GPIO9"', 10, "stations[1].light_sensor: must be a GPIO number from 2 to 27, not 'GPIO9'"),
+])
+def test_a_bad_light_sensor_is_named(tmp_path, ana, ben, message):
+    text = GOOD.replace('name = "Ana"', f'name = "Ana"\nlight_sensor = {ana}')
+    if ben is not None:
+        text = text.replace('name = "Ben"', f'name = "Ben"\nlight_sensor = {ben}')
+    assert message in problems(tmp_path, text)

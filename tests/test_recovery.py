@@ -1,6 +1,7 @@
 """Never lose a game: resume after a crash at any point, torn lines, abandoned and old games."""
 
 import json
+import os
 import random
 import select
 import signal
@@ -18,7 +19,7 @@ from companion.record.recovery import ABANDONED, abandon, cut_torn_line, find_in
 from companion.table import Table
 
 from glyphs import shows
-from helpers import MS
+from helpers import MS, Clock, journaled_table, pick, tap
 
 ROOT = Path(__file__).parent.parent
 MOCK3 = ROOT / "hardware" / "profiles" / "mock-3.toml"
@@ -142,7 +143,8 @@ def test_left_at_the_offer_starts_afresh_and_the_old_game_is_marked_abandoned(tm
         daemon.table.handle(InputEvent(0, "left", True, 9 * MS))
         assert daemon.table.game is None and daemon.table.offer is None
         assert daemon.table.screen(1).tobytes() == daemon.table.lobby.screen().tobytes()
-        assert [p.name for p in tmp_path.iterdir()] == [f"20260101-000000-paytoplay{ABANDONED}"]
+        journals_left = [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")]  # not the notes
+        assert journals_left == [f"20260101-000000-paytoplay{ABANDONED}"]
     finally:
         daemon.close()
 
@@ -247,7 +249,6 @@ def test_games_lists_past_games_newest_first(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, reason", [
-    (b"", "line 1: the journal is empty"),
     (b"\x00\xff garbage \x13\n", "line 1: not UTF-8 text"),
     (b"not json at all\n", "line 1: not a JSON object"),
     (b'{"format": "companion-journal/1", "game": "chess", "players": ["A", "B"]}\n', "unknown game 'chess'"),
@@ -276,3 +277,52 @@ def test_a_resumed_game_keeps_its_seats_and_the_other_stations_watch(tmp_path):
         assert [shows(table.screen(s), word) for s in range(4)] == [s == artist + 1 for s in range(4)]
     finally:
         daemon.close()
+
+
+def test_one_flipped_bit_in_the_last_line_resumes_from_the_line_before_and_says_so(tmp_path, caplog):
+    """A sealed journal whose last line fails its crc (one bit flipped on the card): the game goes
+    on from the lines before it, the log and the screens say so, the file is cut to them."""
+    table, paths = journaled_table(tmp_path, ("Ana", "Ben"), seed=3)
+    clock = Clock()
+    pick(table, clock, "paytoplay")
+    for _ in range(4):
+        tap(table, 0, "ok", clock.next())
+    for station in (0, 1, 0, 1):  # moves: each player takes the cell the cursor offers
+        tap(table, station, "ok", clock.next())
+    table.game.journal.close()
+    data = paths[0].read_bytes()
+    lines = data.splitlines(keepends=True)
+    assert len(lines) >= 4 and table.game.match.outcome is None
+    flipped = bytearray(lines[-1])
+    digit = next(i for i, c in enumerate(flipped) if chr(c).isdigit())
+    flipped[digit] ^= 0x01  # still JSON, a number changed: only its crc tells
+    paths[0].write_bytes(b"".join(lines[:-1]) + bytes(flipped))
+    daemon = Daemon(load_profile(ROOT / "companion" / "demo" / "profile.toml"), tmp_path)
+    try:
+        offered = daemon.table.offer
+        assert offered is not None, "offered, not refused"
+        assert offered.match.state == replay(lines[:-1])[1].state
+        assert daemon.notice == "LAST LINE DAMAGED"
+        assert f"its last line (line {len(lines)}) is damaged (the line does not match its \"crc\"" in caplog.text
+        assert paths[0].read_bytes() == b"".join(lines[:-1])
+    finally:
+        daemon.close()
+
+
+def test_a_header_torn_at_game_start_is_removed_and_its_game_number_never_given_again(tmp_path, caplog):
+    from companion.record.journal import Header
+    from companion.record.recovery import pick_up, sequence
+
+    opener = journal_opener(tmp_path)
+    header = Header("paytoplay", ("Ana", "Ben"), {}, 1)
+    for _ in range(2):
+        opener(header).close()
+    torn = opener(header)  # game 3: the power goes as its header is written
+    torn.close()
+    assert sequence(torn.path) == 3
+    os.truncate(torn.path, torn.path.stat().st_size // 2)
+    found = pick_up(tmp_path)
+    assert not torn.path.exists() and "removed: its header was cut short" in caplog.text
+    assert found.header.sequence == 2
+    found.writer.close()
+    assert sequence(opener(header).path) == 4

@@ -63,3 +63,23 @@ def test_the_report_names_a_display_that_is_not_working():
             test.handle(InputEvent(s, k, True, 100 * MS))
     assert test.report().startswith("all 8 buttons pressed")
     assert test.report([1]) == "station 2 (Ben): display not working (check its wiring and address)"
+
+
+def test_selftest_command_measures_the_light_on_a_box_with_sensors(tmp_path, capsys, monkeypatch):
+    """Mock pins: nothing drives the sensors, so the report names each and the check fails (the
+    report on sensors that see the panels is tests/test_light.py's, on the scan model)."""
+    import companion.selftest
+
+    monkeypatch.setattr(companion.selftest, "LIGHT_REVEALS", 3)
+    text = (ROOT / "hardware" / "profiles" / "mock-3.toml").read_text(encoding="utf-8")
+    for led, sensor in ((23, 9), (24, 10), (25, 11)):
+        text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
+    profile = tmp_path / "sensed.toml"
+    profile.write_text(text, encoding="utf-8")
+    script = tmp_path / "all.txt"
+    script.write_text("".join(f"{0.1 + 0.05 * i:.2f} {s} {k}\n"
+                              for i, (s, k) in enumerate((s, k) for s in (1, 2, 3) for k in KEYS)))
+    assert main(["selftest", "--profile", str(profile), "--script", str(script)]) == 1
+    out = capsys.readouterr().out
+    assert "all 12 buttons pressed" in out and "light: 3 reveals" in out
+    assert "station 2 (Ben): its light sensor saw nothing" in out

@@ -3,6 +3,7 @@ without any clean-up, sometimes mid-write) and restarted at random points. Every
 replay to exactly the state the live daemon held."""
 
 import asyncio
+import os
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -40,13 +41,16 @@ def test_random_presses_with_kills_and_restarts_never_lose_an_action(tmp_path):
         daemon = Daemon(profile, tmp_path, seed=life)
         resumed += daemon.table.offer is not None  # offered; the random presses answer it
         asyncio.run(press_randomly(daemon, rnd, 400))
+        daemon.saving.wait()  # what the loop would have waited for before showing the last state
         game = daemon.table.game
         if game is not None:
             live_states[game.journal.path.name] = game.match.state
             if life % 3 == 1:  # killed in the middle of writing a line
                 with open(game.journal.path, "ab") as f:
                     f.write(b'{"type": "action", "action": "pl')
-        daemon.box.close()  # only the mock pins are released, so the next life can use them
+        daemon.box.close()  # only the mock pins are released, so the next life can use them,
+        daemon.saving.close()  # and what a kill ends: the journal writer thread and the
+        os.close(daemon._lock_fd)  # state directory's lock, which the kernel lets go of
     journals = sorted(tmp_path.glob("*.jsonl"))
     assert resumed >= 3, "several lives should have started by resuming a game"
     checked = 0

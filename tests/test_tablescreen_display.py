@@ -144,7 +144,8 @@ def test_the_daemon_shows_the_public_view_of_the_game_on_the_table_screen(tmp_pa
         assert view.game == "Pay-to-Play" and view.board.count(".") == 8
         assert ImageChops.difference(screen.image, render(view, (640, 360))).getbbox() is None
         assert 1 < screen.frames <= daemon.table.version + 1
-        daemon._notices["board"] = "Board unplugged"  # what every station is told is told the table too
+        # what every station is told is told the table too
+        daemon._notices["board"] = ("Board unplugged", "Board unplugged")
         daemon._shown = -1
         daemon._present()
         assert screen.flush()

@@ -19,6 +19,7 @@ from companion.script import ScriptPress, load_script
 
 from glyphs import shows
 from helpers import FakeClock, journal_objects, play_on_fake_clock
+from companion.games.options import SCREEN_TIE_WINDOW_MS
 
 ROOT = Path(__file__).parent.parent
 PROFILE = ROOT / "hardware" / "profiles" / "mock-3.toml"
@@ -78,7 +79,7 @@ def played(tmp_path_factory):
 def test_the_journal_holds_the_draw_then_bens_claim_and_statement(played):
     lines, frames, panels, game, buzzer_pin, journal = played
     assert lines[0]["game"] == "triangle" and lines[0]["players"] == ["Ana", "Ben", "Cy"]
-    assert lines[0]["options"]["tie_window_ms"] == 10
+    assert lines[0]["options"]["tie_window_ms"] == SCREEN_TIE_WINDOW_MS
     events = [{k: v for k, v in x.items() if k != "t"} for x in lines[1:]]
     assert events[0]["event"] == "deal"
     assert events[1] == {"type": "action", "action": "draw", "players": [0, 1, 2],

@@ -18,6 +18,7 @@ from companion.table.triangle import TriangleTable
 
 from helpers import MS, journal_objects
 from glyphs import shows
+from companion.games.options import SCREEN_TIE_WINDOW_MS
 
 S = 1000 * MS
 START = 1_000 * MS
@@ -118,10 +119,10 @@ def test_the_first_slap_claims_once_the_watermark_passes_the_tie_window(make):
     # Ana's later slap reaches the box first; Ben's earlier edge arrives after it.
     press(table, ANA, "slap", OPENS + 730 * MS)
     press(table, BEN, "slap", OPENS + 700 * MS)
-    assert table.wakeup_ns() == OPENS + 710 * MS
-    table.tick(OPENS + 2000 * MS, OPENS + 709 * MS)    # a source has not reported that far
+    assert table.wakeup_ns() == OPENS + (700 + SCREEN_TIE_WINDOW_MS) * MS
+    table.tick(OPENS + 2000 * MS, OPENS + (699 + SCREEN_TIE_WINDOW_MS) * MS)  # a source has not reported that far
     assert table.claimer is None
-    table.tick(OPENS + 2000 * MS, OPENS + 710 * MS)
+    table.tick(OPENS + 2000 * MS, OPENS + (700 + SCREEN_TIE_WINDOW_MS) * MS)
     assert table.claimer == BEN and table.cues == ["decided"]
     assert journal_lines(table)[-1]["action"] == "claim"
     assert journal_lines(table)[-1]["player"] == BEN
@@ -148,10 +149,21 @@ def test_slaps_within_the_window_are_a_draw_that_never_shows_a_player_their_card
     for s in range(3):
         image = table.screen(s)
         assert table.view(s).title == "Draw: " + ", ".join("You" if p == s else NAMES[p] for p in range(3))
+        assert table.view(s).status == "Too close for screens"   # 6 ms: within a panel's frame
         assert not shows(image, str(cards[s])), f"station {s} shows its own card"
         assert not shows(image, str(rts)), f"station {s} shows the RtS card"
         for p in peers(s):
             assert shows(image, str(cards[p])), "the peers' cards stay in view"
+
+
+def test_a_draw_wider_than_the_screens_can_blur_is_the_house_window_not_the_screens(make):
+    table = make(tie_window_ms=50)
+    to_zero(table)
+    for station, delta in ((CY, 0), (ANA, 30)):
+        press(table, station, "slap", OPENS + (500 + delta) * MS)
+    settle(table, OPENS + 600 * MS)
+    assert table.cues[-1] == "tie"
+    assert table.view(CY).status == ""                      # 30 ms apart: the screens could tell
 
 
 def test_a_slap_before_zero_is_a_false_start_shown_to_the_presser_only(make):
@@ -369,7 +381,7 @@ def test_the_lobby_starts_triangle_with_its_options_and_shows_unset_ones_as_off(
     defaults = TriangleOptions()
     rows = tuple((option_label(TriangleOptions, f)[0], show_value(TriangleOptions, f, getattr(defaults, f)))
                  for f, _, _ in lobby_choices(TriangleOptions)) + (("Start", ""),)
-    assert rows[1] == ("turns", "off") and rows[2] == ("tie window", "10ms")
+    assert rows[1] == ("turns", "off") and rows[2] == ("tie window", f"{SCREEN_TIE_WINDOW_MS}ms")
     expected = options_menu(OptionsView("Triangle", rows, 1, "play N turns instead"))
     assert ImageChops.difference(table.screen(0).convert("L"), expected.convert("L")).getbbox() is None
     while table.lobby.row is not None:

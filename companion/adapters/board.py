@@ -7,6 +7,11 @@ the daemon's loop does, so ``deliver`` must only enqueue (``loop.call_soon_threa
 
 When the port fails (the cable is pulled, the board restarts) the thread says so, closes it,
 and tries to open it again every ``retry_s`` until closed.
+
+The port is opened without discarding what is already waiting in it. pyserial's ``open()`` on
+POSIX flushes the input (``tcflush(TCIFLUSH)``, pyserial 3.5 ``serialposix.py``): the board's
+HELLO and any press it sent between appearing and being opened would be thrown away, around every
+replug. Those frames are the board's first ones; the session checks them like any other.
 """
 
 from __future__ import annotations
@@ -28,6 +33,14 @@ FIRST_PINGS = 10
 """Pings sent quickly after connecting, so the board's clock is known within a few ms."""
 FIRST_PING_INTERVAL_S = 0.02
 MAX_PINGS_OUT = 32
+
+
+class KeptInputSerial(serial.Serial):
+    """A serial port whose opening keeps the bytes already received (pyserial flushes them)."""
+
+    def _reset_input_buffer(self) -> None:
+        if self.is_open:  # a flush asked for; during open() the port is not open yet
+            super()._reset_input_buffer()
 
 
 class BoardLink:
@@ -80,7 +93,7 @@ class BoardLink:
         said = False  # one log line per absence, not one per retry
         while not self._stop.is_set():
             try:
-                port = serial.Serial(self.port, timeout=FIRST_PING_INTERVAL_S, write_timeout=0.5)
+                port = KeptInputSerial(self.port, timeout=FIRST_PING_INTERVAL_S, write_timeout=0.5)
             except (serial.SerialException, OSError, ValueError) as e:
                 if not said:
                     log.warning("button board: cannot open %s (%s); trying every %.1f s", self.port, e, self.retry_s)

@@ -1,7 +1,10 @@
 """How late GPIO presses reach the daemon, and the presses that came too late for their race.
 
-A race on GPIO is decided once ``now - timing.gpio_latency_ms`` passes ``first + tie_window``
-(:mod:`companion.arbiter.watermark`): a promise that every edge reaches the loop within the bound. The
+On a Pi the GPIO reader process says how far it has read (:mod:`companion.adapters.gpioreader`), and a
+race waits for that: no bound is assumed, and the delays below are only measured and reported. With
+the fallback ``timing.gpio_watermark = "bound"`` (buttons read in the daemon), a race on GPIO is
+decided once ``now - timing.gpio_latency_ms`` passes ``first + tie_window``
+(:mod:`companion.arbiter.watermark`): a promise that every edge reaches the loop within the bound. That
 promise rests on the Pi (lgpio's poll, the GIL hand-off, the CPU's load), so the daemon watches it
 keep: every GPIO press's *delivery delay* (arrival in the daemon's inbox minus its kernel edge
 time) goes into a rolling window with its p99 and max, a delay beyond the bound is counted, and a
@@ -40,7 +43,8 @@ class DeliveryWatch:
     """Delivery delays of GPIO presses against the latency bound the races rely on."""
 
     def __init__(self, bound_ns: int | None, keep: int = KEEP) -> None:
-        """``bound_ns`` is the GPIO source's latency bound (None: no GPIO source)."""
+        """``bound_ns`` is the GPIO source's latency bound (None: none assumed, the GPIO reader's
+        watermark, or no GPIO source)."""
         self.bound_ns = bound_ns
         self.recent: deque[int] = deque(maxlen=keep)
         self.presses = 0
@@ -63,7 +67,8 @@ class DeliveryWatch:
         """A race found a press too late: ``note.delay_ms`` is its delivery delay if it came from
         GPIO (from a button board, its source's watermark broke its promise)."""
         self.late_presses += 1
-        advice = "" if note.delay_ms is None else " (raise timing.gpio_latency_ms, see companion selftest)"
+        advice = ("" if note.delay_ms is None or self.bound_ns is None
+                  else " (raise timing.gpio_latency_ms, see companion selftest)")
         log.warning("late press: %s%s", note.told(lambda seat: f"seat {seat + 1}"), advice)
 
     def p99_ns(self) -> int | None:
@@ -91,7 +96,7 @@ class DeliveryWatch:
                 f"{seen}, max {delays[-1] / MS:.1f} ms")
         need_ms = math.ceil(MARGIN * delays[-1] / MS)
         if self.bound_ns is None:
-            return True, line
+            return True, f"{line}\nraces wait for the GPIO reader's watermark: no bound to cover"
         bound = f"timing.gpio_latency_ms = {self.bound_ns / MS:g}"
         if need_ms * MS <= self.bound_ns:
             return True, f"{line}\nthe profile's {bound} covers it (it needs {need_ms} ms with margin)"

@@ -23,7 +23,10 @@ it out (as long as the race is undecided).
 once and reports when each one actually became visible, its *onset* (see
 :mod:`companion.adapters.reveal`). Presses are compared by reaction time, edge minus the
 station's own onset, so a panel that lit up late costs its player nothing, and a press before
-the station's onset is a false start. Until the onsets are known such a race decides nothing. A
+the station's onset is a false start. The onset is the panel's light, measured by a light sensor
+over each panel where the box has them, else the moment the panel took its display-on command;
+a panel's row scan then lights it up to a frame later, which the tie window covers
+(:data:`companion.games.options.SCREEN_TIE_WINDOW_MS`). Until the onsets are known such a race decides nothing. A
 race that is not revealed has every onset at its opening, and reaction times order like edges.
 
 A quiz race (the first *right* answer wins) also knocks a station out at its first wrong answer:
@@ -147,7 +150,12 @@ class Race:
         self.key = key
         self.lockout_ns = lockout_ns
         self.onsets: dict[int, int] | None = None if revealed else dict.fromkeys(self.stations, opens_at_ns)
-        """Station -> when its screen showed the race; None until the reveal is reported."""
+        """Station -> when its screen showed the race, as the race times it (its light if
+        every station has a light sensor, else its stamp); None until the reveal is reported."""
+        self.stamped: dict[int, int] | None = self.onsets
+        """Station -> when its panel took the display-on command (see :meth:`reveal`)."""
+        self.light: dict[int, int] | None = None
+        """Station -> when its light sensor saw the race, when every station has one."""
         # Every press of each station, false starts too: whether a press is early depends on
         # the station's onset, which may be reported after the press arrives.
         self._presses: dict[int, set[int]] = {}
@@ -156,10 +164,17 @@ class Race:
         self._fastest_ns = 0  # the winners' best reaction time, frozen
         self._winners: dict[int, int] = {}  # winning station -> its press time, frozen
 
-    def reveal(self, onsets: Mapping[int, int]) -> None:
-        """When each station's screen showed the race (host monotonic ns); a station left out
-        saw it as the race opened (an instant panel)."""
-        self.onsets = {s: onsets.get(s, self.opens_at_ns) for s in self.stations}
+    def reveal(self, onsets: Mapping[int, int], light: Mapping[int, int] | None = None) -> None:
+        """When each station's screen showed the race (host monotonic ns, stamped as its panel
+        took the display-on command); a station left out saw it as the race opened (an instant
+        panel). ``light``: when each station's light sensor saw its panel light up (kernel or
+        board time). The race times every station from its light when every station has one,
+        else every station from its stamp: timing some from light (later by up to a frame of
+        the panel's scan) and others from stamps would favour those with sensors."""
+        self.stamped = {s: onsets.get(s, self.opens_at_ns) for s in self.stations}
+        self.light = ({s: light[s] for s in self.stations}
+                      if light is not None and self.stations <= light.keys() else None)
+        self.onsets = self.light or self.stamped
 
     def press(self, event: InputEvent) -> str:
         """Take one input event and say what it was, for immediate feedback to the player.

@@ -8,12 +8,15 @@ would favour the fastest transport, not the fastest hand.
 A source's watermark ``W`` promises that every event of that source with an edge time before
 ``W`` has been delivered. It comes in two kinds:
 
-- *explicit*: the source says how far it is, from its events' edge times and heartbeats (a
-  button board, a script). Until its first report it promises nothing and holds every race.
+- *explicit*: the source says how far it is, from its heartbeats and, if it delivers in edge-time
+  order (a button board, a script), its events' edge times. Until its first report it promises
+  nothing and holds every race. The GPIO reader process is one (its lines' queues are read
+  together, not necessarily in edge order, so only its watermarks count).
 - *live*: events are delivered within a known latency bound of their edge (GPIO kernel events via
-  a callback thread), so at ``now`` the watermark is at least ``now - latency_bound``. That bound
-  is an assumption about the box: the daemon measures every GPIO edge against it and reports a
-  press that came too late (:mod:`companion.arbiter.delivery`).
+  a callback thread in the daemon, the fallback ``timing.gpio_watermark = "bound"``), so at
+  ``now`` the watermark is at least ``now - latency_bound``. That bound is an assumption about the
+  box: the daemon measures every GPIO edge against it and reports a press that came too late
+  (:mod:`companion.arbiter.delivery`).
 
 :meth:`Watermarks.low` is the minimum over the sources: what a race may rely on.
 """
@@ -29,6 +32,7 @@ NOTHING_REPORTED = -(1 << 63)
 @dataclass(slots=True)
 class _Source:
     latency_bound_ns: int | None
+    in_order: bool = True
     reported_ns: int = NOTHING_REPORTED
 
     def mark(self, now_ns: int) -> int:
@@ -43,13 +47,14 @@ class Watermarks:
     def __init__(self) -> None:
         self._sources: dict[str, _Source] = {}
 
-    def add_source(self, name: str, latency_bound_ns: int | None = None) -> None:
-        """Start waiting for ``name``: explicit if ``latency_bound_ns`` is None, else live."""
+    def add_source(self, name: str, latency_bound_ns: int | None = None, in_order: bool = True) -> None:
+        """Start waiting for ``name``: explicit if ``latency_bound_ns`` is None, else live.
+        ``in_order``: an explicit source's events come in edge-time order, so each is a report."""
         if name in self._sources:
             raise ValueError(f"input source {name!r} is already added")
         if latency_bound_ns is not None and latency_bound_ns < 0:
             raise ValueError(f"latency_bound_ns must be >= 0, not {latency_bound_ns}")
-        self._sources[name] = _Source(latency_bound_ns)
+        self._sources[name] = _Source(latency_bound_ns, in_order)
 
     def report(self, name: str, t_ns: int) -> None:
         """``name`` has delivered every event with an edge time before ``t_ns``.
@@ -66,9 +71,11 @@ class Watermarks:
 
         For an explicit source, which delivers in edge-time order (one board, one timer), that
         is a report. A live source promises no order across its lines (each GPIO line has its
-        own kernel queue), so its watermark rests on the latency bound alone.
+        own kernel queue), so its watermark rests on the latency bound alone; an explicit source
+        added with ``in_order=False`` (the GPIO reader) moves by its reports alone.
         """
-        if self._source(name).latency_bound_ns is None:
+        source = self._source(name)
+        if source.latency_bound_ns is None and source.in_order:
             self.report(name, t_ns)
 
     def __contains__(self, name: str) -> bool:

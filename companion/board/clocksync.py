@@ -18,6 +18,12 @@ A stamp taken late only loosens a bound, never breaks it, so a stalled host or a
 cannot pull the estimate; only the exchanges with the quickest legs shape it. The binding
 bounds lie on the convex hulls of the lower and upper bound points, so a fit looks at a few
 dozen points however many exchanges are kept.
+
+How far a converted time can be from the truth (:meth:`ClockSync.uncertainty_ns`) follows from
+the same bounds: between the oldest and the newest exchange the true line lies inside the band,
+so the error is at most half its width; beyond them (a frame read after the last exchange, up to a
+ping interval later) a wrong rate adds at most ``max_drift`` per unit of distance. The board link
+uses it to reject frames stamped in the future (:mod:`companion.board.session`).
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ class ClockSync:
         # Per interval: [interval, (board, lowest host), (board, highest host)], relative to _ref.
         self._intervals: deque[list] = deque()
         self._fit: tuple[float, float] | None = None  # offset, rate
+        self._half_band = 0.0  # half the margin between the bounds at the fitted rate, host ns
+        self._span = (0, 0)  # board times (relative to _ref) of the oldest and newest bound kept
 
     @property
     def synced(self) -> bool:
@@ -93,6 +101,17 @@ class ClockSync:
         offset, rate = self._fit
         return self._ref[1] + round(offset + rate * (board_us - self._ref[0]))
 
+    def uncertainty_ns(self, board_us: int) -> int:
+        """How far :meth:`to_host_ns` of ``board_us`` can be from the truth: half the band the
+        exchanges leave at the fitted rate, plus what the largest believed rate error adds outside
+        the board times the exchanges cover. Exact for a linear clock, since every stamp is taken
+        only late: a slow leg loosens a bound, never breaks it."""
+        if self._fit is None:
+            raise RuntimeError("no ping exchange yet: the board's clock is unknown")
+        x = board_us - self._ref[0]
+        outside = max(0, self._span[0] - x, x - self._span[1])
+        return round(self._half_band + self.max_drift * NOMINAL_RATE * outside)
+
     def _refit(self) -> None:
         lower = _hull([kept[1] for kept in self._intervals], upper=True)
         upper = _hull([kept[2] for kept in self._intervals], upper=False)
@@ -113,7 +132,11 @@ class ClockSync:
             widest = max(margins.values())
             flat = [r for r, margin in margins.items() if margin >= widest - 1.0]
             rate = (min(flat) + max(flat)) / 2
-        self._fit = (band(rate)[1], rate)
+        width, middle = band(rate)
+        self._fit = (middle, rate)
+        self._half_band = abs(width) / 2  # bounds that cross: the line is off by at least that
+        xs = [x for kept in self._intervals for x in (kept[1][0], kept[2][0])]
+        self._span = (min(xs), max(xs))
 
 
 def _hull(points: list[tuple[int, int]], upper: bool) -> list[tuple[int, int]]:

@@ -6,19 +6,43 @@ hello, keeps the clock sync, converts board times to host times, maps channels t
 and says how far the board has reported (its watermark). It reads no clock and does no I/O, so
 tests drive it with chosen times.
 
-Until the first ping exchange the board's clock is unknown, so frames are held, not guessed at
-(at most :data:`MAX_HELD` of them: a board that never answers a ping must not fill the memory).
+Until the board's hello and the first ping exchange, frames are held, not guessed at (at most
+:data:`MAX_HELD` of them: a board that never answers must not fill the memory; what is dropped is
+counted in :attr:`BoardSession.held_dropped`).
 
 Races wait for the board only while it can still deliver. It is *down*, and the players are told,
 when it is absent at start, unplugged, speaks another protocol version, or has sent no watermark
 (heartbeat or edge) for :data:`SILENT_AFTER_HEARTBEATS` heartbeat periods while its port stays
 open (a Pico at its REPL, crashed firmware). While it is down, races no longer wait for it
-(:class:`Live` ``False``: the daemon drops its watermark) and its presses are dropped and counted;
-its first watermark after coming back makes it live again. A frame stamped later than the clock
-sync allows (after the host read it, beyond :data:`FUTURE_SLACK_NS`) is counted and dropped:
-one such frame must not move the board's clock floor, and every race, 20 minutes ahead. After a replug the board's
-heartbeat says which buttons are held; one let go while it was away is released, so nothing stays
-pressed.
+(:class:`Live` ``False``: the daemon drops its watermark); its next watermark (a heartbeat or an
+edge) makes it live again, and an edge is delivered with its own time even if it happened while
+the board was down: a race decided without it finds it a late press and says so. After a replug
+the board's heartbeat says which buttons are held; one let go while it was away is released, and
+one held that the host never saw pressed (its frame was lost) is counted and logged as a missed
+press, so nothing stays pressed and nothing is lost silently.
+
+Every frame must earn its place; each rule has its counter:
+
+- **Sequence** (:attr:`~BoardSession.duplicate_frames`, :attr:`~BoardSession.lost_frames`): a
+  frame whose 16-bit sequence number is not ahead of the last one accepted (a repeat, or an old
+  frame) is dropped, never turned into a press. A number ahead of the expected one by less than
+  half the range is a gap: that many frames lost. A board that restarts with its port still open
+  says HELLO with sequence 0 first (``firmware/PROTOCOL.md``); that starts its count, and its
+  clock, afresh (:attr:`~BoardSession.board_restarts`).
+- **Board order** (:attr:`~BoardSession.stale_frames`): the board sends edges and heartbeats in
+  board-time order and a heartbeat promises that nothing older comes; an edge or heartbeat older
+  than the board's own last watermark is stale and dropped (stamping it "now", or at its time
+  behind a race already decided on that promise, would both be lies).
+- **Host time, past** (also :attr:`~BoardSession.stale_frames`): converted times never go
+  backwards. A time that maps before the last one given is lifted to it when the two are within
+  the clock sync's uncertainty of each other (a refit moved the line); further back it cannot be
+  placed honestly (a frame from before a restart) and is dropped.
+- **Host time, future** (:attr:`~BoardSession.future_frames`): an edge cannot have happened after
+  the host read it. A frame whose time maps after its reading by more than the sync's own
+  uncertainty (:meth:`~companion.board.clocksync.ClockSync.uncertainty_ns`: half the ping band,
+  about 0.5 ms at USB's 1 ms frames, plus 0.1 % of the distance from the last exchange) and
+  :data:`FUTURE_MARGIN_NS` is dropped: one such frame must not move the board's clock floor, and
+  every race, ahead.
 """
 
 from __future__ import annotations
@@ -102,13 +126,15 @@ SILENT_AFTER_HEARTBEATS = 50
 """A board that has sent no watermark for 50 heartbeat periods (0.5 s at the protocol's default
 10 ms) is down. A live board sends one every period; 50 leaves room for a USB stall or a busy
 host, and still lets a race go on half a second after a board died."""
-FUTURE_SLACK_NS = 50_000_000
-"""A frame whose board time maps more than 50 ms after the host read it cannot be right: the
-sync's line is within a USB round trip (about 1 ms) of the truth and a second of drift at the
-largest believed crystal error (0.1 %) adds 1 ms more; 50 ms is far beyond both."""
+FUTURE_MARGIN_NS = 1_000_000
+"""How far past "read by the host, plus the sync's uncertainty" a frame may map and still count.
+The uncertainty is exact for a linear clock; what the line misses is the crystal's rate
+wandering within the sync's one-minute window (a few ppm with temperature: a few hundred
+microseconds at most over that minute) and rounding. 1 ms covers both with room; a frame mapping
+later than that is wrong, not early."""
 MAX_HELD = 1000
-"""Frames held while the board's clock is unknown: 10 s of heartbeats. Older ones are dropped
-(and counted in :attr:`BoardSession.held_dropped`)."""
+"""Frames held while the board's hello or clock is unknown: 10 s of heartbeats. Older ones are
+dropped (and counted in :attr:`BoardSession.held_dropped`)."""
 
 
 SEQ_HALF = 0x8000
@@ -125,32 +151,37 @@ class BoardSession:
         self.clock = ClockSync()
         self.hello: Hello | None = None
         self.lost_frames = 0
-        self.backward_seqs = 0
-        """Frames whose sequence number was behind the expected one."""
+        """Frames the board sent that never arrived (sequence gaps)."""
+        self.duplicate_frames = 0
+        """Frames dropped because their sequence number was not new (a repeat, an old frame)."""
+        self.board_restarts = 0
+        """HELLOs with sequence 0 while the port stayed open: the board started afresh."""
+        self.stale_frames = 0
+        """Frames dropped because they were older than the board's watermark (module docstring)."""
+        self.future_frames = 0
+        """Frames dropped because their time maps after the host read them (:data:`FUTURE_MARGIN_NS`)."""
+        self.missed_presses = 0
+        """Buttons a heartbeat showed held whose press never arrived: reported, not invented."""
         self.unmapped_edges = 0
         self.overflows = 0
         self.board_rx_errors = 0
         self.held_dropped = 0
-        """Frames dropped because the clock stayed unknown too long (a board that never pongs)."""
-        self.absurd_frames = 0
-        """Frames dropped because their time cannot be right (see :data:`FUTURE_SLACK_NS`)."""
-        self.presses_while_down = 0
-        """Presses dropped because they came while races were not waiting for the board."""
+        """Frames held for the hello or the first pong and dropped: too many of them, or the
+        board turned out to speak another protocol version."""
         self.notice: str | None = None
         self.live = True
         """Whether races wait for the board (the daemon starts out waiting for it)."""
         self._heard_ns: int | None = None  # host time of the last watermark (None: from the next check)
         self._pressed: set[int] = set()  # channels held, as delivered
-        self._held: deque[Received] = deque(maxlen=MAX_HELD)  # frames waiting for the first clock sync
+        self._held: deque[Received] = deque(maxlen=MAX_HELD)  # frames waiting for the hello and first clock sync
         self._next_seq: int | None = None
-        self._floor = -(1 << 63)  # converted times never go backwards
+        self._board_upto_us: int | None = None  # the board's own watermark, in its time
+        self._floor = -(1 << 63)  # converted times never go backwards...
+        self._floor_uncertainty = 0  # ...and the last one given was this sure
 
     def handle(self, item: LinkItem) -> list[Output]:
         if isinstance(item, LinkUp):
-            self.clock.reset()
-            self.hello = None
-            self._held.clear()
-            self._next_seq = None
+            self._start_over()
             self._heard_ns = None
             return []
         if isinstance(item, LinkDown):
@@ -158,10 +189,14 @@ class BoardSession:
             return self._down(UNPLUGGED)
         if isinstance(item, Exchanged):
             self.clock.add(item.sent_ns, item.board_us, item.received_ns)
-            held = list(self._held)
-            self._held.clear()
-            return [out for received in held for out in self._message(received)]
+            return self._release_held()
         return self._received(item)
+
+    def counters(self) -> str:
+        """Every count of frames dropped or missed, for the log."""
+        names = ("lost_frames", "duplicate_frames", "stale_frames", "future_frames", "held_dropped",
+                 "missed_presses", "board_restarts", "unmapped_edges", "overflows", "board_rx_errors")
+        return ", ".join(f"{name.replace('_', ' ')} {getattr(self, name)}" for name in names)
 
     def silent_after_ns(self) -> int:
         heartbeat_us = self.hello.heartbeat_us if self.hello is not None and self.hello.heartbeat_us else DEFAULT_HEARTBEAT_US
@@ -185,67 +220,95 @@ class BoardSession:
             return None
         return self._heard_ns + self.silent_after_ns()
 
+    def _start_over(self) -> None:
+        """A new connection or a restarted board: its clock, sequence and order start afresh.
+        The host-time floor stays: nothing converted may land before what was already given."""
+        self.clock.reset()
+        self.hello = None
+        self._held.clear()
+        self._next_seq = None
+        self._board_upto_us = None
+
     def _down(self, text: str) -> list[Output]:
         out: list[Output] = [Live(self.source, False)] if self.live else []
         self.live = False
         return out + self._tell(text)
 
     def _received(self, received: Received) -> list[Output]:
-        frame = received.frame
-        if self._next_seq is not None and frame.seq != self._next_seq:
-            gap = (frame.seq - self._next_seq) & 0xFFFF
-            if gap < SEQ_HALF:
-                self.lost_frames += gap
-                log.warning("button board: %d frames lost", gap)
-            else:  # behind what came already: the board restarted, or a frame came twice
-                self.backward_seqs += 1
-                log.warning("button board: sequence number went back by %d (a restarted board or a "
-                            "repeated frame), not counted as lost frames", 0x10000 - gap)
-        self._next_seq = (frame.seq + 1) & 0xFFFF
-        message = frame.message
+        if not self._new(received.frame):
+            return []
+        message = received.frame.message
         if isinstance(message, Hello):
             return self._hello(message)
-        if self.hello is None or self.hello.version != PROTOCOL_VERSION:
-            return []
-        if not self.clock.synced:
+        wrong_version = self.hello is not None and self.hello.version != PROTOCOL_VERSION
+        if wrong_version or not isinstance(message, (Edge, Heartbeat)):
+            return []  # a pong is the link's (an Exchanged item carries it)
+        if self.hello is None or not self.clock.synced:
             if len(self._held) == MAX_HELD:
                 self.held_dropped += 1
-                _sparingly(self.held_dropped, "button board: %d frames dropped waiting for its first pong")
+                _sparingly(self.held_dropped, "button board: %d frames dropped waiting for its hello or first pong")
             self._held.append(received)
             return []
         return self._message(received)
+
+    def _new(self, frame: Frame) -> bool:
+        """Whether ``frame`` comes after the last one accepted (counting a gap as lost frames);
+        a HELLO with sequence 0 always does: the board restarted."""
+        seq = frame.seq
+        if self._next_seq is not None:
+            ahead = (seq - self._next_seq) & 0xFFFF
+            if ahead >= SEQ_HALF and isinstance(frame.message, Hello) and seq == 0:
+                self.board_restarts += 1
+                log.warning("button board restarted (hello with sequence 0)")
+                self._start_over()
+            elif ahead >= SEQ_HALF:
+                self.duplicate_frames += 1
+                _sparingly(self.duplicate_frames, "button board: %d frames dropped, their sequence number "
+                                                  "was not new (repeated or old frames)")
+                return False
+            elif ahead:
+                self.lost_frames += ahead
+                log.warning("button board: %d frames lost", ahead)
+        self._next_seq = (seq + 1) & 0xFFFF
+        return True
 
     def _hello(self, hello: Hello) -> list[Output]:
         self.hello = hello
         if hello.version != PROTOCOL_VERSION:
             log.error("button board speaks protocol %d, this host %d", hello.version, PROTOCOL_VERSION)
+            self.held_dropped += len(self._held)
+            self._held.clear()
             return self._down(WRONG_VERSION.format(hello.version, PROTOCOL_VERSION))
         missing = sorted(c for c in self.channels if c >= hello.channels)
         if missing:
             log.error("button board has %d channels; the profile uses channels %s", hello.channels, missing)
         log.info("button board %s: %d channels", hello.board_id.hex(), hello.channels)
-        return []
+        return self._release_held()
+
+    def _release_held(self) -> list[Output]:
+        """Once the hello and the clock are known, the frames held for them, in order."""
+        if self.hello is None or self.hello.version != PROTOCOL_VERSION or not self.clock.synced:
+            return []
+        held = list(self._held)
+        self._held.clear()
+        return [out for received in held for out in self._message(received)]
 
     def _message(self, received: Received) -> list[Output]:
         message = received.frame.message
         if isinstance(message, Edge):
-            t_ns = self._host_ns(message.t_us, received.at_ns)
+            t_ns = self._placed(message.t_us, received.at_ns)
             if t_ns is None:
                 return []
-            if self.live:
-                self._heard(received.at_ns)
+            out = self._heard(received.at_ns)
             target = self.channels.get(message.channel)
             if target is None:
                 self.unmapped_edges += 1
-                return [Watermark(self.source, t_ns)] if self.live else []
-            if message.pressed and not self.live:
-                self.presses_while_down += 1
-                return []
+                return out + [Watermark(self.source, t_ns)]
             if message.pressed:
                 self._pressed.add(message.channel)
             else:
                 self._pressed.discard(message.channel)
-            return [InputEvent(target[0], target[1], bool(message.pressed), t_ns, self.source)]
+            return out + [InputEvent(target[0], target[1], bool(message.pressed), t_ns, self.source)]
         if isinstance(message, Heartbeat):
             return self._heartbeat(message, received.at_ns)
         return []
@@ -254,7 +317,7 @@ class BoardSession:
         if beat.overflows > self.overflows:
             log.warning("button board dropped %d edges (buffer full)", beat.overflows - self.overflows)
         self.overflows, self.board_rx_errors = beat.overflows, beat.rx_errors
-        t_ns = self._host_ns(beat.upto_us, at_ns)
+        t_ns = self._placed(beat.upto_us, at_ns)
         if t_ns is None:
             return []
         out: list[Output] = []
@@ -263,12 +326,18 @@ class BoardSession:
                 self._pressed.discard(channel)
                 station, key = self.channels[channel]
                 out.append(InputEvent(station, key, False, t_ns, self.source))
+        for channel in sorted(self.channels):
+            if beat.pressed_mask >> channel & 1 and channel not in self._pressed:
+                self._pressed.add(channel)  # its release will be delivered as usual
+                self.missed_presses += 1
+                station, key = self.channels[channel]
+                log.warning("button board: station %d %s is held but its press never arrived "
+                            "(a frame lost around a replug?): not counted", station + 1, key)
         return out + self._heard(at_ns) + [Watermark(self.source, t_ns)]
 
     def _heard(self, at_ns: int) -> list[Output]:
-        """A watermark read at host time ``at_ns``: the board is alive. A heartbeat also makes a
-        board that was down live again: from its watermark on, races wait for it and its presses
-        count."""
+        """A watermark read at host time ``at_ns``: the board is alive. A board that was down is
+        live again: from its watermark on, races wait for it."""
         self._heard_ns = at_ns if self._heard_ns is None else max(self._heard_ns, at_ns)
         if self.live:
             return []
@@ -276,17 +345,30 @@ class BoardSession:
         log.info("button board is back: races wait for it again")
         return [Live(self.source, True)] + self._tell(None)
 
-    def _host_ns(self, board_us: int, at_ns: int) -> int | None:
-        """Board time to host time, never before a time already given (a refit of the clock
-        may move the line by microseconds; the board's order must survive that). None (the
-        frame counted in :attr:`absurd_frames`) if it maps after the host read it."""
-        t_ns = self.clock.to_host_ns(board_us)
-        if t_ns > at_ns + FUTURE_SLACK_NS:
-            self.absurd_frames += 1
-            _sparingly(self.absurd_frames, "button board: %d frames dropped, stamped after they arrived "
-                                           f"(last {(t_ns - at_ns) / 1e9:.1f} s ahead)")
+    def _placed(self, board_us: int, at_ns: int) -> int | None:
+        """Board time ``board_us`` of a frame read at ``at_ns``, on the host's clock, by the
+        rules of the module docstring; None (and counted) for a frame that breaks one."""
+        if self._board_upto_us is not None and board_us < self._board_upto_us:
+            self.stale_frames += 1
+            _sparingly(self.stale_frames, "button board: %d frames dropped, older than the board's own "
+                                          f"watermark (last {(self._board_upto_us - board_us) / 1e6:.3f} s)")
             return None
-        self._floor = max(self._floor, t_ns)
+        t_ns = self.clock.to_host_ns(board_us)
+        uncertainty = self.clock.uncertainty_ns(board_us)
+        if t_ns - uncertainty > at_ns + FUTURE_MARGIN_NS:
+            self.future_frames += 1
+            _sparingly(self.future_frames, "button board: %d frames dropped, stamped after they arrived "
+                                           f"(last {(t_ns - at_ns) / 1e6:.1f} ms ahead, sync within "
+                                           f"{uncertainty / 1e6:.2f} ms)")
+            return None
+        if t_ns + uncertainty < self._floor - self._floor_uncertainty:
+            self.stale_frames += 1
+            _sparingly(self.stale_frames, "button board: %d frames dropped, older than times already given "
+                                          f"(last {(self._floor - t_ns) / 1e9:.3f} s)")
+            return None
+        self._board_upto_us = board_us
+        if t_ns >= self._floor:
+            self._floor, self._floor_uncertainty = t_ns, uncertainty
         return self._floor
 
     def _tell(self, text: str | None) -> list[Output]:

@@ -10,6 +10,10 @@ clock sync has real work to do. :meth:`unplug` closes the terminal as a pulled c
 :meth:`replug` starts the board afresh (clock and sequence from zero, as a Pico powered by its
 USB cable does) behind the same path, a symbolic link like udev's ``/dev/serial/by-id/`` names.
 :meth:`stall` holds every frame back until :meth:`resume`, as a USB hiccup would.
+
+It can also misbehave, for the tests of a hostile board: :meth:`repeat` sends an earlier frame
+again, byte for byte; :meth:`inject` sends any message with the next sequence number, whatever it
+claims (an edge 5 s old, a heartbeat from the future).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import select
 import threading
 import time
 import tty
+from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
 
 from .frames import PROTOCOL_VERSION, Deframer, Edge, Heartbeat, Hello, HelloPlease, Leds, Message, Ping, Pong, encode
@@ -40,6 +46,7 @@ class VirtualBoard:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="virtual board", daemon=True)
         self._backlog: list[bytes] | None = None  # frames held back while stalled
+        self._sent: deque[bytes] = deque(maxlen=256)  # the latest frames, for repeat()
         self._boot()
 
     def _boot(self) -> None:
@@ -48,6 +55,7 @@ class VirtualBoard:
         self._upto = 0
         self._reported_at: int | None = None
         self._mask = 0
+        self._sent.clear()  # repeat() sends this start's frames
 
     def start(self) -> None:
         self._open()
@@ -78,6 +86,17 @@ class VirtualBoard:
         with self._lock:
             self._write(data)
 
+    def repeat(self, frames_back: int = 1) -> None:
+        """Send the frame sent ``frames_back`` frames ago again, unchanged (sequence number and all)."""
+        with self._lock:
+            data = self._sent[-frames_back]
+            self._send(data)
+
+    def inject(self, message: Message) -> None:
+        """Send ``message`` as the next frame, unchecked: the board's state does not change."""
+        with self._lock:
+            self._emit(message)
+
     def stall(self) -> None:
         with self._lock:
             if self._backlog is None:
@@ -93,11 +112,13 @@ class VirtualBoard:
         with self._lock:
             self._close_pty()
 
-    def replug(self) -> None:
+    def replug(self, pressed_at_boot: Iterable[int] = ()) -> None:
+        """Unplug and plug in again; the channels in ``pressed_at_boot`` are pressed as the board
+        starts, before the host can open the port: their edges wait in it behind the HELLO."""
         with self._lock:
             self._close_pty()
             self._boot()
-            self._open()
+            self._open(pressed_at_boot)
 
     def close(self) -> None:
         self._stop.set()
@@ -106,17 +127,19 @@ class VirtualBoard:
         with self._lock:
             self._close_pty()
 
-    def _open(self) -> None:
+    def _open(self, pressed_at_boot: Iterable[int] = ()) -> None:
         master, slave = os.openpty()
         tty.setraw(slave)  # no echo, no line editing: bytes are bytes
         os.set_blocking(master, False)
         self._fds = (master, slave)
         self.deframer.reset()
         self._backlog = None
+        self._emit(self._hello())
+        for channel in pressed_at_boot:
+            self.press(channel)
         if self.path.is_symlink():
             self.path.unlink()
         self.path.symlink_to(os.ttyname(slave))
-        self._emit(self._hello())
 
     def _close_pty(self) -> None:
         if self._fds is not None:
@@ -136,6 +159,10 @@ class VirtualBoard:
     def _emit(self, message: Message) -> None:
         data = encode(self._seq, message)
         self._seq = (self._seq + 1) & 0xFFFF
+        self._sent.append(data)
+        self._send(data)
+
+    def _send(self, data: bytes) -> None:
         if self._backlog is not None:
             self._backlog.append(data)
         else:

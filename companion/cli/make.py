@@ -116,13 +116,33 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     print("Press every button on every station; each display shows its station number while "
           "every display is written as fast as the bus allows, to measure how late presses arrive. "
           "Ctrl-C to stop.", flush=True)
-    with closing(daemon), suppress(KeyboardInterrupt):  # Ctrl-C ends the test and reports
-        serve_or_play(daemon, presses, args.speed)
-    dead = daemon.box.displays.down()
+    light = None
+    with closing(daemon):
+        with suppress(KeyboardInterrupt):  # Ctrl-C ends the button test and reports
+            serve_or_play(daemon, presses, args.speed)
+        dead = daemon.box.displays.down()
+        if daemon.box.light_sensors is not None and not dead:
+            light = _light_check(daemon, profile)
     print(selftest.report(dead))
     covered, delivery = daemon.delivery.check()
     print(delivery)
-    return 0 if selftest.complete and covered and not dead else 1
+    if light is not None:
+        print(light.text)
+    return 0 if selftest.complete and covered and not dead and (light is None or light.window_ms) else 1
+
+
+def _light_check(daemon, profile):
+    """The panels' light, measured by the box's light sensors over many reveals."""
+    from ..games.options import SCREEN_TIE_WINDOW_MS
+    from ..selftest import LIGHT_REVEALS, light_report, measure_light
+
+    print(f"Measuring every panel's light: {LIGHT_REVEALS} reveals (the panels blink). Ctrl-C to stop.", flush=True)
+    names = tuple(st.name for st in profile.stations)
+    try:
+        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names), LIGHT_REVEALS)
+    except KeyboardInterrupt:
+        return None
+    return light_report(samples, names, SCREEN_TIE_WINDOW_MS)
 
 
 def add_selftest(sub: argparse._SubParsersAction) -> None:
@@ -131,8 +151,11 @@ def add_selftest(sub: argparse._SubParsersAction) -> None:
                                       "turn and reports each button as it is pressed; a station's light comes "
                                       "on once all its buttons were pressed, while every display is kept busy to measure how "
                                       "late presses arrive. Exits 1 if a button never reported a press, a "
-                                      "display is not working or timing.gpio_latency_ms does not cover the "
-                                      "delays measured.")
+                                      "display is not working or, with the fallback timing.gpio_watermark = "
+                                      "\"bound\", timing.gpio_latency_ms does not cover the delays measured. "
+                                      "With a light sensor on every station it then measures each panel's light "
+                                      "over many reveals and says what tie window the box supports (exit 1 if a "
+                                      "sensor saw nothing).")
     test.add_argument("--profile", required=True, help="hardware profile (TOML)")
     test.add_argument("--script", help="press from a script instead (simulated pins)")
     speed_option(test)

@@ -36,6 +36,7 @@ from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .options import SCREEN_TIE_WINDOW_MS
 
 PLAYERS = 3
 TIE = "tie"
@@ -57,8 +58,8 @@ class ClosestOptions:
         "help": "who starts: 17x34 race, race on other products, seat 1, or a random seat",
         "label": "start", "brief": "who starts round 1",
     })
-    tie_window_ms: int = field(default=10, metadata={
-        "min": 1, "max": 1000, "choices": (5, 10, 20, 50),
+    tie_window_ms: int = field(default=SCREEN_TIE_WINDOW_MS, metadata={
+        "min": 1, "max": 1000, "choices": (5, SCREEN_TIE_WINDOW_MS, 20, 50),
         "help": "start race: answers this close together are a tie",
         "label": "tie window", "brief": "close answers: a tie",
     })

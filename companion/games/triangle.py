@@ -30,6 +30,7 @@ from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .options import SCREEN_TIE_WINDOW_MS
 
 PLAYERS = 3
 VALUES = tuple(range(1, 7))
@@ -56,8 +57,8 @@ class TriangleOptions:
         "help": "play exactly this many turns of six rounds instead of playing to the target",
         "label": "turns", "brief": "play N turns instead",
     })
-    tie_window_ms: int = field(default=10, metadata={
-        "min": 1, "max": 1000, "choices": (5, 10, 20, 50),
+    tie_window_ms: int = field(default=SCREEN_TIE_WINDOW_MS, metadata={
+        "min": 1, "max": 1000, "choices": (5, SCREEN_TIE_WINDOW_MS, 20, 50),
         "help": "slaps this close to the first one are a tie: the round is a draw",
         "label": "tie window", "brief": "slaps this close: tie",
     })

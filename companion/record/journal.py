@@ -218,6 +218,9 @@ class JournalWriter:
         if self.sync:
             os.fsync(self._file.fileno())
 
+    def fileno(self) -> int:
+        return self._file.fileno()
+
     def close(self) -> None:
         self._file.close()
 
@@ -236,11 +239,12 @@ def replay_file(path: Path | str, follow_symlinks: bool = False) -> tuple[Header
         raise Unreadable(path, e.reason, e.line) from None
 
 
-NOTES = ("onset_ms", "reaction_ms", "question")
+NOTES = ("onset_ms", "light_ms", "reaction_ms", "question")
 """Informational fields the box adds to the action line that ends a race (claim, draw, start):
 per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
 ``reaction_ms`` their counted press's time after that onset; null for a player not in the race
-or without a counted press. The closest game's ``start`` also names the ``question`` its race
+or without a counted press. With a light sensor on every station the line also has
+``light_ms``, when each player's panel lit up, and ``reaction_ms`` counts from that instead. The closest game's ``start`` also names the ``question`` its race
 answered (``[a, b]`` for a x b). They are not part of the action: replay reads past them."""
 LONGEST_REACTION_MS = 3_600_000
 """A reaction time beyond an hour is no reaction time (a hand-edited or damaged line)."""
@@ -296,6 +300,8 @@ def race_json(obj: dict[str, Any], players: int) -> dict[str, Any]:
     out = {"t": obj.get("t", 0), "action": obj.get("action"), "winners": race_winners(obj, players),
            "onset_ms": _per_player(obj, "onset_ms", players) or [None] * players,
            "reaction_ms": _per_player(obj, "reaction_ms", players)}
+    if isinstance(obj.get("light_ms"), list):
+        out["light_ms"] = _per_player(obj, "light_ms", players)
     question = race_question(obj)
     if question is not None:
         out["question"] = list(question)

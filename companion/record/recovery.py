@@ -22,13 +22,14 @@ import json
 import logging
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .journal import Header, JournalError, JournalWriter, parse_header, read_journal, replay, replay_file
+from .journal import CRC, Header, JournalError, JournalWriter, parse_header, parse_line, replay, replay_file
 from .match import Match
-from ..untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_text
+from ..settings import write_whole
+from ..untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_bytes, read_text
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +48,15 @@ class Interrupted:
     path: Path
     header: Header
     match: Match
-    writer: JournalWriter
+    writer: JournalWriter | None
+    """None when the journal cannot be written (a read-only state directory)."""
     last_t: float
     race_line: dict | None = None
     """The action line of the race whose result the game still shows (see :func:`where_it_stopped`)."""
+    lines: list[bytes] = field(default_factory=list)
+    """The journal's lines that replay, the header first, each with its newline."""
+    damaged: str | None = None
+    """Why the journal's last line was left out (it does not replay): the players are told."""
 
 
 @dataclass(frozen=True)
@@ -97,51 +103,142 @@ def sequence(path: Path) -> int:
 def next_sequence(directory: Path) -> int:
     """The sequence for a game starting now: one more than any journal's in ``directory``."""
     paths = journals(directory)
-    return (sequence(paths[-1]) if paths else 0) + 1
+    return max(sequence(paths[-1]) if paths else 0, _last_sequence(directory)) + 1
 
 
 def cut_torn_line(path: Path) -> bool:
     """Drop a last line that lacks its newline (a write cut short); True if one was dropped.
 
     The file is opened without following a symlink, so only a journal itself is ever cut."""
-    fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > JOURNAL_BYTES:
             return False  # not a journal we may cut; replaying it says why
         data = os.pread(fd, info.st_size, 0)
-        if not data or data.endswith(b"\n"):
-            return False
-        keep = data.rfind(b"\n") + 1
+    finally:
+        os.close(fd)
+    if not data or data.endswith(b"\n"):
+        return False
+    cut_after(path, data.rfind(b"\n") + 1, "a torn last line")
+    return True
+
+
+def cut_after(path: Path, keep: int, what: str) -> None:
+    """Cut ``path`` to its first ``keep`` bytes (the lines that replay), durably, logging ``what``
+    was dropped. Only a journal itself is cut, never through a symlink."""
+    fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        size = os.fstat(fd).st_size
         os.ftruncate(fd, keep)
         os.fsync(fd)
     finally:
         os.close(fd)
-    log.warning("%s: dropped a torn last line (%d bytes)", path.name, len(data) - keep)
-    return True
+    log.warning("%s: dropped %s (%d bytes)", path.name, what, size - keep)
+
+
+LAST_GAME = ".last-game"
+"""The highest game number (``sequence``) this box has given, beside the journals: a game whose
+journal was lost (its header torn by a power cut, and removed) never has its number given again."""
+
+
+def note_sequence(directory: Path, number: int) -> None:
+    """Note that game ``number`` is starting, durably, before its journal is made."""
+    write_whole(directory / LAST_GAME, f"{number}\n".encode())
+
+
+def _last_sequence(directory: Path) -> int:
+    try:
+        text = read_text(directory / LAST_GAME, HEADER_BYTES, follow_symlinks=False).strip()
+    except Unreadable:
+        return 0
+    return int(text) if text.isdigit() else 0
+
+
+def _torn_header(path: Path) -> bool:
+    """True for a journal whose header never reached the disk whole (empty, or no newline and not
+    a header that reads): a game that a power cut stopped as it started. Nothing of it was
+    ever shown. (Its header does not read, so it sorts with the journals without a sequence.)"""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or b"\n" in os.pread(fd, 4096, 0):
+            return False
+        first = os.pread(fd, HEADER_BYTES, 0)
+        if b"\n" in first:
+            return False
+        parse_header(json_value(first.decode("utf-8")))  # a whole header without its newline
+        return False
+    except (UnicodeDecodeError, ValueError):
+        return True  # cut off mid-line: it does not read
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _clean_torn_headers(candidates: list[Path]) -> list[Path]:
+    """``candidates`` without the journals that hold only a torn header (:func:`_torn_header`),
+    each removed with a log line; on a read-only directory they are only passed over."""
+    kept = []
+    for path in candidates:
+        if not _torn_header(path):
+            kept.append(path)
+            continue
+        try:
+            path.unlink()
+            log.warning("%s: removed: its header was cut short as the game started (a power cut)", path.name)
+        except OSError as e:
+            log.warning("%s: passed over, its header was cut short as the game started (cannot remove "
+                        "it: %s)", path.name, e.strerror or e)
+    return kept
 
 
 def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None) -> Interrupted | NotResumed | None:
     """The newest game if it is neither over nor abandoned, reopened to carry on; why not, if it
     cannot be; None if there is nothing to resume. Every outcome is logged. ``before_replay`` is
-    told the journal's size in bytes before it is replayed (the daemon asks systemd for time)."""
-    candidates = [p for p in journals(directory) if not p.name.endswith(ABANDONED)]
+    told the journal's size in bytes before it is replayed (the daemon asks systemd for time).
+
+    The journal is read, not opened to write, until it replays: a torn last line is left out,
+    and so is a last line that does not replay (one flipped bit failing its crc): the game goes
+    on from the line before, saying so (:attr:`Interrupted.damaged`). The file is cut to the
+    lines that replay only when it is reopened to carry on; on a read-only directory it is left
+    as it is and :attr:`Interrupted.writer` is None (the game is played on unsaved)."""
+    candidates = _clean_torn_headers([p for p in journals(directory) if not p.name.endswith(ABANDONED)])
     if not candidates:
         log.info("no game to resume in %s", directory)
         return None
     path = candidates[-1]
     try:
-        cut_torn_line(path)
         if before_replay is not None:
             before_replay(path.stat().st_size)
-        lines = read_journal(path)  # read once: replayed, then where it stopped
-        header, match = replay(lines)
+        data = read_bytes(path, JOURNAL_BYTES, False)  # read once: replayed, then where it stopped
     except OSError as e:
         return _not_resumed(path, f"cannot read: {e.strerror or e}")
     except Unreadable as e:
         return _not_resumed(path, e.detail)
+    lines = data.splitlines(keepends=True)
+    torn = bool(lines) and not lines[-1].endswith(b"\n")
+    if torn:
+        log.warning("%s: a torn last line (%d bytes) is left out: a write was cut short", path.name, len(lines[-1]))
+        lines.pop()
+    damaged = None
+    try:
+        header, match = replay(lines)
     except JournalError as e:
-        return _not_resumed(path, str(e))
+        last = max((n for n, text in enumerate(lines, start=1) if text.strip()), default=0)
+        if e.line != last or e.line < 2 or not _garbled(lines[-1], lines[0]):
+            return _not_resumed(path, str(e))
+        damaged = e.reason
+        log.warning("%s: its last line (line %d) is damaged (%s): the game goes on from the %d lines "
+                    "before it", path.name, e.line, e.reason, e.line - 1)
+        lines = lines[:e.line - 1]
+        try:
+            header, match = replay(lines)
+        except JournalError as again:  # cannot happen: the lines before replayed
+            return _not_resumed(path, str(again))
     if match.outcome is not None and _dismissed(directory) == path.name:
         log.info("nothing to resume: the newest game, %s, is over", path.name)
         return None
@@ -151,7 +248,34 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
         log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
                  header.game, path.name, header.sequence or "without a sequence")
     last_t, race_line = where_it_stopped(lines[1:])
-    return Interrupted(path, header, match, JournalWriter(path), last_t, race_line)
+    writer = _reopen(path, sum(len(line) for line in lines), len(data), damaged)
+    return Interrupted(path, header, match, writer, last_t, race_line, lines, damaged)
+
+
+def _garbled(line: bytes, header: bytes) -> bool:
+    """True if ``line``, in a journal the box sealed (its ``header`` has a crc), is not the line
+    the box wrote: not UTF-8 JSON, or not matching its crc. A line that reads well but breaks the
+    rules, or any line of a journal written by hand (no crc to tell damage by), is no damage but
+    a wrong journal: that game is not resumed."""
+    try:
+        if CRC not in json.loads(header):
+            return False
+        parse_line(line.decode("utf-8"), True)
+    except (UnicodeDecodeError, ValueError):
+        return True
+    return False
+
+
+def _reopen(path: Path, keep: int, size: int, damaged: str | None) -> JournalWriter | None:
+    """The journal reopened to carry on, cut first to the ``keep`` bytes that replay; None if
+    it cannot be written (a read-only directory: the cut waits for a start that can write)."""
+    try:
+        if keep < size:
+            cut_after(path, keep, "a damaged last line" if damaged else "a torn last line")
+        return JournalWriter(path)
+    except OSError as e:
+        log.warning("%s: cannot be written (%s): the game is played on unsaved", path.name, e.strerror or e)
+        return None
 
 
 def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:
@@ -180,7 +304,7 @@ def _not_resumed(path: Path, reason: str) -> NotResumed:
 def find_interrupted(directory: Path) -> Interrupted | None:
     """The unfinished game to resume, if there is one."""
     found = pick_up(directory)
-    if isinstance(found, Interrupted) and found.match.outcome is not None:
+    if isinstance(found, Interrupted) and found.match.outcome is not None and found.writer is not None:
         found.writer.close()
         return None
     return found if isinstance(found, Interrupted) else None
@@ -206,9 +330,14 @@ def _dismissed(directory: Path) -> str | None:
 
 
 def abandon(path: Path) -> Path:
-    """Mark a journal's game as abandoned by the players, so it is never resumed."""
+    """Mark a journal's game as abandoned by the players, so it is never resumed. On a read-only
+    directory it cannot be: logged (the game is offered again at the next start)."""
     target = path.with_name(path.name[: -len(".jsonl")] + ABANDONED)
-    path.rename(target)
+    try:
+        path.rename(target)
+    except OSError as e:
+        log.warning("%s: cannot be marked abandoned: %s", path.name, e.strerror or e)
+        return path
     return target
 
 

@@ -75,6 +75,7 @@ class Simulator:
     async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
         """Until the players quit; a script, if given, presses keys for them meanwhile."""
         stop = asyncio.Event()
+        self.daemon.stop_on_signals(stop)  # closing the terminal (SIGHUP) closes the window cleanly
         script = asyncio.ensure_future(self.daemon.press_script(presses or [], speed))
         try:
             pumps = [self.window.pump(stop)] + ([self.table_window.pump(stop)] if self.table_window else [])

@@ -436,13 +436,16 @@ class Table:
         self._reveal_due = False
         return self.reveals
 
-    def revealed(self, number: int, onsets: dict[int, int]) -> None:
+    def revealed(self, number: int, onsets: dict[int, int], light: dict[int, int] | None = None) -> None:
         """When each station showed reveal ``number`` (host monotonic ns; a station left out
-        showed it at once). A reveal the table has moved past is ignored."""
+        showed it at once), and when its light sensor saw it (``light``, stations with one). A
+        reveal the table has moved past is ignored."""
         if number != self.reveals or self.game is None:
             return
         seats = {seat: onsets[station] for seat, station in enumerate(self.seats) if station in onsets}
-        if self.game.revealed(seats):
+        lit = None if light is None else {seat: light[station] for seat, station in enumerate(self.seats)
+                                          if station in light}
+        if self.game.revealed(seats, lit):
             self.version += 1
 
     def wakeup_ns(self) -> int | None:

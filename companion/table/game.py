@@ -159,13 +159,14 @@ class GameTable:
         self.revealing = race
         self.reveal_asked = True
 
-    def revealed(self, onsets: dict[int, int]) -> bool:
-        """Each station's onset of the race being revealed; True if a screen changed (a press
+    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None) -> bool:
+        """Each station's onset of the race being revealed (and its light, where a sensor saw
+        it: :meth:`~companion.arbiter.race.Race.reveal`); True if a screen changed (a press
         already made turned out to be before its station's onset)."""
         race, self.revealing = self.revealing, None
         if race is None:
             return False
-        race.reveal(onsets)
+        race.reveal(onsets, light)
         return any(race.early(s) for s in race.stations)
 
     def _told_early_until(self) -> list[tuple[int, int]]:
@@ -227,7 +228,8 @@ class GameTable:
     def act_after(self, race: Race | None, action: dict[str, Any], **notes: Any) -> None:
         """Apply the action a race led to, journaled with the race's onsets and reaction times
         (informational: ``onset_ms`` from the race's opening and ``reaction_ms``, per player,
-        null for a player not in the race or without a counted press; replay ignores them) and
+        null for a player not in the race or without a counted press, and ``light_ms`` when the
+        race timed players from their light sensors; replay ignores them) and
         ``notes``, the game's own race fields (:data:`companion.record.journal.NOTES`)."""
         if race is not None:
             self.judged(race)
@@ -235,12 +237,14 @@ class GameTable:
             players = range(len(self.names))
             opens = race.opens_at_ns
             self.aside = {  # to the ns the race measured: a resumed table screen shows what the live one did
-                "onset_ms": [round((race.onsets[p] - opens) / 1e6, 6) if p in race.stations else None
-                             for p in players],
+                "onset_ms": self._after(race.onsets, opens),
                 "reaction_ms": [None if (r := race.reaction_ns(p)) is None else round(r / 1e6, 6)
                                 for p in players],
                 **notes,
             }
+            if race.light is not None:  # the race timed each player from their panel's light
+                self.aside["onset_ms"] = self._after(race.stamped, opens)
+                self.aside["light_ms"] = self._after(race.light, opens)
         line = {**action, **self.aside}
         try:
             self.match.act(action)
@@ -248,6 +252,10 @@ class GameTable:
             self.aside = {}
         if "reaction_ms" in line:
             self.race_line = line
+
+    def _after(self, times: dict[int, int], opens: int) -> list[float | None]:
+        """Per player, ``times`` in ms after the race opened (null for a player not in it)."""
+        return [round((times[p] - opens) / 1e6, 6) if p in times else None for p in range(len(self.names))]
 
     def resume_race(self, line: dict[str, Any]) -> None:
         """A resumed game's race still on screen, as its journal line tells it (the race's

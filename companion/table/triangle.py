@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
+from ..games.options import SCREEN_TIE_WINDOW_MS
 from ..games.triangle import FACTS, PLAYERS, POINTS, ROUNDS_PER_TURN, VALUES, Round, peers, settlement
 from ..arbiter.inputs import InputEvent
 from ..arbiter.race import Race, RaceResult
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 
 MS = 1_000_000
 COUNT_FROM = 3
+TOO_CLOSE = "Too close for screens"
+"""A draw closer than the panels can show (21 characters: the status line's width)."""
 
 MENU_LABELS = {"peers_even": "peers even", "even": "I'm even", "odd": "I'm odd",
                "greater": "I'm greater", "among": "I'm among", "exact": "I'm exactly.."}
@@ -275,6 +278,15 @@ class TriangleTable(GameTable):
                 break
         return line
 
+    def _too_close(self) -> str:
+        """Said on a draw whose slaps were closer than the screens can show: each panel lights
+        its picture at its own row scan, up to a frame after the box's stamp, so a gap this small
+        may be the screens' and not the players' (:data:`~companion.games.options.SCREEN_TIE_WINDOW_MS`)."""
+        if self.result is None or not self.result.tie:
+            return ""
+        gap = max(p.delta_ns for p in self.result.order if p.station in self.result.winners)
+        return TOO_CLOSE if gap < SCREEN_TIE_WINDOW_MS * MS else ""
+
     def _nobody_else(self) -> str:
         """Said when the race's result names nobody after the claimer; nothing when the result is
         not known (a round picked up from the journal, which keeps only the claim)."""
@@ -340,8 +352,8 @@ class TriangleTable(GameTable):
             heading = (fitting(lambda w: "Draw: " + ", ".join(abbreviate(self._name(p, station), w)
                                                                for p in done.draw), COLUMNS - 1)
                        if done.draw else "Nobody spoke: void")
-            return RoundView(heading, cards=self._peer_cards(station), status=self.round_late_note or self._later(station),
-                             footer=footer, more=True)
+            status = self.round_late_note or self._too_close() or self._later(station)
+            return RoundView(heading, cards=self._peer_cards(station), status=status, footer=footer, more=True)
         said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
         points = done.points[done.claimer]
         verdict = f" +{points}" if done.correct else "? No"

@@ -1,0 +1,304 @@
+"""The daemon's side of the GPIO reader (:mod:`companion.adapters.gpioreader`): the process, and
+what its records mean for races.
+
+:class:`GpioReader` starts the reader with one end of a socket pair, reads its records in a thread
+of its own and hands them over through ``deliver`` (which must only enqueue, as for the button
+board). A reader that exits (it could not claim its lines, it crashed, it was killed) is reported
+and started again every ``retry_s``.
+
+:class:`GpioSession`, owned by the daemon's loop, turns the records into station inputs and the
+GPIO source's watermark, exactly as :class:`~companion.board.session.BoardSession` does for a
+board: an explicit source. A reader that sends no watermark for :data:`SILENT_NS` (it stalled,
+it died) holds races no longer, and every screen says so, until its next watermark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..arbiter.inputs import InputEvent
+from ..board.session import Live, Notice, Output, Watermark
+from .gpioreader import DRIVE, EDGE, RECORD, WANT, WATERMARK
+
+log = logging.getLogger(__name__)
+
+SOURCE = "gpio"
+NOT_RESPONDING = "Buttons not responding"
+"""The players' notice for a reader that stalled or died (one screen line)."""
+SILENT_NS = 500_000_000
+"""A reader silent this long is down: five of its idle heartbeats (100 ms,
+:data:`~companion.adapters.gpioreader.HEARTBEAT_NS`), the same half second a button board gets."""
+START_NS = 5_000_000_000
+"""A reader just started has this long for its first watermark: a Python process's start on a
+Pi Zero 2 takes about a second, more while the daemon itself starts."""
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderEdge:
+    pin: int
+    level: int
+    t_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderMark:
+    """Every edge before ``t_ns`` has been delivered."""
+
+    t_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderDown:
+    reason: str
+
+
+ReaderItem = ReaderEdge | ReaderMark | ReaderDown
+
+
+class GpioReader:
+    """The reader process for ``pins``. ``mock``: the reader's lines are gpiozero mock pins that
+    :meth:`drive` changes (tests, benchmarks), with ``margin_ns`` standing in for the kernel's
+    margin if given.
+
+    A thread of this object starts the reader and waits for it to end. Its records are read by
+    that thread, or, given the daemon's loop at :meth:`start`, by the loop itself: a watermark
+    then reaches a race with one hand-off between threads fewer (each waits for the GIL, which
+    the display writer holds while it packs a frame). ``deliver`` runs where they are read; a
+    :class:`ReaderDown` is delivered from the thread, or in the loop with ``call_soon_threadsafe``."""
+
+    def __init__(self, pins: list[int], deliver: Callable[[ReaderItem], None], mock: bool = False,
+                 chip: str | None = None, margin_ns: int | None = None, retry_s: float = 1.0) -> None:
+        self.pins = pins
+        self.deliver = deliver
+        self.retry_s = retry_s
+        self.command = [sys.executable, "-m", "companion.adapters.gpioreader", "--pins", ",".join(map(str, pins))]
+        self.command += ([] if chip is None else ["--chip", chip]) + (["--mock"] if mock else [])
+        self.command += [] if margin_ns is None else ["--margin-ns", str(margin_ns)]
+        self.process: subprocess.Popen | None = None
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._wanted: int | None = None
+        self._stop = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._in_loop: tuple[int, threading.Event] | None = None  # the fd the loop reads, and its end
+        self._thread = threading.Thread(target=self._run, name="gpio reader", daemon=True)
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Start the reader; with ``loop``, the records are read (and delivered) in that loop."""
+        self._loop = loop
+        self._thread.start()
+
+    def want(self, t_ns: int) -> None:
+        """A race waits for the GPIO watermark to pass ``t_ns``: ask the reader for it."""
+        if t_ns != self._wanted and self._send(RECORD.pack(WANT, 0, 0, t_ns)):
+            self._wanted = t_ns
+
+    def drive(self, pin: int, level: int) -> None:
+        """Set a mock pin's level in the reader (``mock`` only)."""
+        self._send(RECORD.pack(DRIVE, pin, level, 0))
+
+    def _send(self, data: bytes) -> bool:
+        with self._lock:
+            if self._sock is None:
+                return False
+            try:
+                self._sock.sendall(data)
+            except OSError:
+                return False
+            return True
+
+    def close(self) -> None:
+        """Stop the reader (from the loop's thread, if the loop reads its records)."""
+        self._stop.set()
+        with self._lock:
+            if self._sock is not None:
+                self._sock.shutdown(socket.SHUT_RDWR)  # the reader sees its end close, and exits
+            if self._in_loop is not None:
+                self._detach()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        said = False  # one log line per run of failures, not one per retry
+        while not self._stop.is_set():
+            reason, served = self._serve()
+            if self._stop.is_set():
+                return
+            if served or not said:
+                log.error("GPIO reader %s; starting it again every %.1f s", reason, self.retry_s)
+            said = True
+            if self._loop is None:
+                self.deliver(ReaderDown(reason))
+            else:
+                try:
+                    self._loop.call_soon_threadsafe(self.deliver, ReaderDown(reason))
+                except RuntimeError:  # the loop has stopped: nobody is left to tell
+                    return
+            self._stop.wait(self.retry_s)
+
+    def _serve(self) -> tuple[str, bool]:
+        """Start the reader and pass its records on until it ends: why it ended, and whether it
+        sent anything before."""
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PACKAGE_ROOT, os.environ.get("PYTHONPATH")])))
+        try:
+            process = subprocess.Popen(self.command + ["--fd", str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                                       env=env, stdin=subprocess.DEVNULL)
+        except OSError as e:
+            ours.close()
+            return f"could not start: {e}", False
+        finally:
+            theirs.close()
+        with self._lock:
+            self.process, self._sock, self._wanted = process, ours, None
+        served = self._read(ours) if self._loop is None else self._read_in_loop(ours)
+        with self._lock:
+            self._sock = None
+        ours.close()
+        if self._stop.is_set():
+            try:
+                process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            return "closed", served
+        process.kill()  # it closed its end without exiting (it should not): make sure
+        return f"exited with status {process.wait()}", served
+
+    def _read(self, sock: socket.socket) -> bool:
+        """Deliver the reader's records until it closes its end; whether any came."""
+        buffer, served = bytearray(), False
+        try:
+            while data := sock.recv(4096):
+                served = True
+                self._deliver_records(buffer, data)
+        except OSError:
+            pass
+        return served
+
+    def _read_in_loop(self, sock: socket.socket) -> bool:
+        """:meth:`_read`, done by the loop (``add_reader``) while this thread waits for the end."""
+        buffer, served, ended = bytearray(), [False], threading.Event()
+        sock.setblocking(False)
+
+        def readable() -> None:
+            try:
+                data = sock.recv(65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if data:
+                served[0] = True
+                self._deliver_records(buffer, data)
+            else:
+                with self._lock:
+                    self._detach()
+
+        def attach() -> None:
+            with self._lock:
+                if self._stop.is_set():
+                    ended.set()
+                    return
+                self._loop.add_reader(sock.fileno(), readable)
+                self._in_loop = (sock.fileno(), ended)
+
+        try:
+            self._loop.call_soon_threadsafe(attach)
+        except RuntimeError:  # the loop has stopped
+            return False
+        ended.wait()
+        return served[0]
+
+    def _detach(self) -> None:
+        """In the loop's thread, with the lock held: the loop stops reading the reader."""
+        fd, ended = self._in_loop
+        self._in_loop = None
+        self._loop.remove_reader(fd)
+        ended.set()
+
+    def _deliver_records(self, buffer: bytearray, data: bytes) -> None:
+        buffer += data
+        whole = len(buffer) - len(buffer) % RECORD.size
+        for offset in range(0, whole, RECORD.size):
+            kind, pin, level, t_ns = RECORD.unpack_from(buffer, offset)
+            self.deliver(ReaderEdge(pin, level, t_ns) if kind == EDGE else ReaderMark(t_ns))
+        del buffer[:whole]
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+
+class GpioSession:
+    """The GPIO source, from reader records to station inputs and watermarks. ``pins`` maps a GPIO
+    number to ``(station, key)``."""
+
+    def __init__(self, pins: dict[int, tuple[int, str]]) -> None:
+        self.pins = pins
+        self.live = True
+        self.notice: str | None = None
+        self.downs = 0
+        """Times the reader was found stalled or gone."""
+        self._heard_ns: int | None = None
+        self._started = False  # a watermark came from the reader running now
+
+    def handle(self, item: ReaderItem) -> list[Output]:
+        if isinstance(item, ReaderDown):
+            self._started, self._heard_ns = False, None
+            return self._down()
+        if isinstance(item, ReaderMark):
+            self._started = True
+            self._heard_ns = item.t_ns if self._heard_ns is None else max(self._heard_ns, item.t_ns)
+            out: list[Output] = []
+            if not self.live:
+                self.live = True
+                log.info("GPIO reader is back: races wait for it again")
+                out += [Live(SOURCE, True)] + self._tell(None)
+            return out + [Watermark(SOURCE, item.t_ns)]
+        target = self.pins.get(item.pin)
+        if target is None:
+            return []
+        return [InputEvent(target[0], target[1], item.level == 0, item.t_ns, SOURCE)]
+
+    def check(self, now_ns: int) -> list[Output]:
+        """Called by the daemon's loop on its clock: a reader silent too long is down."""
+        if not self.live:
+            return []
+        if self._heard_ns is None:
+            self._heard_ns = now_ns
+        elif now_ns - self._heard_ns >= self._silent_after_ns():
+            log.warning("GPIO reader silent for %.1f s: races no longer wait for it", (now_ns - self._heard_ns) / 1e9)
+            return self._down()
+        return []
+
+    def check_due_ns(self) -> int | None:
+        if not self.live or self._heard_ns is None:
+            return None
+        return self._heard_ns + self._silent_after_ns()
+
+    def _silent_after_ns(self) -> int:
+        return SILENT_NS if self._started else START_NS
+
+    def _down(self) -> list[Output]:
+        if not self.live:
+            return []
+        self.live = False
+        self.downs += 1
+        return [Live(SOURCE, False)] + self._tell(NOT_RESPONDING)
+
+    def _tell(self, text: str | None) -> list[Output]:
+        if text == self.notice:
+            return []
+        self.notice = text
+        return [Notice(text)]

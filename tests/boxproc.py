@@ -1,0 +1,88 @@
+"""A real box process on its own event loop, its buttons pressed from stdin, to be attacked from
+outside (a full disk, a frozen file system, a vanished directory, signals).
+
+    python tests/boxproc.py PROFILE JOURNAL_DIR SEED
+
+The daemon of PROFILE (mock pins, dummy displays) runs as the service does (``Daemon.serve``:
+SIGTERM, SIGINT and SIGHUP stop it); its log lines go to stdout as ``LOG LEVEL message``. Once its
+loop turns it prints ``READY``. Commands, one a line on stdin, each answered on stdout:
+
+- ``tap STATION KEY``: press a key (station from 1) for 80 ms; ``TAPPED`` once it is released.
+- ``notice``: ``NOTICE text`` for the notice every screen shows now, ``NOTICE -`` for none.
+- ``snap DIR``: every station's screen as shown now, as PNGs in DIR; ``SNAPPED``.
+- ``quit``: stop; ``DONE`` once stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+from companion.daemon import Daemon
+from companion.profile import load_profile
+
+HOLD_S = 0.08
+
+
+class StdoutLog(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        say(f"LOG {record.levelname} {record.getMessage()}")
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def command(daemon: Daemon, line: str) -> None:
+    loop = asyncio.get_running_loop()
+    words = line.split()
+    if not words:
+        return
+    if words[0] == "tap":
+        station, key = int(words[1]) - 1, words[2]
+        daemon.box.drive(station, key, True)
+
+        def release() -> None:
+            daemon.box.drive(station, key, False)
+            loop.call_later(HOLD_S, say, "TAPPED")
+
+        loop.call_later(HOLD_S, release)
+    elif words[0] == "notice":
+        say(f"NOTICE {daemon.notice or '-'}")
+    elif words[0] == "snap":
+        daemon.snapshots(Path(words[1]))
+        say("SNAPPED")
+    elif words[0] == "quit":
+        os.kill(os.getpid(), signal.SIGTERM)  # as systemd stops the service
+
+
+async def main(argv: list[str]) -> None:
+    profile_path, journal_dir, seed = argv
+    logging.getLogger().addHandler(StdoutLog())
+    logging.getLogger().setLevel(logging.INFO)
+    daemon = Daemon(load_profile(profile_path), Path(journal_dir), seed=int(seed))
+    loop = asyncio.get_running_loop()
+
+    def read() -> None:
+        line = sys.stdin.readline()
+        if not line:  # the test is gone
+            loop.remove_reader(sys.stdin.fileno())
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        command(daemon, line)
+
+    loop.add_reader(sys.stdin.fileno(), read)
+    loop.call_soon(say, "READY")
+    try:
+        await daemon.serve()
+    finally:
+        daemon.close()
+    say("DONE")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))
