@@ -39,7 +39,7 @@ from companion.table.lobby import StartGame
 
 MS = 1_000_000
 READ_RESULT_MS = 1000
-"""How long the watching station waits after a round's result before ``ok`` deals the next."""
+"""How long a round's result shows before ``ok`` deals the next (a player reading it)."""
 
 
 def play_game(measured: str, others: str, seat: int, turns: int, seed: int) -> tuple[list[float], int, int]:
@@ -48,14 +48,14 @@ def play_game(measured: str, others: str, seat: int, turns: int, seed: int) -> t
     seat's lead a turn (its points minus the mean of the others', per turn), and how many
     statements it made and how many were false."""
     table = Table(("A", "B", "C"), seed=seed)
-    levels = {p: ("easy" if (others if p != seat else measured) == "easy" else "hard") for p in range(3)}
-    table.start(StartGame(get("triangle"), {"turns": turns}), 0, bots=levels)
-    counting = {p for p in range(3) if (others if p != seat else measured) == "counter"}
-    table.bot_seats.counting = frozenset(counting)
+    roles = [measured if p == seat else others for p in range(3)]
+    table.start(StartGame(get("triangle"), {"turns": turns}), 0,
+                bots={p: "easy" if role == "easy" else "hard" for p, role in enumerate(roles)})
+    table.bot_seats.counting = frozenset(p for p, role in enumerate(roles) if role == "counter")
     game = table.game
     t = 0
     while game.match.outcome is None:
-        if game.current is None:       # the result shows: a watching station deals the next round
+        if game.current is None:       # the result shows: ok deals the next round
             t += READ_RESULT_MS * MS
             table.tick(t, t)
             game.handle(InputEvent(0, "ok", True, t))   # the game's own input, as a seat's ok
