@@ -42,13 +42,10 @@ READ_RESULT_MS = 1000
 """How long a round's result shows before ``ok`` deals the next (a player reading it)."""
 
 
-def play_game(measured: str, others: str, seat: int, turns: int, seed: int) -> tuple[list[float], int, int]:
-    """One game of ``turns`` turns at a real table: the ``measured`` bot (``hard`` or ``counter``)
-    in ``seat``, ``others`` (``easy`` or ``counter``) in the other two. Returns the measured
-    seat's lead a turn (its points minus the mean of the others', per turn), and how many
-    statements it made and how many were false."""
+def play_at_table(roles: list[str], turns: int, seed: int):
+    """A game of ``turns`` turns at a real table whose three seats are bots in ``roles``
+    (``hard``, ``easy`` or ``counter``), played to its end; returns the game table."""
     table = Table(("A", "B", "C"), seed=seed)
-    roles = [measured if p == seat else others for p in range(3)]
     table.start(StartGame(get("triangle"), {"turns": turns}), 0,
                 bots={p: "easy" if role == "easy" else "hard" for p, role in enumerate(roles)})
     table.bot_seats.counting = frozenset(p for p, role in enumerate(roles) if role == "counter")
@@ -64,6 +61,15 @@ def play_game(measured: str, others: str, seat: int, turns: int, seed: int) -> t
         nxt = table.wakeup_ns()
         t = max(t + MS, nxt if nxt is not None else t + 5 * MS)
         table.tick(t, t)
+    return game
+
+
+def play_game(measured: str, others: str, seat: int, turns: int, seed: int) -> tuple[list[float], int, int]:
+    """One game at a real table: the ``measured`` bot (``hard`` or ``counter``) in ``seat``,
+    ``others`` (``easy`` or ``counter``) in the other two. Returns the measured seat's lead a
+    turn (its points minus the mean of the others', per turn), and how many statements it made
+    and how many were false."""
+    game = play_at_table([measured if p == seat else others for p in range(3)], turns, seed)
     history = game.match.state.history
     leads, said, false = [], 0, 0
     for start in range(0, len(history), ROUNDS_PER_TURN):

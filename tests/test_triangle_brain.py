@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from bench.bots import pairing
+from bench.bots import pairing, play_at_table
 from companion.bots.triangle import STATEMENTS, basic_statement, seat_view
 from companion.games.triangle import fact_true, peers
 
@@ -112,6 +112,17 @@ def test_the_hard_bot_leads_two_basic_players_at_the_table():
     result = pairing("hard", "easy", turns=15, seed=4)
     assert result["turns"] == 45 and result["statements"] > 0
     assert result["lead_ci95"][0] > 0, result
+
+
+def test_the_speed_matched_counter_states_the_coachs_best_at_the_table():
+    from companion.bots.triangle import advice_for_round
+
+    game = play_at_table(["counter", "easy", "counter"], turns=4, seed=8)
+    state = game.match.state
+    spoken = [advice_for_round(state, i) for i in range(len(state.history))]
+    counted = [a for a in spoken if a is not None and a.claimer in (0, 2)]
+    assert counted, "the counters spoke"
+    assert all(a.said_gain >= a.best_gain for a in counted)
 
 
 def test_the_coach_counts_the_cards_the_speaker_saw_earlier_in_the_turn():
