@@ -15,7 +15,8 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import bots, fairness, latency, plot, process, replay_scaling, reveal, saving, tablescreen, throughput
+from . import (bots, fairness, latency, plot, process, quiz, replay_scaling, reveal, saving, tablescreen, throughput,
+               vm_delivery)
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -32,9 +33,12 @@ def run(quick: bool) -> dict:
     out.update(races=order["races"], misorder_rate_ge_100us=order["fair"],
                baseline_misorder_rate_ge_100us=order["baseline"])
     out.update(gpio_model(races))
+    out.update(vm_delivery.figures(vm_cache()))
     bias = fairness.tie_bias(ties)
     out.update(tie_bias_p=bias["fair"], baseline_tie_bias_p=bias["baseline"],
                tie_counts=bias["fair_counts"], baseline_tie_counts=bias["baseline_counts"])
+    out.update(quiz.misorder(races // 10))
+    out.update(quiz.tie_bias(ties // 10))
     out.update(reveal.display_bias(ties))
     out.update(reveal.reveal_skew())
     out.update(reveal.light(2_000 if quick else 20_000, races // 5))
@@ -53,6 +57,13 @@ def run(quick: bool) -> dict:
         out.update(replay_scaling.replay_scaling(Path(tmp), 1 if quick else 3))
         out.update(saving.saving(Path(tmp) / "saving", 100 if quick else 1000))
     return out
+
+
+def vm_cache() -> Path:
+    """Where ``python -m vm check`` leaves its summaries (vm/image.py's cache)."""
+    from vm.image import cache_root
+
+    return cache_root()
 
 
 def gpio_model(races: int) -> dict:
@@ -77,8 +88,14 @@ def table(result: dict) -> str:
          f"{result['bound_gpio_model_misorder_rate']:.4%} at the fallback {result['gpio_bound_ms']:g} ms bound"),
         ("GPIO decision past the window (model)", f"{result['gpio_model_decision_p50_ms']:.2f} / "
          f"{result['gpio_model_decision_p99_ms']:.2f} ms", "", "p50 / p99 with the reader, delivery model"),
+        ("GPIO delivery p50 / p99, model", f"{result['model_gpio_delivery_p50_ms']:.2f} / "
+         f"{result['model_gpio_delivery_p99_ms']:.2f} ms", vm_row(result), "virtual Pi: emulator figures, not a Pi's"),
         ("tie bias p (chi-square)", f"{result['tie_bias_p']:.3g}", f"{result['baseline_tie_bias_p']:.3g} by arrival",
          f"wins {result['tie_counts']} vs {result['baseline_tie_counts']}"),
+        ("quiz, 16 on GPIO+board: misorder", f"{result['quiz_misorder_rate_ge_100us']:.4%}",
+         f"{result['baseline_quiz_misorder_rate_ge_100us']:.2%} by arrival", f"{result['quiz_races']} races, gaps >= 100 us"),
+        ("quiz tie bias p (16, drawn)", f"{result['quiz_tie_bias_p']:.3g}", f"{result['baseline_quiz_tie_bias_p']:.3g} by arrival",
+         f"answers {result['quiz_tie_counts']}"),
         ("display bias p (chi-square)", f"{result['display_bias_p']:.3g}",
          f"{result['baseline_display_bias_p']:.3g} sequential", f"wins {result['display_wins']} vs {result['baseline_display_wins']}"),
         ("command skew (0xAF), 6 panels 400 kHz", f"{result['reveal_skew_ms']:.2f} ms",
@@ -127,6 +144,14 @@ def table(result: dict) -> str:
     lines = [f"{'measure':<{width}}  {'box':>18}  {'baseline':<26}  note", "-" * (width + 60)]
     lines += [f"{a:<{width}}  {b:>18}  {c:<26}  {d}" for a, b, c, d in rows]
     return "\n".join(lines)
+
+
+def vm_row(result: dict) -> str:
+    """The virtual Pi's delivery figures from its last check, if one ran (``python -m vm check``)."""
+    if result.get("vm_gpio_delivery_p50_ms") is None:
+        return "no virtual Pi check yet"
+    return (f"{result['vm_gpio_delivery_p50_ms']:.2f} / {result['vm_gpio_delivery_p99_ms']:.2f} ms "
+            f"virtual Pi ({result['vm_release']})")
 
 
 def main() -> None:

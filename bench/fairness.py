@@ -68,10 +68,11 @@ def deliveries(edges: dict[int, int], sources: dict[int, str], rnd: random.Rando
     return sorted(out, key=lambda d: d.arrival)
 
 
-def decide_fair(feed: list[Delivery], gpio_bound: int = GPIO_BOUND, board: bool = True) -> frozenset[int]:
+def decide_fair(feed: list[Delivery], gpio_bound: int = GPIO_BOUND, board: bool = True,
+                stations: tuple[int, ...] = STATIONS) -> frozenset[int]:
     """The box: the race is asked just before each arrival whether it can decide. Without a
     ``board`` only the GPIO watermark holds races back."""
-    race = Race(0, WINDOW, STATIONS)
+    race = Race(0, WINDOW, stations)
     marks = Watermarks()
     marks.add_source("gpio", gpio_bound)
     if board:
@@ -98,20 +99,21 @@ def truth(edges: dict[int, int]) -> frozenset[int]:
     return frozenset(s for s, t in edges.items() if t - first < WINDOW)
 
 
-def misorder(races: int, seed: int = 1) -> dict[str, float]:
-    """Wrong verdicts (first presser or tie) among races whose first gap is >= 100 us."""
+def misorder(races: int, seed: int = 1, stations: tuple[int, ...] = STATIONS,
+             sources: dict[int, str] | None = None) -> dict[str, float]:
+    """Wrong verdicts (first presser or tie) among races whose first gap is >= 100 us; each
+    station on GPIO or the board as ``sources`` say, else drawn for each race."""
     rnd = random.Random(seed)
     counted = fair_wrong = arrival_wrong = 0
     for _ in range(races):
-        edges = {s: rnd.randrange(50 * MS) for s in STATIONS}
+        edges = {s: rnd.randrange(50 * MS) for s in stations}
         ordered = sorted(edges.values())
         if ordered[1] - ordered[0] < 100 * US:
             continue
-        sources = {s: rnd.choice(("gpio", "board")) for s in STATIONS}
-        feed = deliveries(edges, sources, rnd)
+        feed = deliveries(edges, sources or {s: rnd.choice(("gpio", "board")) for s in stations}, rnd)
         right = truth(edges)
         counted += 1
-        fair_wrong += decide_fair(feed) != right
+        fair_wrong += decide_fair(feed, stations=stations) != right
         arrival_wrong += decide_by_arrival(feed) != right
     return {"races": counted, "fair": fair_wrong / counted, "baseline": arrival_wrong / counted}
 

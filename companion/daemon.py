@@ -46,7 +46,8 @@ from .arbiter.latepress import LateNote
 from .notify import Notifier
 from .profile import Profile
 from .arbiter.race import LatePress, watching_late_presses
-from .record.recovery import KEEP_JOURNALS, NotResumed, next_sequence, note_sequence, pick_up, rotate
+from .rulebook import SHORT_TITLES
+from .record.recovery import KEEP_JOURNALS, NotResumed, next_sequence, note_sequence, pick_up, postpone, rotate
 from .record.saving import Saving, SavedJournal
 from .record.statedir import hold, in_ram, read_only
 from .screens.canvas import with_notice
@@ -212,11 +213,14 @@ class Daemon:
                 self._tell("LAST LINE DAMAGED", "journal", "the journal's last line was damaged: the game "
                            "goes on from the line before it", cue=False)
         if isinstance(interrupted, NotResumed):
-            self.table.tell("GAME NOT RESUMED")
+            self.table.cannot_resume("its journal is damaged", "companion games", "lists it")
         elif interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
             interrupted.writer.close()
-            self.table.tell("GAME NOT RESUMED")
+            postpone(interrupted.path)
+            self.table.cannot_resume(SHORT_TITLES.get(interrupted.match.rules.name, interrupted.match.rules.title),
+                                     f"{len(interrupted.match.players)} players, {len(names)} stations",
+                                     "kept for a bigger box")
         elif interrupted is not None and interrupted.match.outcome is not None:
             self.table.resume(interrupted, time.monotonic_ns())  # its result, until the players leave it
         elif interrupted is not None:
@@ -715,20 +719,34 @@ class Daemon:
 
         If the loop gets to an edge late (a busy machine), the rest of the script moves later
         with it instead of catching up: catching up would squeeze the next press and release
-        together, and the debouncer would take the squeezed tap for contact bounce."""
+        together, and the debouncer would take the squeezed tap for contact bounce. For the same
+        reason two edges of a key are never closer than twice the debounce time, however fast
+        the script plays (a finger's tap, and the gap between two taps, are longer still)."""
+        shortest_s = 2 * self.debouncer.debounce_ns / 1e9
         start = time.monotonic()
+        last: dict[tuple[int, str], float] = {}
         for at_s, station, key, pressed in edges(presses):
-            due = start + at_s / speed
+            due = max(start + at_s / speed, last.get((station, key), 0.0) + shortest_s)
             if due > time.monotonic():
                 await asyncio.sleep(due - time.monotonic())
-            start += max(0.0, time.monotonic() - due)
+            start += max(0.0, time.monotonic() - (start + at_s / speed))
             self.box.drive(station, key, pressed)
+            last[(station, key)] = time.monotonic()
+
+    def quiet(self) -> bool:
+        """Every edge driven has been taken: none waits in the inbox, the debouncer holds none
+        back and no button is down, and no key is held back for a chord."""
+        chords = getattr(self.table, "chords", None)  # the self-test's referee holds no key back
+        return not self._inbox and self.debouncer.next_deadline() is None and not (chords and chords.pending)
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
-        """Run the loop while a script drives the box's keys; stop ``tail_s`` after the last edge."""
+        """Run the loop while a script drives the box's keys; stop ``tail_s`` after the box has
+        taken the last edge (however long a busy machine takes to get there)."""
         stop = asyncio.Event()
         runner = asyncio.ensure_future(self.run(stop))
         await self.press_script(presses, speed)
+        while not self.quiet():
+            await asyncio.sleep(0.01)
         await asyncio.sleep(tail_s)
         stop.set()
         await runner

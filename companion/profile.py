@@ -34,7 +34,10 @@ PWM_PINS = (12, 13, 18, 19)
 software PWM on any pin; keeping to these leaves room for a hardware-PWM driver."""
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
-MIN_STATIONS, MAX_STATIONS = 2, 6
+MIN_STATIONS, MAX_STATIONS = 2, 17
+"""A quiz night's host and 16 players; each game seats as many as it takes, the others watch."""
+MAX_SIMULATED = 6
+"""The most stations ``companion sim --players`` makes: a window of panels, one per name."""
 NAME_MAX = 32
 """Characters in a player's name in a journal (a journal may come from elsewhere)."""
 MAX_NAME = 10
@@ -85,6 +88,9 @@ class StationProfile:
     on pins or on board channels: the sensor sits by the panel, which the Pi drives). With one
     on every station, races revealed on the screens time each player from their panel's light
     (:mod:`companion.adapters.lightsensor`)."""
+    buzzer_only: bool = False
+    """A bare slap button with no panel (a quiz player's buzzer): only ``slap`` is wired, and
+    its light and the table screen tell its player what happened. Its screens go nowhere."""
 
 
 @dataclass(frozen=True)
@@ -297,9 +303,10 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if not isinstance(st, dict):
             c.fail(where, "must be a table")
             continue
-        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led", "light_sensor"}):
+        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led", "light_sensor", "buzzer_only"}):
             c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led, "
-                                       "light_sensor")
+                                       "light_sensor, buzzer_only")
+        bare = c.flag(st, where, "buzzer_only", False)
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
@@ -319,11 +326,20 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         wiring = "channels" if on_board else "pins"
         wired = c.table(st, where, wiring, KEYS)
         for key in KEYS:
-            if key not in wired:
-                c.fail(f"{where}.{wiring}.{key}", "missing: every station needs slap, left, ok and right")
-            else:
+            if bare and key != "slap" and key in wired:
+                c.fail(f"{where}.{wiring}.{key}", "a buzzer-only seat has its slap button alone: "
+                                                  "remove this, or buzzer_only to wire a full station")
+            elif key not in wired and (key == "slap" or not bare):
+                c.fail(f"{where}.{wiring}.{key}", "missing: a buzzer-only seat needs slap" if bare else
+                       "missing: every station needs slap, left, ok and right")
+            elif key in wired:
                 (claim_channel if on_board else claim_pin)(f"{where}.{wiring}.{key}", wired[key])
-        if "display" not in st:
+        if bare and i == 0:
+            c.fail(f"{where}.buzzer_only", "the first station needs a panel and buttons: it hosts a quiz "
+                                           "when nobody else takes the host's seat, and walks the lobby")
+        if bare and "display" in st:
+            c.fail(f"{where}.display", "a buzzer-only seat has no display: remove it, or buzzer_only")
+        elif "display" not in st and not bare:
             c.fail(f"{where}.display", "missing: every station needs a display")
         disp = c.table(st, where, "display", ("driver", "port", "address", "width", "height", "rotate", "mux_channel"))
         driver = disp.get("driver", "ssd1306")
@@ -340,12 +356,15 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
             mux_channel=c.number(disp, f"{where}.display", "mux_channel", None, 0, 7) if "mux_channel" in disp else None,
         )
         spot = (display.port, display.address, display.mux_channel)
-        if backend == "pi" and spot in addresses:
+        if bare:
+            pass
+        elif backend == "pi" and spot in addresses:
             c.fail(f"{where}.display", f"same bus, address and mux channel as {addresses[spot]}: "
                                        "give it another address, port or mux_channel")
-        addresses.setdefault(spot, f"{where}.display")
-        placed.append((f"{where}.display", display))
-        keys = {k: wired.get(k) for k in KEYS}
+        if not bare:
+            addresses.setdefault(spot, f"{where}.display")
+            placed.append((f"{where}.display", display))
+        keys = {k: wired[k] for k in KEYS if k in wired} if bare else {k: wired.get(k) for k in KEYS}
         led = st.get("led")
         if led is not None and on_board:
             if isinstance(led, bool) or not isinstance(led, int) or led not in BOARD_LEDS:
@@ -361,7 +380,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if sensor is not None:
             claim_pin(f"{where}.light_sensor", sensor)
         stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led,
-                                       sensor))
+                                       light_sensor=sensor, buzzer_only=bare))
     if backend == "pi":
         _check_bus_collisions(c, placed, displays.mux_address)
         for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):

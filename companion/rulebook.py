@@ -16,6 +16,7 @@ SHORT_TITLES = {
     "trio": "Pictionary",
     "pictomania": "Pictomania",
     "paytoplay": "Pay-to-Play",
+    "quiz": "Quiz",
 }
 """A name that fits a title bar with room to spare."""
 
@@ -23,11 +24,13 @@ RULES = {
     "triangle": (
         "3 players. The box deals each a card 1-6 and counts 3-2-1-0.",
         "At 0 you see your two peers' cards, never your own. Slap first to speak.",
+        "Deck: 4 each of 1-6. The speaker also sees a 4th: Right to Speak.",
         "Then state a fact about your own card. A false one: others +3 each.",
         "peers even +1: both other cards are even. I'm even +2, I'm odd +2.",
         "I'm greater +3: above both others. I'm among +5: equal to one of them.",
         "I'm exactly N +8. Slaps within the tie window: a draw, no points.",
         "6 rounds make a turn. The game ends after the turn someone reaches the target.",
+        "Take back (hold left, ok): nothing. A slap is a race; a fact shows the cards.",
     ),
     "closest": (
         "3 players, each a shape: circle, square, triangle.",
@@ -37,6 +40,7 @@ RULES = {
         "A decoy is hollow on your screen only. It does not count at scoring.",
         "Each number: 1 point to the nearest counting card. = two players tie.",
         "Most points after round 2 wins. A shared lead plays another round.",
+        "Take back your card (hold left, ok) until the next card. Not a round's last.",
     ),
     "trio": (
         "3 players take turns to draw. Only the artist sees the word.",
@@ -44,6 +48,7 @@ RULES = {
         "Guessers call out a guess and slap. The artist: ok right, left wrong.",
         "Right: guesser and artist +1. Both right at once: artist +1 only.",
         "A player strictly ahead skips drawing. Leading with enough points wins.",
+        "Misjudged? The artist takes it back: right, or hold left and press ok.",
     ),
     "pictomania": (
         "3-6 players, all at once. Read the 21 words: </> pages.",
@@ -53,6 +58,7 @@ RULES = {
         "Right guesses take the drawer's tokens. What nobody takes counts minus.",
         "Done: take a black token. Guessed wrong most often? Then it counts minus.",
         "After the round, ok shows each drawing's guesses, then the scores.",
+        "Hold left, ok: take back your last guess or token until anyone else acts.",
     ),
     "paytoplay": (
         "2 players: tic-tac-toe where every mark costs points.",
@@ -60,6 +66,15 @@ RULES = {
         "Edge costs 2, corner 3, centre 4. Place only with a positive balance.",
         "</> choose a cell, Pass or Draw?. ok confirms. Passing is always allowed.",
         "Three in a row wins. Full board: the higher balance wins.",
+        "Hold left, press ok: take back your mark or pass until the other moves.",
+    ),
+    "quiz": (
+        "A host and 2-16 players. Who plays?: the host takes the name Host.",
+        "The host reads a question, then slap arms: a cue sounds. Then slap!",
+        "First press answers. Too early: locked out a moment, or all question.",
+        "Host: ok right, left wrong, right skips. Wrong: next presser answers.",
+        "Host between questions: ok corrects a score (</> player, ok, -/+, ok).",
+        "Teams: one press per team. Most points after the questions wins.",
     ),
 }
 

@@ -102,13 +102,21 @@ class Box:
             self.buses.close()
 
 
+class NoGpio(RuntimeError):
+    """A profile for real pins on a machine without the GPIO library (not a Pi): said plainly."""
+
+
 def pin_factory_for(profile: Profile):
     if profile.backend == "mock":
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
         return MockFactory(pin_class=MockPWMPin)
-    from gpiozero.pins.lgpio import LGPIOFactory
-
+    try:
+        from gpiozero.pins.lgpio import LGPIOFactory
+    except ImportError as e:
+        raise NoGpio(f"this profile drives real GPIO pins, and this machine has no lgpio ({e.msg}): "
+                     "run it on the Raspberry Pi (sudo apt install python3-lgpio), or try a profile with "
+                     'backend = "mock" here') from e
     return LGPIOFactory()
 
 

@@ -15,6 +15,8 @@ from companion.adapters.displays import DisplayWriter
 from companion.cues import CUES, steps
 from companion.profile import load_profile
 
+from helpers import until
+
 PROFILE = Path(__file__).parent.parent / "hardware" / "profiles" / "mock-3.toml"
 
 
@@ -409,10 +411,7 @@ def test_the_buzzer_pin_is_low_after_every_cue_and_every_rest():
 
     async def play_a_cue_to_its_end():
         buzzer.play("tick")                  # one note, then the silence that ends it
-        for _ in range(1000):                # waits for the silence, up to 5 s
-            if pin.frequency is None:
-                break
-            await asyncio.sleep(0.005)
+        await until(lambda: pin.frequency is None)
 
     asyncio.run(play_a_cue_to_its_end())
     assert pin.frequency is None and pin.state == 0

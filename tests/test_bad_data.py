@@ -69,7 +69,7 @@ def test_a_bad_journal_never_stops_the_daemon_and_the_good_game_is_resumed(name,
     daemon = Daemon(load_profile(MOCK3), tmp_path)
     try:
         assert daemon.table.game is None                     # the newest game cannot be resumed,
-        assert daemon.table.lobby_notice == "GAME NOT RESUMED"  # and the players are told
+        assert daemon.table.not_resumed[0] == "its journal is damaged"  # and the players are told
         assert reason in caplog.text
     finally:
         daemon.close()
@@ -267,8 +267,8 @@ def test_check_commands_refuse_deeply_nested_toml(command, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("deck, reason", [
-    ('deck = ["x"]', "deck[0]: must be a [[deck]] table with name and cards, not str"),
-    ("deck = [1]", "deck[0]: must be a [[deck]] table with name and cards, not int"),
+    ('deck = ["x"]', "deck 1: must be a [[deck]] table with name and cards, not str"),
+    ("deck = [1]", "deck 1: must be a [[deck]] table with name and cards, not int"),
 ])
 def test_words_check_of_decks_that_are_not_tables_exits_2(deck, reason, tmp_path, capsys):
     path = tmp_path / "d.toml"
@@ -311,7 +311,7 @@ def test_sim_takes_the_same_option_and_decks_as_run(tmp_path, capsys):
     bad_decks = tmp_path / "d.toml"
     bad_decks.write_text("deck = [1]\n")
     code, out, err = run(["sim", "--screenshot", str(tmp_path / "s.png"), "--decks", str(bad_decks)], capsys)
-    assert code == 2 and "deck[0]" in err
+    assert code == 2 and "deck 1" in err
     code, out, err = run(["sim", "--screenshot", str(tmp_path / "s.png"), "--option", "triangle.nope=1"], capsys)
     assert code == 2 and "unknown option" in err
     code, out, err = run(["sim", "--screenshot", str(tmp_path / "s.png"), "--journal-dir", str(tmp_path / "j"),

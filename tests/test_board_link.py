@@ -106,10 +106,10 @@ def test_a_late_board_press_still_wins_against_a_later_gpio_press(tmp_path, monk
         await until(lambda: probe.result is not None)
         stop.set()
         await runner
-        return probe, undecided
+        return probe, undecided, cy_ns
 
     try:
-        probe, undecided_while_late = asyncio.run(scenario())
+        probe, undecided_while_late, cy_ns = asyncio.run(scenario())
     finally:
         daemon.close()
     assert undecided_while_late, "the race must wait for the board's watermark"
@@ -117,7 +117,12 @@ def test_a_late_board_press_still_wins_against_a_later_gpio_press(tmp_path, monk
     assert probe.result.winners == {2}
     [cy, alice] = probe.result.order
     assert (cy.station, alice.station) == (2, 0)
-    assert 11 * MS < alice.delta_ns < 13 * MS
+    # Timed by the edges, not by arrival: Alice's GPIO edge is the one set 12 ms after Cy's
+    # stamped press, and the race measures her from Cy's edge as the board stamped it. (How close
+    # the board's stamp, put on the host's clock, is to the host's reading at the press is the
+    # clock sync's accuracy, measured in test_clocksync, not a window this test can promise on a
+    # busy machine.)
+    assert alice.t_ns == cy_ns + 12 * MS and alice.delta_ns == alice.t_ns - cy.t_ns > 0
 
 
 def shows_notice(panel) -> bool:

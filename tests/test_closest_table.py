@@ -148,9 +148,9 @@ def test_a_tie_asks_the_tied_players_a_new_product(racing):
     assert game.view(CY).prompt == "Tie-break: Ana & Ben"
     assert game.view(ANA).prompt == "Tie: Ana & Ben again"
     answer(table, (ANA, True, t + 110),                    # aimed at the old question: stale
-           (CY, True, t + 130),                            # not in the tie-break
-           (BEN, True, t + 140))
-    tick(table, t + 200)
+           (CY, True, t + 230),                            # not in the tie-break
+           (BEN, True, t + 240))                           # read for 120 ms since t + 120
+    tick(table, t + 300)
     assert journal(journals)[0]["player"] == BEN
 
 
@@ -163,8 +163,8 @@ def test_when_everyone_answers_wrong_everyone_gets_a_new_product(racing):
     assert game.race.stations == {ANA, BEN, CY} and game.out == {ANA, BEN, CY}
     tick(table, t + 110, t + 102)
     assert game.out == set() and game.view(ANA).prompt == "All wrong: new one"
-    answer(table, (ANA, True, t + 150))
-    tick(table, t + 200)
+    answer(table, (ANA, True, t + 250))
+    tick(table, t + 300)
     assert journal(journals)[0]["player"] == ANA
 
 
@@ -225,7 +225,8 @@ def test_the_scoring_screen_shows_each_numbers_winner_until_ok(box):
     assert view.verdicts == (CY, CY, CY, CY, ANA, BEN, BEN, BEN, BEN, BEN)
     assert view.points == (1, 5, 4) and view.totals == (1, 5, 4)
     image = game.screen(CY)
-    assert shows(image, "round") and shows(image, "total"), "the rows say which is which"
+    assert shows(image, "round") and shows(image, "Ana") and shows(image, "You"), \
+        "the rows say which is which, and whose shape is whose"
     assert shows(image, "+5") and not shows(image, "+0")
     t = clock.next()
     table.handle(InputEvent(CY, "ok", True, round(t * MS)))
@@ -331,9 +332,9 @@ def test_a_fourth_station_watches_without_answering_or_seeing_decoys(tmp_path):
     assert game.names == ("Ana", "Ben", "Cy")
     assert game.view(3).prompt == "First right answer"
     t = clock.ms
-    answer(table, (3, True, t + 10),                       # Dee is no player: ignored
-           (BEN, True, t + 20))
-    tick(table, t + 100)
+    answer(table, (3, True, t + 110),                      # Dee is no player: ignored
+           (BEN, True, t + 120))
+    tick(table, t + 200)
     assert game.state.starter == BEN
     place(table, clock, BEN, 3)
     place(table, clock, CY, 4)
@@ -391,6 +392,20 @@ def test_an_answer_made_in_the_dark_but_arriving_after_the_onsets_is_too_early_t
     table, clock, journals = box
     game, opens, onset = revealed_race(table, clock)
     show(table, onset)
-    answer(table, (CY, False, opens + 20), (BEN, False, onset + 5))
+    answer(table, (CY, False, opens + 20), (BEN, False, onset + 105))
     assert game.out == {BEN} and table.cues.count("wrong") == 1    # Ben had seen the question
     assert game.view(CY).prompt == "Too early!" and game.view(BEN).prompt == "Wrong: you're out"
+
+
+def test_an_answer_in_the_same_instant_as_the_question_is_too_early(racing):
+    """The Start ``ok`` opens the race and, on the simulator, every screen shows it at once: an
+    answer pressed with it (a scripted "2.0 2 slap") was made before anyone could read the
+    question. It neither wins nor knocks its player out; their screen says "Too early!"."""
+    table, game, t, journals = racing
+    answer(table, (BEN, True, t + 0.058), (CY, False, t + 0.058))
+    tick(table, t + 50)
+    assert game.race is not None and game.state.starter is None and game.out == set()
+    assert game.view(BEN).prompt == game.view(CY).prompt == "Too early!"
+    answer(table, (ANA, True, t + 400), (CY, True, t + 450))
+    tick(table, t + 500)
+    assert journal(journals)[0]["player"] == ANA

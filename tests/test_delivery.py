@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import math
 from pathlib import Path
 
 import gpiozero.pins.mock
@@ -147,7 +148,10 @@ def test_selftest_measures_presses_delivered_late_under_display_load(tmp_path, m
     assert "GPIO delivery delay of 6 edges while every display was written" in out
     assert "timing.gpio_latency_ms = 30 does NOT cover it: set timing.gpio_latency_ms = " in out
     bound = int(out.split("set timing.gpio_latency_ms = ")[1].split()[0])
-    assert 48 < bound <= 50  # 1.5 x the 32 ms delay, plus the Python on the way
+    worst = float(out.split("while every display was written: ")[1].split(", max ")[1].split()[0])
+    # 1.5 x the worst delay measured: the 32 ms added, plus however long the Python on the way
+    # took (a busy machine takes longer: the figure is measured, the rule is not).
+    assert worst >= 32 and math.ceil(1.5 * (worst - 0.05)) <= bound <= math.ceil(1.5 * (worst + 0.05))
 
 
 def test_selftest_writes_frames_while_it_measures(tmp_path):

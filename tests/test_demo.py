@@ -44,10 +44,15 @@ def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
     assert lit == [0, 1, 0]                              # Bob's light: he won the race
 
 
-def test_the_paytoplay_demo_is_still_there(tmp_path):
-    assert main(["demo", "--game", "paytoplay", "--out", str(tmp_path), "--speed", "12"]) == 0
+@pytest.mark.parametrize("speed", ["12", "1000"])
+def test_the_paytoplay_demo_plays_the_seed_game_to_its_end_at_any_speed(tmp_path, capsys, speed):
+    """However fast the script is played, and however slow the machine: no tap is shorter than
+    the debouncer takes for a tap, and the run ends only once the box has taken every press."""
+    assert main(["demo", "--game", "paytoplay", "--out", str(tmp_path), "--speed", speed]) == 0
     [journal] = tmp_path.glob("*.jsonl")
+    capsys.readouterr()
     assert main(["replay", "--json", str(journal)]) == 0
+    assert '"scores": [1, 0], "winners": [0]' in capsys.readouterr().out
 
 
 def test_the_triangle_demo_refuses_a_speed_that_would_lose_its_race(tmp_path, capsys):
@@ -62,3 +67,16 @@ def test_selftest_takes_no_seed_it_would_not_use(capsys):
     with pytest.raises(SystemExit):
         main(["selftest", "--profile", str(DEMO / "profile.toml"), "--seed", "3"])
     assert "unrecognized arguments: --seed 3" in capsys.readouterr().err
+
+
+def test_the_quiz_demo_races_sixteen_players_on_gpio_and_the_board(tmp_path):
+    """The quiz demo on 17 stations (bare buzzers on GPIO and a virtual board): a board player
+    answers first and wrong, the GPIO player who pressed next answers right; then a tie."""
+    profile_file, script_file, speed, options = DEMOS["quiz"]
+    assert main(["demo", "--game", "quiz", "--out", str(tmp_path)]) == 0
+    [journal] = tmp_path.glob("*.jsonl")
+    lines = journal_objects(journal)[1:]
+    assert [line.get("action") for line in lines] == ["arm", "buzz", "wrong", "right", "arm", "buzz", "pick", "right"]
+    assert lines[1]["order"][:2] == [11, 2] and lines[1]["player"] == 11   # Kim (board), then Ben (GPIO)
+    assert lines[5]["players"] == sorted(lines[5]["players"], key=lambda p: lines[5]["reaction_ms"][p])
+    assert set(lines[5]["players"]) == {4, 13}                             # Dee (GPIO) and Max (board)

@@ -122,9 +122,14 @@ def test_plot_writes_a_chart_per_game_and_the_reaction_times(played, tmp_path, c
             assert image.width >= 400 and len(image.getcolors(1 << 16) or range(300)) > 20
 
 
-def test_no_journals_says_so(tmp_path, capsys):
-    assert main(["history", "--dir", str(tmp_path / "none")]) == 0
-    assert capsys.readouterr().out == f"no games in {tmp_path / 'none'}\n"
+def test_no_journals_says_so_and_a_folder_that_is_not_there_is_refused(tmp_path, capsys):
+    """An empty folder has no games; a folder that does not exist (a typo) is no answer."""
+    (tmp_path / "empty").mkdir()
+    assert main(["history", "--dir", str(tmp_path / "empty")]) == 0
+    assert capsys.readouterr().out == f"no games in {tmp_path / 'empty'}\n"
+    for command in ("history", "games"):
+        assert main([command, "--journal-dir", str(tmp_path / "none")]) == 2
+        assert f"{tmp_path / 'none'} does not exist" in capsys.readouterr().err
 
 
 def test_plot_without_matplotlib_says_how_to_get_it(played, tmp_path, capsys, monkeypatch):

@@ -1,4 +1,5 @@
-"""No text on any screen is cut off: every screen of every game, in every phase players reach,
+"""No text on any screen is cut off: every screen of every game, in every phase players reach
+(the stations' panels, and the table screen at each supported size with every player on it),
 and the lobby with every option value, rendered with the longest names a profile allows, and
 checked by the screens' own text drawing (measured with the font) in check mode.
 
@@ -22,11 +23,15 @@ from companion.rulebook import pages
 from companion.screens.canvas import checking
 from companion.table import Table
 from companion.table.game import table_for
+from companion.tablescreen.public import VIEWS
+from companion.tablescreen.render import render as draw_table
 
 MS = 1_000_000
 NAMES = tuple("W" * (MAX_NAME - 1) + str(i + 1) for i in range(6))
 """The longest names, of the widest letter."""
 KEYS = ("left", "ok", "right", "slap")
+TABLE_SIZES = ((640, 360), (1280, 720), (1920, 1080))
+"""The table screen's supported sizes: every player drawn, no text cut, at each."""
 
 
 def longest(choices) -> object:
@@ -57,6 +62,8 @@ def phase(table) -> str:
         return table.phase
     if kind == "TrioTable":
         return "judging" if table.judging else "timing" if table.deadline_ns else "word"
+    if kind == "QuizTable":
+        return "corrections" if table.menu else table.state.phase
     if kind == "PayToPlayTable":
         return "offer" if table.offer_from is not None else "turn"
     return "?"
@@ -72,6 +79,7 @@ REACHED = {
     "pictomania": {"reading", "play", "review", "end"},
     "trio": {"word", "timing", "judging"},
     "paytoplay": {"turn", "offer", "end"},
+    "quiz": {"ready", "open", "answering", "reopen", "corrections"},
 }
 
 
@@ -83,6 +91,7 @@ def play(name: str, seed: int, steps: int, options: dict, seen: set, problems: d
     options = parse_options(rules.Options, options)
     table = table_for(name)(rules, options, names, stations, seed, None, 0)
     rng = random.Random(seed)
+    views: set = set()
     t = 0
     held: list[tuple[int, str, int]] = []
 
@@ -90,6 +99,15 @@ def play(name: str, seed: int, steps: int, options: dict, seen: set, problems: d
         with checking() as overflows:
             for s in range(stations):
                 table.screen(s)
+            view = VIEWS[name](table)
+            if view not in views:  # the table screen, every new view at every supported size
+                views.add(view)
+                for size in TABLE_SIZES:
+                    drawn: list[str] = []
+                    draw_table(view, size, drawn)
+                    missing = [n for n in names if n not in "".join(drawn)]
+                    if missing:
+                        problems.setdefault(f"{size} {view.heading}", f"{name} {size}: {missing} not drawn")
         for o in overflows:
             problems.setdefault(str(o), f"{name} {options} seed {seed} after {what}: {o}")
         seen.add(phase(table))

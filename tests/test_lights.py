@@ -3,7 +3,6 @@ mock pins, over the button board's LEDS message, and as a lamp in the simulator.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -15,20 +14,10 @@ from companion.arbiter.inputs import InputEvent
 from companion.profile import ProfileError, load_profile, parse_profile
 from companion.table import Table
 
-from helpers import MS, Clock, tap
+from helpers import MS, Clock, tap, wait_until
 
 ROOT = Path(__file__).parent.parent
 GOOD = (ROOT / "tests" / "test_profile.py").read_text().split('GOOD = """\\\n')[1].split('"""')[0]
-
-
-def wait_for(condition, timeout_s=5.0) -> bool:
-    """Poll an observable condition (gpiozero blinks from its own thread)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return False
 
 
 def test_a_station_led_is_a_checked_gpio_pin(tmp_path):
@@ -52,9 +41,10 @@ def test_mock_pins_follow_on_blink_and_off():
     assert a.state == 1 and c.state == 0
     lights.show(("off", "off", "blink"))
     assert a.state == 0
-    assert wait_for(lambda: c.state == 1) and wait_for(lambda: c.state == 0)   # it blinks
+    wait_until(lambda: c.state == 1)                    # it blinks (gpiozero's own thread)
+    wait_until(lambda: c.state == 0)
     lights.show(("off", "off", "off"))
-    assert c.state == 0 and wait_for(lambda: c.state == 0)
+    assert c.state == 0
     lights.close()
 
 

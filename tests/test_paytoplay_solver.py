@@ -100,7 +100,7 @@ def test_companion_solve_prints_both_games(capsys):
 
     assert main(["solve", "paytoplay", "--no-double-pass"]) == 0
     out = capsys.readouterr().out
-    assert "X wins; O ends 6 ahead in balance" in out
+    assert "X wins, 6 behind O in balance at the end" in out      # who is behind whom, by mark
     assert "best first move for X: pass\n" in out
     assert "cells 1 to 9 in reading order" in out
     assert "Plain tic-tac-toe" in out and "a draw; every first cell keeps it" in out

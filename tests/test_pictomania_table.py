@@ -134,7 +134,7 @@ def test_slap_on_a_card_replaces_it_before_the_deal(box):
     assert shows(ana, "Cy swapped card B") and shows(ana, "new card: ok again")
     assert shows(table.screen(BEN), "Cy swapped card B") and shows(table.screen(CY), "You swapped card B")
     press(table, clock, ANA, "ok")
-    assert game.seats[ANA].ready and shows(table.screen(ANA), "ready: waiting for 3")
+    assert game.seats[ANA].ready and shows(table.screen(ANA), "waiting: Ben, Cy, Dee")
     cards = [x for x in lines(journals[0]) if x.get("event") == "cards"]
     assert [c["cards"] for c in cards] == [list(before), list(after)]
 
@@ -282,7 +282,12 @@ def test_the_scoring_walk_through_then_the_next_round(dealt):
     assert game.state.round.deck == "yellow" and game.state.round.cards[0].startswith("yellow-")
 
 
-def test_the_last_round_ends_on_a_final_page_and_ok_returns_to_the_lobby(box):
+def test_the_last_round_ends_on_a_final_page_and_everyone_sees_it_before_the_lobby(box):
+    """The first player to press ok on the totals does not send the others to the lobby: each
+    sees the stacks, the round's scores and the totals; the last one's ok ends the game. The
+    table screen meanwhile shows no more than the slowest player has turned to."""
+    from companion.tablescreen.public import public_view
+
     table, clock, journals = box
     game = start(table, clock, changes={2: -3})    # rounds: 4 -> 1
     assert game.state.options.rounds == 1
@@ -290,11 +295,24 @@ def test_the_last_round_ends_on_a_final_page_and_ok_returns_to_the_lobby(box):
     finish_round(table, clock)
     assert table.game.match.outcome is not None and table.cues[-1] == "win"
     assert game.review_pages() == ["stack"] * 4 + ["scores", "final"]
+    before = public_view(table)
+    assert before.heading == "Round 1: the drawings" and not before.over and before.scores == (0, 0, 0, 0)
+    assert len(before.lines) == 1                  # Ana's stack: the page everyone is on
     press(table, clock, ANA, "ok", "ok", "ok", "ok", "ok")
     assert table.game is game and game.seats[ANA].page == 5      # on the final page
     press(table, clock, BEN, "ok")
     assert table.game is game                      # Ben is still on Ana's stack
     press(table, clock, ANA, "ok")
+    assert table.game is game                      # Ana has seen the totals; the others have not
+    assert shows(table.screen(ANA), "waiting: Ben, Cy, Dee")
+    assert public_view(table).heading == "Round 1: the drawings" and not public_view(table).over
+    for station in (BEN, CY, DEE):
+        press(table, clock, station, *["ok"] * (5 - game.seats[station].page))
+    end = public_view(table)                       # everyone on the totals: the winner is told
+    assert end.over and end.heading == "Ana wins" and end.footer.endswith("(waiting for Ben, Cy, Dee)")
+    for station in (BEN, CY, DEE):
+        assert table.game is game
+        press(table, clock, station, "ok")
     assert table.game is None
     header, match = replay(journals[0].read_text().splitlines())
     result = summary(header, match)
@@ -413,3 +431,30 @@ def test_a_wrong_word_found_at_the_reveal_is_declared_on_the_drawers_own_stack(b
     assert lines(journals[0])[-1]["action"] == "wrong_word" and lines(journals[0])[-1]["player"] == BEN
     header, match = replay(journals[0].read_text().splitlines())
     assert match.state == game.state and summary(header, match)["detail"]["rounds"][0]["wrong_word"] == [BEN]
+
+
+def test_a_wrong_word_declared_at_the_reveal_is_told_to_everyone_whose_total_it_changes(box):
+    """Ben voids his drawing from the results: Ana lost the tokens she took from it. Every other
+    panel says so until its next press, those who had said ready say it again on the new
+    scores, and the table screen says it above the stacks."""
+    from companion.tablescreen.public import public_view
+
+    table, clock, journals = box
+    game = start(table, clock, changes={2: 1})     # two rounds: the first has results between
+    ready_all(table, clock)
+    open_guess(table, clock, ANA, BEN, game.state.round.numbers[BEN])
+    press(table, clock, ANA, "ok")
+    settle(table, clock.next())
+    finish_round(table, clock)
+    before = game.state.totals[ANA]
+    press(table, clock, CY, *["ok"] * 5)           # Cy reads to the scores and says ready
+    assert game.seats[CY].ready
+    press(table, clock, BEN, "right", "slap", "ok")  # Ben's own stack: wrong word, confirmed
+    assert game.state.totals[ANA] < before
+    for station in (ANA, CY, DEE):
+        assert shows(table.screen(station), "Ben void: rescored")
+    assert not shows(table.screen(BEN), "rescored")
+    assert not game.seats[CY].ready
+    assert public_view(table).lines[0] == "Ben drew the wrong word: the round is scored again without it"
+    press(table, clock, ANA, "right")
+    assert not shows(table.screen(ANA), "rescored")

@@ -268,7 +268,7 @@ def test_unknown_station_field_and_bad_name(tmp_path):
     text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
     assert problems(tmp_path, text) == [
         "stations[2].seat: unknown field; known fields are name, pins, channels, display, led, "
-        "light_sensor",
+        "light_sensor, buzzer_only",
         "stations[2].name: must be a non-empty name, not ' '",
     ]
 
@@ -292,18 +292,46 @@ def test_unknown_backend(tmp_path):
 ])
 def test_wrong_number_of_stations(tmp_path, stations):
     text = 'name = "x"\nbackend = "mock"\n' + stations
-    assert "stations: must be a list of 2 to 6 [[stations]] tables" in problems(tmp_path, text)
+    assert "stations: must be a list of 2 to 17 [[stations]] tables" in problems(tmp_path, text)
 
 
-def test_seven_stations_only_the_count_is_wrong(tmp_path):
-    text = 'backend = "mock"\n' + "\n".join(
-        f"[[stations]]\npins = {{ slap = {4 + i}, left = {11 + i}, ok = {18 + i}, right = 25 }}\n"
-        "display = {}\n" for i in range(7))
+def test_eighteen_stations_only_the_count_is_wrong(tmp_path):
+    text = 'backend = "mock"\n[[stations]]\npins = { slap = 4, left = 5, ok = 6, right = 7 }\ndisplay = {}\n' + \
+        "\n".join("[[stations]]\nbuzzer_only = true\npins = { slap = 25 }\n" for _ in range(17))
     found = problems(tmp_path, text)
-    assert found[0] == "stations: must be a list of 2 to 6 [[stations]] tables"
-    # Every station is still checked: the shared right pin is reported for stations 2 to 7.
-    assert found[1:] == [f"stations[{i}].pins.right: GPIO 25 is already used by stations[1].pins.right"
-                         for i in range(2, 8)]
+    assert found[0] == "stations: must be a list of 2 to 17 [[stations]] tables"
+    # Every station is still checked: the shared slap pin is reported for stations 3 to 18.
+    assert found[1:] == [f"stations[{i}].pins.slap: GPIO 25 is already used by stations[2].pins.slap"
+                         for i in range(3, 19)]
+
+
+BEN = 'pins = { slap = 5, left = 6, ok = 13, right = 19 }\ndisplay = { driver = "sh1106", port = 3, address = 0x3D }'
+
+
+def test_a_buzzer_only_seat_is_a_bare_slap_button_with_a_light(tmp_path):
+    station = load_profile(write(tmp_path, GOOD.replace(BEN, "buzzer_only = true\npins = { slap = 5 }\nled = 6"))).stations[1]
+    assert station.buzzer_only and station.pins == {"slap": 5} and station.led == 6
+
+
+@pytest.mark.parametrize("seat, message", [
+    ("buzzer_only = true\npins = { slap = 5, ok = 6 }",
+     "stations[2].pins.ok: a buzzer-only seat has its slap button alone: remove this, or buzzer_only to wire "
+     "a full station"),
+    ("buzzer_only = true\npins = { ok = 6 }", "stations[2].pins.slap: missing: a buzzer-only seat needs slap"),
+    ("buzzer_only = true\npins = { slap = 5 }\ndisplay = {}",
+     "stations[2].display: a buzzer-only seat has no display: remove it, or buzzer_only"),
+    ("buzzer_only = 1\npins = { slap = 5, left = 6, ok = 13, right = 19 }\ndisplay = {}",
+     "stations[2].buzzer_only: must be true or false, not 1"),
+])
+def test_a_buzzer_only_seat_is_checked_with_clear_errors(tmp_path, seat, message):
+    assert message in problems(tmp_path, GOOD.replace(BEN, seat))
+
+
+def test_the_first_station_cannot_be_a_bare_buzzer(tmp_path):
+    ana = 'pins = { slap = 4, left = 17, ok = 27, right = 22 }\ndisplay = { driver = "ssd1306" }'
+    assert problems(tmp_path, GOOD.replace(ana, "buzzer_only = true\npins = { slap = 4 }")) == [
+        "stations[1].buzzer_only: the first station needs a panel and buttons: it hosts a quiz when nobody "
+        "else takes the host's seat, and walks the lobby"]
 
 
 @pytest.mark.parametrize("key, value, message", [

@@ -245,7 +245,7 @@ def test_games_lists_past_games_newest_first(tmp_path, capsys):
         "20260101-000000-paytoplay.jsonl"]
     assert out[0].endswith("not finished (offered on start)")
     assert out[1].endswith("abandoned")
-    assert out[2].endswith("scores [1, 0]  won by Alice")
+    assert out[2].endswith("Alice 1, Bob 0  won by Alice")
 
 
 @pytest.mark.parametrize("content, reason", [
@@ -274,6 +274,8 @@ def test_a_resumed_game_keeps_its_seats_and_the_other_stations_watch(tmp_path):
         assert table.seats == (1, 2, 3) and table.seat_of(0) is None
         assert shows(table.screen(0), "Watching")
         artist, word = table.game.match.state.artist, table.game.match.state.word
+        if not table.game.artist_told:  # the new artist sees how the last round ended first
+            table.handle(InputEvent(artist + 1, "ok", True, 6 * MS))
         assert [shows(table.screen(s), word) for s in range(4)] == [s == artist + 1 for s in range(4)]
     finally:
         daemon.close()
@@ -326,3 +328,39 @@ def test_a_header_torn_at_game_start_is_removed_and_its_game_number_never_given_
     assert found.header.sequence == 2
     found.writer.close()
     assert sequence(opener(header).path) == 4
+
+
+def test_a_game_with_more_players_than_stations_is_told_why_and_offered_again_later(tmp_path):
+    """A four-player Pictomania interrupted, the box started with three stations: every panel
+    says why it was not resumed and that it is kept. Once no newer game is to be resumed, a box
+    with four stations offers the four-player game again."""
+    from companion.daemon import Daemon, journal_opener
+    from companion.profile import load_profile
+    from companion.record.journal import Header
+    from companion.record.recovery import abandon, pick_up
+    from companion.tablescreen.public import public_view
+    from glyphs import shows
+
+    root = Path(__file__).resolve().parent.parent / "hardware" / "profiles"
+    four = journal_opener(tmp_path)(Header("pictomania", ("Ana", "Ben", "Cy", "Dee"), {}, 5))
+    four.close()
+    daemon = Daemon(load_profile(root / "mock-3.toml"), tmp_path)
+    try:
+        table = daemon.table
+        assert table.game is None and table.offer is None
+        assert table.not_resumed == ("Pictomania", "4 players, 3 stations", "kept for a bigger box")
+        assert shows(table.screen(0), "4 players") and shows(table.screen(0), "bigger box")
+        assert public_view(table).heading == "Game not resumed"
+    finally:
+        daemon.close()
+    newer = journal_opener(tmp_path)(Header("trio", ("Ana", "Ben", "Cy"), {}, 6))
+    newer.close()
+    found = pick_up(tmp_path)
+    assert found.path == newer.path                  # the newest unfinished game comes first
+    found.writer.close()
+    abandon(newer.path)                              # its players started afresh instead
+    daemon = Daemon(load_profile(root / "mock-4.toml"), tmp_path)
+    try:
+        assert daemon.table.offer is not None and daemon.table.offer.path == four.path
+    finally:
+        daemon.close()

@@ -22,7 +22,8 @@ resume puts it, one named thing at a time, and nothing else is forgiven:
   its first item: it is the player's browsing, and pressing on repeats it;
 - *ready*: Pictomania players who had said ready (to deal, or for the next round) say it again;
 - *notes*: a line that only says what just happened until the next move (Pay-to-Play's "can't
-  pay", "Draw declined" and an unanswered draw offer; Pictomania's "not allowed now");
+  pay", "Draw declined" and an unanswered draw offer; Pictomania's "not allowed now" and a
+  wrong word declared at the reveal, on the other panels and the table screen);
 - *races*: a race that was not decided is run again from its start (Triangle counts down again
   from the resume, its false starts forgotten; the closest game asks its first product to all);
 - *later slaps*: who slapped after a race was decided, and who pressed before their screen
@@ -34,7 +35,8 @@ resume puts it, one named thing at a time, and nothing else is forgiven:
   slaps again; the artist can no longer call a wrong guess right; the table screen's slaps of
   the round start again empty);
 - *results again*: the closest game shows the last round's scores again until ``ok``, a
-  finished Triangle its last round before the end screen, and Pictomania with physical cards
+  finished Triangle its last round before the end screen, Pictionary's next artist how the last
+  round ended before their word, and Pictomania with physical cards
   the last round's review, even if the players had left them before the box stopped (nothing
   journals that ``ok``; showing a result twice loses nothing).
 """
@@ -46,6 +48,8 @@ import shutil
 from dataclasses import replace
 
 import pytest
+
+from companion.games import get
 
 from companion.daemon import journal_opener
 from companion.arbiter.inputs import InputEvent
@@ -59,7 +63,7 @@ from companion.tablescreen.render import render
 
 from helpers import MS, take_seats
 
-GAMES = {"paytoplay": 2, "triangle": 3, "closest": 3, "trio": 3, "pictomania": 4}
+GAMES = {"paytoplay": 2, "triangle": 3, "closest": 3, "trio": 3, "pictomania": 4, "quiz": 4}
 NAMES = ("Ana", "Ben", "Cy", "Dee")
 S = 1000 * MS
 RESUMED_AT = 10_000 * S
@@ -125,6 +129,11 @@ def _claims_trio(game, resumed_ns):
     game.wrong_at, game.last_wrong, game.slaps = {}, None, {}
 
 
+def _results_again_trio(game, resumed_ns):
+    if game.deadline_ns is None and game.match.state.ended is not None:
+        game.artist_told = False  # nothing journals the new artist's ok that left the result
+
+
 def _menus_pictomania(game, resumed_ns):
     for seat in game.seats:
         seat.mode, seat.cursor, seat.target, seat.number, seat.page = "menu", 0, 0, 1, 0
@@ -143,6 +152,31 @@ def _results_again_pictomania(game, resumed_ns):
 def _notes_pictomania(game, resumed_ns):
     for seat in game.seats:
         seat.message = ""
+    game.rescored = ""
+
+
+def _menus_quiz(game, resumed_ns):
+    game.menu, game.correcting, game.cursor, game.edit = False, None, 0, 0
+
+
+def _races_quiz(game, resumed_ns):
+    """A race not decided is armed again at the resume; early presses are forgotten."""
+    game.waiting, game.early, game.prelocked = [], {}, set()
+    game.now_ns = resumed_ns
+    if game.state.phase == "open":
+        game._open_race(resumed_ns)
+
+
+def _later_slaps_quiz(game, resumed_ns):
+    """A decided race is its journal line: presses after its verdict are not journaled."""
+    if game.state.phase != "open":
+        game.race = game.result = None
+
+
+def _timers_quiz(game, resumed_ns):
+    game.answer_due_ns = game.seconds_left = None
+    if game.state.phase == "answering":
+        game._start_timer()
 
 
 RESETS = {
@@ -151,7 +185,8 @@ RESETS = {
                  "results again": _results_again_triangle},
     "closest": {"menus": _menus_closest, "races": _races_closest, "later slaps": _later_slaps_closest,
                 "results again": _results_again_closest},
-    "trio": {"claims": _claims_trio},
+    "trio": {"claims": _claims_trio, "results again": _results_again_trio},
+    "quiz": {"menus": _menus_quiz, "races": _races_quiz, "later slaps": _later_slaps_quiz, "timers": _timers_quiz},
     "pictomania": {"menus": _menus_pictomania, "ready": _ready_pictomania, "notes": _notes_pictomania,
                    "results again": _results_again_pictomania},
 }
@@ -162,8 +197,10 @@ resume puts it (``resumed_ns``: the resume's moment on that table's clock)."""
 class Live:
     """A game played with random presses on a fake clock through a real table and journal."""
 
-    def __init__(self, directory, game, seed, options=None, bots=None):
+    def __init__(self, directory, game, seed, options=None, bots=None, takebacks=False):
         self.rnd = random.Random(seed)
+        self.takebacks = takebacks
+        """Now and then a station holds ``left`` and presses ``ok`` (take back), then ``ok``."""
         self.game_name = game
         self.stations = GAMES[game] - len(bots or {})
         self.table = Table(NAMES[: self.stations], journal_opener(directory), seed=seed,
@@ -171,7 +208,7 @@ class Live:
         while self.table.lobby.game.name != game:
             self.table.lobby.index += 1
         self.t = 0
-        for _ in range(12):
+        for _ in range(max(12, len(get(game).Options.__dataclass_fields__) + 3)):  # the lobby's rows
             self.tap(0, "ok")
             if self.table.seating is not None:  # more stations than the game's fewest players: all join
                 for station in range(self.stations):
@@ -181,6 +218,9 @@ class Live:
 
     def tap(self, station=None, key=None):
         table, rnd = self.table, self.rnd
+        if station is None and self.takebacks and rnd.random() < 0.15:
+            self.take_back(rnd.randrange(self.stations))
+            return
         if station is None:
             station, key = rnd.randrange(self.stations), rnd.choice(("left", "right", "ok", "ok", "slap"))
         self.t += rnd.choice((40, 300, 1500)) * MS
@@ -189,6 +229,16 @@ class Live:
         table.handle(InputEvent(station, key, False, self.t + 20 * MS))
         table.tick(self.t + 25 * MS, self.t + 25 * MS)
         self.t += 25 * MS
+
+    def take_back(self, station):
+        """Hold ``left``, press ``ok`` (the chord), let go, then ``ok`` (take it back, if asked)."""
+        table = self.table
+        self.t += 300 * MS
+        for key, pressed, after in (("left", True, 0), ("ok", True, 30), ("ok", False, 60), ("left", False, 90),
+                                    ("ok", True, 400), ("ok", False, 450)):
+            table.handle(InputEvent(station, key, pressed, self.t + after * MS))
+            table.tick(self.t + after * MS, self.t + after * MS)
+        self.t += 475 * MS
 
     def copy(self, scratch) -> Table:
         """The live table as it is now, to play on without touching the live game; its journal
@@ -240,10 +290,10 @@ def tick(table: Table, now_ns: int) -> None:
     table.tick(now_ns, now_ns)
 
 
-def interrupt_everywhere(directory, game, seed, options=None, bots=None) -> int:
+def interrupt_everywhere(directory, game, seed, options=None, bots=None, takebacks=False) -> int:
     """Play ``game`` and, before every press, resume its journal as it is then and compare the
     resumed table with the uninterrupted one; returns how many moments were compared."""
-    live = Live(directory / "live", game, seed, options, bots)
+    live = Live(directory / "live", game, seed, options, bots, takebacks)
     checked = 0
     for moment in range(300):
         if live.table.game is None:
@@ -266,11 +316,17 @@ def compare(live: Live, resumed: Table, cut, where: str, drawn: bool) -> None:
     uninterrupted = live.copy(cut / "scratch.jsonl")
     assert resumed.game.match.state == uninterrupted.game.match.state, where
     assert resumed.game.match.chances == uninterrupted.game.match.chances, where
+    assert resumed.game.match.moves == uninterrupted.game.match.moves, where
+    assert resumed.game.match.trail == uninterrupted.game.match.trail, where
     # The same moment on both clocks: as far into the game as the live one is now.
     into_game = live.t - live.table.game.start_ns
     resumed_ns = uninterrupted.game.start_ns + (RESUMED_AT - resumed.game.start_ns)
     for reset in RESETS[live.game_name].values():
         reset(uninterrupted.game, resumed_ns)
+    uninterrupted.announced = None  # a note: "Ana took back a mark" is not said again
+    uninterrupted.taking_back.clear()  # a menu: the take-back question is not asked again
+    for player in range(len(resumed.game.names)):  # the same take-backs are allowed, for the same reasons
+        assert resumed.game.takeback_refusal(player) == uninterrupted.game.takeback_refusal(player), where
     for later in (0, 5 * S):
         tick(resumed, resumed.game.start_ns + into_game + later)
         tick(uninterrupted, live.t + later)
@@ -290,6 +346,8 @@ VARIANTS = {
     "closest": {"start": "products", "line_length": 6, "tie_window_ms": 50},
     "trio": {"seconds": 30, "first_artist": "random", "eligible_at": 5},
     "pictomania": {"words": "physical", "competitive": True, "rounds": 2, "learning_round": False},
+    "quiz": {"early": "prelock", "teams": 2, "tie": "draw", "answer_s": 5, "after_wrong": "reopen",
+             "questions": 5, "penalty": 1},
 }
 """Options other than the defaults, where timers, lockouts and tournaments come in."""
 
@@ -360,3 +418,18 @@ def test_a_game_with_bots_interrupted_at_every_moment_resumes_to_the_same_state_
         if checked >= 100:
             break
     assert checked >= 100
+
+
+@pytest.mark.parametrize("game", ["paytoplay", "closest", "pictomania", "trio"])
+def test_a_game_with_take_backs_interrupted_at_every_moment_resumes_to_the_same_state_and_screens(game, tmp_path):
+    """Players take back their last actions now and then (``undo`` lines, Pictionary's
+    corrections): the resumed game is the uninterrupted one, and allows the same take-backs."""
+    checked = 0
+    for seed in range(21, 41):
+        path = tmp_path / str(seed)
+        checked += interrupt_everywhere(path, game, seed, takebacks=True)
+        if checked >= 100 and any('"undo"' in p.read_text() or '"correct"' in p.read_text()
+                                  for p in tmp_path.glob("*/live/*.jsonl")):
+            break
+    assert checked >= 100
+    assert any('"undo"' in p.read_text() or '"correct"' in p.read_text() for p in tmp_path.glob("*/live/*.jsonl"))

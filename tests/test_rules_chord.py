@@ -163,3 +163,18 @@ def test_the_abandon_chord_is_no_answer_in_the_closest_start_race(box):
     table.handle(InputEvent(CY, "right", True, t + 10 * MS))
     table.tick(t + 1000 * MS, t + 1000 * MS)
     assert not game.out and game.state.starter is None and table.chords.since == {CY: t + 10 * MS}
+
+
+def test_a_held_key_is_drawn_when_it_reaches_the_game(box):
+    """``right`` held on Pay-to-Play: once the chord window has passed, the tick that hands it to
+    the game moves the cursor and bumps the table's version, so the screens are redrawn then,
+    not at the key's release."""
+    table, clock, journals = box
+    game = start(table, clock, "paytoplay")
+    mover = game.match.rules.detail(game.match.state)["to_move"]
+    t = clock.next()
+    table.handle(InputEvent(mover, "right", True, round(t * MS)))
+    before, cursor, screen = table.version, game.cursor, table.screen(mover).tobytes()
+    table.tick(round((t + 100) * MS), round((t + 100) * MS))
+    assert game.cursor == cursor + 1
+    assert table.version > before and table.screen(mover).tobytes() != screen

@@ -36,7 +36,7 @@ def test_scene_matches_the_reviewed_image(name):
     ("pictomania-scores", "no black sheep", "no sheep;"),
     ("pictomania-final", "Ben wins!", "Ben win;"),
     ("pictomania-swap", "Ana swapped card A", "ok: ready"),
-    ("closest-scores", "total", "ok: next"),
+    ("closest-scores", "Ben", "ok: next"),
     ("closest-turn", "ok: place", "number  ok"),
     ("paytoplay-accept-draw", "left: no", "Ana's turn"),
     ("paytoplay-draw-menu", "ok: offer", "your turn"),

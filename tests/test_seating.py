@@ -66,3 +66,54 @@ def test_a_game_every_station_must_play_is_not_asked():
     clock = Clock()
     pick(table, clock, "triangle")
     assert table.seating is None and table.lobby.row == 0 and table.seats == (0, 1, 2)
+
+
+def quiz_seated(tmp_path, joining, host=None):
+    """A quiz on a six-station box: ``joining`` join on "Who plays?", ``host`` (if given) takes
+    the name Host, and the first of them starts; the table once the game runs."""
+    table, _ = journaled_table(tmp_path, NAMES, seed=4)
+    clock = Clock()
+    pick(table, clock, "quiz")
+    for station in joining:
+        tap(table, station, "slap", clock.next())
+    while host is not None and table.seating.joined[host] != "Host":
+        tap(table, host, "left", clock.next())
+    while table.game is None:
+        tap(table, joining[0], "ok", clock.next())
+    return table
+
+
+def test_the_station_that_takes_the_name_host_hosts_a_quiz_from_the_first_seat(tmp_path):
+    table = quiz_seated(tmp_path, (1, 2, 4), host=4)
+    assert table.seats == (4, 1, 2) and table.game.names == ("Host", "Ben", "Cy")
+    assert shows(table.screen(4), "slap:arm ok:scores")     # the host's panel, with its keys
+
+
+def test_a_quiz_with_nobody_named_host_is_hosted_by_the_lowest_station(tmp_path):
+    table = quiz_seated(tmp_path, (5, 2, 3))
+    assert table.seats == (2, 3, 5) and shows(table.screen(2), "slap:arm ok:scores")
+
+
+def test_a_station_that_watches_neither_sets_the_options_nor_is_told_to_guess():
+    """Six stations, three play Pictionary: Dee, watching, presses on the options (nothing
+    changes) and, once the game starts, her panel does not tell her to get ready to guess."""
+    from companion.arbiter.inputs import InputEvent
+    from glyphs import shows
+    from helpers import tap
+
+    table = Table(("Ana", "Ben", "Cy", "Dee", "Eli", "Fay"), seed=1)
+    table.lobby.index = [g.name for g in table.lobby.games].index("trio")
+    tap(table, 0, "ok", 1)
+    for station in (0, 1, 2):
+        tap(table, station, "slap", 10 + station)
+    tap(table, 0, "ok", 20)
+    assert table.lobby.row == 0
+    values = dict(table.lobby.values)
+    for t, key in enumerate(("right", "right", "ok", "left", "slap")):
+        tap(table, 3, key, 30 + t)
+    assert table.lobby.values == values and table.lobby.row == 0 and table.seated is not None
+    while table.game is None:
+        table.handle(InputEvent(0, "ok", True, 100_000_000))
+        table.handle(InputEvent(0, "ok", False, 100_000_001))
+    assert table.seat_of(3) is None
+    assert not shows(table.screen(3), "Get ready") and shows(table.screen(3), "reads the word")

@@ -83,3 +83,16 @@ def test_selftest_command_measures_the_light_on_a_box_with_sensors(tmp_path, cap
     out = capsys.readouterr().out
     assert "all 12 buttons pressed" in out and "light: 3 reveals" in out
     assert "station 2 (Ben): its light sensor saw nothing" in out
+
+
+def test_selftest_off_a_pi_and_on_mock_pins_without_a_script_says_why_it_cannot_run(capsys):
+    """A real-pin profile on a machine without lgpio: a plain sentence and exit 2, no traceback.
+    A mock profile without a script: refused, since nobody can press simulated buttons."""
+    import importlib.util
+
+    if importlib.util.find_spec("lgpio") is None:
+        assert main(["selftest", "--profile", str(ROOT / "hardware" / "profiles" / "mux-3.toml")]) == 2
+        err = capsys.readouterr().err
+        assert "no lgpio" in err and "Traceback" not in err and 'backend = "mock"' in err
+    assert main(["selftest", "--profile", str(ROOT / "hardware" / "profiles" / "mock-3.toml")]) == 2
+    assert "--script" in capsys.readouterr().err

@@ -55,16 +55,16 @@ def test_lobby_starts_the_chosen_game_with_default_options(box):
 
 def test_lobby_option_rows_step_through_ascending_choices_and_slap_goes_back(box):
     table, clock, journals = box
-    choose(table, clock, 2, "paytoplay")
-    press(table, clock, 2, "right")           # no_double_pass: off -> on
+    choose(table, clock, 2, "paytoplay")         # Cy picks it; Ana and Ben play, and set it up
+    press(table, clock, 1, "right")           # no_double_pass: off -> on
     assert table.lobby.values["no_double_pass"] is True
-    press(table, clock, 2, "ok", "right", "right")  # games: 1 -> 2 -> 4
+    press(table, clock, 1, "ok", "right", "right")  # games: 1 -> 2 -> 4
     assert table.lobby.values["games"] == 4
-    press(table, clock, 2, "right", "right")  # 6 is the most: right stops there
+    press(table, clock, 1, "right", "right")  # 6 is the most: right stops there
     assert table.lobby.values["games"] == 6
-    press(table, clock, 2, "left")            # left is less
+    press(table, clock, 1, "left")            # left is less
     assert table.lobby.values["games"] == 4
-    press(table, clock, 2, "slap", "slap")    # back to row 0, then to the game menu
+    press(table, clock, 1, "slap", "slap")    # back to row 0, then to the game menu
     assert table.lobby.row is None
     choose(table, clock, 2, "paytoplay")
     assert table.lobby.values["games"] == 1   # a fresh pick starts from the defaults
@@ -105,11 +105,14 @@ def test_the_lobby_shows_a_games_rules_and_each_options_meaning(box):
         press(table, clock, 0, "right")
     assert shows(table.screen(0), "slap: rules")
     press(table, clock, 0, "slap")
-    assert shows(table.screen(0), "Triangle 1/8") and shows(table.screen(0), "3 players. The box")
-    press(table, clock, 0, "right", "right", "right")
-    assert shows(table.screen(0), "Triangle 4/8") and shows(table.screen(0), "peers even +1: both")
+    assert shows(table.screen(0), "Triangle 1/10") and shows(table.screen(0), "3 players. The box")
+    press(table, clock, 0, "right", "right")
+    assert shows(table.screen(0), "Triangle 3/10") and shows(table.screen(0), "Deck: 4 each of 1-6.")
+    assert shows(table.screen(0), "a 4th: Right to")    # what the Right to Speak card is
+    press(table, clock, 0, "right", "right")
+    assert shows(table.screen(0), "Triangle 5/10") and shows(table.screen(0), "peers even +1: both")
     press(table, clock, 0, "left")
-    assert shows(table.screen(0), "Triangle 3/8")
+    assert shows(table.screen(0), "Triangle 4/10")
     press(table, clock, 0, "ok")              # back to the game menu
     assert table.lobby.rules_page is None and table.lobby.game.name == "triangle"
     press(table, clock, 0, "ok", "ok", "ok", "ok")   # to the lockout row
@@ -215,6 +218,31 @@ def test_draw_offer_is_accepted_by_the_other_player(box):
     assert journal_objects(journals[0])[-1]["action"] == "draw"
 
 
+def test_pay_to_play_says_where_draw_is_keeps_the_cost_in_view_and_the_tv_names_who_decides(box):
+    """``<: Draw?`` only where ``left`` leads to it (the first item); a message goes above the
+    cost, not instead of it; while a draw is offered the table screen says who must answer."""
+    from companion.tablescreen.public import public_view
+
+    table, clock, journals = box
+    start_paytoplay(table, clock)
+    for _ in range(3):
+        press(table, clock, 0, "left", "ok")
+        press(table, clock, 1, "left", "ok")
+    assert "<: Draw?" in table.game.view(0).prompt
+    press(table, clock, 0, "right")           # the second cell: left leads to the first, not Draw?
+    assert "<: Draw?" not in table.game.view(0).prompt and table.game.view(0).prompt.startswith("cost")
+    for _ in range(len(table.game.choices())):
+        if table.game.view(0).cursor == "draw":
+            break
+        press(table, clock, 0, "right")
+    assert table.game.view(0).cursor == "draw"
+    press(table, clock, 0, "ok")
+    assert public_view(table).heading == "Ana offers a draw: Ben decides"
+    press(table, clock, 1, "left")            # declined: the message, and the cost below it
+    press(table, clock, 0, "right")
+    assert table.game.view(0).prompt == "Draw declined\ncost 3"
+
+
 def test_an_agreed_draw_is_listed_as_a_draw(tmp_path, capsys):
     from companion.cli import main
 
@@ -238,9 +266,9 @@ def test_holding_right_and_pressing_ok_shows_the_rules_during_a_game(box):
     t = clock.next()
     for key, pressed, after in (("right", True, 0), ("ok", True, 20), ("ok", False, 60), ("right", False, 80)):
         table.handle(InputEvent(1, key, pressed, round((t + after) * MS)))
-    assert shows(table.screen(1), "Pay-to-Play 1/6") and not shows(table.screen(0), "Pay-to-Play 1/6")
+    assert shows(table.screen(1), "Pay-to-Play 1/7") and not shows(table.screen(0), "Pay-to-Play 1/7")
     press(table, clock, 1, "right")           # a page on, not a move
-    assert shows(table.screen(1), "Pay-to-Play 2/6")
+    assert shows(table.screen(1), "Pay-to-Play 2/7")
     press(table, clock, 0, "ok")              # Ana plays on meanwhile
     assert table.game.match.state.board != "." * 9
     press(table, clock, 1, "slap")            # back to the game
@@ -266,18 +294,18 @@ def test_holding_left_and_right_counts_down_asks_then_abandons(box):
     while (due := table.wakeup_ns()) < since + ABANDON_HOLD_NS:
         table.tick(due, due)
         countdown.append(table.screen(1))
-    assert [shows(image, f"KEEP HOLDING {n}s") for image, n in zip(countdown, (2, 1))] == [True, True]
-    assert not shows(table.screen(0), "KEEP HOLDING")        # on the holding station only
+    assert [shows(image, f"ABANDON? HOLD ON {n}s") for image, n in zip(countdown, (2, 1))] == [True, True]
+    assert not shows(table.screen(0), "HOLD ON")        # on the holding station only
     assert table.game.view(1) == before                       # the game never saw left or right
     table.tick(due, due)
-    assert table.confirming == 1 and shows(table.screen(1), "Abandon the game?")
+    assert table.confirming == 1 and shows(table.screen(1), "Leave the game?")  # Pay-to-Play: a bot may take the seat
     assert table.stuck(1, "left") is False                    # a chord held on is not a stuck key
     table.handle(InputEvent(1, "left", False, due + 100 * MS))
     table.handle(InputEvent(1, "right", False, due + 110 * MS))
     assert table.game is not None                             # releasing is no answer
     tap(table, 1, "ok", due / MS + 200)
     assert table.game is None and table.cues[-1] == "wrong"
-    assert all(shows(table.screen(s), "Game abandoned") for s in range(3))
+    assert all(shows(table.screen(s), "Game abandoned") and shows(table.screen(s), "by Ben") for s in range(3))
     assert journals[0].name not in [p.name for p in journals[0].parent.iterdir()]  # marked abandoned
     tap(table, 2, "ok", due / MS + 400)
     assert table.screen(2).tobytes() == table.lobby.screen().tobytes()
@@ -324,3 +352,25 @@ def test_a_stuck_button_is_shown_on_its_station_until_released(box):
     assert table.screen(0).tobytes() == table.lobby.screen().tobytes()
     table.handle(InputEvent(1, "slap", False, round(clock.next() * MS)))
     assert table.screen(1).tobytes() == plain
+
+
+def test_the_lobby_remembers_the_options_a_game_was_last_started_with(box):
+    """Pay-to-Play started with four games, played, left: picked again, it offers four games."""
+    table, clock, journals = box
+    choose(table, clock, 0, "paytoplay")
+    press(table, clock, 0, "ok", "right", "right")   # games: 1 -> 2 -> 4
+    assert table.lobby.values["games"] == 4
+    while table.lobby.row is not None:
+        press(table, clock, 0, "ok")
+    assert table.game.match.options.games == 4
+    for key in ("left", "right"):                    # abandon it: hold both, then ok
+        table.handle(InputEvent(0, key, True, round(clock.next() * MS)))
+    table.tick(round((clock.ms + 2500) * MS), round((clock.ms + 2500) * MS))
+    clock.ms += 3000
+    press(table, clock, 0, "ok")
+    for key in ("left", "right"):
+        table.handle(InputEvent(0, key, False, round(clock.next() * MS)))
+    press(table, clock, 0, "ok")                     # back to the games
+    assert table.game is None and table.abandoned is None
+    choose(table, clock, 0, "paytoplay")
+    assert table.lobby.values["games"] == 4

@@ -295,6 +295,57 @@ def test_the_offer_to_resume_and_an_abandoned_game_are_on_the_table_screen_as_on
         table.handle(InputEvent(0, key, True, t))
     table.tick(ABANDON_HOLD_NS + 20, ABANDON_HOLD_NS + 20)
     table.handle(InputEvent(0, "ok", True, ABANDON_HOLD_NS + 30))
-    assert public_view(table).heading == "Triangle: abandoned"
+    assert public_view(table).heading == "Triangle: abandoned by Ana"
     table.handle(InputEvent(1, "ok", True, ABANDON_HOLD_NS + 40))
     assert public_view(table).heading == "Choose a game"
+
+
+# --- every player, every size --------------------------------------------------------------------
+
+SIZES = ((640, 360), (1280, 720), (1920, 1080))
+SIX = ("Ana", "Ben", "Cy", "Dee", "Eli", "Fay")
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("players", range(2, 7))
+def test_every_player_and_every_word_is_drawn_at_every_size(size, players):
+    """Six players and the longest station names: every name is in the scores column, the
+    footer that names them all is whole, and a long heading wraps rather than losing its end."""
+    from companion.profile import MAX_NAME
+    from companion.screens.canvas import checking
+
+    for names in (SIX[:players], tuple("W" * (MAX_NAME - 1) + str(i) for i in range(players))):
+        footer = "guesses: " + ", ".join(f"{n} 1 done" for n in names)
+        review = PublicView("Pictomania", "Round 1 scored", names, (-19,) * players, mark=players - 1,
+                            footer=footer, lines=tuple(f"{n} drew A3 octopus: " + ", ".join(f"{m} 3 +4" for m in names)
+                                                       for n in names))
+        abandoned = PublicView("Tabletop Companion", "Three-player Pictionary: abandoned",
+                               footer="ok: back to the games")
+        for view in (review, abandoned):
+            drawn: list[str] = []
+            with checking() as cut:
+                render(view, size, drawn)
+            assert not cut, cut
+            text = "".join(drawn)
+            assert all(name in text for name in view.names)
+            assert all(line in " ".join(drawn) for line in (view.heading, view.footer, *view.lines))
+
+
+def test_the_table_screen_follows_who_plays_and_the_rules_being_read():
+    from companion.arbiter.inputs import InputEvent
+    from companion.table import Table
+
+    table = Table(("Ana", "Ben", "Cy", "Dee"))
+    table.lobby.index = [g.name for g in table.lobby.games].index("trio")
+    table.handle(InputEvent(0, "ok", True, 1))
+    assert table.seating is not None
+    view = public_view(table)
+    assert view.heading == "Who plays Three-player Pictionary?" and view.lines[0] == "joined: nobody yet"
+    table.handle(InputEvent(1, "slap", True, 2))
+    assert public_view(table).lines[0] == "joined: Ben"
+    table = Table(("Ana", "Ben", "Cy", "Dee"))
+    table.lobby.index = [g.name for g in table.lobby.games].index("trio")
+    table.handle(InputEvent(0, "slap", True, 4))      # the game's rules, on the game menu
+    assert table.lobby.rules_page == 0
+    rules = public_view(table)
+    assert rules.heading.endswith(": rules") and rules.lines[0].startswith("3 players take turns")

@@ -174,7 +174,7 @@ def test_companion_analyze_names_the_game_it_reads(tmp_path, capsys):
     path = tmp_path / "p.jsonl"
     path.write_text('{"format": "companion-journal/1", "game": "paytoplay", "players": ["A", "B"]}\n')
     assert main(["analyze", str(path)]) == 2
-    assert "reads Triangle journals, not 'paytoplay'" in capsys.readouterr().err
+    assert "reads Triangle journals, and this is a game of Pay-to-Play" in capsys.readouterr().err
 
 
 def test_trust_mixes_the_timed_odds_with_counting_alone():

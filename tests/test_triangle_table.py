@@ -185,10 +185,10 @@ def test_a_slap_before_zero_is_a_false_start_shown_to_the_presser_only(make):
 def test_a_false_start_lockout_voids_the_pressers_slaps_for_its_length(make):
     table = make(false_start_lockout_ms=250)
     press(table, ANA, "slap", OPENS - 100 * MS)         # locked out until OPENS + 150 ms
-    assert table.view(ANA).status == "Too early! 250ms wait"
+    assert table.view(ANA).status == "Too early! wait 0.3s"
     to_zero(table)
     press(table, ANA, "slap", OPENS + 50 * MS)          # locked out until OPENS + 300 ms
-    assert table.view(ANA).status == "Locked out! 250ms wait"
+    assert table.view(ANA).status == "Locked out! wait 0.3s"
     press(table, BEN, "slap", OPENS + 100 * MS)
     settle(table, OPENS + 200 * MS)
     assert table.claimer == BEN
@@ -199,10 +199,12 @@ def test_the_lockout_wait_is_shown_until_it_is_over(make):
     press(table, ANA, "slap", OPENS - 100 * MS)
     to_zero(table)
     press(table, ANA, "slap", OPENS + 50 * MS)          # locked out until OPENS + 300 ms
-    assert table.view(ANA).status == "Locked out! 250ms wait"
-    assert table.wakeup_ns() <= OPENS + 300 * MS, "the screen is redrawn when the wait ends"
+    assert table.view(ANA).status == "Locked out! wait 0.3s"   # the time left, not the lockout's length
+    assert table.wakeup_ns() == OPENS + 100 * MS, "redrawn as the time left goes down a tenth"
+    assert table.tick(OPENS + 100 * MS, OPENS + 100 * MS), "the screen changed"
+    assert table.view(ANA).status == "Locked out! wait 0.2s"
     settle(table, OPENS + 299 * MS)
-    assert table.view(ANA).status == "Locked out! 250ms wait"
+    assert table.view(ANA).status == "Locked out! wait 0.1s"
     assert table.tick(OPENS + 300 * MS, OPENS + 300 * MS), "the screen changed"
     assert table.view(ANA).status == "Slap to speak!", "the wait is over: the message goes"
     assert not shows(table.screen(ANA), "wait")
@@ -499,7 +501,7 @@ def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):
     advice = advise([], done)
     assert advice.said == ("peers_even", None)
     if advice.said_gain >= advice.best_gain:
-        assert table.view(ANA).status == f"Best choice {advice.best_gain:+.1f}"
+        assert table.view(ANA).status == f"Best choice, avg {advice.best_gain:+.1f}"
     else:
         fact, value = advice.best
         said = VERDICT_LABELS[fact] + (f" {value}" if value is not None else "")
@@ -524,7 +526,7 @@ def test_every_coach_line_fits_the_status_line():
         for gain in (-3.0, 8.0):
             line = coach_line(Advice(0, best, 0.5, gain, ("odd", None), 0.1, -9.0))
             assert line.startswith("Best: ") and len(line) <= 21, line
-    assert coach_line(Advice(0, ("odd", None), 1.0, 2.0, ("odd", None), 1.0, 2.0)) == "Best choice +2.0"
+    assert coach_line(Advice(0, ("odd", None), 1.0, 2.0, ("odd", None), 1.0, 2.0)) == "Best choice, avg +2.0"
 
 
 def test_a_slap_while_the_panel_was_dark_is_told_too_early_once_it_shows(make):
@@ -555,7 +557,42 @@ def test_a_slap_while_the_panel_was_dark_shows_the_lockout_wait_as_any_false_sta
     to_zero(table)
     press(table, CY, "slap", OPENS + 10 * MS)            # locked out until OPENS + 260 ms
     table.revealed({ANA: OPENS + 80 * MS, BEN: OPENS + 80 * MS, CY: OPENS + 80 * MS})
-    assert table.view(CY).status == "Too early! 250ms wait"
+    assert table.view(CY).status == "Too early! wait 0.3s"
     assert table.wakeup_ns() <= OPENS + 260 * MS
     assert table.tick(OPENS + 260 * MS, OPENS + 260 * MS)
     assert table.view(CY).status == "Slap to speak!"
+
+
+def test_the_table_screen_numbers_the_round_on_screen_as_the_panels_do(make):
+    """Six rounds a turn: the TV says "Round 4/6" in the fourth round, and keeps the round's own
+    number while its result shows (not the next round's)."""
+    from companion.tablescreen.public import triangle_view
+
+    table = make(target=99)
+    for number in range(1, 6):
+        assert triangle_view(table).turn == f"Turn 1  Round {number}/6" == table.view(ANA).title
+        claim(table, ANA)
+        state(table, 0)
+        assert table.current is None
+        assert triangle_view(table).turn == f"Turn 1  Round {number}/6"
+        tap(table, ANA, "ok", table.now_ns + 300 * MS)
+
+
+def test_the_verdict_says_what_no_gave_the_others_and_the_end_lights_the_winner(make):
+    """A wrong statement reads "? No" on the TV as on the panels, the TV saying the others got
+    their points; at the end the winners' rings light, not the last claimer's."""
+    from companion.tablescreen.public import triangle_view
+
+    table = make(target=1)
+    for _ in range(6):                                   # a whole turn: Ana says something false
+        claim(table, ANA)
+        cards = table.current.cards
+        state(table, next(i for i, f in enumerate(FACTS) if f in ("peers_even", "even", "odd")
+                          and not fact_true(cards, ANA, f)))
+        done = table.last
+        (each,) = {pts for p, pts in enumerate(done.points) if p != ANA}
+        assert triangle_view(table).heading.endswith("? No") and table.view(BEN).title.endswith("? No")
+        assert f"the others +{each} each" in triangle_view(table).lines
+        tap(table, ANA, "ok", table.now_ns + 300 * MS)
+    assert table.match.outcome is not None and ANA not in table.match.outcome.winners
+    assert table.lights() == {p: "on" for p in table.match.outcome.winners}

@@ -74,9 +74,9 @@ def test_three_rounds_on_mock_pins_tie_wrong_then_right_and_timeout(tmp_path, mo
     assert played[4:9] == ["go", "decided", "wrong", "decided", "correct"]
     assert played[9:] == ["go"] + ["last_seconds"] * 10 + ["time_up"]
 
-    # Ana's panel shows her next word, ready to start; Ben's shows how round 3 ended.
+    # Ana, the next artist, and Ben both see how round 3 ended; Ana's ok will show her word.
     common = dict(names=("Ana", "Ben", "Cy"), scores=(1, 1, 1), highlight=0, clock="1:00")
-    ana = TrioView(heading="You draw", word=words[-1], lines=("ok:start  left:new",), **common)
+    ana = TrioView(heading="You draw next", lines=("Time up! It was:", words[2]), footer="ok: your word", **common)
     ben = TrioView(heading="Ana draws", lines=("Time up! It was:", words[2]), **common)
     for panel, view in ((panels[0], ana), (panels[1], ben)):
         assert ImageChops.difference(panel.convert("L"), screen(view).convert("L")).getbbox() is None

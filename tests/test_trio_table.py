@@ -8,6 +8,7 @@ from companion.arbiter.inputs import InputEvent
 from companion.record.journal import JournalWriter, replay, summary
 from companion.table import Table
 
+from glyphs import shows
 from helpers import MS, journal_objects
 
 S = 1000  # ms
@@ -87,6 +88,9 @@ def box(tmp_path):
 
 
 def start_timer(box, at):
+    """The artist starts the timer (after turning from the last round's result to the word)."""
+    if not box.game.artist_told:
+        box.tap(box.state.artist, "ok", at - 100)
     box.tap(box.state.artist, "ok", at)
 
 
@@ -231,7 +235,6 @@ def test_a_judgement_needs_a_claim_put_to_the_artist_first(box):
 def test_the_seed_game_ends_at_the_table_with_the_end_screen(tmp_path):
     box = Box(tmp_path, seconds=30)
     for letter in "BAAABCCBCCBC":
-        assert box.game.view(box.state.artist).word
         t = box.ms + S
         start_timer(box, t)
         box.tap("ABC".index(letter), "slap", t + S)
@@ -296,8 +299,8 @@ def test_the_artist_takes_back_a_right_judgement_until_the_next_timer(box):
     box.tick(6 * S)
     box.tap(ANA, "ok", 7 * S)                     # judged right: Cy and Ana +1, Ben draws next
     assert box.state.scores == (1, 0, 1) and box.state.artist == BEN
-    assert box.game.view(ANA).lines[1] == "right: it was wrong"
-    assert box.game.view(CY).lines[1] != "right: it was wrong"  # only the artist who judged
+    assert box.game.view(ANA).lines[1] == ">: call it wrong"
+    assert box.game.view(CY).lines[1] != ">: call it wrong"  # only the artist who judged
     box.tap(CY, "right", 8 * S)                   # not Cy's to take back
     assert box.state.scores == (1, 0, 1)
     box.tap(ANA, "right", 9 * S)
@@ -325,7 +328,26 @@ def test_the_artist_turns_a_wrong_judgement_into_a_right_one(box):
     box.tap(BEN, "slap", 5 * S)
     box.tick(6 * S)
     box.tap(ANA, "left", 7 * S)                   # judged wrong
-    assert box.game.view(ANA).lines == ("right: it was right",)
+    assert box.game.view(ANA).lines == (">: call it right",)
     box.tap(ANA, "right", 8 * S)
     assert box.actions() == [{"action": "guessed", "player": BEN}]
     assert box.state.scores == (1, 1, 0)
+
+
+def test_the_next_artist_first_sees_how_the_last_round_ended(box):
+    """After a time-out the new artist reads "Time up! It was:" and the word, as the guessers
+    do; their ok then shows their own word, and the next ok starts the timer."""
+    old = box.state.word
+    start_timer(box, 0)
+    box.tick(61 * S)
+    assert box.actions()[-1] == {"action": "timeout"} and box.state.artist == BEN
+    ben = box.game.view(BEN)
+    assert (ben.heading, ben.lines, ben.word, ben.footer) == ("You draw next", ("Time up! It was:", old), "",
+                                                             "ok: your word")
+    assert shows(box.game.screen(BEN), old)
+    box.tap(BEN, "ok", 62 * S)
+    ben = box.game.view(BEN)
+    assert ben.heading == "You draw" and ben.word == box.state.word != old
+    assert box.game.deadline_ns is None
+    box.tap(BEN, "ok", 63 * S)
+    assert box.game.deadline_ns is not None and len(box.timers()) == 2

@@ -84,18 +84,18 @@ def test_every_problem_of_a_deck_file_is_named_at_once():
         parse_decks(data, "my.toml", reserved=BUILTIN)
     assert e.value.problems == [
         "version: unknown field; a deck file has only [[deck]] tables",
-        "deck[0].colour: unknown field; known fields are name, title, cards",
-        "deck[0].name: must be 1-16 lowercase letters, digits or dashes, not 'Green!'",
-        "deck[0].cards[1]: a card is a list of exactly 7 words, not ['spoon', 'fork', 'knife', 'ladle', 'whisk', 'spatula']",
-        "deck[0].cards[2]: a card is a list of exactly 7 words, not ['spoon', 'fork', 'knife', 'ladle', 'whisk', 'spatula', 'tongs', 'extra']",
-        "deck[1].name: 'green' is a built-in deck; choose another name",
-        "deck[1].cards[1][0]: a word must be non-empty text, not 1",
-        "deck[1].cards[1][1]: a word must be non-empty text, not ''",
-        f"deck[1].cards[1][2]: {'a' * 19!r} is longer than 18 characters",
-        "deck[1].cards[1][4]: 'SPOON' is already in this deck at deck[1].cards[0][0]",
-        "deck[1].cards[2][0]: 'bell\\x07' has characters a station cannot show",
-        "deck[2].title: must be text, not 5",
-        "deck[2].cards: a deck needs a list of at least 3 cards",
+        "deck 1 colour: unknown field; known fields are name, title, cards",
+        "deck 1 name: must be 1-16 lowercase letters, digits or dashes, not 'Green!'",
+        "deck 1 card 2: a card is a list of exactly 7 words, not ['spoon', 'fork', 'knife', 'ladle', 'whisk', 'spatula']",
+        "deck 1 card 3: a card is a list of exactly 7 words, not ['spoon', 'fork', 'knife', 'ladle', 'whisk', 'spatula', 'tongs', 'extra']",
+        "deck 2 name: 'green' is a built-in deck; choose another name",
+        "deck 2 card 2 word 1: a word must be non-empty text, not 1",
+        "deck 2 card 2 word 2: a word must be non-empty text, not ''",
+        f"deck 2 card 2 word 3: {'a' * 19!r} is longer than 18 characters",
+        "deck 2 card 2 word 5: 'SPOON' is already in this deck at deck 2 card 1 word 1",
+        "deck 2 card 3 word 1: 'bell\\x07' has characters a station cannot show",
+        "deck 3 title: must be text, not 5",
+        "deck 3 cards: a deck needs a list of at least 3 cards",
     ]
     assert str(e.value).startswith("my.toml:\n  version: unknown field")
 
@@ -141,8 +141,8 @@ def test_words_check_names_every_problem_and_exits_2(tmp_path, capsys):
     bad.write_text('[[deck]]\nname = "red"\ncards = []\n')
     assert main(["words", "check", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "deck[0].name: 'red' is a built-in deck" in err
-    assert "deck[0].cards: a deck needs a list of at least 3 cards" in err
+    assert "deck 1 name: 'red' is a built-in deck" in err
+    assert "deck 1 cards: a deck needs a list of at least 3 cards" in err
 
 
 def test_printed_cards_are_vector_text_not_a_bitmap(tmp_path):

@@ -32,7 +32,9 @@ race that is not revealed has every onset at its opening, and reaction times ord
 A quiz race (the first *right* answer wins) also knocks a station out at its first wrong answer:
 its presses from that edge time on no longer count, while a right answer before it stands, in
 whichever order the two arrive. A wrong answer before the station's onset is a false start like
-any other press there: the question was not on its screen.
+any other press there: the question was not on its screen. Such a race may also give the
+players a reading time (``reading_ns``): a press sooner than that after the station's onset was
+made before the question could be read, and is a false start too.
 
 A verdict is only as good as the watermark it waited for. A press that arrives after the decision
 and would have changed it is a *late press*: its source broke its promise. It may be a press
@@ -51,6 +53,12 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping
 
 from .inputs import KEYS, InputEvent
+
+READING_NS = 100_000_000
+"""The least time between a question showing and a counted answer. Sprint starts count a
+reaction under 100 ms as a false start (World Athletics rule 16.6: no one hears the gun and
+pushes off faster); reading two numbers and four answers takes far longer, so an answer sooner
+than this after the question showed was made before it was read: "Too early!"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +143,11 @@ class Race:
         key: str = "slap",
         lockout_ns: int = 0,
         revealed: bool = False,
+        reading_ns: int = 0,
     ) -> None:
-        """With ``revealed``, the race waits for :meth:`reveal` to say when each station saw it."""
+        """With ``revealed``, the race waits for :meth:`reveal` to say when each station saw it.
+        ``reading_ns``: a press sooner than this after the station's onset is a false start too
+        (nobody reads a question and answers it that fast: see :data:`READING_NS`)."""
         if tie_window_ns < 1:
             # The window is strict (t - first < window): a zero window would have no winner.
             raise ValueError(f"tie_window_ns must be >= 1, not {tie_window_ns}")
@@ -149,6 +160,7 @@ class Race:
         self.stations = frozenset(stations)
         self.key = key
         self.lockout_ns = lockout_ns
+        self.reading_ns = reading_ns
         self.onsets: dict[int, int] | None = None if revealed else dict.fromkeys(self.stations, opens_at_ns)
         """Station -> when its screen showed the race, as the race times it (its light if
         every station has a light sensor, else its stamp); None until the reveal is reported."""
@@ -194,8 +206,8 @@ class Race:
         if verdict is not None:
             self._check_late(station, t, verdict, wrong=False)
         if self.onsets is None:
-            return "false_start" if t < self.opens_at_ns else "pending"
-        if t < self.onsets[station]:
+            return "false_start" if t < self._ready(station) else "pending"
+        if t < self._ready(station):
             return "false_start"
         if t < self.lockout_end_ns(station):
             return "locked_out"
@@ -211,7 +223,7 @@ class Race:
         before the opening is known to be early."""
         if station not in self.stations:
             return None
-        onset = self._onset(station)
+        onset = self._ready(station)
         presses = self._tried(station)
         if not any(t < onset for t in presses):
             return None
@@ -220,8 +232,9 @@ class Race:
 
     def early_unseen(self, station: int) -> bool:
         """True if the station pressed after the race opened but before its own screen showed it
-        (while the panels were being written): a false start its screen could not tell it of."""
-        onset = self._onset(station)
+        (while the panels were being written), or before anyone could have read it: a false
+        start its screen could not tell it of at the time."""
+        onset = self._ready(station)
         return any(self.opens_at_ns <= t < onset for t in self._tried(station))
 
     def knock_out(self, station: int, t_ns: int) -> str:
@@ -242,8 +255,8 @@ class Race:
             return "ignored"
         self._wrong.setdefault(station, set()).add(t_ns)
         if self.onsets is None:
-            return "false_start" if t_ns < self.opens_at_ns else "pending"
-        return "false_start" if t_ns < self.onsets[station] else "knocked_out"
+            return "false_start" if t_ns < self._ready(station) else "pending"
+        return "false_start" if t_ns < self._ready(station) else "knocked_out"
 
     def knocked_out(self, station: int) -> bool:
         """True once the station has a wrong answer on or after its onset."""
@@ -286,7 +299,7 @@ class Race:
             self._first_ns = min(t for s, t in self._winners.items() if reactions[s] == fastest)
         counted = {s: self.onsets[s] + r for s, r in reactions.items()}
         counted.update(self._winners)
-        early = sorted((t, s) for s in self.stations for t in self._tried(s) if t < self.onsets[s])
+        early = sorted((t, s) for s in self.stations for t in self._tried(s) if t < self._ready(s))
         return RaceResult(
             first_ns=self._first_ns,
             winners=frozenset(self._winners),
@@ -304,10 +317,14 @@ class Race:
         race before it opens)."""
         return self.opens_at_ns if self.onsets is None else self.onsets[station]
 
+    def _ready(self, station: int) -> int:
+        """The earliest press of the station that can count: its onset plus the reading time."""
+        return self._onset(station) + self.reading_ns
+
     def lockout_end_ns(self, station: int) -> int:
         """Presses before this are void: the station's latest false start plus the lockout (its
         onset when it made none)."""
-        onset = self._onset(station)
+        onset = self._ready(station)
         return max((t + self.lockout_ns for t in self._tried(station) if t < onset), default=onset)
 
     def _tried(self, station: int) -> set[int]:
@@ -316,8 +333,9 @@ class Race:
         return presses | wrong if wrong else presses
 
     def _out_ns(self, station: int, default: int | None = None) -> int | None:
-        """The station's first wrong answer on or after its onset: its presses from then on are out."""
-        onset = self._onset(station)
+        """The station's first wrong answer from its onset (and reading time) on: its presses from
+        then on are out."""
+        onset = self._ready(station)
         return min((t for t in self._wrong.get(station, ()) if t >= onset), default=default)
 
     def _behind_ns(self, station: int, t_ns: int) -> int:
@@ -340,7 +358,7 @@ class Race:
         watcher = _late_press_watcher.get()
         if watcher is None or would_be == before or would_be == frozenset(self._winners):
             return
-        kind = "false_start" if t_ns < self.onsets[station] else "wrong" if wrong else "press"
+        kind = "false_start" if t_ns < self._ready(station) else "wrong" if wrong else "press"
         watcher(LatePress(station, t_ns, self._behind_ns(station, t_ns), frozenset(self._winners), kind, would_be))
 
     def _counted_ns(self, station: int) -> int | None:
@@ -348,7 +366,7 @@ class Race:
         locked nor knocked out (None while the onsets are unknown)."""
         if self.onsets is None:
             return None
-        end = max(self.onsets[station], self.lockout_end_ns(station))
+        end = max(self._ready(station), self.lockout_end_ns(station))
         out = self._out_ns(station)
         return min((t for t in self._presses.get(station, ())
                     if t >= end and (out is None or t < out)), default=None)

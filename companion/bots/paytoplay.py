@@ -58,12 +58,13 @@ class Value:
         return cls(result, v - result * RESULT_WEIGHT)
 
     def words(self) -> str:
-        """``O wins; X ends 3 ahead in balance`` / ``a draw; O ends 1 ahead in balance``: who
-        wins, then who holds more points at the end, both by mark."""
-        result = "a draw" if self.result == 0 else f"{'X' if self.result > 0 else 'O'} wins"
-        if self.margin == 0:
-            return f"{result}; balances level at the end"
-        return f"{result}; {'X' if self.margin > 0 else 'O'} ends {abs(self.margin)} ahead in balance"
+        """``O wins, 3 behind X in balance at the end`` / ``a draw, O ahead by 1 in balance``."""
+        if self.result == 0:
+            lead = "X" if self.margin > 0 else "O"
+            return "a draw" + (f", {lead} ahead by {abs(self.margin)} in balance" if self.margin else ", balances level")
+        winner, loser = ("X", "O") if self.result > 0 else ("O", "X")
+        ahead = self.margin if self.result > 0 else -self.margin
+        return f"{winner} wins, {abs(ahead)} {'ahead of' if ahead >= 0 else 'behind'} {loser} in balance at the end"
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,7 +20,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except Unreadable as e:
         return fail(str(e))
     if header.game != "triangle":
-        return fail(f"{args.file}: companion analyze reads Triangle journals, not {header.game!r}")
+        return fail(f"{args.file}: companion analyze reads Triangle journals, and this is a game of "
+                    f"{match.rules.title}")
     print(f"Triangle: {', '.join(header.players)}. Each statement against the best one for what "
           "the speaker knew (cards seen this turn and the RtS card; expected gain in lead: "
           "points if true, -3 if false).")
@@ -46,7 +47,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     """Pay-to-Play under perfect play, beside plain tic-tac-toe."""
     import time
 
-    from ..bots.paytoplay import solve, tictactoe
+    from ..bots.paytoplay import CELL_NAMES, solve, tictactoe
 
     started = time.perf_counter()
     solution = solve(args.no_double_pass)
@@ -55,13 +56,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
             if args.no_double_pass else "as the seed plays it")
     print(f"Pay-to-Play Tic-Tac-Toe {rule}, under perfect play:")
     print(f"  {solution.value.words()}")
-    print(f"  best first move for X: {' or '.join(solution.best_first)}")
+    best = "best first move for X" if solution.value.result >= 0 else "X loses whatever it does; its least bad first move"
+    print(f"  {best}: {' or '.join(solution.best_first)}")
     print("  (cells 1 to 9 in reading order, as the station's menu steps through them)")
     print(f"  ({solution.positions:,} positions, {took:.1f} s)")
     value, firsts = tictactoe()
     print("Plain tic-tac-toe, under perfect play:")
     print(f"  {'a draw' if value == 0 else ('X' if value > 0 else 'O') + ' wins'}; "
-          f"{'every first cell keeps it' if len(firsts) == 9 else 'best first cells ' + str(firsts)}")
+          f"{'every first cell keeps it' if len(firsts) == 9 else 'best first cells: ' + ', '.join(CELL_NAMES[c] for c in firsts)}")
     print("Objective: a win beats a draw beats a loss; then the final balance difference. "
           "Endless passing ends in the draw the box offers, which the other player accepts or declines.")
     return 0

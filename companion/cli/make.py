@@ -104,6 +104,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     from ..profile import ProfileError, load_profile
     from ..script import ScriptError, load_script
     from ..selftest import LOAD_FRAME_NS, SelfTest
+    from ..wiring import NoGpio
 
     setup_logging()
     try:
@@ -111,8 +112,14 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         presses = load_script(args.script, len(profile.stations)) if args.script else None
     except (ProfileError, ScriptError, OSError) as e:
         return fail(str(e))
+    if presses is None and profile.backend == "mock":
+        return fail('nobody can press the buttons of a profile with backend = "mock": give the self-test '
+                    "a --script of presses, or use the box's own profile")
     selftest = SelfTest(tuple(st.name for st in profile.stations), frame_every_ns=LOAD_FRAME_NS)
-    daemon = Daemon(profile, referee=selftest)
+    try:
+        daemon = Daemon(profile, referee=selftest)
+    except NoGpio as e:
+        return fail(str(e))
     print("Press every button on every station; each display shows its station number while "
           "every display is written as fast as the bus allows, to measure how late presses arrive. "
           "Ctrl-C to stop.", flush=True)

@@ -10,7 +10,7 @@ import sys
 from contextlib import closing, suppress
 from pathlib import Path
 
-from ..profile import MAX_STATIONS, MIN_STATIONS
+from ..profile import MAX_SIMULATED, MIN_STATIONS
 from .common import default_journal_dir, fail, load_user_decks, serve_or_play, speed_option
 
 
@@ -78,6 +78,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     from ..profile import ProfileError, load_profile
     from ..script import ScriptError, load_script
     from ..tablescreen import TableScreenError
+    from ..wiring import NoGpio
 
     setup_logging()
     if problem := load_user_decks(args):
@@ -95,10 +96,16 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     try:
         daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals),
                         bots=bots)
-    except TableScreenError as e:
+    except (TableScreenError, NoGpio) as e:
         return fail(str(e))
     except OSError as e:
         return fail(f"journal directory {journals}: {e.strerror or e}")
+    if getattr(args, "lobby_game", None):  # run --game: the lobby's menu starts on it
+        offered = [g.name for g in daemon.table.lobby.games]
+        if args.lobby_game not in offered:
+            daemon.close()
+            return fail(f"--game {args.lobby_game}: the lobby of this box offers {', '.join(offered)}")
+        daemon.table.lobby.index = offered.index(args.lobby_game)
     with closing(daemon), suppress(KeyboardInterrupt):  # Ctrl-C stops the box, quietly
         serve_or_play(daemon, presses, args.speed)
         if args.snapshots:
@@ -112,7 +119,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 DEMOS = {"triangle": ("triangle.toml", "triangle.txt", None, ["triangle.countdown_ms=250"]),
-         "paytoplay": ("profile.toml", "paytoplay.txt", 4.0, [])}
+         "paytoplay": ("profile.toml", "paytoplay.txt", 4.0, []),
+         "quiz": ("quiz.toml", "quiz.txt", None, [])}
 """Each demo game's profile and script (in ``companion/demo/``), the script's default speed (None:
 only its own pace) and the options it plays with. Triangle's race is timed by the box's clock, so
 its script runs at the box's own pace (faster, its slaps come before the race opens: false
@@ -224,6 +232,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                                      "it; --snapshots then saves each station's last screen.")
     run.add_argument("--profile", required=True, help="hardware profile (TOML), see hardware/profiles/")
     run.add_argument("--script", help="drive simulated buttons from a script of timed presses")
+    run.add_argument("--game", dest="lobby_game", help="start with this game selected on the lobby's menu (e.g. quiz): ok picks it")
     run.add_argument("--snapshots", help="write each station's final screen as PNG into this folder")
     run.add_argument("--journal-dir", help="where game journals go (default: the state directory; "
                                            "a temporary folder with --script)")
@@ -249,7 +258,7 @@ def add_sim(sub: argparse._SubParsersAction) -> None:
                                      "printed on its buttons (station 1: Q, then A S D for left, ok, right); "
                                      "F1 turns the sound off and on; Esc asks before quitting.")
     stations = sim.add_mutually_exclusive_group()
-    stations.add_argument("--players", type=int, default=3, choices=range(MIN_STATIONS, MAX_STATIONS + 1),
+    stations.add_argument("--players", type=int, default=3, choices=range(MIN_STATIONS, MAX_SIMULATED + 1),
                           help="how many stations (default 3)")
     stations.add_argument("--profile", help="take the stations (names, panel sizes, timing) from a hardware profile")
     sim.add_argument("--script", help="a script of timed presses to play in the window")

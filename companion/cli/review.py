@@ -89,6 +89,12 @@ def _explain(path: str) -> int:
     return 0 if ok else 2
 
 
+def no_directory(directory: Path) -> str:
+    """Why a journal directory cannot be listed: it is not there (a typo lists no games)."""
+    what = "is not a directory" if directory.exists() else "does not exist"
+    return f"{directory} {what}: give the folder the box keeps its journals in (--journal-dir)"
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     """One line per past game, newest first: when, what, who, and how it ended."""
     from ..record.journal import JournalError, read_journal, replay, summary
@@ -97,6 +103,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     from ..untrusted import Unreadable
 
     directory = Path(args.journal_dir)
+    if not directory.is_dir():
+        return fail(no_directory(directory))
     paths = journals(directory)
     if not paths:
         print(f"no games in {directory}")
@@ -121,8 +129,8 @@ def cmd_games(args: argparse.Namespace) -> int:
         else:
             state = "not finished (offered on start)" if path == paths[-1] else "not finished"
         late = late_summary(late_notes(lines, len(header.players)))
-        print(f"{path.name}  {match.rules.title}  {', '.join(header.players)}  "
-              f"scores {result['scores']}  {state}" + (f"  {late}" if late else ""))
+        scores = ", ".join(f"{name} {score}" for name, score in zip(header.players, result["scores"]))
+        print(f"{path.name}  {match.rules.title}  {scores}  {state}" + (f"  {late}" if late else ""))
     return 0
 
 
@@ -131,6 +139,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     from ..record.history import as_json, plot, read_history, report
 
     directory = Path(args.journal_dir)
+    if not directory.is_dir():
+        return fail(no_directory(directory))
     history = read_history(directory)
     if not history.games and not history.unreadable:
         print(f"no games in {directory}")

@@ -11,7 +11,7 @@ import pkgutil
 
 from .base import Rules
 
-LOBBY_ORDER = ("triangle", "trio", "pictomania", "closest", "paytoplay")
+LOBBY_ORDER = ("triangle", "trio", "pictomania", "closest", "paytoplay", "quiz")
 """The order of the lobby's game menu; games not listed come after, by name."""
 
 _GAMES: dict[str, Rules] = {}

@@ -52,6 +52,9 @@ class Rules:
     refuses any other, so the code cannot accept what the published format does not list."""
     chance_events: ClassVar[tuple[str, ...]] = ()
     """Every chance ``event`` the game takes (docs/JOURNAL.md), checked by :meth:`event_kind`."""
+    host_seat: ClassVar[bool] = False
+    """True for a game whose seat 0 is a host who referees and does not play (the quiz): on
+    "Who plays?" a station takes it by choosing the name ``Host``."""
     reveal_actions: ClassVar[tuple[str, ...]] = ()
     """Actions a finished game still takes while its last result is revealed (Pictomania's
     wrong word found when a stack is turned over): the result is then counted again."""
@@ -138,6 +141,23 @@ class Rules:
         """
         return None
 
+    dealt_since: ClassVar[str] = "new cards are dealt"
+    """Why a player's action before the last chance event may not be taken back, in players'
+    words: a deal (a word, the letters) showed what no take-back can hide again."""
+
+    def actor(self, state: Any, action: Action) -> int | None:
+        """The player who made ``action`` (so may take it back), None for an action that is
+        nobody's own (a judgement of the table). By default the action's ``player``."""
+        player = action.get("player")
+        return player if isinstance(player, int) and not isinstance(player, bool) else None
+
+    def takeback_refusal(self, before: Any, action: Action, after: Any) -> str | None:
+        """Why ``action`` (which took the game from ``before`` to ``after``, with the automatic
+        actions it led to) may not be taken back, or None if it may. Asked only when it is the
+        last action anyone made and no chance event came since (:class:`~companion.record.match.Match`
+        refuses the rest). By default nothing is taken back: a game says what may be."""
+        return f"a {self.title} {action.get('action')} cannot be taken back"
+
     def outcome(self, state: Any) -> Outcome | None:
         """The result once the game is over, else None."""
         raise NotImplementedError
@@ -151,8 +171,14 @@ class Rules:
         return {}
 
     def describe(self, state: Any) -> list[str]:
-        """A few text lines picturing the state for ``companion replay`` (a board, the cards)."""
+        """A few text lines picturing the state for ``companion replay`` (a board, the cards);
+        players by index (``player 1``), which the replay turns into names."""
         return []
+
+
+def each_player(values) -> str:
+    """``player 0 +3, player 1 -1``: one value per player, not a bare list (the replay names them)."""
+    return ", ".join(f"player {p} {v}" for p, v in enumerate(values))
 
     def check_invariants(self, state: Any) -> None:
         """Raise AssertionError if the state breaks a rule that must always hold."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import register
-from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .base import Action, IllegalAction, Outcome, Rules, each_player, need, player_field
 from .options import SCREEN_TIE_WINDOW_MS
 
 PLAYERS = 3
@@ -168,11 +168,20 @@ def leaders(totals: tuple[int, ...]) -> tuple[int, ...]:
 
 class Closest(Rules):
     name = "closest"
-    title = "Closest Number"
+    title = "Closest number"
     min_players = PLAYERS
     max_players = PLAYERS
     Options = ClosestOptions
     actions = ("start", "place")
+
+    def takeback_refusal(self, before: ClosestState, action: Action, after: ClosestState) -> str | None:
+        """A card (with its decoy choice) may be taken back until the next card is placed; not
+        the round's last card, whose scoring turned every decoy over, nor the start (a race)."""
+        if action.get("action") == "start":
+            return "the start was a race"
+        if after.round != before.round or after.over:
+            return "the cards are revealed"
+        return None
 
     def new(self, players: int, options: Any) -> ClosestState:
         """Before the start race; ``options`` may also be a mapping to parse."""
@@ -273,7 +282,7 @@ class Closest(Rules):
         }
 
     def describe(self, state: ClosestState) -> list[str]:
-        lines = [f"Round {r.round} on 1..{r.line}: {_picture(r.line, r.cards)}  points {list(r.points)}"
+        lines = [f"Round {r.round} on 1..{r.line}: {_picture(r.line, r.cards)}  points: {each_player(r.points)}"
                  for r in state.scored]
         if not state.over and state.starter is not None:
             lines.append(f"Round {state.round} on 1..{state.line}: {_picture(state.line, state.cards)}")

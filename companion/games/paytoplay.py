@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import register
-from .base import Action, Outcome, Rules, need, player_field
+from .base import Action, Outcome, Rules, each_player, need, player_field
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 CELL_COST = tuple(sum(cell in line for line in LINES) for cell in range(9))
@@ -179,6 +179,15 @@ class PayToPlay(Rules):
     Options = PayToPlayOptions
     actions = ("play", "pass", "draw")
 
+    def takeback_refusal(self, before: PayToPlayState, action: Action, after: PayToPlayState) -> str | None:
+        """A mark or a pass by choice may be taken back until the other player moves; not one
+        that ended a game (of a tournament too: the next game has begun), nor an agreed draw."""
+        if action.get("action") == "draw":
+            return "an agreed draw cannot be taken back"
+        if after.game != before.game:
+            return "that game is over"
+        return None
+
     def new(self, players: int, options: Any) -> PayToPlayState:
         """A first game with player 0 as X; ``options`` may also be a mapping to parse."""
         return _start_game(self.checked_options(players, options), game=1, totals=(0, 0))
@@ -293,7 +302,7 @@ class PayToPlay(Rules):
         marks = [f"{state.mark(p)}: balance {state.balances[p]}" for p in (0, 1)]
         lines = [f"  {row}    {mark}" for row, mark in zip(rows, marks + [""])]
         if state.options.games > 1:
-            lines.append(f"Game {state.game} of {state.options.games}, totals {list(state.totals)}")
+            lines.append(f"Game {state.game} of {state.options.games}, totals: {each_player(state.totals)}")
         return [line.rstrip() for line in lines]
 
     def check_invariants(self, state: PayToPlayState) -> None:

@@ -48,7 +48,7 @@ from typing import Any, Mapping
 
 from .. import words as decks
 from . import register
-from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .base import Action, IllegalAction, Outcome, Rules, each_player, need, player_field
 from .options import OptionError, lobby_choices
 
 LETTERS = ("A", "B", "C")
@@ -333,6 +333,16 @@ class Pictomania(Rules):
     actions = ("guess", "done", "wrong_word")
     chance_events = ("cards", "assign")
     reveal_actions = ("wrong_word",)
+    dealt_since = "the next round is dealt"
+
+    def takeback_refusal(self, before: PictomaniaState, action: Action, after: PictomaniaState) -> str | None:
+        """A guess or a black token taken may be taken back until anyone acts after it; not the
+        one that ended the round (the stacks are turned over), nor a wrong word declared."""
+        if action.get("action") == "wrong_word":
+            return "a wrong word cannot be taken back"
+        if len(after.results) != len(before.results):
+            return "the drawings are revealed"
+        return None
 
     def new(self, players: int, options: Any) -> PictomaniaState:
         """Round 1 waiting for its word cards; ``options`` may also be a mapping to parse.
@@ -546,7 +556,7 @@ class Pictomania(Rules):
         lines = []
         for r in state.results:
             sheep = f", black sheep: player {r.black_sheep}" if r.black_sheep is not None else ""
-            lines.append(f"Round {r.number} ({r.deck}): {list(r.scores)}{sheep}")
+            lines.append(f"Round {r.number} ({r.deck} deck): {each_player(f'{s:+d}' for s in r.scores)}{sheep}")
         if state.round is not None and state.round.assigned:
             rnd = state.round
             lines.append(f"Round {rnd.number}: {len(rnd.guesses)} guesses, "

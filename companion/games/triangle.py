@@ -307,6 +307,13 @@ class Triangle(Rules):
     max_players = PLAYERS
     Options = TriangleOptions
     actions = ("claim", "draw", "state", "void")
+    dealt_since = "the cards are dealt"
+
+    def takeback_refusal(self, before: Any, action: Action, after: Any) -> str | None:
+        """Nothing: a claim or a draw is a race, a statement reveals the cards."""
+        if action.get("action") == "state":
+            return "the cards are revealed"
+        return "a race cannot be taken back"
     chance_events = ("deal",)
 
     def new(self, players: int, options: Any) -> TriangleState:

@@ -164,6 +164,11 @@ class Trio(Rules):
     max_players = PLAYERS
     Options = TrioOptions
     actions = ("guessed", "both_guessed", "timeout", "new_word", "timer", "correct")
+
+    def actor(self, state: TrioState, action: Action) -> int | None:
+        """Nobody's own: the artist judges, and takes a judgement back with ``correct`` (the next
+        word is out by then, so the round is not played again), never with a generic take-back."""
+        return None
     chance_events = ("first_artist", "word")
 
     def new(self, players: int, options: Any) -> TrioState:

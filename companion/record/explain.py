@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..games.base import Rules
-from .journal import JournalError, replay
+from .journal import SEAT, JournalError, parse_seat, replay
 from ..arbiter.latepress import LATE, parse_late
-from .match import Match
+from .match import UNDO, Match
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,20 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
                 note = parse_late(event, len(match.players))
                 told.append(f"A late press: {note.told(lambda p: f'{match.players[p]} (seat {p + 1})')}.")
                 continue
+            if event["type"] == SEAT:  # who plays the seat changes, the game does not
+                player, level, station = parse_seat(event, len(match.players))
+                who = f"{match.players[player]} (seat {player + 1})"
+                told.append(f"{who} leaves: an {level} bot plays the seat from here." if level else
+                            f"The person at station {station + 1} plays {who} from here.")
+                continue
             body = {k: v for k, v in event.items() if k not in ("type", "t", "auto")}
+            if body.get("action") == UNDO:  # the match has put back the game as it was before that line
+                who = f"{match.players[body['player']]} (seat {body['player'] + 1})"
+                scores = ", ".join(f"{n} {s}" for n, s in zip(match.players, rules.scores(match.state)))
+                told.append(f"{who} takes back line {body['line']}: the game is again as it was before it "
+                            f"({scores}).")
+                state["now"] = match.state
+                continue
             auto = event.get("auto") is True
             before = state["now"]
             chance = event["type"] == "chance"
@@ -325,7 +338,44 @@ def _closest(step: Step) -> str:
     return text
 
 
+def _quiz(step: Step) -> str:
+    """A quiz night's line: who the host armed for, who answered and how it was judged."""
+    before, after, event, kind = step.before, step.after, step.event, step.kind
+    names = lambda players: ", ".join(step.who(p) for p in players)  # noqa: E731
+    if kind == "arm":
+        if before.phase == "reopen":
+            return f"The host re-opens question {after.question} for {names(after.eligible())}."
+        return f"The host arms the buzzers for question {after.question}."
+    if kind == "buzz":
+        if "players" in event:
+            return f"A tie: {names(event['players'])} pressed within the tie window; pressed: {names(event['order'])}."
+        later = f"; then {names(event['order'][1:])}" if len(event["order"]) > 1 else ""
+        return f"{step.who(event['player'])} pressed first and answers{later}."
+    if kind in ("pick", "tiebreak"):
+        how = "The host picks" if kind == "pick" else "The draw picks"
+        return f"{how} {step.who(after.answering)} to answer."
+    if kind == "correct":
+        p = event["target"]
+        return f"The host corrects {step.who(p)}'s score from {before.scores[p]} to {event['score']}."
+    if kind == "skip":
+        text = f"The host skips question {before.question}."
+    elif kind == "right":
+        p = before.answering
+        text = f"{step.who(p)} is right: {before.scores[p]} -> {after.scores[p]}."
+    else:
+        p = before.answering
+        how = "runs out of time" if kind == "timeout" else "is wrong"
+        text = f"{step.who(p)} {how}: {before.scores[p]} -> {after.scores[p]}."
+        if after.answering is not None:
+            text += f" Next in press order: {step.who(after.answering)}."
+        elif after.phase == "reopen":
+            text += " Nobody left in press order: the host may re-open."
+    if after.phase == "over":
+        text += " The quiz is over."
+    return text
+
+
 TELLERS: dict[str, Callable[[Step], str]] = {
     "paytoplay": _paytoplay, "triangle": _triangle, "trio": _trio, "pictomania": _pictomania,
-    "closest": _closest,
+    "closest": _closest, "quiz": _quiz,
 }

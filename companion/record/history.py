@@ -32,13 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import games
 from .journal import JournalError, reaction_times, read_journal, replay
 from ..arbiter.latepress import LATE, LateNote, late_summary, parse_late, verdict_words
 from .match import Match
 from .recovery import ABANDONED, journals
 from ..untrusted import Unreadable
 
-RACE_ACTIONS = ("claim", "draw", "start")
+RACE_ACTIONS = ("claim", "draw", "start", "buzz")
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,8 @@ class History:
         out: dict[str, PlayerStats] = {}
         for g in self.counted:
             for p, name in enumerate(g.players):
+                if p == 0 and games.get(g.game).host_seat:
+                    continue  # the quiz's host referees: no game played, no points
                 stats = out.setdefault(name, PlayerStats()).games.setdefault(g.title, GameStats())
                 stats.played += 1
                 stats.won += p in g.winners

@@ -17,7 +17,7 @@ import contextlib
 import json
 import os
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -126,6 +126,42 @@ def parse_header(obj: Any) -> Header:
     return Header(game, tuple(players), options, seed, stations=stations, bots=bots, sequence=sequence)
 
 
+SEAT = "seat"
+"""A line saying who plays a seat from now on: a bot for a player who left, or a person at a
+station taking a bot's seat (docs/JOURNAL.md, "Seats changing hands"). It changes nothing in the
+game; a resumed game seats them so."""
+
+
+def parse_seat(obj: dict, players: int) -> tuple[int, str | None, int | None]:
+    """A seat line's (player, bot level or None, 0-based station or None); ValueError naming the
+    field that is wrong. A bot has no station; a person has one."""
+    player, level, station = obj.get("player"), obj.get("bot"), obj.get("station")
+    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < players:
+        raise ValueError(f"seat: player must be a player index from 0 to {players - 1}, not {player!r}")
+    if level is not None and level not in BOT_LEVELS:
+        raise ValueError(f"seat: bot must be {' or '.join(BOT_LEVELS)} or null, not {level!r}")
+    if level is not None and station is not None:
+        raise ValueError("seat: a bot's seat has no station")
+    if level is None and (isinstance(station, bool) or not isinstance(station, int) or station < 1):
+        raise ValueError(f"seat: a person's station must be a station number from 1, not {station!r}")
+    if not isinstance(obj.get("when", ""), str):
+        raise ValueError(f"seat: when must be text (where the game was), not {obj['when']!r}")
+    return player, level, None if station is None else station - 1
+
+
+def seated_after(header: Header, obj: dict) -> Header:
+    """``header`` with its ``stations`` and ``bots`` as a seat line leaves them (a resumed game
+    seats its players so)."""
+    players = len(header.players)
+    player, level, station = parse_seat(obj, players)
+    stations = list(header.stations or range(players))
+    bots = list(header.bots or (None,) * players)
+    if station is not None and station in stations:
+        stations[stations.index(station)] = None  # a station plays one seat at a time
+    stations[player], bots[player] = station, level
+    return replace(header, stations=tuple(stations), bots=tuple(bots))
+
+
 def _has_surrogate(text: str) -> bool:
     """A lone UTF-16 surrogate (JSON's ``"\\ud800"``) is no character: it cannot be printed."""
     return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
@@ -194,13 +230,17 @@ def parse_line(text: str, required: bool) -> Any:
 class JournalWriter:
     """Appends journal lines durably: each line is flushed and fsync'd before ``write`` returns."""
 
-    def __init__(self, path: Path | str, header: Header | None = None, sync: bool = True) -> None:
+    def __init__(self, path: Path | str, header: Header | None = None, sync: bool = True,
+                 lines: int = 0) -> None:
         """Open ``path`` to append (never through a symlink: a journal is written only inside the
         state directory) and, for a new game, write its header. If the header cannot be written
         (a full disk), the file is removed again, so no empty journal is left behind. ``sync``
         false skips the fsync: only for writing a benchmark's long journal quickly."""
         self.path = Path(path)
         self.sync = sync
+        self.lines = lines
+        """How many lines the file holds (``lines`` it had when reopened to carry on, and every
+        line written since): the number of the line written last, which an ``undo`` names."""
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
         self._file = os.fdopen(os.open(self.path, flags, 0o644), "a", encoding="utf-8")
         if header is not None:
@@ -212,11 +252,14 @@ class JournalWriter:
                 self.path.unlink(missing_ok=True)
                 raise
 
-    def write(self, line: dict[str, Any]) -> None:
+    def write(self, line: dict[str, Any]) -> int:
+        """Write ``line`` durably; the number of the line it is in the file."""
         self._file.write(sealed(line) + "\n")
         self._file.flush()
         if self.sync:
             os.fsync(self._file.fileno())
+        self.lines += 1
+        return self.lines
 
     def fileno(self) -> int:
         return self._file.fileno()
@@ -240,7 +283,7 @@ def replay_file(path: Path | str, follow_symlinks: bool = False) -> tuple[Header
 
 
 NOTES = ("onset_ms", "light_ms", "reaction_ms", "question")
-"""Informational fields the box adds to the action line that ends a race (claim, draw, start):
+"""Informational fields the box adds to the action line that ends a race (claim, draw, start, buzz):
 per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
 ``reaction_ms`` their counted press's time after that onset; null for a player not in the race
 or without a counted press. With a light sensor on every station the line also has
@@ -351,12 +394,13 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
     events: list[dict[str, Any]] = []  # what the line being applied led to
     sealed_journal = False  # the header has a crc: so must every line
 
-    def record(line: dict[str, Any]) -> None:
+    def record(line: dict[str, Any]) -> int:
         events.append(line)
         if line.get("auto") is not True:
             autos.clear()
         elif match is not None:
             autos.append((match.state, line))
+        return number  # the line being applied: an undo names it
 
     for number, text in enumerate(lines, start=1):
         if isinstance(text, bytes):
@@ -377,7 +421,7 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
                 match = start_match(header, record)
             else:
                 _apply_line(match, obj)
-                if obj.get("type") == LATE:  # told along (replay --explain), never applied
+                if obj.get("type") in (LATE, SEAT):  # told along (replay --explain), never applied
                     events.append(obj)
         except IllegalAction as e:
             raise JournalError(number, _explain(match, obj, autos, str(e))) from None
@@ -428,6 +472,8 @@ def _apply_line(match: Match, obj: Any) -> None:
         raise ValueError(f"t must be seconds since the game started (0 or more, at most a year), not {t!r}")
     if kind == LATE:
         parse_late(obj, len(match.players))  # informational: checked, and read past
+    elif kind == SEAT:
+        parse_seat(obj, len(match.players))  # who plays it changes nothing in the game
     elif kind == "chance":
         match.chance_or_draw(body)
     elif kind == "action":
@@ -437,7 +483,7 @@ def _apply_line(match: Match, obj: Any) -> None:
             raise IllegalAction("the game is already over")
         match.act_or_draw(body)
     else:
-        raise ValueError(f"type must be 'chance', 'action' or '{LATE}', not {kind!r}")
+        raise ValueError(f"type must be 'chance', 'action', '{LATE}' or '{SEAT}', not {kind!r}")
 
 
 def summary(header: Header, match: Match, lines: Iterable[str | bytes] = ()) -> dict[str, Any]:

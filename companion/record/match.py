@@ -13,6 +13,27 @@ from typing import Any, Callable
 
 from ..games.base import Action, IllegalAction, Outcome, Rules
 
+UNDO = "undo"
+"""The action that takes back a player's last action (docs/JOURNAL.md, "Taking back"): the
+match, not a game's rules, takes it, so every game has it and no game's rules know of it."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """A player's action that may still be taken back, with the game as it was just before it:
+    taking it back puts this back (the games are pure, so that is the game as if the action had
+    never been made, the automatic actions it led to gone with it)."""
+
+    player: int
+    action: dict[str, Any]
+    line: int | None
+    """The journal line it was written on (None without a journal): the ``undo`` names it."""
+    state: Any
+    after: Any
+    chances: int
+    moves: int
+    trail: int
+
 
 @dataclass
 class Match:
@@ -20,9 +41,10 @@ class Match:
     options: Any
     players: tuple[str, ...]
     seed: int | None = None
-    record: Callable[[dict[str, Any]], None] | None = None
-    """Called with each journal event (``type`` included) before the state moves on. Attach it,
-    then call :meth:`settle` for any automatic action due at the very start."""
+    record: Callable[[dict[str, Any]], int | None] | None = None
+    """Called with each journal event (``type`` included) before the state moves on; it returns
+    the number of the journal line it was written on (or None). Attach it, then call
+    :meth:`settle` for any automatic action due at the very start."""
     state: Any = field(init=False)
     chances: int = field(init=False, default=0)
     """Chance events applied so far: with the seed, it names the next draw."""
@@ -33,6 +55,11 @@ class Match:
     """The scores at the start and after every chance event or action (with the automatic
     actions it led to) that changed them: the game's score over time, the same in a game
     resumed from its journal, which replays the same events."""
+    steps: list[Step] = field(init=False, default_factory=list)
+    """Players' actions since the last chance event (a deal reveals what no take-back can hide
+    again), the latest last: what :meth:`undo` may take back."""
+    acted: dict[int, int] = field(init=False, default_factory=dict)
+    """How many actions each player has made (and not taken back), automatic ones aside."""
 
     def __post_init__(self) -> None:
         n = len(self.players)
@@ -63,6 +90,7 @@ class Match:
         self._record({"type": "chance", **event})
         self.state = new
         self.chances += 1
+        self.steps.clear()
         self.settle()
 
     def draw_chance(self) -> dict[str, Any]:
@@ -106,8 +134,9 @@ class Match:
 
     def act_or_draw(self, action: Action) -> list[dict[str, Any]]:
         """Apply a recorded action, first drawing from the seed every chance event due before
-        it that the journal left out (a deal, a word, a round's cards and assignment)."""
-        while self.needs_chance and not self.rules.acts_before_chance(self.state, action):
+        it that the journal left out (a deal, a word, a round's cards and assignment). A take-back
+        comes before any: it is refused if a chance event is due (its action led to a deal)."""
+        while action.get("action") != UNDO and self.needs_chance and not self.rules.acts_before_chance(self.state, action):
             self.draw_chance()
         return self.act(action)
 
@@ -120,14 +149,72 @@ class Match:
         Returns what was applied, automatic actions marked ``"auto": True``. Nothing is applied
         or journaled if the action is illegal.
         """
+        if action.get("action") == UNDO:
+            return [self.undo(action)]
         if self.needs_chance and not self.rules.acts_before_chance(self.state, action):
             raise IllegalAction("a chance event is due before any action")
         new = self.rules.apply(self.state, action)
         applied = [{"type": "action", **action}]
-        self._record(applied[0])
+        before = (self.state, self.chances, self.moves, len(self.trail))
+        line = self._record(applied[0])
         self.state = new
         self.moves += 1
         applied.extend(self.settle())
+        player = self.rules.actor(before[0], action)
+        if player is not None:
+            self.steps.append(Step(player, dict(action), line, before[0], self.state, *before[1:]))
+            self.acted[player] = self.acted.get(player, 0) + 1
+        return applied
+
+    def takeback_refusal(self, player: int) -> str | None:
+        """Why ``player`` may not take back their last action now, in players' words ("Ben has
+        played since", "the cards are dealt"), or None if they may: it is the last action
+        anyone made, no chance event has come since, the game is not over, and the game's rules
+        allow taking it back (:meth:`~companion.games.base.Rules.takeback_refusal`)."""
+        if self.outcome is not None:
+            return "the game is over"
+        mine = [step for step in self.steps if step.player == player]
+        if mine and mine[-1] is self.steps[-1]:
+            last = self.steps[-1]
+            refusal = self.rules.takeback_refusal(last.state, last.action, last.after)
+            if refusal is None and self.needs_chance:  # it led to a deal: the cards are as good as seen
+                refusal = self.rules.dealt_since
+            return refusal
+        if not self.acted.get(player):
+            return "you have made no move to take back"
+        if self.steps:
+            return f"{self.players[self.steps[-1].player]} has played since"
+        return self.rules.dealt_since
+
+    def takeback_line(self, player: int) -> dict[str, Any]:
+        """The ``undo`` action that takes back ``player``'s last action, naming its line;
+        IllegalAction with the reason if it may not be taken back."""
+        reason = self.takeback_refusal(player)
+        if reason is not None:
+            raise IllegalAction(reason)
+        return {"action": UNDO, "player": player, "line": self.steps[-1].line}
+
+    def undo(self, action: Action) -> dict[str, Any]:
+        """Take back a player's last action (an ``undo`` line): the game goes back to just before
+        it, the chance count, the moves and the score trail too. The line must name the journal
+        line of the action it takes back (when the match knows it)."""
+        player = action.get("player")
+        if player not in range(len(self.players)) or isinstance(player, bool):
+            raise IllegalAction(f"'player' must be a player index from 0 to {len(self.players) - 1}, not {player!r}")
+        unknown = sorted(set(action) - {"action", "player", "line"})
+        if unknown:
+            raise IllegalAction(f"undo has no field {unknown[0]!r}: it names the player and the line taken back")
+        line = self.takeback_line(player)
+        named = action.get("line")
+        if named is not None and line["line"] is not None and named != line["line"]:
+            raise IllegalAction(f"undo names line {named!r}, but {self.players[player]}'s last action "
+                                f"is on line {line['line']}")
+        applied = {"type": "action", **line, "line": line["line"] if named is None else named}
+        self._record(applied)
+        step = self.steps.pop()
+        self.acted[player] -= 1
+        self.state, self.chances, self.moves = step.state, step.chances, step.moves
+        del self.trail[step.trail:]
         return applied
 
     def settle(self) -> list[dict[str, Any]]:
@@ -147,6 +234,5 @@ class Match:
         self._scored()
         return applied
 
-    def _record(self, line: dict[str, Any]) -> None:
-        if self.record is not None:
-            self.record(line)
+    def _record(self, line: dict[str, Any]) -> int | None:
+        return self.record(line) if self.record is not None else None

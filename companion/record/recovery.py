@@ -12,7 +12,9 @@ a regular file (a directory, a symlink) is skipped with a log line, never follow
 
 A game that is over is shown again (its result screen) until the players dismiss it: the box may
 have stopped while the result was showing. Dismissing writes the journal's name to
-:data:`DISMISSED` beside it. Abandoned games are renamed so they are not resumed. Only the newest :data:`KEEP_JOURNALS` are
+:data:`DISMISSED` beside it. Abandoned games are renamed so they are not resumed. A game with more
+players than the box has stations is set aside (:data:`POSTPONED`) and offered again once no newer
+game is to be resumed, on a box with enough stations. Only the newest :data:`KEEP_JOURNALS` are
 kept; rotation logs every journal it deletes and never deletes a game that is not over.
 """
 
@@ -26,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .journal import CRC, Header, JournalError, JournalWriter, parse_header, parse_line, replay, replay_file
+from .journal import (CRC, SEAT, Header, JournalError, JournalWriter, parse_header, parse_line, replay,
+                      replay_file, seated_after)
 from .match import Match
 from ..settings import write_whole
 from ..untrusted import JOURNAL_BYTES, Unreadable, is_regular_file, json_value, read_bytes, read_text
@@ -37,6 +40,8 @@ KEEP_JOURNALS = 500
 ABANDONED = ".abandoned.jsonl"
 DISMISSED = ".dismissed"
 """The name of the last journal whose result screen the players left (not a journal itself)."""
+POSTPONED = ".postponed"
+"""The name of the journal of an unfinished game set aside for a box with more stations."""
 HEADER_BYTES = 64 << 10
 """The most read to find a journal's header line."""
 
@@ -57,6 +62,9 @@ class Interrupted:
     """The journal's lines that replay, the header first, each with its newline."""
     damaged: str | None = None
     """Why the journal's last line was left out (it does not replay): the players are told."""
+    seats: tuple[dict, ...] = ()
+    """The seat lines, in order: who took over which seat, from when (the header already seats
+    them as the last says)."""
 
 
 @dataclass(frozen=True)
@@ -198,8 +206,10 @@ def _clean_torn_headers(candidates: list[Path]) -> list[Path]:
 
 def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None) -> Interrupted | NotResumed | None:
     """The newest game if it is neither over nor abandoned, reopened to carry on; why not, if it
-    cannot be; None if there is nothing to resume. Every outcome is logged. ``before_replay`` is
-    told the journal's size in bytes before it is replayed (the daemon asks systemd for time).
+    cannot be; None if there is nothing to resume. When the newest gives nothing to resume, a
+    game set aside for a box with more stations (:func:`postpone`) is offered again, unless it is
+    over. Every outcome is logged. ``before_replay`` is told the journal's size in bytes before it
+    is replayed (the daemon asks systemd for time).
 
     The journal is read, not opened to write, until it replays: a torn last line is left out,
     and so is a last line that does not replay (one flipped bit failing its crc): the game goes
@@ -210,7 +220,34 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
     if not candidates:
         log.info("no game to resume in %s", directory)
         return None
-    path = candidates[-1]
+    found = _open(candidates[-1], before_replay)
+    if found is None or isinstance(found, Interrupted) and found.match.outcome is not None \
+            and _marker(directory, DISMISSED) == found.path.name:
+        if found is not None and found.writer is not None:
+            found.writer.close()
+            log.info("nothing to resume: the newest game, %s, is over", found.path.name)
+        return _set_aside(directory, candidates, before_replay)
+    if isinstance(found, Interrupted) and found.match.outcome is not None:
+        log.info("showing the result of %s again: the box stopped before the players left it", found.path.name)
+    return found
+
+
+def _set_aside(directory: Path, candidates: list[Path], before_replay) -> Interrupted | NotResumed | None:
+    """The game :func:`postpone` set aside, reopened, if it is still there and not over."""
+    name = _marker(directory, POSTPONED)
+    path = next((p for p in candidates[:-1] if p.name == name), None)
+    if path is None:
+        return None
+    found = _open(path, before_replay)
+    if isinstance(found, Interrupted) and found.match.outcome is not None:
+        if found.writer is not None:
+            found.writer.close()
+        return None
+    return found
+
+
+def _open(path: Path, before_replay) -> Interrupted | NotResumed:
+    """The game journaled in ``path``, replayed and reopened to carry on; or why it cannot be."""
     try:
         if before_replay is not None:
             before_replay(path.stat().st_size)
@@ -239,17 +276,14 @@ def pick_up(directory: Path, before_replay: Callable[[int], None] | None = None)
             header, match = replay(lines)
         except JournalError as again:  # cannot happen: the lines before replayed
             return _not_resumed(path, str(again))
-    if match.outcome is not None and _dismissed(directory) == path.name:
-        log.info("nothing to resume: the newest game, %s, is over", path.name)
-        return None
-    if match.outcome is not None:
-        log.info("showing the result of %s again: the box stopped before the players left it", path.name)
-    else:
+    if match.outcome is None:
         log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
                  header.game, path.name, header.sequence or "without a sequence")
-    last_t, race_line = where_it_stopped(lines[1:])
-    writer = _reopen(path, sum(len(line) for line in lines), len(data), damaged)
-    return Interrupted(path, header, match, writer, last_t, race_line, lines, damaged)
+    last_t, race_line, seats = where_it_stopped(lines[1:])
+    for seat in seats:  # who plays each seat now: a bot for a player who left, or a person back
+        header = seated_after(header, seat)
+    writer = _reopen(path, sum(len(line) for line in lines), len(data), damaged, len(lines))
+    return Interrupted(path, header, match, writer, last_t, race_line, lines, damaged, tuple(seats))
 
 
 def _garbled(line: bytes, header: bytes) -> bool:
@@ -266,24 +300,25 @@ def _garbled(line: bytes, header: bytes) -> bool:
     return False
 
 
-def _reopen(path: Path, keep: int, size: int, damaged: str | None) -> JournalWriter | None:
-    """The journal reopened to carry on, cut first to the ``keep`` bytes that replay; None if
-    it cannot be written (a read-only directory: the cut waits for a start that can write)."""
+def _reopen(path: Path, keep: int, size: int, damaged: str | None, count: int) -> JournalWriter | None:
+    """The journal reopened to carry on (its ``count`` lines kept), cut first to the ``keep``
+    bytes that replay; None if it cannot be written (a read-only directory: the cut waits for a
+    start that can write)."""
     try:
         if keep < size:
             cut_after(path, keep, "a damaged last line" if damaged else "a torn last line")
-        return JournalWriter(path)
+        return JournalWriter(path, lines=count)
     except OSError as e:
         log.warning("%s: cannot be written (%s): the game is played on unsaved", path.name, e.strerror or e)
         return None
 
 
-def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:
-    """From a replayed journal's lines after the header: the latest journal time, and the line
+def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None, list[dict]]:
+    """From a replayed journal's lines after the header: the latest journal time, the line
     of the last race decided (one with race fields, ``journal.NOTES``) unless a chance event came
-    after it (a new round was dealt, and that race is no longer shown). One pass, no list of
-    every line: a long game's journal is large."""
-    last_t, race_line = 0, None
+    after it (a new round was dealt, and that race is no longer shown), and the seat lines (seats
+    changing hands). One pass, no list of every line: a long game's journal is large."""
+    last_t, race_line, seats = 0, None, []
     for line in lines:
         if not line.strip():
             continue
@@ -291,9 +326,11 @@ def where_it_stopped(lines: list[bytes]) -> tuple[float, dict | None]:
         last_t = max(last_t, event.get("t", 0))
         if event.get("type") == "chance":
             race_line = None
+        elif event.get("type") == SEAT:
+            seats.append(event)
         elif "reaction_ms" in event:
             race_line = event
-    return last_t, race_line
+    return last_t, race_line, seats
 
 
 def _not_resumed(path: Path, reason: str) -> NotResumed:
@@ -313,18 +350,30 @@ def find_interrupted(directory: Path) -> Interrupted | None:
 def dismiss(path: Path) -> None:
     """The players left the result screen of the game journaled in ``path``: a restart does not
     show it again. Failing to note it (a full disk) only means it is shown once more."""
-    marker = path.parent / DISMISSED
+    _note(path, DISMISSED, "dismissed")
+
+
+def postpone(path: Path) -> None:
+    """Set aside the unfinished game journaled in ``path``, which this box cannot resume (it has
+    more players than stations): it is offered again whenever no newer game is to be resumed,
+    on a box with enough stations. Failing to note it (a full disk) is logged."""
+    _note(path, POSTPONED, "set aside")
+
+
+def _note(path: Path, marker: str, what: str) -> None:
+    """Write ``path``'s name to the ``marker`` file beside it (never through a symlink)."""
     try:
-        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        fd = os.open(path.parent / marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "w") as f:
             f.write(path.name + "\n")
     except OSError as e:
-        log.warning("could not note that %s was dismissed: %s", path.name, e)
+        log.warning("could not note that %s was %s: %s", path.name, what, e)
 
 
-def _dismissed(directory: Path) -> str | None:
+def _marker(directory: Path, name: str) -> str | None:
+    """The journal name a marker file (:data:`DISMISSED`, :data:`POSTPONED`) holds."""
     try:
-        return read_text(directory / DISMISSED, HEADER_BYTES, follow_symlinks=False).strip()
+        return read_text(directory / name, HEADER_BYTES, follow_symlinks=False).strip()
     except Unreadable:
         return None
 

@@ -288,13 +288,19 @@ class SavedJournal:
     def __init__(self, saving: Saving, entry: _Open) -> None:
         self._saving = saving
         self._entry = entry
+        self.lines = len(entry.lines)
+        """How many lines the journal holds, handed over ones included: the number of the line
+        written last, which an ``undo`` names (as :attr:`JournalWriter.lines`)."""
 
     @property
     def path(self) -> Path:
         return self._entry.path
 
-    def write(self, line: dict[str, Any]) -> None:
+    def write(self, line: dict[str, Any]) -> int:
+        """Hand ``line`` over; the number of the line it will be in the file."""
         self._saving._put(self._entry, (sealed(line) + "\n").encode("utf-8"))
+        self.lines += 1
+        return self.lines
 
     def close(self) -> None:
         """No more lines: the thread writes what is queued and closes the file."""

@@ -104,7 +104,8 @@ def checking() -> Iterator[list[Overflow]]:
         _overflows = outer
 
 
-def _overflow(s: str, x: int, y: int, width: int) -> None:
+def overflow(s: str, x: int, y: int, width: int) -> None:
+    """Note, in check mode, that ``s`` was cut or dropped to fit ``width`` pixels at (x, y)."""
     if _overflows is not None:
         _overflows.append(Overflow(s, x, y, width))
 
@@ -126,7 +127,7 @@ def fit(s: str, width: int) -> str:
     overflow in check mode. Use it for text that must be read whole."""
     if measure(s) <= width * CHAR_W:
         return s
-    _overflow(s, -1, -1, width * CHAR_W)
+    overflow(s, -1, -1, width * CHAR_W)
     return _cut(s, width * CHAR_W)
 
 
@@ -149,7 +150,7 @@ def text(draw: ImageDraw.ImageDraw, x: int, y: int, s: str, invert: bool = False
     mode, recorded."""
     room = (WIDTH - x) if width is None else width
     if x < 0 or y < 0 or y + LINE_H - 1 > HEIGHT or measure(s) > room:
-        _overflow(s, x, y, room)
+        overflow(s, x, y, room)
         s = _cut(s, max(0, room))
         x, y = max(0, x), max(0, y)
     if invert:
@@ -161,7 +162,7 @@ def lines_fit(lines: Sequence[str], room: int, x: int = 0, y: int = 0) -> list[s
     """The first ``room`` lines; lines beyond it are recorded as overflow in check mode."""
     for line in lines[room:]:
         if line:
-            _overflow(line, x, y, room)
+            overflow(line, x, y, room)
     return list(lines[:room])
 
 

@@ -121,7 +121,7 @@ def number_line(view: LineView) -> Image.Image:
         x0 = _slot_x(view, 1)
         draw.line((x0, VERDICTS_Y - 2, x0 + view.line * SLOT - 1, VERDICTS_Y - 2), fill=1)
         _scored_row(draw, "round", [f"+{p}" for p in view.points], SCORED_ROW_Y[0])
-        _scored_row(draw, "total", [str(t) for t in view.totals], SCORED_ROW_Y[1])
+        _players_row(draw, view, SCORED_ROW_Y[1])  # whose shape is whose, with the totals
         return image
     _players_row(draw, view, ROW_Y[0])
     if view.menu:

@@ -1,5 +1,5 @@
-"""Screens the table shows over any game: the offer to resume, the abandon confirmation, the
-announcement that a game was abandoned."""
+"""Screens the table shows over any game: the offer to resume (or why a game was not resumed),
+the abandon confirmation, the announcement that a game was abandoned, the take-back question."""
 
 from __future__ import annotations
 
@@ -30,9 +30,42 @@ def confirm_screen(game: str) -> Image.Image:
     return _screen("Abandon the game?", game, ("ok: abandon it", "other key: play on"))
 
 
-def abandoned_screen(game: str) -> Image.Image:
-    """Every station, once a game was abandoned."""
-    return _screen("Game abandoned", game, ("ok: back to games",))
+def leave_screen() -> Image.Image:
+    """The station that held ``left``+``right`` in a game bots play: abandon it, let a bot play
+    this seat (easy or hard), or keep playing."""
+    image, draw = blank()
+    title(draw, "Leave the game?")
+    for i, line in enumerate(("ok: abandon for all", "left: easy bot plays", "right: hard bot plays", "slap: play on")):
+        centred(draw, (i + 1) * LINE_H + 3, line)
+    return image
+
+
+def join_screen(name: str) -> Image.Image:
+    """A station without a seat that held ``left`` and pressed ``ok``: take a bot's seat."""
+    return _screen("Take a seat?", f"{name}'s seat, a bot plays it", ("ok: I play it", "other key: watch"))
+
+
+def takeback_screen(what: str, refusal: str | None) -> Image.Image:
+    """The station that held ``left`` and pressed ``ok``: take back ``what`` (``a mark``), or why
+    it cannot be (``Ben has played since``)."""
+    if refusal is not None:
+        return _screen("Can't take back", refusal, ("any key: play on",))
+    return _screen("Take back?", what, ("ok: take it back", "other key: keep it"))
+
+
+def abandoned_screen(game: str, by: str) -> Image.Image:
+    """Every station, once a game was abandoned, and by whom."""
+    return _screen("Game abandoned", game, (f"by {by}", "ok: back to games"))
+
+
+def not_resumed_screen(why: tuple[str, ...]) -> Image.Image:
+    """Every station, when the box starts with a game it cannot resume: why, in up to three
+    lines, and how to go on."""
+    image, draw = blank()
+    title(draw, "Game not resumed")
+    for i, line in enumerate((*why[:3], "any key: games")):
+        centred(draw, (i + 1) * LINE_H + 3, line)
+    return image
 
 
 def settings_screen(volume: int, loudest: int) -> Image.Image:

@@ -35,3 +35,17 @@ def station_button(key_name: str, stations: int) -> tuple[int, str] | None:
 def label(key_name: str) -> str:
     """How a key is printed on a drawn button."""
     return key_name.upper()
+
+
+def button_label(station: int, button: str) -> str:
+    """What is printed on a station's drawn button: its key, or nothing on a station beyond the
+    keyboard's six (a quiz night's 17 stations), which is pressed with the mouse."""
+    return label(STATION_KEYS[station][button]) if station < len(STATION_KEYS) else ""
+
+
+def legend(station: int) -> str:
+    """The station's keys, for its card's header: ``keys Q  A S D``, or ``click`` beyond six."""
+    if station >= len(STATION_KEYS):
+        return "click"
+    keys = STATION_KEYS[station]
+    return f"keys {label(keys['slap'])}  " + " ".join(label(keys[k]) for k in ("left", "ok", "right"))

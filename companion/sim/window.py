@@ -279,9 +279,7 @@ class Window:
         name = self.profile.stations[station].name
         header_y = area.card.y + PAD + HEADER // 2
         self._text(f"{station + 1}  {name}", 24, TEXT, midleft=(area.card.x + PAD, header_y))
-        keys = keymap.STATION_KEYS[station]
-        legend = f"keys {keymap.label(keys['slap'])}  " + " ".join(keymap.label(keys[k]) for k in KEYS[1:])
-        self._text(legend, 20, DIM, midright=(area.card.right - PAD, header_y))
+        self._text(keymap.legend(station), 20, DIM, midright=(area.card.right - PAD, header_y))
         glass = area.panel.inflate(2 * GLASS, 2 * GLASS)
         pygame.draw.rect(self.surface, BEZEL, glass.inflate(2 * RIM, 2 * RIM), border_radius=8)
         pygame.draw.rect(self.surface, OLED_OFF, glass)
@@ -314,7 +312,7 @@ class Window:
             self._shape(key, BEZEL, face)
             face = rect
         self._shape(key, colour, face)
-        self._text(keymap.label(keymap.STATION_KEYS[station][key]), 28, TEXT, center=face.center)
+        self._text(keymap.button_label(station, key), 28, TEXT, center=face.center)
         self._text(key, 18, DIM, midtop=(rect.centerx, rect.bottom + 4))
 
     def _shape(self, key: str, colour, rect: pygame.Rect) -> None:

@@ -9,7 +9,12 @@ to confirm (``ok`` abandons, any other key keeps playing); an abandoned game is 
 every station until ``ok`` returns to the lobby. A game a crash interrupted is offered on every
 station before it is resumed. Holding ``right`` and pressing ``ok`` during a game shows that
 station the game's rules (``left``/``right`` turn the pages, ``ok`` or ``slap`` go back to the
-game, which carries on meanwhile). Neither chord's keys reach the game (:mod:`.chord`).
+game, which carries on meanwhile). Holding ``left`` and pressing ``ok`` asks to take back that
+seat's last action (``ok`` takes it back, any other key keeps it), or says why it cannot be; a
+take-back is announced on every station for a few seconds. No chord's keys reach the game
+(:mod:`.chord`). In the games bots play, the ``left``+``right`` hold asks *Leave the game?*:
+``left`` or ``right`` lets an easy or a hard bot play that seat on, and a station without a seat
+takes a bot's seat with ``left`` held and ``ok`` (a ``seat`` line in the journal each time).
 
 Bots (:mod:`.bots`) are seats with no station (``None`` in :attr:`Table.seats`): they press and
 move on the game table directly, are never a station's seat, have no panel (a race's onset for
@@ -28,15 +33,17 @@ from typing import Any, Callable, Mapping
 from PIL import Image
 
 from .. import games
+from ..games.base import IllegalAction
 from ..games.options import options_dict, parse_options
 from ..arbiter.inputs import InputEvent
 from ..record.journal import Header, JournalWriter
 from ..arbiter.latepress import LateNote
 from ..record.recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
-from ..screens.canvas import with_notice
+from ..screens.canvas import abbreviate, fitting, with_notice
 from ..screens.seating import spectator
-from ..screens.table import abandoned_screen, confirm_screen, resume_screen
+from ..screens.table import (abandoned_screen, confirm_screen, join_screen, leave_screen, not_resumed_screen,
+                             resume_screen, takeback_screen)
 from ..settings import BoxSettings
 from .bots import GAMES as BOT_GAMES
 from .bots import BotSeats, bot_name, is_bot_name, seats_with
@@ -51,6 +58,9 @@ log = logging.getLogger(__name__)
 
 ABANDON_HOLD_NS = 2_000_000_000
 RESUMED_BANNER_NS = 4_000_000_000
+ANNOUNCED_NS = 4_000_000_000
+"""How long every station says "Ana took back a mark" or "Ana left: a bot plays": long enough
+for the table to look up."""
 S = 1_000_000_000
 
 
@@ -94,7 +104,19 @@ class Table:
         self.chords = Chords()
         self.confirming: int | None = None
         """The station asked whether to abandon the game, while it is asked."""
+        self.taking_back: dict[int, tuple[str, str | None]] = {}
+        """Stations asked whether to take back their last action, each with what it is (``a
+        mark``) and why it cannot be taken back (None: it can), until their next press."""
+        self.left_seats: dict[int, int] = {}
+        """Station -> the seat its player left to a bot in the game in play."""
+        self.joining: dict[int, int] = {}
+        """Stations without a seat asked whether to take a bot's seat, and the seat, until their
+        next press."""
+        self.announced: tuple[str, int] | None = None
+        """"Ana took back a mark" (or "Ana left: a bot plays") and until when every station says it."""
         self.abandoned: str | None = None
+        self.abandoned_by = ""
+        """The name of the station that abandoned it."""
         """The title of the game just abandoned, shown until a station presses ``ok``."""
         self.offer: Interrupted | None = None
         """A game a crash interrupted, offered on every station until ``ok`` or ``left``."""
@@ -106,8 +128,11 @@ class Table:
         """Stations reading the rules during a game, and the page each is on."""
 
         self.lobby_notice: str | None = None
-        """Shown under the lobby until the next press: something the players must know (the
-        interrupted game could not be resumed, a game could not start)."""
+        """Shown under the lobby until the next press: something the players must know (a game
+        could not start)."""
+        self.not_resumed: tuple[str, ...] | None = None
+        """Why the interrupted game was not resumed, and what became of it: on every station
+        until a press."""
 
     @property
     def settings(self) -> BoxSettings:
@@ -155,6 +180,12 @@ class Table:
         self.lobby_notice = text
         self.version += 1
 
+    def cannot_resume(self, *why: str) -> None:
+        """Tell every station the interrupted game was not resumed, ``why`` (up to three short
+        lines: what it is, why, what became of it), until someone presses a button."""
+        self.not_resumed = why
+        self.version += 1
+
     def offer_resume(self, interrupted: Interrupted) -> None:
         """Ask every station whether to carry on with a game a crash interrupted."""
         self.offer = interrupted
@@ -181,6 +212,8 @@ class Table:
         # journaled: the box's level for the seat, easy if it has none.
         levels = interrupted.header.bots or (None,) * players
         bots = {s: levels[s] or self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
+        for line in interrupted.seats:  # the seats players left to bots, and took back
+            self.game.seat_changed(line["player"], line.get("bot"), line.get("when", ""))
         self.game.bots = bots
         if interrupted.race_line is not None:
             self.game.resume_race(interrupted.race_line)
@@ -214,7 +247,10 @@ class Table:
         self.stuck_buttons.seen(event)
         if self.game is None and event.pressed:
             self.lobby_notice = None
-        if self.offer is not None:
+        if self.not_resumed is not None:
+            if event.pressed:
+                self.not_resumed = None
+        elif self.offer is not None:
             self._answer_offer(event)
         elif self.abandoned is not None:
             if event.pressed and event.key == "ok":
@@ -229,6 +265,8 @@ class Table:
                 and event.key == "ok" and needs_seating(self.lobby.game, self.stations, len(self._game_bots()),
                                                         self._bots_join(self.lobby.game)):
             self._ask_who_plays()
+        elif self.lobby.row is not None and self.seated is not None and event.station not in self.seated.stations:
+            return  # the game's options are its players' to set: a station that watches has no say
         elif self.lobby.back_to_seats and event.pressed and event.key == "slap":
             self.lobby.handle(event)  # off the options, as back to the games...
             self.lobby.seated, self.seated = None, None
@@ -279,12 +317,28 @@ class Table:
             if event.pressed:
                 self.confirming = None
                 if event.key == "ok":
-                    self._close(abandoned=True)
+                    self._close(abandoned_by=self.names[event.station])
+                elif event.key in ("left", "right") and self._bots_may_sit():
+                    self._bot_takes_seat(event.station, "easy" if event.key == "left" else "hard")
                 return
+        if event.station in self.joining and event.pressed:
+            seat = self.joining.pop(event.station)
+            if event.key == "ok":
+                self._person_takes_seat(event.station, seat)
+            return
+        if event.station in self.taking_back and event.pressed:
+            _, refusal = self.taking_back.pop(event.station)
+            if event.key == "ok" and refusal is None:
+                self._take_back(event)
+            return
         if self.seat_of(event.station) is None:
             if self.game.match.outcome is not None:  # anyone may take the table back to the lobby
                 self.game.handle(replace(event, station=len(self.seats)))
                 self._collect()
+            elif self._seat_to_take(event.station) is not None:
+                _, chord = self.chords.feed(event)  # a watcher's keys never reach the game
+                if chord == "takeback":
+                    self.joining[event.station] = self._seat_to_take(event.station)
             return
         if self._turn_rules_page(event):
             return
@@ -293,11 +347,80 @@ class Table:
             self._to_game(each)
         if chord == "rules" and self.game is not None:
             self.rules_open[event.station] = 0
+        if chord == "takeback" and self.game is not None:
+            seat = self.seat_of(event.station)
+            refusal = self.game.takeback_refusal(seat)
+            self.taking_back[event.station] = ("" if refusal else self.game.takeback_word(seat), refusal)
+
+    # --- seats changing hands -----------------------------------------------------------------
+
+    def _bots_may_sit(self) -> bool:
+        """A player leaving may give their seat to a bot in the games bots play."""
+        return self.game is not None and self.game.match.rules.name in BOT_GAMES
+
+    def _bot_takes_seat(self, station: int, level: str) -> None:
+        """The player at ``station`` leaves: a bot of ``level`` plays their seat from now on, with
+        its score and its history; the station watches (and may take the seat back)."""
+        seat = self.seat_of(station)
+        self.game.now_ns = max(self.game.now_ns, self.now_ns)
+        self.game.seat_changes(seat, level, None)
+        self._reseat(seat, None)
+        self.left_seats[station] = seat
+        if self.bot_seats is None:
+            self.bot_seats = BotSeats({}, self.game.match.seed)
+        self.bot_seats.levels[seat] = level
+        self.rules_open.pop(station, None)
+        self.taking_back.pop(station, None)
+        name = self.game.names[seat]
+        self.announced = (fitting(lambda w: f"{abbreviate(name, w)} left: a bot plays"),
+                          self.now_ns + ANNOUNCED_NS)
+
+    def _seat_to_take(self, station: int) -> int | None:
+        """The bot's seat a station without a seat may take: the one it left, else the first a
+        bot plays; None when there is none (or the station plays)."""
+        bots = sorted(s for s, st in enumerate(self.seats) if st is None)
+        if not bots or self.game is None or self.game.match.outcome is not None:
+            return None
+        left = self.left_seats.get(station)
+        return left if left in bots else bots[0]
+
+    def _person_takes_seat(self, station: int, seat: int) -> None:
+        """The person at ``station`` plays ``seat`` from now on, where a bot played it: they see
+        what the seat may see from now on (its own screen), nothing more."""
+        if seat not in self.bot_seats.levels:  # someone else took it first
+            return
+        self.game.now_ns = max(self.game.now_ns, self.now_ns)
+        self.game.seat_changes(seat, None, station)
+        self._reseat(seat, station)
+        self.bot_seats.leave(seat)
+        name = self.game.names[seat]
+        self.announced = (fitting(lambda w: f"{abbreviate(name, w)}'s seat: a person"),
+                          self.now_ns + ANNOUNCED_NS)
+
+    def _reseat(self, seat: int, station: int | None) -> None:
+        stations = list(self.seated.stations)
+        stations[seat] = station
+        self.seated = replace(self.seated, stations=tuple(stations))
+        self.version += 1
+
+    def _take_back(self, event: InputEvent) -> None:
+        """The confirmed take-back of ``event``'s station's last action, announced to everyone;
+        refused after all if someone acted while it was asked."""
+        seat = self.seat_of(event.station)
+        try:
+            what = self.game.take_back(seat, event)
+        except IllegalAction as e:
+            self.taking_back[event.station] = ("", str(e))
+            return
+        name = self.game.names[seat]
+        self.announced = (fitting(lambda w: f"{abbreviate(name, w)} took back {what}"),
+                          event.t_ns + ANNOUNCED_NS)
+        self._collect()
 
     def _to_game(self, event: InputEvent) -> None:
-        if self.game is None or event.station == self.confirming:
-            return
         seat = self.seat_of(event.station)
+        if self.game is None or event.station == self.confirming or seat is None:
+            return  # (a press held back on a station that has since left its seat, or watches)
         self.game.handle(event if seat == event.station else replace(event, station=seat))
         self._collect()
 
@@ -366,7 +489,8 @@ class Table:
         if game.finished:
             self._close()
 
-    def _close(self, abandoned: bool = False) -> None:
+    def _close(self, abandoned_by: str | None = None) -> None:
+        abandoned = abandoned_by is not None
         journal = self.game.journal
         if journal is not None:
             journal.close()
@@ -375,12 +499,16 @@ class Table:
             else:
                 dismiss(journal.path)
         if abandoned:
-            self.abandoned = self.game.match.rules.title
+            self.abandoned, self.abandoned_by = self.game.match.rules.title, abandoned_by
             self.cues.append("wrong")
         self.game = None
         self.bot_seats = None
         self.resumed_until_ns = None
         self.confirming = None
+        self.taking_back.clear()
+        self.joining.clear()
+        self.left_seats.clear()
+        self.announced = None
         self.chords.clear()
         self.lobby.seated, self.seated = None, None
         self.rules_open.clear()
@@ -397,10 +525,14 @@ class Table:
             return
         for event in self.chords.due(now_ns):
             self._to_game(event)
+            self.version += 1  # a held key reaches the game now: draw what it does now
             if self.game is None:
                 return
         if self.resumed_until_ns is not None and now_ns >= self.resumed_until_ns:
             self.resumed_until_ns = None
+            self.version += 1
+        if self.announced is not None and now_ns >= self.announced[1]:
+            self.announced = None
             self.version += 1
         for station, since in list(self.chords.since.items()):
             if now_ns - since >= ABANDON_HOLD_NS and self.confirming is None:
@@ -449,7 +581,8 @@ class Table:
             self.version += 1
 
     def wakeup_ns(self) -> int | None:
-        times = [t for t in (self.chords.wakeup_ns(), self.resumed_until_ns) if t is not None]
+        shown = self.announced[1] if self.announced is not None else None
+        times = [t for t in (self.chords.wakeup_ns(), self.resumed_until_ns, shown) if t is not None]
         for since in self.chords.since.values():
             done = since + ABANDON_HOLD_NS
             times.append(min(done, since + (max(self.now_ns - since, 0) // S + 1) * S))
@@ -465,10 +598,12 @@ class Table:
         return self.stuck_buttons.mark(station, self._screen(station))
 
     def _screen(self, station: int) -> Image.Image:
+        if self.not_resumed is not None:
+            return not_resumed_screen(self.not_resumed)
         if self.offer is not None:
             return resume_screen(self.offer.match.rules.title, self.offer_from)
         if self.abandoned is not None:
-            return abandoned_screen(self.abandoned)
+            return abandoned_screen(self.abandoned, self.abandoned_by)
         if self.game is None:
             if self.seating is not None:
                 return self.seating.screen(station)
@@ -479,10 +614,17 @@ class Table:
                 return with_notice(self.lobby.screen(), self.lobby_notice)
             return self.lobby.screen()
         if station == self.confirming:
+            if self._bots_may_sit():
+                return leave_screen()
             return confirm_screen(self.game.match.rules.title)
+        if station in self.joining:
+            return join_screen(self.game.names[self.joining[station]])
         seat = self.seat_of(station)
+        if station in self.taking_back:
+            return takeback_screen(*self.taking_back[station])
         if seat is None:
-            return spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
+            image = spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
+            return with_notice(image, self.announced[0]) if self.announced is not None else image
         if station in self.rules_open:
             image = rules_screen(self.game.match.rules.name, self.rules_open[station])
         else:
@@ -490,7 +632,9 @@ class Table:
         since = self.chords.since.get(station)
         if since is not None:
             left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
-            image = with_notice(image, f"QUIT? KEEP HOLDING {max(left_s, 1)}s")
+            image = with_notice(image, f"ABANDON? HOLD ON {max(left_s, 1)}s")  # as the dialog says
+        elif self.announced is not None:
+            image = with_notice(image, self.announced[0])
         elif self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
         return image

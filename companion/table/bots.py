@@ -111,6 +111,13 @@ class BotSeats:
         """Triangle seats that reach when the hard bot would but state the coach's counting-only
         best: the speed-matched card counter the benchmark measures the hard bot against."""
 
+    def leave(self, seat: int) -> None:
+        """A person takes ``seat`` back: its bot's committed presses are withdrawn, its turn move
+        forgotten."""
+        self.levels.pop(seat, None)
+        self.pending = [(r, e) for r, e in self.pending if e.station != seat]
+        self.turn = None
+
     def rng(self, game, purpose: str, seat: int, *detail: object) -> random.Random:
         """The generator for one decision of ``seat``: from the seed and the journal's place (see
         the module docstring), so a resumed game's bots draw what the uninterrupted game's did."""

@@ -1,5 +1,6 @@
-"""The chords, kept apart from the game: ``left`` and ``right`` held together (abandon), and
-``right`` held while ``ok`` is pressed (the rules).
+"""The chords, kept apart from the game: ``left`` and ``right`` held together (abandon),
+``right`` held while ``ok`` is pressed (the rules), and ``left`` held while ``ok`` is pressed
+(take back one's last action).
 
 A game acts on ``left`` or ``right`` as soon as it is pressed (a menu step, the Pictionary
 take-back, Triangle's counting aid while held, an answer in the closest game's start race), yet
@@ -8,8 +9,8 @@ the same key begins a chord. So a ``left``/``right`` press is held back for
 game never sees them (nor their releases); otherwise the press is passed on with its own edge
 time, as soon as the window has passed or anything else happens on that station (another key,
 its release: a quick tap reaches the game on its release, typically 50-100 ms after the press).
-A ``right`` held longer than the window before ``ok`` has reached the game; the chord still
-opens the rules. The window is a chosen bound, not a measured one: two fingers meant to press
+A ``right`` (``left``) held longer than the window before ``ok`` has reached the game (a menu
+moved a step); the chord still opens the rules (asks to take back, which puts the menus back). The window is a chosen bound, not a measured one: two fingers meant to press
 "together" rarely land more than a few tens of milliseconds apart, and 80 ms delays a held menu
 key by less than a frame-and-a-half of the panels' refresh.
 
@@ -26,7 +27,8 @@ from ..arbiter.inputs import InputEvent
 CHORD_WINDOW_NS = 80_000_000
 HELD_BACK = ("left", "right")
 """Keys a chord begins with: a press of one waits to see whether the rest of a chord follows."""
-CHORDS = {("left", "right"): "abandon", ("right", "left"): "abandon", ("right", "ok"): "rules"}
+CHORDS = {("left", "right"): "abandon", ("right", "left"): "abandon", ("right", "ok"): "rules",
+          ("left", "ok"): "takeback"}
 """(key held, key pressed) -> the chord they make."""
 
 
@@ -42,7 +44,7 @@ class Chords:
 
     def feed(self, event: InputEvent) -> tuple[list[InputEvent], str | None]:
         """The inputs to pass on to the game, in order, now that ``event`` has come, and the
-        chord (``abandon``, ``rules``) ``event`` completed, if it did."""
+        chord (``abandon``, ``rules``, ``takeback``) ``event`` completed, if it did."""
         out = self.due(event.t_ns)
         station, key = event.station, event.key
         held = self.held.setdefault(station, set())

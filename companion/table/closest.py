@@ -35,7 +35,7 @@ from ..games.closest import ClosestState, ScoredRound
 from ..arbiter.inputs import InputEvent
 from ..record.journal import race_question
 from ..arbiter.latepress import LateNote
-from ..arbiter.race import Race, RaceResult
+from ..arbiter.race import READING_NS, Race, RaceResult
 from ..screens.canvas import abbreviate, fitting
 from ..screens.closest import LineView, QuestionView, number_line, question
 from .game import GameTable
@@ -61,6 +61,7 @@ def answers(a: int, b: int, rng: random.Random) -> tuple[int, int, int, int]:
 
 class ClosestTable(GameTable):
     game = "closest"
+    takeback_words = {"place": "a card"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -89,6 +90,16 @@ class ClosestTable(GameTable):
             self._start(self.rng.randrange(len(self.names)), "drawn at random")
         else:
             self.open_race(self.now_ns)
+
+    def after_takeback(self, seat: int) -> None:
+        """The mover taking back a card picks again from the first free number (a decoy asked
+        again: the words everyone reads are the same whichever it was); a round's first card
+        taken back shows what the round showed before it, as a game resumed there does."""
+        self.cursor = 0
+        self.picked = None
+        self.decoy = False
+        self.message = ""
+        self._pick_up(self.match.options.start)
 
     def open_race(self, opens_ns: int) -> None:
         """The start race from its first product, for everyone: a new game's, and a resumed
@@ -131,7 +142,7 @@ class ClosestTable(GameTable):
         self.answers = answers(*numbers, self.rng)
         right = ANSWER_KEYS[self.answers.index(numbers[0] * numbers[1])]
         window = self.match.options.tie_window_ms * 1_000_000
-        self.race = Race(opens_ns, window, contenders, key=right, revealed=True)
+        self.race = Race(opens_ns, window, contenders, key=right, revealed=True, reading_ns=READING_NS)
         self.reveal(self.race)
         self.out = set()
         self.since_ns = opens_ns

@@ -97,6 +97,9 @@ class GameTable:
         """Informational fields for the next journal line (a race's onsets and reaction times)."""
         self.bots: dict[int, str] = {}
         """Seats the box plays (:mod:`.bots`): their action lines say ``"bot": true``."""
+        self.bot_played: dict[int, tuple[str, str | None]] = {}
+        """Seats a bot took over from a player who left: (from when, until when the player came
+        back, or None), as :meth:`progress` says it."""
         self.race_line: dict[str, Any] | None = None
         """The journal line of the race last decided, race fields and all (:meth:`act_after`), or
         in a resumed game the journal's (:meth:`resume_race`): the table screen shows the race
@@ -105,10 +108,11 @@ class GameTable:
         self.match.record = self._record if journal else None
         self.match.settle()
 
-    def _record(self, line: dict[str, Any]) -> None:
+    def _record(self, line: dict[str, Any]) -> int:
         bot = {"bot": True} if line.get("type") == "action" and line.get("player") in self.bots else {}
-        self.journal.write({**line, **self.aside, **bot, "t": self.seconds(self.now_ns)})
+        number = self.journal.write({**line, **self.aside, **bot, "t": self.seconds(self.now_ns)})
         self.aside = {}
+        return number
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -173,7 +177,7 @@ class GameTable:
         """(seat, until when it is told "Too early!") for every seat that pressed in the dark of
         the last reveal, whether the press arrived before the onsets were known or after."""
         race = self.last_reveal
-        if race is None or race.onsets is None or not self.screens_take_time:
+        if race is None or race.onsets is None:
             return []
         return [(seat, race.lockout_end_ns(seat) if race.lockout_ns else race.onsets[seat] + TOO_EARLY_SHOWN_NS)
                 for seat in race.stations if race.early_unseen(seat)]
@@ -261,6 +265,76 @@ class GameTable:
         """A resumed game's race still on screen, as its journal line tells it (the race's
         result is not kept: later presses and false starts are not journaled)."""
         self.race_line = line
+
+    def progress(self) -> str:
+        """Where the game is, in players' words, for "Ana (bot from round 4)": the round, the game
+        of a tournament, else the move."""
+        detail = self.match.rules.detail(self.match.state)
+        if "round" in detail:
+            return f"round {detail['round']}"
+        if detail.get("games", 1) > 1:
+            return f"game {detail['game']}"
+        return f"move {self.match.moves + 1}"
+
+    def seat_changes(self, player: int, level: str | None, station: int | None) -> None:
+        """``player``'s seat is played by a bot of ``level`` from now on (the player left), or by
+        the person at ``station`` (0-based; a bot's seat taken back): journaled on a ``seat``
+        line with where the game is (``when``), and the seat's moves are marked ``"bot": true``
+        while a bot plays it."""
+        when = self.progress()
+        self.seat_changed(player, level, when)
+        if self.journal is not None:
+            self.journal.write({"type": "seat", "player": player, "bot": level,
+                                "station": None if station is None else station + 1, "when": when,
+                                "t": self.seconds(self.now_ns)})
+
+    def seat_changed(self, player: int, level: str | None, when: str) -> None:
+        """Note who plays ``player``'s seat from ``when`` (a seat line, live or replayed): its
+        moves' lines say ``"bot": true`` while a bot plays it, and the result flags the seat."""
+        if level is None:
+            self.bots.pop(player, None)
+            if player in self.bot_played:
+                self.bot_played[player] = (self.bot_played[player][0], when)
+        else:
+            self.bots[player] = level
+            self.bot_played[player] = (when, None)
+
+    def flagged(self, player: int) -> str:
+        """``player``'s name as the result gives it: ``Ana (bot from round 4)`` for a seat a bot
+        took over (``... to round 6`` if the player came back)."""
+        name = self.names[player]
+        if player not in self.bot_played:
+            return name
+        since, until = self.bot_played[player]
+        return f"{name} (bot from {since}{f' to {until}' if until else ''})"
+
+    takeback_words: ClassVar[dict[str, str]] = {}
+    """What each action the game lets a player take back is, in players' words (``play``: ``a
+    mark``), for "Ana took back a mark"; an action not named is "a move"."""
+
+    def takeback_refusal(self, seat: int) -> str | None:
+        """Why ``seat`` may not take back their last action now, or None if they may."""
+        return self.match.takeback_refusal(seat)
+
+    def takeback_word(self, seat: int) -> str:
+        """What ``seat`` would take back (``a mark``); asked only when they may."""
+        return self.takeback_words.get(self.match.steps[-1].action.get("action"), "a move")
+
+    def take_back(self, seat: int, event: InputEvent) -> str:
+        """Take back ``seat``'s last action (journaled as ``undo``, naming its line): the game is
+        as if it had never been made. Returns what was taken back (``a mark``). IllegalAction
+        with the reason if it may not be."""
+        word = self.takeback_word(seat) if self.takeback_refusal(seat) is None else ""
+        self.now_ns = max(self.now_ns, event.t_ns)
+        self.match.act(self.match.takeback_line(seat))
+        self.changed(event)
+        self.after_takeback(seat)
+        self.cues.append("take_back")
+        return word
+
+    def after_takeback(self, seat: int) -> None:
+        """Put back what the table keeps beside the match (a cursor, a menu, a note) as it is at
+        the state taken back to: by default nothing."""
 
     def tick(self, now_ns: int, watermark_ns: int) -> bool:
         """Time passing: countdowns, race decisions. True if a screen changed."""

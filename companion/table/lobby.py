@@ -55,6 +55,8 @@ class Lobby:
         self.row: int | None = None
         """None on the game menu; the selected options row otherwise."""
         self.values: dict[str, Any] = {}
+        self.played: dict[str, dict[str, Any]] = {}
+        """The options each game was last started with: picked again, it starts from them."""
         self.seated: int | None = None
         """How many took their seats for the selected game (see :mod:`.seating`), if asked."""
         self.pages_after = 0
@@ -107,7 +109,9 @@ class Lobby:
                 self.index = (self.index + step) % len(self.games)
             elif event.key == "ok":
                 defaults = parse_options(self.game.Options, self.defaults.get(self.game.name))
-                self.values = {name: getattr(defaults, name) if getattr(defaults, name) in choices
+                last = self.played.get(self.game.name, {})
+                self.values = {name: last[name] if name in last and last[name] in choices
+                               else getattr(defaults, name) if getattr(defaults, name) in choices
                                else choices[0] for name, choices in self._rows()}
                 self.row = 0
             return None
@@ -117,6 +121,7 @@ class Lobby:
         elif self.row == len(rows):
             if event.key == "ok":
                 start = StartGame(self.game, {**self.defaults.get(self.game.name, {}), **self.values})
+                self.played[self.game.name] = dict(self.values)
                 self.row = None
                 return start
             if event.key == "left":

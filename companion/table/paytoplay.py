@@ -28,11 +28,18 @@ def _choice(action: dict[str, Any]) -> int | str:
 
 class PayToPlayTable(GameTable):
     game = "paytoplay"
+    takeback_words = {"play": "a mark", "pass": "a pass"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.cursor = 0
         self.offer_from: int | None = None
+        self.message = ""
+
+    def after_takeback(self, seat: int) -> None:
+        """The mover taking back starts again from the first choice; a draw offered is withdrawn."""
+        self.cursor = 0
+        self.offer_from = None
         self.message = ""
 
     def choices(self) -> list[dict[str, Any]]:
@@ -120,11 +127,12 @@ class PayToPlayTable(GameTable):
             income = after_income(self.match.state, me)
             choices = self.choices()
             cursor = _choice(choices[self.cursor % len(choices)])
-            if isinstance(cursor, int):
-                prompt = prompt or f"cost {CELL_COST[cursor]}"
+            if isinstance(cursor, int):  # a message goes above the cost, never instead of it
+                prompt = "\n".join(filter(None, (self.message, f"cost {CELL_COST[cursor]}")))
             if cursor == "draw":
                 prompt = prompt or "ok: offer"
-            elif any(c["action"] == "draw" for c in choices) and not self.message:
+            elif self.cursor % len(choices) == 0 and any(c["action"] == "draw" for c in choices) \
+                    and not self.message:  # left from the first item wraps to Draw?, and only there
                 prompt = (prompt + "\n" if prompt else "") + "<: Draw?"
         header = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
         return PayToPlayView(

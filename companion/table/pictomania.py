@@ -13,7 +13,9 @@ A round has three phases on every station:
   ``Done`` offers the black tokens, highest first, or none.
 - **Scoring**: each station walks through every drawing's stack in guess order, then the round's
   scores and the running totals; ``ok`` on the last page says ready for the next round. After the
-  last round a final page shows the totals and the winners; ``ok`` there returns to the lobby.
+  last round a final page shows the totals and the winners; ``ok`` there says the player has seen
+  them, and the table returns to the lobby once every player has (a watching station's ``ok``
+  takes it back at once). The table screen follows the slowest station's walk-through.
   A drawer who finds at the reveal that they drew the wrong word says so on their own stack's
   page (its bottom line reads ``slap: wrong word?``; ``slap``, then ``ok`` to confirm): the round
   is counted again with that drawing void, until the next round's cards are shown.
@@ -75,6 +77,7 @@ class Station:
 
 class PictomaniaTable(GameTable):
     game = "pictomania"
+    takeback_words = {"guess": "a guess", "done": "a token"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -83,6 +86,8 @@ class PictomaniaTable(GameTable):
         """The order of exactly simultaneous presses (replacement cards come from the match)."""
         self.pending: list[Pending] = []
         self.seats = [Station() for _ in range(self.players)]
+        self.rescored = ""
+        """Who declared a wrong word at the reveal, while that round's results show."""
         self.phase = self._phase_of_state()
         if self.phase == "reading":
             self._start_round()
@@ -122,14 +127,30 @@ class PictomaniaTable(GameTable):
         if self.match.needs_chance and self.box_words and not self.state.round.cards:
             self.match.draw_chance()
         self.phase = "reading"
+        self.rescored = ""
         for seat in self.seats:
             seat.__init__()
 
     # --- inputs -------------------------------------------------------------------------------
 
     def showing_end(self, station: int) -> bool:
-        """The final page: before it, a station is still walking through the last round."""
-        return station >= self.players or self.seats[station].page >= len(self.review_pages()) - 1
+        """Only a watching station ends the game with ``ok``: each player walks through the last
+        round to the final page, where ``ok`` says they have seen it (:meth:`_review`)."""
+        return station >= self.players
+
+    def slowest_page(self) -> str | None:
+        """The review page every player has reached (``stack``, ``scores``, ``final``) and the
+        stack number, as ``stack 2``: what the table screen may show without spoiling a page a
+        player has not turned to yet. None outside the review."""
+        pages = self.review_pages()
+        if not pages:
+            return None
+        page = min(seat.page for seat in self.seats)
+        return f"stack {page}" if pages[page] == "stack" else pages[page]
+
+    def waiting_for(self) -> str:
+        """The players not ready yet, by name: ``Ben, Cy``."""
+        return ", ".join(self.names[p] for p, s in enumerate(self.seats) if not s.ready)
 
     def on_input(self, event: InputEvent) -> None:
         if not event.pressed or event.station >= self.players:
@@ -279,11 +300,15 @@ class PictomaniaTable(GameTable):
             seat.page = max(0, seat.page - 1)
         elif event.key in ("right", "ok") and seat.page < last:
             seat.page += 1
-        elif event.key == "ok" and self.match.outcome is None:
+        elif event.key == "ok":
             seat.ready = True
-            if all(s.ready for s in self.seats):
-                self.changed(event)
-                self._start_round()
+            if not all(s.ready for s in self.seats):
+                return
+            if self.match.outcome is not None:
+                self.finished = True  # everyone has seen the totals
+                return
+            self.changed(event)
+            self._start_round()
 
     def _declare_at_reveal(self, event: InputEvent) -> None:
         """Applied at once: at the reveal nobody races for anything."""
@@ -296,6 +321,16 @@ class PictomaniaTable(GameTable):
             return
         self.changed(event)
         self.cues.append("move")
+        name = self.names[event.station]
+        self.rescored = f"{name} drew the wrong word: the round is scored again without it"
+        for other, s in enumerate(self.seats):  # every total may have changed: everyone is told,
+            s.ready = False                      # and says ready again on the new scores
+            if other != event.station:
+                s.message = fitting(lambda w: f"{abbreviate(name, w)} void: rescored")
+
+    def after_takeback(self, seat: int) -> None:
+        """The player who took back a guess or a token is back on their menu, guessing."""
+        self.seats[seat].__init__()
 
     # --- time: sent actions in edge-time order ------------------------------------------------
 
@@ -356,8 +391,7 @@ class PictomaniaTable(GameTable):
 
     def _reading_screen(self, seat: Station) -> Image.Image:
         rnd = self.state.round
-        waiting = sum(not s.ready for s in self.seats)
-        status = f"ready: waiting for {waiting}" if seat.ready else \
+        status = self._waiting_line() if seat.ready else \
             "new card: ok again" if seat.unready else "ok: ready"
         if seat.page == 0:
             heading = seat.message or f"Round {rnd.number}: {rnd.deck}"
@@ -437,16 +471,28 @@ class PictomaniaTable(GameTable):
             if measure(winners) > WIDTH - 2:
                 winners = f"shared by {len(outcome.winners)} players"
             rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
+            if seat.ready:
+                winners = self._waiting_line()
+            winners = seat.message or winners
             return screens.scores(screens.ScoresView("Totals  ok: lobby", rows, winners))
         rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))
-        if seat.ready:
-            footer = f"ready: waiting for {sum(not s.ready for s in self.seats)}"
+        if seat.message:
+            footer = seat.message
+        elif seat.ready:
+            footer = self._waiting_line()
         elif r.black_sheep is None:
             footer = "no black sheep"
         else:
             footer = fitting(lambda w: f"black sheep: {abbreviate(self.names[r.black_sheep], w)}")
         heading = f"Round {r.number}  ok: " + ("totals" if self.match.outcome else "next")
         return screens.scores(screens.ScoresView(heading, rows, footer))
+
+    def _waiting_line(self) -> str:
+        """``waiting: Ben, Cy`` on a panel (the names shortened as the line needs), or how
+        many when even three letters each do not fit."""
+        waiting = [self.names[p] for p, s in enumerate(self.seats) if not s.ready]
+        line = fitting(lambda w: "waiting: " + ", ".join(abbreviate(n, w) for n in waiting))
+        return line if measure(line) <= WIDTH - 2 else f"waiting for {len(waiting)} more"
 
     def _stack_screen(self, r: RoundScore, s, station: int) -> Image.Image:
         """One drawing turned over: who drew which word, each guess in time order with the token
@@ -465,6 +511,7 @@ class PictomaniaTable(GameTable):
             footer = f"all taken, black {black:+d}"
         if self.may_declare_at_reveal(station):
             footer = "slap: wrong word?"
+        footer = self.seats[station].message or footer
         heading = fitting(lambda w: f"{abbreviate(self.names[s.drawer], w)} drew  ok: next")
         return screens.stack(screens.StackView(heading, f"{s.letter}{s.number} {word}".strip(), guesses, footer))
 

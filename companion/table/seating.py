@@ -7,7 +7,8 @@ twice. Once at least the game's fewest players have joined, ``ok`` on a joined s
 them; at most the game's most players can join. ``left`` on a station that has not joined goes
 back to the game menu. Seats follow the stations around the table (the lowest station is the
 first seat), so a three-player game on a six-station box can be played at stations 2, 4 and 6;
-the stations left over watch.
+the stations left over watch. A game with a host (the quiz) also offers the name ``Host``:
+the station that chooses it hosts, in the first seat; if none does, the lowest station hosts.
 
 A game that every station must play (as many stations as its fewest players, the command
 line's bots counted) skips this step: its options come at once. Bots the box seats in the game
@@ -50,6 +51,8 @@ class Seated:
     """From :class:`Seating`, a bot's seat has its level here, until the table names it."""
 
 
+HOST = "Host"
+"""The name a station chooses on "Who plays?" to be the host of a game that has one (the quiz)."""
 BACK = "back"
 """What :meth:`Seating.handle` returns when a station goes back to the game menu."""
 
@@ -73,7 +76,7 @@ class Seating:
         self.add_bots = add_bots
         self.added: list[str] = []
         """The level of each bot added here, in seat order (after the people)."""
-        self.choices = tuple(dict.fromkeys(names))
+        self.choices = tuple(dict.fromkeys(names + ((HOST,) if rules.host_seat else ())))
         self.joined: dict[int, str] = {}
         """Joined station -> the name it plays under."""
 
@@ -134,7 +137,7 @@ class Seating:
             i = free.index(self.joined[station])
             self.joined[station] = free[(i + (1 if key == "right" else -1)) % len(free)]
         elif key == "ok" and len(self.joined) >= self.fewest:
-            stations = sorted(self.joined)
+            stations = sorted(self.joined, key=lambda s: (self.joined[s] != HOST, s))
             return self._seated(stations, (self.joined[s] for s in stations))
         return None
 

@@ -52,12 +52,20 @@ def delay(ns: int) -> str:
     return f"{ms}ms" if ms < 1000 else f"{ns / 1e9:.1f}s"
 
 
+TENTH_NS = 100_000_000
+
+
+def _tenths(left_ns: int) -> int:
+    """A lockout's time left in whole tenths of a second, rounded up (0 once over)."""
+    return max(0, -(-left_ns // TENTH_NS))
+
+
 def coach_line(advice: Advice) -> str:
     """The coach on the speaker's own station (it depends on the RtS card, which is private):
     ``Best: exactly 5 +1.9`` with the expected gain, or that the statement made was the best.
     At most 21 characters, what the status line shows whole."""
     if advice.said == advice.best or advice.said_gain >= advice.best_gain:
-        return f"Best choice {advice.best_gain:+.1f}"
+        return f"Best choice, avg {advice.best_gain:+.1f}"  # what it earns on average
     fact, value = advice.best
     said = VERDICT_LABELS[fact] + (f" {value}" if value is not None else "")
     return f"Best: {said} {advice.best_gain:+.1f}"
@@ -128,6 +136,14 @@ class TriangleTable(GameTable):
     def last(self) -> Round:
         """The round on screen: the one being played, else the one just finished."""
         return self.current or self.match.state.history[-1]
+
+    @property
+    def on_screen(self) -> str:
+        """``Turn 2  Round 4/6``: the turn and round of :attr:`last`, the round on the screens (a
+        round's result keeps its own number until ``ok`` deals the next)."""
+        state = self.match.state
+        index = max(len(state.history) + (state.current is not None) - 1, 0)
+        return f"Turn {index // ROUNDS_PER_TURN + 1}  Round {index % ROUNDS_PER_TURN + 1}/{ROUNDS_PER_TURN}"
 
     @property
     def claimer(self) -> int | None:
@@ -215,9 +231,9 @@ class TriangleTable(GameTable):
             if count == 0:
                 self.reveal(self.race)
             changed = True
-        if any(self._last_now < end <= now_ns for end in self.early.values()) \
-                or self.told_early_ends(self._last_now, now_ns):
-            changed = True  # a lockout ended: its "wait" goes (or a "Too early!" told after 0)
+        if any(_tenths(end - self._last_now) != _tenths(end - now_ns) for end in self.early.values()
+               if end > self._last_now) or self.told_early_ends(self._last_now, now_ns):
+            changed = True  # a lockout's time left moved on or ended (or a "Too early!" told after 0)
         self._last_now = now_ns
         deadline = self._void_at()
         if deadline is not None and watermark_ns >= deadline:
@@ -255,7 +271,8 @@ class TriangleTable(GameTable):
         times = [self.race.decision_due_ns, self._void_at()]
         if self.count > 0:
             times.append(self.round_start_ns + (COUNT_FROM - self.count + 1) * self.step_ns)
-        times += [end for end in self.early.values() if end > self.now_ns] + [self.told_early_due_ns()]
+        times += [end - (_tenths(end - self.now_ns) - 1) * TENTH_NS  # the next tenth of the time left
+                  for end in self.early.values() if end > self.now_ns] + [self.told_early_due_ns()]
         return min((t for t in times if t is not None), default=None)
 
     # --- what each station sees -------------------------------------------------------------
@@ -298,8 +315,7 @@ class TriangleTable(GameTable):
         return tuple((self.names[p], self.last.cards[p]) for p in peers(station))
 
     def view(self, station: int) -> RoundView:
-        state = self.match.state
-        heading = f"Turn {state.turn}  Round {state.round}/{ROUNDS_PER_TURN}"
+        heading = self.on_screen
         current = self.current
         if current is None:
             return self._result_view(station)
@@ -321,8 +337,11 @@ class TriangleTable(GameTable):
         if early is None:
             return ""
         said = "Locked out!" if early == "locked_out" else "Too early!"
-        if self.early.get(station, 0) > self.now_ns or (self.lockout_ns and self.too_early(station)):
-            return f"{said} {delay(self.lockout_ns)} wait"
+        end = self.early.get(station, 0)
+        if self.lockout_ns and self.too_early(station):  # slapped while the panel was dark
+            end = max(end, self.race.lockout_end_ns(station))
+        if end > self.now_ns:  # the time left, a tenth of a second at a time
+            return f"{said} wait {_tenths(end - self.now_ns) / 10:.1f}s"
         return said if self.count > 0 or self.too_early(station) else ""
 
     @property
@@ -402,6 +421,8 @@ class TriangleTable(GameTable):
         if self.racing or not (self.current or self.match.state.history):
             return {}
         done = self.last
+        if self.match.outcome is not None and not self.holding_last_round:  # the end: the winners
+            return {p: "on" for p in self.match.outcome.winners}
         if done.draw:
             return {p: "blink" for p in done.draw}
         return {} if done.claimer is None else {done.claimer: "on"}

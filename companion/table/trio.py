@@ -1,7 +1,8 @@
 """Three-player Pictionary at the table: the box is the word source, the timer and the scorer.
 
 A round: the artist's station shows the word (``left`` asks for another, if allowed) and the
-timer starts on the artist's ``ok``. Every station counts down; the buzzer ticks through the last
+timer starts on the artist's ``ok``. From the second round on, the new artist first sees how the
+last round ended and its word, as the guessers do; their ``ok`` then shows them their own word. Every station counts down; the buzzer ticks through the last
 ten seconds and sounds the alarm at zero. A guesser calls out a guess and slaps; the artist hears
 it and judges it with ``ok`` (right) or ``left`` (wrong). A wrong guess does not stop the round.
 
@@ -24,6 +25,7 @@ from typing import Any
 
 from PIL import Image
 
+from ..games.base import IllegalAction
 from ..games.trio import strict_leader
 from ..arbiter.inputs import InputEvent
 from ..screens.canvas import abbreviate, fitting
@@ -100,6 +102,9 @@ class TrioTable(GameTable):
         """The guesser the artist last judged wrong, while the artist may still correct it."""
         self.slaps: dict[int, int] = {}
         """Guesser -> edge time of their claim last put to the artist (the table screen's race)."""
+        self.artist_told = self.match.state.ended is None
+        """Whether the artist has seen how the last round ended (their ``ok`` turns from it to
+        their word); True in the first round, which follows none."""
 
     def _draw_word(self) -> None:
         try:
@@ -124,7 +129,11 @@ class TrioTable(GameTable):
             self._claim(event)
 
     def _artist_press(self, event: InputEvent) -> None:
-        if self.deadline_ns is None:
+        if self.deadline_ns is None and not self.artist_told:
+            if event.key == "ok":
+                self.changed(event)
+                self.artist_told = True
+        elif self.deadline_ns is None:
             if event.key == "ok":
                 self.changed(event)
                 self.match.act({"action": "timer"})
@@ -145,6 +154,28 @@ class TrioTable(GameTable):
         if self.deadline_ns is None:
             return state.judged[0] if state.judged is not None else None
         return state.artist if self.last_wrong is not None and not self.judging else None
+
+    def takeback_refusal(self, seat: int) -> str | None:
+        """The artist's take-back is the judgement correction: allowed to :meth:`corrector`."""
+        if seat == self.corrector():
+            return None
+        if self.match.outcome is not None:
+            return "the game is over"
+        return "only the artist's last judgement can be taken back"
+
+    def takeback_word(self, seat: int) -> str:
+        return "a judgement"
+
+    def take_back(self, seat: int, event: InputEvent) -> str:
+        """Journaled as the game's own correction (``correct``, or ``guessed`` for a guess judged
+        wrong), as with ``right``: a judgement right taken back is scored as if time ran out, since
+        the next word is out."""
+        refusal = self.takeback_refusal(seat)
+        if refusal is not None:
+            raise IllegalAction(refusal)
+        self.now_ns = max(self.now_ns, event.t_ns)
+        self._correct(replace(event, station=seat))
+        return "a judgement"
 
     def _correct(self, event: InputEvent) -> bool:
         if event.station != self.corrector():
@@ -264,6 +295,8 @@ class TrioTable(GameTable):
             clock=clock(self.remaining), hurry=timing and self.remaining <= LAST_SECONDS,
             eligible=state.eligible, leader=strict_leader(state.scores),
         )
+        if station == artist and not self.artist_told and not timing:
+            return replace(view, heading="You draw next", lines=self.result, footer="ok: your word")
         if station == artist:
             return self._artist_view(view, state.word)
         return replace(view, lines=self._guesser_lines(station))
@@ -278,7 +311,7 @@ class TrioTable(GameTable):
             heading = fitting(lambda w: ("Tie: " if self.tie else "Is ") + f"{abbreviate(name, w)} right?", 15)
             line = "ok: yes   left: no"
         elif self.corrector() == self.match.state.artist:
-            line = "right: it was right"
+            line = ">: call it right"  # the right key undoes the "wrong" just given
         else:
             line = "Time up!" if self.remaining == 0 else ""
         return replace(view, heading=heading, word=word, lines=(line,))
@@ -287,8 +320,12 @@ class TrioTable(GameTable):
         names = self.names
         if self.deadline_ns is None:
             if station == self.corrector():
-                return self.result[0], "right: it was wrong"
-            return self.result if self.result[0] else ("Get ready to guess", "")
+                return self.result[0], ">: call it wrong"  # the right key undoes the "right"
+            if self.result[0]:
+                return self.result
+            if station >= len(names):  # a station that watches guesses nothing
+                return fitting(lambda w: f"{abbreviate(names[self.match.state.artist], w)} reads the word"), ""
+            return "Get ready to guess", ""
         if station in self.correct:
             mine = "You were right!"
         elif station in self.judging:

@@ -34,7 +34,13 @@ def score_chart(p: Painter, trail: tuple[tuple[int, ...], ...], names: tuple[str
         if len(points) > 1:
             p.draw.line(points, fill=colour(player), width=max(1, u))
         ends.append((points[-1][1], player))
-    label_y = y0 - p.line_h()
-    for end_y, player in sorted(ends):  # names at the lines' ends, pushed apart so none overlap
+    labels, label_y = [], y0 - p.line_h()
+    for end_y, player in sorted(ends):  # names at the lines' ends, pushed apart so none overlap...
         label_y = max(end_y - 5 * u, label_y + p.line_h())
+        labels.append([label_y, player])
+    limit = box[3] - p.line_h()
+    for label in reversed(labels):  # ...and up, so the lowest stays inside the box
+        label[0] = min(label[0], limit)
+        limit = label[0] - p.line_h()
+    for label_y, player in labels:
         p.text(right + 3 * u, label_y, names[player], fill=colour(player), width=name_w)

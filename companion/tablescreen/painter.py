@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from ..screens.canvas import font
+from ..screens.canvas import font, overflow
 
 CHAR_W, CHAR_H, LINE = 6, 11, 13
 BACKGROUND = (18, 24, 32)
@@ -60,6 +60,7 @@ class Painter:
         if width is not None:
             columns = max(1, width // (CHAR_W * scale))
             if len(s) > columns:
+                overflow(s, x, y, width)
                 s = s[: columns - 1] + "."
         if not s:
             return 0

@@ -30,6 +30,7 @@ from ..record.journal import race_winners, reaction_times
 from ..arbiter.latepress import LateNote
 from ..arbiter.race import RaceResult
 from ..games.options import option_label, show_value
+from ..rulebook import KEYS, RULES
 from ..table.triangle import VERDICT_LABELS
 from ..table.trio import LAST_SECONDS, clock
 
@@ -127,6 +128,18 @@ def journaled_presses(line: dict | None, names: tuple[str, ...]) -> tuple[RacePr
 def lobby_view(table) -> PublicView:
     """The game menu, or the chosen game's options as the lobby has them."""
     lobby = table.lobby
+    if table.seating is not None:  # as the panels ask it
+        seating = table.seating
+        joined = [seating.joined[s] for s in sorted(seating.joined)] + list(seating.bots) + \
+            [f"{level} bot" for level in seating.added]
+        return PublicView("Tabletop Companion", f"Who plays {lobby.game.title}?", names=table.names,
+                          lines=(f"joined: {', '.join(joined) or 'nobody yet'}",
+                                 f"{lobby.players_label()}: slap on your station to join"),
+                          footer="ok: start with those who joined")
+    if lobby.rules_page is not None:  # the page being read, for everyone to read along
+        page = RULES[lobby.game.name] + (KEYS,)
+        return PublicView("Tabletop Companion", f"{lobby.game.title}: rules", names=table.names,
+                          lines=(page[lobby.rules_page],), turn=f"page {lobby.rules_page + 1}/{len(page)}")
     if lobby.row is None:
         return PublicView("Tabletop Companion", "Choose a game", names=table.names, lines=(
             f"{lobby.game.title}: {lobby.players_label()}", "", "left/right: choose a game   ok: pick   slap: rules"))
@@ -143,7 +156,7 @@ def triangle_view(t) -> PublicView:
     state = t.match.state
     names = t.names
     base = PublicView("Triangle", "", names, tuple(state.scores),
-                      turn=f"Turn {state.turn}  Round {state.round}/3")
+                      turn=t.on_screen)
     outcome = t.match.outcome
     if outcome is not None and not t.holding_last_round:
         winners = tuple(outcome.winners)
@@ -168,10 +181,12 @@ def triangle_view(t) -> PublicView:
         return replace(base, heading=heading, race=race, lines=("the cards go away unseen",),
                        footer="ok: next round")
     said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
-    verdict = f"+{done.points[done.claimer]}" if done.correct else "wrong"
+    verdict = f" +{done.points[done.claimer]}" if done.correct else "? No"  # as the panels say it
     cards = "   ".join(f"{names[p]} {c}" for p, c in enumerate(done.cards))
-    return replace(base, heading=f"{names[done.claimer]}: {said} {verdict}", mark=done.claimer,
-                   race=race, lines=(cards,), footer="ok: next round")
+    others = sorted({pts for p, pts in enumerate(done.points) if p != done.claimer and pts})
+    gained = (f"the others +{others[0]} each",) if not done.correct and len(others) == 1 else ()
+    return replace(base, heading=f"{names[done.claimer]}: {said}{verdict}", mark=done.claimer,
+                   race=race, lines=(cards, *gained), footer="ok: next round")
 
 
 def closest_view(t) -> PublicView:
@@ -249,24 +264,36 @@ def pictomania_view(t) -> PublicView:
     names = t.names
     outcome = t.match.outcome
     base = PublicView("Pictomania", "", names, tuple(state.totals))
-    if t.phase == "review":
+    if t.phase == "review":  # as far as the slowest player has turned: no page spoiled
         r = t.last_result
+        seen = t.slowest_page()
+        stacks = r.stacks if not seen.startswith("stack") else r.stacks[:int(seen.split()[1]) + 1]
         lines = []
-        for s in r.stacks:
+        for s in stacks:
             word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
             guesses = ", ".join(f"{names[c.player]} {c.number} "
                                 + ("void" if s.void else f"+{c.token}" if c.token else "x")
                                 for c in s.guesses) or "no guesses"
             lines.append(f"{names[s.drawer]} drew {s.letter}{s.number} {word}: {guesses}")
+        if t.rescored:
+            lines.insert(0, t.rescored)
+        waiting = t.waiting_for() if seen == t.review_pages()[-1] else ""  # who has not said ready
+        if seen.startswith("stack"):  # the totals before this round, until its scores are turned to
+            base = replace(base, scores=tuple(a - b for a, b in zip(state.totals, r.scores)))
+            return replace(base, heading=f"Round {r.number}: the drawings", turn=f"Round {r.number}",
+                           lines=tuple(lines), footer="each station turns its pages with ok")
         lines.append("round: " + "  ".join(f"{names[p]} {r.scores[p]:+d}" for p in range(len(names))))
         if r.black_sheep is not None:
             lines.append(f"black sheep: {names[r.black_sheep]}")
-        if outcome is not None:
+        if outcome is not None and seen == "final":
             winners = tuple(outcome.winners)
             return replace(base, heading=_winners(names, winners), winners=winners, over=True,
-                           turn=f"Round {r.number}", lines=tuple(lines), footer="ok: back to the lobby")
+                           turn=f"Round {r.number}", lines=tuple(lines),
+                           footer=f"ok: back to the lobby (waiting for {waiting})" if waiting
+                           else "ok: back to the lobby")
+        footer = f"ok on every station: {'the totals' if outcome is not None else 'next round'}"
         return replace(base, heading=f"Round {r.number} scored", turn=f"Round {r.number}",
-                       lines=tuple(lines), footer="ok on every station: next round")
+                       lines=tuple(lines), footer=f"{footer} (waiting for {waiting})" if waiting else footer)
     rnd = state.round
     base = replace(base, turn=f"Round {rnd.number}: {rnd.deck}",
                    cards=tuple(WordCard(letter, tuple(decks.card(cid).word(n) for n in NUMBERS))
@@ -295,9 +322,54 @@ def paytoplay_view(t) -> PublicView:
         winners = tuple(outcome.winners)
         heading = "Draw!" if len(winners) > 1 else _winners(names, winners)
         return replace(view, heading=heading, winners=winners, over=True, footer="ok: back to the lobby")
+    if t.offer_from is not None:  # the game waits for the other player's answer, not the mover
+        asked = 1 - t.offer_from
+        return replace(view, heading=f"{names[t.offer_from]} offers a draw: {names[asked]} decides",
+                       mark=asked)
     if mover is None:
         return view
     return replace(view, heading=f"{names[mover]} to play ({'XO'[mover != detail['x']]})")
+
+
+def quiz_view(t) -> PublicView:
+    """The players (or teams) and their scores without the host, the question, who answers and
+    the race's timeline with every press and its delay. Nothing of the question itself: the host
+    reads it aloud. The buzzers show as armed only once the panels show it, as the cue sounds."""
+    state = t.state
+    teams = state.options.teams
+    if teams:
+        groups = state.teams()
+        names = tuple(f"Team {g + 1}" for g in groups)
+        scores = tuple(state.team_score(g) for g in groups)
+        colour = {p: groups.index(state.team(p)) for p in state.contestants}
+        trail = tuple(tuple(sum(row[p] for p in state.members(g)) for g in groups) for row in t.match.trail)
+    else:
+        names = t.names[1:]
+        scores = state.scores[1:]
+        colour = {p: p - 1 for p in state.contestants}
+        trail = tuple(tuple(row[1:]) for row in t.match.trail)
+    race = tuple(RacePress(t.names[seat], colour[seat], round(delta / MS, 6),
+                           "team mate" if note else ("tie" if delta == 0 and state.tied else ""))
+                 for seat, delta, note in t.presses())
+    mark = colour.get(state.answering)
+    clock = f"{t.seconds_left}s" if state.phase == "answering" and t.seconds_left else ""
+    # Armed, but the panels not yet showing it (the reveal is being written): not before the cue.
+    hidden = state.phase == "open" and t.race is not None and t.race.onsets is None
+    heading = f"Question {state.question}" if hidden else t.status()
+    view = PublicView("Quiz", heading, names, tuple(scores), mark=mark, race=race, trail=trail,
+                      clock=clock, hurry=bool(clock) and t.seconds_left <= 3, late=t.late_note or "",
+                      turn=f"Question {max(state.question, 1)} of {state.options.questions}",
+                      lines=tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
+                                  for s, until in sorted(t.early.items()) if until > t.now_ns),
+                      footer="host: " + {"ready": "slap arms", "open": "right skips",
+                                         "answering": "ok right, left wrong", "tie": "picks among the tied",
+                                         "reopen": "slap re-opens, right skips", "over": ""}[state.phase])
+    outcome = t.match.outcome
+    if outcome is None:
+        return view
+    return replace(view, heading=t.standings_text(1)[0], over=True, race=(),
+                   winners=tuple(colour[p] for p in outcome.winners),
+                   lines=tuple(t.standings_text(len(names))), footer="ok: back to the lobby")
 
 
 def _winners(names: tuple[str, ...], winners: tuple[int, ...]) -> str:
@@ -307,30 +379,39 @@ def _winners(names: tuple[str, ...], winners: tuple[int, ...]) -> str:
 
 VIEWS: dict[str, Callable[[Any], PublicView]] = {
     "triangle": triangle_view, "closest": closest_view, "trio": trio_view,
-    "pictomania": pictomania_view, "paytoplay": paytoplay_view,
+    "pictomania": pictomania_view, "paytoplay": paytoplay_view, "quiz": quiz_view,
 }
 
 
 def over_the_games_view(table) -> PublicView | None:
-    """What every panel shows instead of the lobby, the TV too: the interrupted game offered to
-    resume (with its players and scores), or the game just abandoned."""
+    """What every panel shows instead of the lobby, the TV too: why the interrupted game was not
+    resumed, the interrupted game offered to resume (with its players and scores), or the game
+    just abandoned."""
+    if table.not_resumed is not None:
+        return PublicView("Tabletop Companion", "Game not resumed", lines=table.not_resumed,
+                          footer="any key: back to the games")
     if table.offer is not None:
         match = table.offer.match
         return PublicView("Tabletop Companion", f"Resume {match.rules.title}?", match.players,
                           tuple(match.rules.scores(match.state)), lines=(f"last played at {table.offer_from}",),
                           footer="ok: resume   left: new game")
     if table.abandoned is not None:
-        return PublicView("Tabletop Companion", f"{table.abandoned}: abandoned", footer="ok: back to the games")
+        return PublicView("Tabletop Companion", f"{table.abandoned}: abandoned by {table.abandoned_by}",
+                          footer="ok: back to the games")
     return None
 
 
 def public_view(table) -> PublicView:
     """The public view of a :class:`~companion.table.Table`: the lobby's, or the game's with its
     score over time (the match's trail, which a resumed game replays from its journal) and, for
-    a few seconds after a resume, the banner the panels show."""
+    a few seconds after a resume or a take-back ("Ana took back a mark"), the banner the panels
+    show."""
     game = table.game
     if game is None:
         return over_the_games_view(table) or lobby_view(table)
     view = VIEWS[game.match.rules.name](game)
-    return replace(view, trail=tuple(game.match.trail),
-                   notice="RESUMED" if table.resumed_until_ns is not None else "")
+    if view.over and game.bot_played:  # the result flags the seats a bot took over
+        view = replace(view, lines=view.lines + tuple(game.flagged(p) for p in sorted(game.bot_played)))
+    notice = "RESUMED" if table.resumed_until_ns is not None else ""
+    return replace(view, trail=view.trail or tuple(game.match.trail),
+                   notice=table.announced[0] if table.announced is not None else notice)

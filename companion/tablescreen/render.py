@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from PIL import Image
 
+from ..screens.canvas import overflow
 from .chart import score_chart
-from .painter import ACCENT, ALERT, CHAR_H, CHAR_W, DIM, PANEL, TEXT, Painter, colour
+from .painter import ACCENT, ALERT, CHAR_H, CHAR_W, DIM, LINE, PANEL, TEXT, Painter, colour
 from .public import PublicView, RacePress
 
 
@@ -18,9 +19,20 @@ def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[st
     w, h = size
     u = p.u
     _header(p, view)
-    p.text(8 * u, 20 * u, view.heading, scale=2 * u, fill=ACCENT if view.over else TEXT, width=w - 16 * u)
-    top = 20 * u + p.line_h(2 * u) + 4 * u
-    bottom = h - p.line_h() - 4 * u
+    scale, rows = fit(view.heading, w - 16 * u, 2 * p.line_h(2 * u), range(2 * u, 0, -1))
+    top = 20 * u
+    for row in rows:
+        p.text(8 * u, top, row, scale=scale, fill=ACCENT if view.over else TEXT)
+        top += p.line_h(scale)
+    top = max(top, 20 * u + p.line_h(2 * u)) + 4 * u
+    bottom = h - 4 * u
+    if view.notice or view.footer:
+        scale, rows = fit(view.notice or view.footer, w - 16 * u, 3 * p.line_h(), range(u, 0, -1))
+        bottom = h - len(rows) * p.line_h(scale) - 2 * u
+        for i, row in enumerate(rows):
+            p.text(w // 2, bottom + i * p.line_h(scale), row, scale=scale,
+                   fill=ALERT if view.notice else DIM, align="centre")
+        bottom -= 2 * u
     left = 8 * u
     if view.names:  # as wide as the longest name and a score need, within a quarter or so
         wanted = (max(len(n) for n in view.names) + 9) * CHAR_W * u  # name, " *", score
@@ -29,10 +41,30 @@ def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[st
         left = side + 18 * u
     box = (left, top, w - 8 * u, bottom)
     _body(p, view, box)
-    if view.notice or view.footer:
-        p.text(w // 2, h - p.line_h() - 2 * u, view.notice or view.footer, fill=ALERT if view.notice else DIM,
-               align="centre", width=w - 16 * u)
     return p.image
+
+
+def fit(s: str | tuple[str, ...], width: int, height: int, scales) -> tuple[int, list[str]]:
+    """The largest of ``scales`` at which ``s`` (a string, or lines of it), wrapped at spaces
+    into rows of ``width`` pixels, fits ``height`` pixels, and its rows: shrunk or wrapped,
+    never cut. If it fits at none, the smallest scale's rows that fit, the last one cut with a
+    '.' (not silently)."""
+    scales = list(scales)
+    lines = (s,) if isinstance(s, str) else s
+    for scale in scales:
+        columns = max(1, width // (CHAR_W * scale))
+        rows = wrap_lines(lines, columns)
+        if len(rows) * LINE * scale <= height and all(len(r) <= columns for r in rows):
+            return scale, rows
+    scale = scales[-1]
+    columns = max(1, width // (CHAR_W * scale))
+    rows = wrap_lines(lines, columns)
+    keep = max(1, height // (LINE * scale))
+    if len(rows) > keep:
+        overflow(" ".join(rows[keep - 1:]), -1, -1, width)
+        rows = rows[:keep]
+        rows[-1] = rows[-1][: columns - 1] + "."
+    return scale, rows
 
 
 def _header(p: Painter, view: PublicView) -> None:
@@ -42,30 +74,37 @@ def _header(p: Painter, view: PublicView) -> None:
     right = w - 8 * u
     if view.clock:
         right -= p.text(right, 3 * u, view.clock, fill=ALERT if view.hurry else TEXT, align="right") + 8 * u
-    if view.turn and not view.over:
-        p.text(right, 3 * u, view.turn, fill=DIM, align="right", width=right - title_end)
+    if view.turn and not view.over:  # smaller type rather than a cut
+        scale, rows = fit(view.turn, right - title_end, p.line_h(), range(u, 0, -1))
+        p.text(right, 3 * u + p.line_h() - p.line_h(scale), rows[0], scale=scale, fill=DIM, align="right")
 
 
 def _scores(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> None:
-    """Each player's name and score with a bar, the marked player pointed at, winners starred."""
+    """Each player's name and score with a bar, the marked player pointed at, winners starred.
+    Every player gets a row: with many players the rows close up, and a name too long for its
+    row wraps or shrinks (never dropped, never cut)."""
     x0, y, x1, y1 = box
     u = p.u
     top = max([abs(s) for s in view.scores] + [1])
-    row = p.line_h() + 8 * u
+    row = min(p.line_h() + 8 * u, (y1 - y) // max(1, len(view.names)))
+    bar_h = 2 * u
+    score_w = 30 * u  # a score's 5 columns
     for i, name in enumerate(view.names):
-        if y + row > y1:
-            break
+        room = row - bar_h - u
+        scale = next((s for s in range(u, 0, -1) if p.line_h(s) <= room), 1)
         if i == view.mark and not view.over:
-            p.text(x0, y, ">", fill=ACCENT)
+            p.text(x0, y, ">", scale=scale, fill=ACCENT)
         label = name + (" *" if i in view.winners else "")
-        p.text(x0 + 8 * u, y, label, fill=colour(i), width=x1 - x0 - 38 * u)  # a score's 5 columns
+        size, rows = fit(label, x1 - x0 - 8 * u - score_w, room, range(scale, 0, -1))
+        for n, text in enumerate(rows):
+            p.text(x0 + 8 * u, y + n * p.line_h(size), text, scale=size, fill=colour(i))
+        below = y + max(len(rows) * p.line_h(size), p.line_h(scale))
         if i < len(view.scores):
             score = view.scores[i]
-            p.text(x1, y, str(score), align="right")
+            p.text(x1, y, str(score), scale=scale, align="right")
             bar = (x1 - x0 - 8 * u) * abs(score) // top
             if bar:
-                p.draw.rectangle((x0 + 8 * u, y + p.line_h(), x0 + 8 * u + bar, y + p.line_h() + 2 * u),
-                                 fill=colour(i))
+                p.draw.rectangle((x0 + 8 * u, below, x0 + 8 * u + bar, below + bar_h), fill=colour(i))
         y += row
 
 
@@ -77,22 +116,29 @@ def _body(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> None:
     if view.late:
         p.text(x0, y, view.late, fill=ALERT, width=x1 - x0)
         y += p.line_h() + 4 * u
-    if view.count is not None:
-        p.text((x0 + x1) // 2, y, str(view.count), scale=12 * u, fill=ACCENT, align="centre")
-        y += p.line_h(12 * u)
+    if view.count is not None:  # huge, in what the lines under it leave
+        below = len(wrap_lines(view.lines, (x1 - x0) // (CHAR_W * u))) * p.line_h()
+        scale = max(u, min(12 * u, (y1 - y - below) // LINE))
+        p.text((x0 + x1) // 2, y, str(view.count), scale=scale, fill=ACCENT, align="centre")
+        y += p.line_h(scale)
     if view.board:
         y = _board(p, view, (x0, y, x1, y1))
     if view.cards:
         y = _word_cards(p, view, (x0, y, x1, y1))
     if view.race:
         y = _race(p, view.race, (x0, y, x1, y1))
-    for s in (row for line in view.lines for row in wrap(line, (x1 - x0) // (CHAR_W * u))):
-        if y + p.line_h() > y1:
-            break
-        p.text(x0, y, s, width=x1 - x0)
-        y += p.line_h()
+    if view.lines:
+        scale, rows = fit(view.lines, x1 - x0, y1 - y, range(u, 0, -1))
+        for s in rows:
+            p.text(x0, y, s, scale=scale)
+            y += p.line_h(scale)
     if view.over and len(view.trail) > 1 and y1 - y > 40 * u:
         score_chart(p, view.trail, view.names, (x0, y + 4 * u, x1, y1))
+
+
+def wrap_lines(lines, columns: int) -> list[str]:
+    """Each of ``lines`` wrapped (:func:`wrap`), one after the other."""
+    return [row for line in lines for row in wrap(line, columns)]
 
 
 def wrap(s: str, columns: int) -> list[str]:
@@ -156,15 +202,14 @@ def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, 
         cx = x0 + round((x1 - x0) * (r.delta_ms - start) / span)
         p.draw.ellipse((cx - 3 * u, axis_y - 3 * u, cx + 3 * u, axis_y + 3 * u), fill=colour(r.player))
     y = axis_y + 6 * u
+    scale = next((s for s in range(u, 0, -1) if len(presses) * p.line_h(s) <= y1 - y), 1)
     for r in presses:
-        if y + p.line_h() > y1:
-            break
         if r.note == "false start":
             when = f"{r.delta_ms:+.0f} ms false start"
         elif r.delta_ms == 0:
             when = r.note or "first"
         else:
             when = f"{r.delta_ms:+.0f} ms" + (f" {r.note}" if r.note else "")
-        p.text(x0, y, f"{r.name} {when}", fill=colour(r.player), width=x1 - x0)
-        y += p.line_h()
+        p.text(x0, y, f"{r.name} {when}", scale=scale, fill=colour(r.player), width=x1 - x0)
+        y += p.line_h(scale)
     return y + 4 * u

@@ -20,7 +20,7 @@ has at least three cards (one round shows three). A card's id is the deck name a
 same file.
 
 :class:`DeckError` lists every problem of a file at once, each naming its place
-(``deck[1].cards[4][2]: ...``), so a maker fixes them in one pass.
+(``deck 1 card 4 word 2: ...``, each counted from 1), so a maker fixes them in one pass.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def _check_card(words: Any, where: str, seen: dict[str, str], problems: list[str
         return ()
     good = []
     for i, word in enumerate(words):
-        here = f"{where}[{i}]"
+        here = f"{where} word {i + 1}"
         if not isinstance(word, str) or not word.strip():
             problems.append(f"{here}: a word must be non-empty text, not {word!r}")
             continue
@@ -112,30 +112,30 @@ def parse_decks(data: dict[str, Any], source: str = "decks", reserved: tuple[str
         raise DeckError(source, problems + ["deck: at least one [[deck]] table is needed"])
     decks, names = [], set()
     for d, table in enumerate(tables):
-        where = f"deck[{d}]"
+        where = f"deck {d + 1}"  # counted from 1, as the cards' ids count
         if not isinstance(table, dict):
             problems.append(f"{where}: must be a [[deck]] table with name and cards, not {type(table).__name__}")
             continue
         for extra in sorted(set(table) - {"name", "title", "cards"}):
-            problems.append(f"{where}.{extra}: unknown field; known fields are name, title, cards")
+            problems.append(f"{where} {extra}: unknown field; known fields are name, title, cards")
         name = table.get("name")
         if not isinstance(name, str) or not NAME.fullmatch(name):
-            problems.append(f"{where}.name: must be 1-16 lowercase letters, digits or dashes, not {name!r}")
+            problems.append(f"{where} name: must be 1-16 lowercase letters, digits or dashes, not {name!r}")
             name = f"deck{d}"
         elif name in reserved:
-            problems.append(f"{where}.name: {name!r} is a built-in deck; choose another name")
+            problems.append(f"{where} name: {name!r} is a built-in deck; choose another name")
         elif name in names:
-            problems.append(f"{where}.name: {name!r} is already a deck in this file")
+            problems.append(f"{where} name: {name!r} is already a deck in this file")
         names.add(name)
         title = table.get("title", name)
         if not isinstance(title, str) or not title.strip():
-            problems.append(f"{where}.title: must be text, not {title!r}")
+            problems.append(f"{where} title: must be text, not {title!r}")
         cards = table.get("cards")
         if not isinstance(cards, list) or len(cards) < CARDS_PER_ROUND:
-            problems.append(f"{where}.cards: a deck needs a list of at least {CARDS_PER_ROUND} cards")
+            problems.append(f"{where} cards: a deck needs a list of at least {CARDS_PER_ROUND} cards")
             cards = cards if isinstance(cards, list) else []
         seen: dict[str, str] = {}
-        built = [Card(card_id(name, c + 1), _check_card(words, f"{where}.cards[{c}]", seen, problems))
+        built = [Card(card_id(name, c + 1), _check_card(words, f"{where} card {c + 1}", seen, problems))
                  for c, words in enumerate(cards)]
         decks.append(Deck(name, str(title), tuple(built)))
     if problems:

@@ -1,0 +1,434 @@
+"""Quiz night: a host reads questions, players buzz, the first by edge time answers.
+
+Seat 0 is the **host**: it never buzzes and never scores. It arms the buzzers (``arm``), judges
+the answer (``right``, ``wrong``), skips a question (``skip``), picks among tied buzzers
+(``pick``, with the option ``tie = "host"``) and corrects any score (``correct``). Seats 1 and up
+are the players, 2 to 16 of them.
+
+A question:
+
+- ``arm`` opens the buzzers (the table sounds the cue every player hears at once). The table
+  referees the race and journals its verdict as ``buzz``: the players who pressed, one per team,
+  in the order of their presses (``order``), and who answers (``player``) or, for presses inside
+  the tie window, who is tied (``players``). A tie is settled by the host (``pick``) or by a draw
+  from the journaled seed (the chance event ``tiebreak``), per the option ``tie``.
+- ``right``: the answering player scores ``points``; the question is over.
+- ``wrong`` (or ``timeout``: the answer timer ran out, the table says so): the answering player
+  loses ``penalty`` and their team is out for the question. Then, with ``after_wrong = "next"``,
+  the next in press order whose team is not out answers; when nobody is left in the order (and
+  always with ``after_wrong = "reopen"``) the host may ``arm`` again for every team not out, or
+  ``skip``. Once every team is out the question is over.
+- The game ends after ``questions`` questions, or at the end of the first question after which a
+  player (a team, with teams) has ``target`` points or more (no ``target``: all the questions).
+
+**Teams.** With ``teams`` 2 to 4 the players sit in that many teams, in seat order (seats 1-2 one
+team, 3-4 the next, with four players in two teams); with fewer players than teams each is a team
+of their own. One press per team counts in a race; a team's score is its players' points added
+up, and the best team's players win together.
+
+Readings where a quiz host would expect them:
+
+- A correction (``correct``) sets one player's score to a value; it is legal at any time until
+  the last question is closed. It never ends the game by itself: a target is checked when a
+  question ends.
+- Standings keep ties as ties: every leader wins.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import register
+from .base import Action, Outcome, Rules, need, player_field
+
+HOST = 0
+"""The host's seat."""
+MIN_PLAYERS, MAX_PLAYERS = 2, 16
+"""Players besides the host."""
+PHASES = ("ready", "open", "tie", "answering", "reopen", "over")
+"""``ready``: the host arms the next question; ``open``: the buzzers are armed; ``tie``: a tie
+waits for the host's pick or the draw; ``answering``: a player answers and the host judges;
+``reopen``: after a wrong answer the host may arm again for the rest, or skip."""
+LOWEST_SCORE, HIGHEST_SCORE = -999, 9999
+
+
+@dataclass(frozen=True)
+class QuizOptions:
+    """The lobby's choices (see the module docstring)."""
+
+    questions: int = field(default=10, metadata={
+        "min": 1, "max": 200, "choices": (5, 10, 15, 20, 30),
+        "help": "the game ends after this many questions",
+        "label": "questions", "brief": "questions in a game",
+    })
+    target: int | None = field(default=None, metadata={
+        "min": 1, "max": 1000, "choices": (None, 5, 10, 20),
+        "help": "the game ends once a player (or team) has this many points",
+        "label": "target", "brief": "points that win",
+    })
+    points: int = field(default=1, metadata={
+        "min": 1, "max": 100, "choices": (1, 2, 5, 10),
+        "help": "points for a right answer",
+        "label": "right", "brief": "points when right",
+    })
+    penalty: int = field(default=0, metadata={
+        "min": 0, "max": 100, "choices": (0, 1, 2, 5),
+        "help": "points lost for a wrong answer or a timeout",
+        "label": "wrong", "brief": "lost when wrong",
+    })
+    after_wrong: str = field(default="next", metadata={
+        "choices": ("next", "reopen"), "strict": True,
+        "help": "after a wrong answer: the next in press order answers, or the buzzers re-open",
+        "label": "after wrong", "brief": "next, or re-open",
+    })
+    early: str = field(default="lockout", metadata={
+        "choices": ("lockout", "prelock"), "strict": True,
+        "help": "a press before the cue: locked out lockout_ms, or until the next question",
+        "label": "early press", "brief": "lockout or prelock",
+    })
+    lockout_ms: int = field(default=250, metadata={
+        "min": 1, "max": 5000, "choices": (100, 250, 500, 1000),
+        "help": "with early = lockout: how long each early press locks its player out",
+        "label": "lockout", "brief": "ms per early press",
+    })
+    tie: str = field(default="host", metadata={
+        "choices": ("host", "draw"), "strict": True,
+        "help": "a tie: the host picks who answers, or the box draws one of the tied",
+        "label": "tie", "brief": "host picks or a draw",
+    })
+    tie_window_ms: int = field(default=10, metadata={
+        "min": 1, "max": 1000, "choices": (2, 5, 10, 20),
+        "help": "presses this close together are a tie",
+        "label": "tie window", "brief": "close presses: a tie",
+    })
+    answer_s: int | None = field(default=None, metadata={
+        "min": 1, "max": 120, "choices": (None, 5, 10, 20),
+        "help": "seconds the host has to judge an answer before it counts as wrong",
+        "label": "answer timer", "brief": "time to judge",
+    })
+    teams: int | None = field(default=None, metadata={
+        "min": 2, "max": 4, "choices": (None, 2, 3, 4),
+        "help": "players in this many teams, in seat order (off: everyone for themselves)",
+        "label": "teams", "brief": "teams in seat order",
+    })
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A finished question: who answered it right (None: nobody), and who answered wrong."""
+
+    question: int
+    right: int | None
+    wrong: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class QuizState:
+    options: QuizOptions
+    scores: tuple[int, ...]
+    """Per seat; the host's stays 0."""
+    question: int = 0
+    """The question being asked (1-based), or the last one asked."""
+    phase: str = "ready"
+    order: tuple[int, ...] = ()
+    """The race's counted presses, one per team, in press order (the tied first)."""
+    tied: tuple[int, ...] = ()
+    answering: int | None = None
+    out: tuple[int, ...] = ()
+    """Teams out for this question (a wrong answer), in the order they went out."""
+    wrong: tuple[int, ...] = ()
+    """Players who answered this question wrong, in order."""
+    asked: tuple[Asked, ...] = ()
+
+    @property
+    def players(self) -> int:
+        return len(self.scores)
+
+    @property
+    def contestants(self) -> range:
+        return range(1, self.players)
+
+    def team(self, player: int) -> int:
+        """The player's team: its number among the teams, or with no teams the player's seat."""
+        return team_of(player, self.players, self.options.teams)
+
+    def teams(self) -> list[int]:
+        return sorted({self.team(p) for p in self.contestants})
+
+    def members(self, team: int) -> list[int]:
+        return [p for p in self.contestants if self.team(p) == team]
+
+    def team_score(self, team: int) -> int:
+        return sum(self.scores[p] for p in self.members(team))
+
+    def eligible(self) -> list[int]:
+        """Players whose team is not out for this question."""
+        return [p for p in self.contestants if self.team(p) not in self.out]
+
+    def queue(self) -> list[int]:
+        """The rest of the press order whose team is not out: who answers next."""
+        return [p for p in self.order if self.team(p) not in self.out and p != self.answering]
+
+    def standings(self) -> list[tuple[int, list[int], int]]:
+        """(rank, the players or teams of that rank, points), best first; equal points share
+        a rank (1, 1, 3). With teams, the entries are team numbers."""
+        if self.options.teams:
+            points = {t: self.team_score(t) for t in self.teams()}
+        else:
+            points = {p: self.scores[p] for p in self.contestants}
+        out: list[tuple[int, list[int], int]] = []
+        rank = 1
+        for value in sorted(set(points.values()), reverse=True):
+            who = [k for k, v in points.items() if v == value]
+            out.append((rank, who, value))
+            rank += len(who)
+        return out
+
+
+def team_of(player: int, players: int, teams: int) -> int:
+    """Teams in seat order: players 1..n split into ``teams`` blocks as even as they go
+    (more teams than players: each player a team). Without teams, the player's own seat. The
+    host is in no team (-1)."""
+    n = players - 1
+    if player == HOST:
+        return -1
+    if not teams:
+        return player
+    count = min(teams, n)
+    return (player - 1) * count // n
+
+
+class Quiz(Rules):
+    name = "quiz"
+    title = "Quiz"
+    min_players = MIN_PLAYERS + 1
+    max_players = MAX_PLAYERS + 1
+    Options = QuizOptions
+    actions = ("arm", "buzz", "pick", "right", "wrong", "timeout", "skip", "correct")
+    chance_events = ("tiebreak",)
+    host_seat = True
+
+    def new(self, players: int, options: Any) -> QuizState:
+        options = self.checked_options(players, options)
+        return QuizState(options, (0,) * players)
+
+    # --- who may act -------------------------------------------------------------------------
+
+    def to_move(self, state: QuizState) -> tuple[int, ...]:
+        if state.phase == "over":
+            return ()
+        if state.phase == "open":
+            return tuple(state.eligible())
+        return (HOST,)
+
+    def chance_needed(self, state: QuizState) -> bool:
+        return state.phase == "tie" and state.options.tie == "draw"
+
+    def draw_chance(self, state: QuizState, rng: random.Random) -> dict[str, Any]:
+        need(self.chance_needed(state), "no tie waits for a draw")
+        return {"event": "tiebreak", "player": rng.choice(state.tied)}
+
+    def apply_chance(self, state: QuizState, event: Action) -> QuizState:
+        self.event_kind(event)
+        need(self.chance_needed(state), "a tiebreak comes only after a tie, with the option tie = draw")
+        return self._settle_tie(state, event.get("player"))
+
+    def legal_actions(self, state: QuizState) -> list[dict[str, Any]]:
+        phase = state.phase
+        corrections = [{"action": "correct", "target": p, "score": state.scores[p] + d}
+                       for p in _corrected(state) for d in (-1, 1)
+                       if LOWEST_SCORE <= state.scores[p] + d <= HIGHEST_SCORE]
+        if phase == "over":
+            return []
+        if phase == "open":
+            return [{"action": "buzz", **winners, "order": order}
+                    for winners, order in _sample_orders(state)]
+        out = list(corrections)
+        if phase in ("ready", "reopen"):
+            out.append({"action": "arm"})
+        if phase == "tie" and state.options.tie == "host":
+            out += [{"action": "pick", "target": p} for p in state.tied]
+        if phase == "answering":
+            out += [{"action": "right"}, {"action": "wrong"}]
+            if state.options.answer_s:
+                out.append({"action": "timeout"})
+        if phase != "ready":
+            out.append({"action": "skip"})
+        return out
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def apply(self, state: QuizState, action: Action) -> QuizState:
+        kind = self.action_kind(action)
+        need(state.phase != "over", "the quiz is over")
+        if kind == "correct":
+            return self._correct(state, action)
+        if kind == "arm":
+            need(state.phase in ("ready", "reopen"),
+                 "the buzzers are armed already" if state.phase == "open"
+                 else "the host arms only between questions, or to re-open after a wrong answer")
+            if state.phase == "ready":
+                return replace(state, question=state.question + 1, phase="open", order=(), tied=(),
+                               answering=None, out=(), wrong=())
+            return replace(state, phase="open", order=(), tied=(), answering=None)
+        if kind == "buzz":
+            need(state.phase == "open", "a buzz needs armed buzzers")
+            return self._buzz(state, action)
+        if kind == "pick":
+            need(state.phase == "tie" and state.options.tie == "host",
+                 "the host picks only among tied buzzers, with the option tie = host")
+            return self._settle_tie(state, action.get("target"))
+        if kind == "skip":
+            need(state.phase != "ready", "no question is being asked: arm the next one")
+            return self._close(state, None)
+        need(state.phase == "answering", f"nobody is answering: {kind} judges an answer")
+        if kind == "timeout":
+            need(state.options.answer_s is not None, "a timeout needs the answer timer (option answer_s)")
+        if kind == "right":
+            p = state.answering
+            scores = _with(state.scores, p, state.scores[p] + state.options.points)
+            return self._close(replace(state, scores=scores), p)
+        return self._wrong(self._later(state, action))
+
+    def _correct(self, state: QuizState, action: Action) -> QuizState:
+        p = action.get("target")
+        need(isinstance(p, int) and not isinstance(p, bool) and p in state.contestants,
+             f"'target' must be a player's seat from 1 to {state.players - 1} (the host has no score), not {p!r}")
+        score = action.get("score")
+        need(isinstance(score, int) and not isinstance(score, bool) and LOWEST_SCORE <= score <= HIGHEST_SCORE,
+             f"'score' must be a whole number from {LOWEST_SCORE} to {HIGHEST_SCORE}, not {score!r}")
+        return replace(state, scores=_with(state.scores, p, score))
+
+    def _buzz(self, state: QuizState, action: Action) -> QuizState:
+        order = action.get("order")
+        need(isinstance(order, list) and order, "'order' must be a list of the players who pressed")
+        eligible = set(state.eligible())
+        teams: set[int] = set()
+        for p in order:
+            need(isinstance(p, int) and not isinstance(p, bool) and p in eligible,
+                 f"'order' may name only players whose team is not out, not {p!r}")
+            need(state.team(p) not in teams, f"one press per team: player {p}'s team pressed already")
+            teams.add(state.team(p))
+        if "players" in action:
+            need("player" not in action, "a buzz names 'player' (who answers) or 'players' (a tie), not both")
+            tied = action["players"]
+            need(isinstance(tied, list) and len(tied) >= 2 and tied == order[:len(tied)],
+                 "'players' (a tie) must be the first two or more of 'order'")
+            return replace(state, phase="tie", order=tuple(order), tied=tuple(tied))
+        need(player_field(action, state.players) == order[0], "'player' (who answers) must be the first in 'order'")
+        return replace(state, phase="answering", order=tuple(order), answering=order[0])
+
+    def _later(self, state: QuizState, action: Action) -> QuizState:
+        """``later`` of a ``wrong`` or ``timeout``: presses that came after the race's verdict,
+        in press order, one per team not in ``order`` yet: who's next after those in it."""
+        later = action.get("later", [])
+        need(isinstance(later, list), f"'later' must be a list of players, not {later!r}")
+        teams = {state.team(p) for p in state.order}
+        for p in later:
+            need(isinstance(p, int) and not isinstance(p, bool) and p in state.eligible(),
+                 f"'later' may name only players whose team is not out, not {p!r}")
+            need(state.team(p) not in teams, f"one press per team: player {p}'s team pressed already")
+            teams.add(state.team(p))
+        return replace(state, order=state.order + tuple(later))
+
+    def _settle_tie(self, state: QuizState, p: Any) -> QuizState:
+        need(p in state.tied and not isinstance(p, bool), f"must be one of the tied players {list(state.tied)}, not {p!r}")
+        order = (p,) + tuple(q for q in state.order if q != p)
+        return replace(state, phase="answering", order=order, tied=(), answering=p)
+
+    def _wrong(self, state: QuizState) -> QuizState:
+        p = state.answering
+        state = replace(state, scores=_with(state.scores, p, state.scores[p] - state.options.penalty),
+                        out=state.out + (state.team(p),), wrong=state.wrong + (p,))
+        queue = state.queue()
+        if not state.eligible():
+            return self._close(state, None)
+        if state.options.after_wrong == "next" and queue:
+            return replace(state, answering=queue[0])
+        return replace(state, phase="reopen", answering=None)
+
+    def _close(self, state: QuizState, right: int | None) -> QuizState:
+        """The question is over: the next one, or the end."""
+        state = replace(state, phase="ready", answering=None, tied=(),
+                        asked=state.asked + (Asked(state.question, right, state.wrong),))
+        target = state.options.target
+        if state.question >= state.options.questions or (target and state.standings()[0][2] >= target):
+            return replace(state, phase="over")
+        return state
+
+    # --- results -----------------------------------------------------------------------------
+
+    def outcome(self, state: QuizState) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        _, best, _ = state.standings()[0]
+        winners = [p for t in best for p in state.members(t)] if state.options.teams else best
+        return Outcome(tuple(sorted(winners)), self.scores(state), self.detail(state))
+
+    def scores(self, state: QuizState) -> tuple[int, ...]:
+        return state.scores
+
+    def detail(self, state: QuizState) -> dict[str, Any]:
+        out = {
+            "host": HOST, "question": state.question, "phase": state.phase,
+            "answering": state.answering, "order": list(state.order), "tied": list(state.tied),
+            "out": list(state.out),
+            "standings": [{"rank": r, "who": who, "points": pts} for r, who, pts in state.standings()],
+            "asked": [{"question": a.question, "right": a.right, "wrong": list(a.wrong)} for a in state.asked],
+        }
+        if state.options.teams:
+            out["teams"] = {str(t): state.members(t) for t in state.teams()}
+        return out
+
+    def describe(self, state: QuizState) -> list[str]:
+        lines = [f"Question {state.question} of {state.options.questions}: {state.phase}"]
+        for rank, who, pts in state.standings():
+            label = ", ".join((f"team {w + 1}" if state.options.teams else f"player {w}") for w in who)
+            lines.append(f"{rank}. {label}: {pts}")
+        return lines
+
+    def check_invariants(self, state: QuizState) -> None:
+        assert state.scores[HOST] == 0, "the host never scores"
+        assert state.phase in PHASES
+        assert 0 <= state.question <= state.options.questions
+        assert len(state.asked) == state.question - (state.phase not in ("ready", "over")), \
+            "every question but the one being asked is finished"
+        assert (state.answering is not None) == (state.phase == "answering")
+        assert (len(state.tied) >= 2) == (state.phase == "tie")
+        teams = [state.team(p) for p in state.order]
+        assert len(set(teams)) == len(teams), "one press per team"
+        assert HOST not in state.order and state.team(HOST) not in state.out
+        if state.phase in ("open", "tie", "answering", "reopen"):
+            assert state.eligible(), "a question in play has someone who may answer"
+        if state.answering is not None:
+            assert state.team(state.answering) not in state.out
+
+
+def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
+    return values[:i] + (value,) + values[i + 1:]
+
+
+def _corrected(state: QuizState) -> list[int]:
+    """Whose score the listed corrections change (any score to any value is legal, far too many
+    to list): the player who answered last, else the first player."""
+    last = next((a.right for a in reversed(state.asked) if a.right is not None), None)
+    return [last if last is not None else 1]
+
+
+def _sample_orders(state: QuizState) -> list[tuple[dict[str, Any], list[int]]]:
+    """Buzz verdicts for menus and random playouts (every press order is far too many): each
+    eligible team's first player alone, everyone in seat order and reversed, and a tie of the
+    first two teams."""
+    firsts = [state.members(t)[0] for t in state.teams() if t not in state.out
+              and state.members(t)[0] in state.eligible()]
+    out = [({"player": p}, [p]) for p in firsts]
+    if len(firsts) >= 2:
+        out.append(({"player": firsts[0]}, firsts))
+        out.append(({"player": firsts[-1]}, firsts[::-1]))
+        out.append(({"players": firsts[:2]}, firsts))
+    return out
+
+
+register(Quiz())

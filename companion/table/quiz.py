@@ -1,0 +1,437 @@
+"""Quiz night at the table: the host's panel and keys, the buzzer race, early presses, timers.
+
+Seat 0 is the host (chosen on "Who plays?"; the first station when every station plays). The
+host reads a question aloud, then **arms** with ``slap``: the box sounds the ``go`` cue and the
+race opens at it, on every panel at once (a race that opens with a screen change,
+:meth:`~.game.GameTable.reveal`: each station is timed from its own panel's onset; a bare
+buzzer without a panel from the opening). Players buzz with ``slap``; the race is decided by
+edge times on the watermark (:class:`~companion.arbiter.race.Race`), never by arrival, and
+journaled as ``buzz`` with the press order, one press per team (a team mate's later press is
+shown, not counted).
+
+**Early presses** (before the cue, or before the player's own panel showed it): with the option
+``early = "lockout"`` each one locks its player out for ``lockout_ms`` from that press (another
+early press locks again), as on Jeopardy!; with ``early = "prelock"`` its player is out of the
+question, re-opens included, until the next question. The player's panel says so, and their
+light blinks while they are locked.
+
+**Host keys** (also on the host's bottom line and in the rules pages):
+- between questions: ``slap`` arms the next question, ``ok`` opens the score corrections;
+- buzzers armed: ``right`` skips the question (nobody knows);
+- a player answers: ``ok`` right, ``left`` wrong, ``right`` skip;
+- a tie (option ``tie = "host"``): ``left``/``right`` choose among the tied, ``ok`` picks;
+- after a wrong answer with nobody left in the press order: ``slap`` re-opens the buzzers for
+  the rest, ``right`` skips, ``ok`` opens the corrections;
+- corrections: ``left``/``right`` choose a player, ``ok`` edits, then ``left``/``right`` -1/+1,
+  ``ok`` saves (a ``correct`` line, shown to all), ``slap`` goes back.
+
+With ``answer_s`` the answering player's buzzer ticks every second; the host judges before it
+runs out, or the box writes ``timeout`` (counted wrong). The answering player's light is on; the
+players of a tie blink until it is settled.
+
+Resume: a question whose race was not decided is armed again by the box at the resume (the cue
+sounds again); early presses before the crash are forgotten; an answer timer starts again full.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from ..arbiter.inputs import InputEvent
+from ..arbiter.race import Race, RaceResult
+from ..games.quiz import HOST, QuizState
+from ..record.journal import reaction_times
+from ..screens.canvas import CHAR_W, COLUMNS, abbreviate, fitting, measure
+from ..screens.quiz import QuizView, quiz_screen
+from .game import GameTable
+
+MS = 1_000_000
+S = 1_000_000_000
+PRELOCK_NS = 24 * 3600 * S
+"""The race's lockout under the option ``prelock``: longer than any question."""
+
+
+def delay_ms(ns: int) -> str:
+    """``+12ms`` (to the ms), ``+400us`` under one (a tie's margin), ``+2.1s`` from a second on."""
+    if ns >= S:
+        return f"+{ns / S:.1f}s"
+    return f"+{round(ns / 1000)}us" if 0 < ns < MS else f"+{round(ns / MS)}ms"
+
+
+class QuizTable(GameTable):
+    game = "quiz"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        options = self.match.options
+        self.window_ns = options.tie_window_ms * MS
+        self.prelock = options.early == "prelock"
+        self.lockout_ns = PRELOCK_NS if self.prelock else options.lockout_ms * MS
+        self.answer_ns = (options.answer_s or 0) * S
+        self.race: Race | None = None
+        self.result: RaceResult | None = None
+        """The race of this question decided last, while the question lasts (its later presses too)."""
+        self.waiting: list[InputEvent] = []
+        """Presses since the question (or its re-open) was last closed: early, for the next race."""
+        self.early: dict[int, int] = {}
+        """Seat -> until when it is told it pressed too early (prelock: the question's end)."""
+        self.prelocked: set[int] = set()
+        self.answer_due_ns: int | None = None
+        self.seconds_left: int | None = None
+        self.cursor = 0
+        self.correcting: int | None = None
+        """The seat whose score the host edits, once chosen; ``menu`` is True from ``ok``."""
+        self.menu = False
+        self.edit = 0
+        if self.match.needs_chance:  # resumed between a tie's buzz line and its draw
+            self.match.draw_chance()
+        phase = self.state.phase
+        if phase == "open":
+            self._open_race(self.now_ns)
+        elif phase == "answering":
+            self._start_timer()
+
+    @property
+    def state(self) -> QuizState:
+        return self.match.state
+
+    # --- the race ------------------------------------------------------------------------------
+
+    def _open_race(self, t_ns: int) -> None:
+        stations = [p for p in self.state.eligible() if p not in self.prelocked]
+        self.race = Race(t_ns, self.window_ns, stations, "slap", self.lockout_ns, revealed=True)
+        self.result = self.race_line = None
+        for event in self.waiting:
+            self._buzz(event)
+        self.waiting = []
+        self.reveal(self.race)
+        self.cues.append("go")
+
+    def _buzz(self, event: InputEvent) -> None:
+        seat = event.station
+        label = self.race.press(event)
+        if label in ("false_start", "locked_out"):
+            if self.prelock:
+                self.prelocked.add(seat)
+                self.early[seat] = PRELOCK_NS + event.t_ns
+            else:
+                self.early[seat] = max(self.early.get(seat, 0), event.t_ns + self.lockout_ns)
+        if self.result is not None:
+            self.result = self.race.decide(event.t_ns)
+
+    def _early_before_arm(self, event: InputEvent) -> None:
+        """A press while the question is read: early for the race the host opens next."""
+        self.waiting.append(event)
+        seat = event.station
+        if self.prelock:
+            self.prelocked.add(seat)
+            self.early[seat] = PRELOCK_NS + event.t_ns
+        else:
+            self.early[seat] = max(self.early.get(seat, 0), event.t_ns + self.lockout_ns)
+
+    def _decided(self, result: RaceResult) -> None:
+        self.result = result
+        counted, teams = [], set()
+        for press in result.order:
+            team = self.state.team(press.station)
+            if team not in teams:
+                teams.add(team)
+                counted.append(press.station)
+        tied = [p for p in counted if p in result.winners]
+        if len(tied) > 1:
+            action = {"action": "buzz", "players": tied, "order": counted}
+        else:
+            action = {"action": "buzz", "player": counted[0], "order": counted}
+        self.act_after(self.race, action)
+        if len(tied) > 1:
+            self.cues.append("tie")
+            self.cursor = 0
+            if self.match.needs_chance:
+                self.match.draw_chance()
+        else:
+            self.cues.append("decided")
+        if self.state.phase == "answering":
+            self._start_timer()
+
+    def _start_timer(self) -> None:
+        if self.answer_ns:
+            self.answer_due_ns = self.now_ns + self.answer_ns
+            self.seconds_left = self.answer_ns // S
+
+    # --- inputs --------------------------------------------------------------------------------
+
+    def on_input(self, event: InputEvent) -> None:
+        if not event.pressed:
+            return
+        if event.station == HOST:
+            self._host(event)
+        elif event.key == "slap" and self.state.phase != "over":
+            if self.race is not None:
+                self._buzz(event)
+            elif self.state.phase in ("ready", "reopen"):
+                self._early_before_arm(event)
+
+    def _host(self, event: InputEvent) -> None:
+        key, phase = event.key, self.state.phase
+        if self.menu:
+            self._corrections(event)
+        elif phase in ("ready", "reopen") and key == "slap":
+            self.match.act({"action": "arm"})
+            self._open_race(event.t_ns)
+        elif phase in ("ready", "reopen") and key == "ok":
+            self.menu, self.correcting, self.cursor = True, None, 0
+        elif phase == "tie" and key in ("left", "right"):
+            self.cursor = (self.cursor + (1 if key == "right" else -1)) % len(self.state.tied)
+        elif phase == "tie" and key == "ok":
+            self.match.act({"action": "pick", "target": self.state.tied[self.cursor % len(self.state.tied)]})
+            self._start_timer()
+        elif phase == "answering" and key in ("ok", "left"):
+            self._judge(event, "right" if key == "ok" else "wrong")
+        elif phase in ("open", "answering", "reopen") and key == "right":
+            self._judge(event, "skip")
+
+    def _judge(self, event: InputEvent | None, kind: str) -> None:
+        """``right``, ``wrong``, ``timeout`` or ``skip``; then the next to answer, a re-open or
+        the next question."""
+        action = {"action": kind}
+        if kind in ("wrong", "timeout"):
+            later = self._later()
+            if later:
+                action["later"] = later
+        self.match.act(action)
+        if event is not None:
+            self.changed(event)
+        self.answer_due_ns = self.seconds_left = None
+        self.cues.append({"right": "correct", "skip": "pass"}.get(kind, "wrong"))
+        state = self.state
+        if state.phase == "answering":
+            self._start_timer()
+        elif state.phase == "reopen":
+            self.race, self.waiting = None, []
+        if state.phase in ("ready", "over"):
+            self._question_over()
+
+    def _question_over(self) -> None:
+        """Early presses and prelocks belong to a question: the next starts with none."""
+        self.race = None
+        self.waiting = []
+        self.early = {}
+        self.prelocked = set()
+        outcome = self.match.outcome
+        if outcome is not None:
+            self.cues.append("win" if len(outcome.winners) == 1 or self.match.options.teams else "draw")
+
+    def _later(self) -> list[int]:
+        """Counted presses after the race's verdict, one per team not in the journaled order."""
+        state = self.state
+        teams = {state.team(p) for p in state.order}
+        out = []
+        for seat, _, note in self.presses():
+            if not note and state.team(seat) not in teams:
+                teams.add(state.team(seat))
+                out.append(seat)
+        return out
+
+    def _corrections(self, event: InputEvent) -> None:
+        key = event.key
+        players = list(self.state.contestants)
+        if self.correcting is None:
+            if key in ("left", "right"):
+                self.cursor = (self.cursor + (1 if key == "right" else -1)) % len(players)
+            elif key == "ok":
+                self.correcting = players[self.cursor % len(players)]
+                self.edit = self.state.scores[self.correcting]
+            elif key == "slap":
+                self.menu = False
+            return
+        if key in ("left", "right"):
+            self.edit += 1 if key == "right" else -1
+        elif key == "ok":
+            if self.edit != self.state.scores[self.correcting]:
+                self.match.act({"action": "correct", "target": self.correcting, "score": self.edit})
+                self.changed(event)
+                self.cues.append("move")
+            self.correcting = None
+        elif key == "slap":
+            self.correcting = None
+
+    # --- time ----------------------------------------------------------------------------------
+
+    def tick(self, now_ns: int, watermark_ns: int) -> bool:
+        before, self.now_ns = self.now_ns, now_ns
+        changed = any(before < t <= now_ns for t in self.early.values()) or self.told_early_ends(before, now_ns)
+        if self.race is not None and self.result is None and self.state.phase == "open":
+            result = self.race.decide(watermark_ns)
+            if result is not None:
+                self._decided(result)
+                return True
+        if self.answer_due_ns is not None and self.state.phase == "answering":
+            if now_ns >= self.answer_due_ns:
+                self._judge(None, "timeout")
+                self.cues.append("time_up")
+                return True
+            left = -(-(self.answer_due_ns - now_ns) // S)
+            if left != self.seconds_left:
+                self.seconds_left = left
+                self.cues.append("tick")
+                changed = True
+        return changed
+
+    def wakeup_ns(self) -> int | None:
+        due = [self.told_early_due_ns()]
+        due += [t for t in self.early.values() if t > self.now_ns]
+        if self.race is not None and self.result is None:
+            due.append(self.race.decision_due_ns)
+        if self.answer_due_ns is not None:
+            left = self.answer_due_ns - self.now_ns
+            due.append(self.now_ns + (left % S or S) if left > 0 else self.answer_due_ns)
+        return min((t for t in due if t is not None), default=None)
+
+    def lights(self) -> dict[int, str]:
+        state = self.state
+        lit = {p: "blink" for p, until in self.early.items() if until > self.now_ns}
+        if state.phase == "answering":
+            lit[state.answering] = "on"
+        elif state.phase == "tie":
+            lit.update(dict.fromkeys(state.tied, "blink"))
+        return lit
+
+    # --- what each station sees ------------------------------------------------------------------
+
+    def name(self, seat: int, width: int = 10) -> str:
+        return abbreviate(self.names[seat], width)
+
+    def presses(self) -> list[tuple[int, int, str]]:
+        """The race on screen as (seat, delay ns, note): counted presses by time, ``team`` for a
+        team mate's press that did not count. From the journal's line in a resumed question."""
+        result = self.result
+        if result is not None:
+            timed = [(p.station, p.delta_ns) for p in result.order]
+        else:  # a resumed question: its journal line (later presses are not journaled)
+            timed = reaction_times(self.race_line, len(self.names)) or []
+            timed = [(p, round((ms - timed[0][0]) * MS)) for ms, p in timed]
+        teams: set[int] = set()
+        out = []
+        for seat, delta in timed:
+            team = self.state.team(seat)
+            out.append((seat, delta, "team" if team in teams else ""))
+            teams.add(team)
+        return out
+
+    def race_lines(self, rows: int) -> list[str]:
+        """``Ben first  Cy +12ms`` packed into at most ``rows`` 21-column lines."""
+        words = []
+        for seat, delta, note in self.presses():
+            when = "first" if delta == 0 else delay_ms(delta)
+            words.append(f"{self.name(seat, 5)} {when}" + ("(t)" if note else ""))
+        lines: list[str] = []
+        for word in words:
+            gap = next((g for g in ("  ", " ") if lines and len(lines[-1] + g + word) <= COLUMNS), None)
+            if gap is not None:
+                lines[-1] += gap + word
+            elif len(lines) < rows:
+                lines.append(word)
+        return lines
+
+    def heading(self) -> str:
+        state = self.state
+        outcome = self.match.outcome
+        if outcome is not None:
+            best = self.standings_text(1)
+            return best[0] if best else "Quiz over"
+        return f"Q{max(state.question, 1)}/{state.options.questions}"
+
+    def standings_text(self, rows: int) -> list[str]:
+        """``1. Ana 5`` (teams: ``1. Team 2 7``), ties sharing a rank."""
+        state = self.state
+        out = []
+        for rank, who, points in state.standings()[:rows]:
+            room = COLUMNS - len(f"{rank}. {points}") - 1
+            if state.options.teams:
+                label = ("Team " if len(who) == 1 else "Teams ") + "&".join(str(t + 1) for t in who)
+            else:
+                label = fitting(lambda w: "&".join(self.name(p, w) for p in who), room)
+                if measure(label) > room * CHAR_W:
+                    label = f"{len(who)} players"
+            out.append(f"{rank}. {label} {points}")
+        return out
+
+    def status(self, columns: int = COLUMNS) -> str:
+        """What is happening, for everyone: the public line, in ``columns`` cells."""
+        state = self.state
+        phase = state.phase
+        if phase == "ready":
+            last = state.asked[-1] if state.asked else None
+            if last is None:
+                return "Host reads Q1"
+            if last.right is not None:
+                return fitting(lambda w: f"{self.name(last.right, w)} was right!", columns)
+            return "Nobody got it"
+        if phase == "open":
+            return "Buzzers armed!"
+        if phase == "tie":
+            return fitting(lambda w: "Tie: " + "&".join(self.name(p, w) for p in state.tied), columns)
+        if phase == "answering":
+            clock = f" {self.seconds_left}s" if self.seconds_left else ""
+            return fitting(lambda w: f"{self.name(state.answering, w)} answers{clock}", columns)
+        if phase == "reopen":
+            return "Wrong! Re-open?"
+        return "Quiz over"
+
+    def view(self, station: int) -> QuizView:
+        if station == HOST:
+            return self._host_view()
+        state = self.state
+        me = station if station < len(self.names) else None
+        if me is None or self.match.outcome is not None:
+            return QuizView(self.heading(), self.status() if self.match.outcome is None else "",
+                            tuple(self.race_lines(1)) + tuple(self.standings_text(2)),
+                            "ok: lobby" if self.match.outcome is not None else "")
+        big = self.status()
+        until = self.early.get(me)
+        if until is not None and until > self.now_ns or self.too_early(me):
+            big = "Too early: out" if self.prelock else "Too early! wait"
+        elif state.team(me) in state.out:
+            big = "Out: wrong" if me in state.wrong else "Team out"
+        elif state.phase == "answering" and state.answering == me:
+            big = "YOU ANSWER" + (f" {self.seconds_left}s" if self.seconds_left else "")
+        elif state.phase == "open":
+            big = "BUZZ!"
+        ranks = {p: r for r, who, _ in state.standings() for p in
+                 ([q for t in who for q in state.members(t)] if state.options.teams else who)}
+        team = f" T{state.team(me) + 1}" if state.options.teams else ""
+        return QuizView(self.heading(), big, tuple(self.race_lines(2)),
+                        f"You{team}: {state.scores[me]}  rank {ranks[me]}")
+
+    def _host_view(self) -> QuizView:
+        state = self.state
+        if self.match.outcome is not None:
+            return QuizView(self.heading(), "", tuple(self.standings_text(3)), "ok: lobby")
+        if self.menu:
+            players = list(state.contestants)
+            if self.correcting is None:
+                p = players[self.cursor % len(players)]
+                return QuizView("Correct a score", fitting(lambda w: f"< {self.name(p, w)}: {state.scores[p]} >"),
+                                ("ok: change it", "slap: back"), "</> choose a player")
+            return QuizView("Correct a score",
+                            fitting(lambda w: f"{self.name(self.correcting, w)}: "
+                                              f"{state.scores[self.correcting]} -> {self.edit}"),
+                            ("</>: -1/+1", "ok: save  slap: back"), "everyone sees it")
+        keys = {
+            "ready": "slap:arm ok:scores",
+            "open": "right: skip",
+            "answering": "ok:right left:wrong",
+            "reopen": "slap:open right:skip",
+            "tie": "</>:choose ok:pick" if state.options.tie == "host" else "drawing...",
+        }[state.phase]
+        lines = self.race_lines(2)
+        if state.phase == "tie" and state.options.tie == "host":
+            p = state.tied[self.cursor % len(state.tied)]
+            lines = [fitting(lambda w: f"Pick: < {self.name(p, w)} >")] + lines[:1]
+        elif state.phase == "answering":
+            lines.append("right: skip question")
+        title = f"Q{max(state.question, 1)} " + self.status(COLUMNS - 3 - len(str(state.question)))
+        return QuizView(title, "", tuple(lines), keys)
+
+    def screen(self, station: int) -> Image.Image:
+        return quiz_screen(self.view(station))

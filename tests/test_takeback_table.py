@@ -1,0 +1,185 @@
+"""Taking back at the table: hold ``left`` and press ``ok``, confirm with ``ok``; every station
+and the table screen say who took back what; a take-back not allowed says why on the panel."""
+
+from __future__ import annotations
+
+from companion.arbiter.inputs import InputEvent
+from companion.record.journal import replay
+from companion.tablescreen.public import public_view
+from companion.table import ANNOUNCED_NS
+
+from glyphs import shows
+from helpers import MS, Clock, journal_objects, journaled_table, tap
+from test_table import choose, press, start_paytoplay
+
+
+def hold_left_press_ok(table, station, clock):
+    """The take-back chord: ``left`` held, ``ok`` pressed 250 ms later, both let go."""
+    t_ms = clock.next()
+    clock.ms += 400
+    for key, pressed, after in (("left", True, 0), ("ok", True, 250), ("ok", False, 300), ("left", False, 350)):
+        table.handle(InputEvent(station, key, pressed, round((t_ms + after) * MS)))
+
+
+def box(tmp_path):
+    table, journals = journaled_table(tmp_path, ("Ana", "Ben", "Cy"), seed=7)
+    return table, Clock(), journals
+
+
+def test_a_mark_taken_back_is_journaled_announced_everywhere_and_the_game_is_as_before(tmp_path):
+    table, clock, journals = box(tmp_path)
+    start_paytoplay(table, clock)
+    press(table, clock, 0, "right", "ok")                  # Ana marks the second cell she can afford
+    marked = table.game.match.state
+    assert marked.board != "." * 9
+    hold_left_press_ok(table, 0, clock)
+    assert shows(table.screen(0), "Take back?") and shows(table.screen(0), "a mark")
+    assert not shows(table.screen(1), "Take back?")
+    assert table.game.match.state == marked, "nothing is taken back before ok"
+    tap(table, 0, "ok", clock.next())
+    assert table.game.match.state.board == "." * 9
+    for station in range(3):
+        assert shows(table.screen(station), "Ana took back a mark"), station
+    assert public_view(table).notice == "Ana took back a mark"
+    assert "take_back" in table.cues
+    lines = journal_objects(journals[0])
+    assert {k: lines[-1][k] for k in ("type", "action", "player", "line")} == \
+        {"type": "action", "action": "undo", "player": 0, "line": 2}
+    _, replayed = replay(journals[0].read_text().splitlines())
+    assert replayed.state == table.game.match.state
+    later = table.now_ns + ANNOUNCED_NS
+    table.tick(later, later)
+    assert not shows(table.screen(1), "Ana took back a mark") and public_view(table).notice == ""
+    assert shows(table.screen(0), "cost"), "Ana moves again, from the first cell"
+
+
+def test_a_take_back_not_allowed_says_why_and_any_key_plays_on(tmp_path):
+    table, clock, journals = box(tmp_path)
+    start_paytoplay(table, clock)
+    press(table, clock, 0, "ok")
+    press(table, clock, 1, "ok")                           # Ben marks
+    hold_left_press_ok(table, 0, clock)
+    assert shows(table.screen(0), "Can't take back") and shows(table.screen(0), "Ben has played since")
+    state = table.game.match.state
+    tap(table, 0, "ok", clock.next())                      # back to the game, nothing taken back
+    assert table.game.match.state == state and not shows(table.screen(0), "Can't take back")
+    assert not any(line.get("action") == "undo" for line in journal_objects(journals[0]))
+    hold_left_press_ok(table, 2, clock)             # a spectator has nothing to take back
+    assert not shows(table.screen(2), "Take back?")
+
+
+def test_the_other_player_moving_while_asked_refuses_the_take_back(tmp_path):
+    table, clock, journals = box(tmp_path)
+    start_paytoplay(table, clock)
+    press(table, clock, 0, "ok")
+    hold_left_press_ok(table, 0, clock)
+    assert shows(table.screen(0), "Take back?")
+    press(table, clock, 1, "ok")                           # Ben marks meanwhile
+    tap(table, 0, "ok", clock.next())
+    assert shows(table.screen(0), "Ben has played since")
+    assert not any(line.get("action") == "undo" for line in journal_objects(journals[0]))
+
+
+def test_a_take_back_after_a_resume_names_the_line_in_the_file(tmp_path):
+    from companion.record.recovery import pick_up
+    table, clock, journals = box(tmp_path)
+    start_paytoplay(table, clock)
+    press(table, clock, 0, "ok")
+    table.game.journal.close()
+    again, _ = journaled_table(tmp_path / "x", ("Ana", "Ben", "Cy"), seed=7)
+    again.resume(pick_up(tmp_path), 10**12)
+    clock.ms = 10**6
+    hold_left_press_ok(again, 0, clock)
+    tap(again, 0, "ok", clock.next())
+    assert journal_objects(journals[0])[-1]["line"] == 2
+    _, replayed = replay(journals[0].read_text().splitlines())
+    assert replayed.state.board == "." * 9
+
+
+def test_pictionary_the_artist_takes_back_a_judgement_with_the_chord(tmp_path):
+    table, clock, journals = box(tmp_path)
+    choose(table, clock, 0, "trio")
+    while table.game is None:
+        press(table, clock, 0, "ok")
+    artist = table.game.match.state.artist
+    guesser = table.game.match.state.guessers[0]
+    press(table, clock, artist, "ok")                      # the timer
+    press(table, clock, guesser, "slap")
+    table.tick(table.now_ns + 1, table.now_ns + 1)
+    press(table, clock, artist, "ok")                      # judged right
+    assert table.game.match.state.judged is not None
+    watcher = next(s for s in range(3) if s not in (artist, table.game.match.state.artist))
+    hold_left_press_ok(table, watcher, clock)             # neither the artist who judged nor the new one
+    assert shows(table.screen(watcher), "Can't take back")
+    tap(table, watcher, "ok", clock.next())
+    hold_left_press_ok(table, artist, clock)
+    assert shows(table.screen(artist), "a judgement")
+    tap(table, artist, "ok", clock.next())
+    actions = [line for line in journal_objects(journals[0]) if line.get("type") == "action"]
+    assert actions[-1]["action"] == "correct" and actions[-2]["action"] == "guessed"
+    assert public_view(table).notice == f"{table.game.names[artist]} took back a judgement"
+
+
+# --- a bot takes a seat, a person takes it back -----------------------------------------------
+
+def leave(table, station, clock, key):
+    """Hold ``left`` and ``right`` for the two seconds, then ``key`` on *Leave the game?*."""
+    from companion.table import ABANDON_HOLD_NS
+    t = clock.next()
+    table.handle(InputEvent(station, "left", True, round(t * MS)))
+    table.handle(InputEvent(station, "right", True, round((t + 10) * MS)))
+    due = round((t + 10) * MS) + ABANDON_HOLD_NS
+    table.tick(due, due)
+    assert shows(table.screen(station), "Leave the game?") and shows(table.screen(station), "easy bot plays")
+    table.handle(InputEvent(station, "left", False, due + 50 * MS))
+    table.handle(InputEvent(station, "right", False, due + 60 * MS))
+    clock.ms = due / MS + 100
+    tap(table, station, key, clock.next())
+
+
+def run_bots(table, clock, seconds):
+    for _ in range(seconds * 10):
+        t = round(clock.next() * MS)
+        table.tick(t, t)
+
+
+def test_a_player_leaves_a_bot_plays_on_and_the_player_takes_the_seat_back(tmp_path):
+    table, clock, journals = box(tmp_path)
+    start_paytoplay(table, clock)
+    press(table, clock, 0, "ok")                           # Ana marks
+    leave(table, 1, clock, "left")                         # Ben leaves: an easy bot plays for him
+    assert table.seats == (0, None) and table.game.bots == {1: "easy"}
+    assert shows(table.screen(0), "Ben left: a bot plays")
+    run_bots(table, clock, 5)
+    lines = journal_objects(journals[0])
+    assert {k: lines[2][k] for k in ("type", "player", "bot", "station")} == \
+        {"type": "seat", "player": 1, "bot": "easy", "station": None}
+    assert lines[-1].get("bot") is True and lines[-1]["player"] == 1, "the bot moved for Ben"
+    hold_left_press_ok(table, 1, clock)                    # Ben is back
+    assert shows(table.screen(1), "Take a seat?") and shows(table.screen(1), "Ben's seat")
+    tap(table, 1, "ok", clock.next())
+    assert table.seats == (0, 1) and table.game.bots == {}
+    back = journal_objects(journals[0])[-1]
+    assert {k: back[k] for k in ("type", "player", "bot", "station")} == \
+        {"type": "seat", "player": 1, "bot": None, "station": 2}
+    assert (lines[2]["when"], back["when"]) == ("move 2", f"move {table.game.match.moves + 1}")
+    while table.game.match.outcome is None:                # both play it out
+        mover = table.game.match.rules.to_move(table.game.match.state)[0]
+        press(table, clock, mover, "ok")
+    _, replayed = replay(journals[0].read_text().splitlines())
+    assert replayed.outcome == table.game.match.outcome
+    assert f"Ben (bot from move 2 to {back['when']})" in public_view(table).lines
+
+
+def test_a_game_resumed_after_a_player_left_seats_the_bot_and_the_watcher(tmp_path):
+    from companion.record.recovery import pick_up
+    table, clock, journals = box(tmp_path)
+    start_paytoplay(table, clock)
+    press(table, clock, 0, "ok")
+    leave(table, 1, clock, "right")
+    table.game.journal.close()
+    again, _ = journaled_table(tmp_path / "x", ("Ana", "Ben", "Cy"), seed=7)
+    again.resume(pick_up(tmp_path), 10**12)
+    assert again.seats == (0, None) and again.game.bots == {1: "hard"}
+    assert again.bot_seats is not None and again.bot_seats.levels == {1: "hard"}
+    assert again.game.flagged(1) == "Ben (bot from move 2)" and again.game.flagged(0) == "Ana"

@@ -1,0 +1,234 @@
+"""The virtual Pi's pure parts, without booting anything: its command line, its summary and exit
+code, the job agent's file protocol, the i2c trace decoder and the race-gap arithmetic.
+(The virtual Pi itself runs as ``python -m vm check``, docs/VIRTUAL-PI.md.)"""
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from companion.adapters.framepack import pages
+from vm import agent, game, panels, summary, wheels
+from vm.__main__ import main, parser
+
+ROOT = Path(__file__).parent.parent
+
+
+# --- command line and summary ----------------------------------------------------------------------
+
+def test_check_defaults_to_trixie_and_text():
+    args = parser().parse_args(["check"])
+    assert (args.release, args.json, args.keep) == ("trixie", False, False)
+    assert parser().parse_args(["check", "--release", "bookworm", "--json"]).release == "bookworm"
+
+
+def test_an_unknown_release_is_refused(capsys):
+    with pytest.raises(SystemExit) as e:
+        parser().parse_args(["check", "--release", "buster"])
+    assert e.value.code == 2
+    assert "invalid choice: 'buster'" in capsys.readouterr().err
+
+
+def passed(release="trixie") -> dict:
+    s = summary.new(release)
+    s.update({key: True for key in summary.CHECKS})
+    s.update({key: 1.0 for key in summary.FIGURES})
+    return s
+
+
+def test_a_new_summary_has_every_key_and_fails():
+    s = summary.new("bookworm")
+    assert set(summary.REQUIRED) <= set(s)
+    assert s["release"] == "bookworm" and not any(s[k] for k in summary.CHECKS)
+    assert summary.exit_code(s) == 1
+
+
+def test_exit_code_is_0_only_when_every_check_passed_and_figures_were_measured():
+    assert summary.exit_code(passed()) == 0
+    for key in summary.CHECKS:
+        s = passed()
+        summary.fail(s, key, "broken")
+        assert summary.exit_code(s) == 1, key
+    s = passed()
+    s["vm_gpio_delivery_p99_ms"] = None
+    assert summary.exit_code(s) == 1
+
+
+def test_the_first_reason_for_a_failed_check_is_kept_and_shown():
+    s = passed()
+    summary.fail(s, "panels_ok", "panel 3 was sent no frame")
+    summary.fail(s, "panels_ok", "a later consequence")
+    assert s["reasons"]["panels_ok"] == "panel 3 was sent no frame"
+    text = summary.to_text(s)
+    assert "FAIL panels_ok: panel 3 was sent no frame" in text and "ok   install_ok" in text
+    assert json.loads(summary.to_json(s))["panels_ok"] is False
+
+
+def test_main_prints_json_and_exits_with_the_summary_code(monkeypatch, capsys):
+    import vm.checks
+
+    failed = passed("bookworm")
+    summary.fail(failed, "watchdog_ok", "no ping")
+    monkeypatch.setattr(vm.checks, "run_check", lambda release, tree, log, keep: failed)
+    assert main(["check", "--release", "bookworm", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["release"] == "bookworm" and out["watchdog_ok"] is False
+    monkeypatch.setattr(vm.checks, "run_check", lambda release, tree, log, keep: passed())
+    assert main(["check"]) == 0
+
+
+# --- the job agent's protocol ------------------------------------------------------------------------
+
+def test_a_job_runs_and_its_output_and_code_come_back(tmp_path):
+    agent.submit(tmp_path, "0001-hello", "echo hello; echo oops >&2; exit 3")
+    assert agent.result(tmp_path, "0001-hello") is None
+    agent.serve(tmp_path, once=True)
+    res = agent.result(tmp_path, "0001-hello")
+    assert res["rc"] == 3 and res["output"] == "hello\noops\n"
+    assert json.loads((tmp_path / "ready").read_text())["uptime_s"] > 0
+    assert agent.pending(tmp_path) == []
+
+
+def test_jobs_run_once_in_name_order(tmp_path):
+    for name in ("0002-b", "0001-a"):
+        agent.submit(tmp_path, name, f"echo {name} >> {tmp_path}/order")
+    assert [p.stem for p in agent.pending(tmp_path)] == ["0001-a", "0002-b"]
+    agent.serve(tmp_path, once=True)
+    agent.serve(tmp_path, once=True)
+    assert (tmp_path / "order").read_text() == "0001-a\n0002-b\n"
+
+
+def test_a_job_appears_only_whole(tmp_path):
+    """The agent never sees a half-written job: it is written aside and renamed."""
+    agent.submit(tmp_path, "0001-x", "true")
+    assert sorted(p.name for p in (tmp_path / "jobs").iterdir()) == ["0001-x.sh"]
+
+
+def test_the_agent_serves_a_job_submitted_while_it_waits(tmp_path):
+    server = threading.Thread(target=agent.serve, args=(tmp_path,), daemon=True)
+    server.start()
+    agent.submit(tmp_path, "0001-late", "echo late")
+    for _ in range(400):
+        if agent.result(tmp_path, "0001-late"):
+            break
+        server.join(0.05)
+    assert agent.result(tmp_path, "0001-late")["output"] == "late\n"
+
+
+def test_job_names_keep_order_and_safe_characters():
+    assert agent.job_name(7, "unplug panel/3") == "0007-unplug-panel-3"
+    assert agent.job_name(12, "") == "0012-job"
+
+
+# --- the panels' frames from the i2c trace ------------------------------------------------------------
+
+def trace_of(channel: int, frame: bytes, mux: int = 0x70) -> str:
+    """Trace lines as the kernel prints them for one frame luma sends through the multiplexer."""
+    lines = []
+
+    def write(address: int, data: bytes) -> None:
+        hexed = "-".join(f"{b:02x}" for b in data)
+        lines.append(f" python3-420 [001] ..... 12.5: i2c_write: i2c-1 #0 a={address:03x} f=0000 l={len(data)} [{hexed}]")
+
+    write(mux, bytes([1 << channel]))
+    write(0x3C, bytes([0x00, 0x21, 0, 127, 0x22, 0, 7]))
+    for i in range(0, len(frame), 32):
+        write(mux, bytes([1 << channel]))
+        write(0x3C, bytes([0x40]) + frame[i:i + 32])
+    return "\n".join(lines) + "\n"
+
+
+def drawn(text: str) -> bytes:
+    image = Image.new("1", (128, 64))
+    ImageDraw.Draw(image).text((4, 4), text, fill=1)
+    return pages(image)
+
+
+def test_frames_are_read_back_per_channel_and_the_last_one_counts():
+    one, two, three = drawn("P1"), drawn("P2"), drawn("P2 again")
+    trace = trace_of(0, one) + trace_of(1, two) + trace_of(1, three)
+    sent = panels.frames(trace)
+    assert sent == {0: [one], 1: [two, three]}
+    assert panels.compare([one, three], sent, [0, 1]) == []
+    problems = panels.compare([one, two], sent, [0, 1])
+    assert len(problems) == 1 and problems[0].startswith("panel 2 (channel 1): its last frame differs")
+
+
+def test_a_panel_without_a_complete_frame_is_named():
+    half = trace_of(2, drawn("P3")).splitlines()[:10]
+    assert panels.compare([drawn("P3")], panels.frames("\n".join(half)), [2]) == [
+        "panel 1 (channel 2) was sent no complete frame"]
+
+
+def test_writes_on_other_buses_are_not_counted():
+    assert panels.frames(trace_of(0, drawn("P1")).replace("i2c-1", "i2c-3")) == {}
+
+
+# --- the game's comparison -------------------------------------------------------------------------
+
+def test_reaction_gaps_pair_each_race_with_its_slaps():
+    edges = [[1.5, 26, True, 2, "slap"], [1.55, 26, False, 2, "slap"],
+             [3.4, 4, True, 0, "slap"], [3.403, 5, True, 1, "slap"], [3.406, 26, True, 2, "slap"]]
+    ms = 1_000_000
+    times = [[0, 0], [0, 0], [3400 * ms, 3400 * ms], [3403 * ms, 3403 * ms + 20_000], [3406 * ms, 3406 * ms]]
+    races = [{"action": "draw", "winners": [0, 1, 2], "onset_ms": [0.0, 1.0, 0.0],
+              "reaction_ms": [400.0, 402.01, 406.0]}]
+    assert game.reaction_gaps(edges, times, races) == [(0, 3.01, 3.01), (0, 6.0, 6.0)]
+
+
+def test_verdicts_compare_actions_and_winners():
+    mock = [{"action": "draw", "winners": [0, 1, 2]}, {"action": "claim", "player": 1}]
+    assert game.compare(mock, [dict(r) for r in mock]) == []
+    assert game.compare(mock, [mock[0], {"action": "claim", "player": 0}])
+
+
+def test_the_guest_game_script_walks_the_lobby_then_plays_triangle():
+    presses = game.presses(ROOT)
+    assert presses[0].key in ("ok", "right") and all(p.station == 0 for p in presses[:3])
+    edges = game.pin_edges(presses, ROOT / game.GUEST_PROFILE)
+    assert [e[1] for e in edges if e[4] == "slap" and e[2]][:2] == [26, 4]  # Cy's false start, then Ana
+    assert edges == sorted(edges, key=lambda e: e[0])
+
+
+# --- wheels for the guest ---------------------------------------------------------------------------
+
+def test_wheels_are_fetched_for_the_guests_python():
+    cmd = wheels.download_command(ROOT, "trixie", Path("/tmp/w"))
+    assert cmd[cmd.index("--python-version") + 1] == "3.13" and cmd[cmd.index("--abi") + 1] == "cp313"
+    assert "--only-binary=:all:" in cmd and any(r.startswith("gpiozero") for r in cmd)
+    assert wheels.wheel_dir(ROOT, "trixie") != wheels.wheel_dir(ROOT, "bookworm")
+
+
+def test_the_script_as_played_puts_each_press_at_its_kernel_time():
+    edges = [[0.4, 27, True, 0, "ok"], [0.45, 27, False, 0, "ok"],
+             [3.4, 4, True, 0, "slap"], [3.403, 5, True, 1, "slap"], [3.45, 4, False, 0, "slap"], [3.453, 5, False, 1, "slap"]]
+    ms = 1_000_000
+    base = 7_000 * ms
+    times = [[base, base], [base + 50 * ms, base + 50 * ms], [base + 3000 * ms, base + 3000 * ms],
+             [base + 3009 * ms, base + 3009 * ms + 2 * ms],  # written 6 ms late, the write took 2 ms
+             [base + 3050 * ms, base + 3050 * ms], [base + 3060 * ms, base + 3060 * ms]]
+    assert game.as_played(edges, times) == ("0.400000 1 ok 0.050000\n"
+                                             "3.400000 1 slap 0.050000\n"
+                                             "3.410000 2 slap 0.050000\n")
+
+
+# --- the bench reports the last check's figures, never boots a guest ----------------------------------
+
+def test_bench_takes_the_newest_check_with_delivery_figures(tmp_path):
+    import os
+
+    from bench import vm_delivery
+
+    assert vm_delivery.last_check(tmp_path) is None
+    old, new, broken = (tmp_path / f"last-check-{r}.json" for r in ("bookworm", "trixie", "sid"))
+    old.write_text(json.dumps({"release": "bookworm", "vm_gpio_delivery_p50_ms": 9.0, "vm_gpio_delivery_p99_ms": 90.0}))
+    new.write_text(json.dumps({"release": "trixie", "vm_gpio_delivery_p50_ms": 16.6, "vm_gpio_delivery_p99_ms": 184.8}))
+    broken.write_text("{not json")
+    os.utime(old, (1, 1))
+    figures = vm_delivery.figures(tmp_path, samples=500)
+    assert figures["vm_release"] == "trixie" and figures["vm_gpio_delivery_p99_ms"] == 184.8
+    assert 0 < figures["model_gpio_delivery_p50_ms"] < figures["model_gpio_delivery_p99_ms"]
+    new.write_text(json.dumps({"release": "trixie", "vm_gpio_delivery_p50_ms": None}))  # delivery not measured
+    assert vm_delivery.figures(tmp_path, samples=500)["vm_release"] == "bookworm"

@@ -1,0 +1,155 @@
+"""A Triangle game played twice: through gpio-sim in the guest, and on mock pins on the host.
+
+The same press script (station 1 walks the lobby to Triangle, then tests/scripts/triangle.txt:
+a false start, a three-way tie 3 ms apart, a race won by 30 ms, a claim) drives both. In the guest
+each press is a gpio-sim line pulled low at its time, so it travels kernel -> lgpio -> gpiozero ->
+daemon -> journal with the kernel's edge time; on the host it is gpiozero's mock pin. The races'
+verdicts (action and winners) must be the same, and the guest's reaction times must be as far
+apart as the edges were in the kernel, which says the daemon used the kernel's edge times.
+
+Runs on the host with the product imported from the tree (the caller puts it on sys.path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+MOCK_PROFILE = "hardware/profiles/mock-3.toml"
+GUEST_PROFILE = "hardware/profiles/mux-3.toml"  # what install.sh installs by default
+GAME_SCRIPT = "tests/scripts/triangle.txt"
+SEED = 8
+LOBBY_STEP_S = 0.4
+"""Lobby presses this far apart: slower than tests/test_triangle_daemon.py's 0.2 s, for a guest
+whose daemon runs under an emulator."""
+EDGE_TOLERANCE_MS = 1.0
+"""How far a reaction-time difference may be from the gap between the driver's writes. Known
+limit: gpio-sim does not stamp an edge at the write but when irq_sim's irq_work runs, which
+handles every pending line in one pass; on a starved emulator that is milliseconds later, and two
+writes 3-10 ms apart can be stamped closer together (seen: 5.19 ms apart written, 3.45 ms apart
+stamped). The kernel's own stamps (irq:irq_handler_entry with trace_clock=mono) would be the
+exact reference; they are not read yet."""
+
+
+def lobby_to_triangle(stations: int):
+    """Station 1 walks the lobby to Triangle and starts it with the default options."""
+    from companion.games import get
+    from companion.games.options import lobby_choices
+    from companion.script import ScriptPress
+    from companion.table import Table
+
+    names = tuple(f"P{i + 1}" for i in range(stations))
+    steps = [g.name for g in Table(names, None).lobby.games].index("triangle")
+    keys = ["right"] * steps + ["ok"] + ["ok"] * len(lobby_choices(get("triangle").Options)) + ["ok"]
+    return [ScriptPress(LOBBY_STEP_S * (i + 1), 0, key) for i, key in enumerate(keys)]
+
+
+def presses(tree: Path):
+    from companion.script import load_script
+
+    lobby = lobby_to_triangle(3)
+    game = [replace(p, at_s=lobby[-1].at_s + p.at_s) for p in load_script(tree / GAME_SCRIPT, 3)]
+    return lobby + game
+
+
+def script_text(presses_) -> str:
+    return "".join(f"{p.at_s:.3f} {p.station + 1} {p.key} {p.hold_s}\n" for p in presses_)
+
+
+def pin_of(profile_path: Path, station: int, key: str) -> int:
+    from companion.profile import load_profile
+
+    return load_profile(profile_path).stations[station].pins[key]
+
+
+def pin_edges(presses_, profile_path: Path) -> list[list]:
+    """[seconds, BCM line, pressed, station, key] for every press and release, in time order;
+    vm/inguest/pins.py plays the first three."""
+    from companion.profile import load_profile
+    from companion.script import edges
+
+    profile = load_profile(profile_path)
+    return [[t, profile.stations[station].pins[key], pressed, station, key]
+            for t, station, key, pressed in edges(presses_)]
+
+
+def as_played(edges_: list[list], times: list[list[int]]) -> str:
+    """The script as the guest's kernel timed it: each press at its edge's time (the middle of
+    the driver's write), held until its release's, from the first edge's scheduled time."""
+    mid = [(t[0] + t[1]) / 2 for t in times]
+    start = mid[0] - edges_[0][0] * 1e9
+    lines, held = [], {}
+    for edge, at in zip(edges_, mid):
+        _, _, pressed, station, key = edge
+        if pressed:
+            held[(station, key)] = at
+        else:
+            down = held.pop((station, key))
+            lines.append((down, f"{(down - start) / 1e9:.6f} {station + 1} {key} {(at - down) / 1e9:.6f}\n"))
+    return "".join(line for _, line in sorted(lines))
+
+
+def mock_run(tree: Path, script: Path, journals: Path) -> Path:
+    """The same presses on mock pins on a simulated clock (vm/mockgame.py); its journal."""
+    here = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), str(tree / "tests"), str(here)]),
+               SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    journals.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "vm.mockgame", str(tree), str(script), str(journals)],
+                          cwd=tree, env=env, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError("the mock game failed:\n" + proc.stderr[-2000:])
+    [journal] = sorted(journals.glob("*.jsonl"))
+    return journal
+
+
+def races(tree: Path, journal: Path) -> list[dict]:
+    """The journal's races as ``companion replay --json`` tells them."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run([sys.executable, "-m", "companion", "replay", "--json", str(journal)],
+                         cwd=tree, env=env, check=True, capture_output=True, text=True, timeout=120).stdout
+    return json.loads(out)["races"]
+
+
+def verdict(race: dict) -> tuple:
+    return race["action"], tuple(race.get("winners") or ()), race.get("player")
+
+
+SAME_RACE_S = 0.2
+"""Slaps in the script closer than this to the first of their group are one race."""
+
+
+def reaction_gaps(edges_: list[list], times: list[list[int]], races_: list[dict]) -> list[tuple]:
+    """For each race with two or more reactions, and each later slap in it: (race, the gap
+    between the two players' presses as the journal has them, in ms; the gap between the two
+    kernel edges, in ms, from the driver's write times). Equal gaps say the daemon timed each
+    press by its kernel edge, not by when it got to it."""
+    slaps = [(i, e[0], e[3]) for i, e in enumerate(edges_) if e[2] and e[4] == "slap"]
+    groups: list[list[tuple]] = []
+    for slap in slaps:
+        if groups and slap[1] - groups[-1][0][1] < SAME_RACE_S:
+            groups[-1].append(slap)
+        else:
+            groups.append([slap])
+    raced = [r for r in races_ if sum(x is not None for x in r["reaction_ms"]) >= 2]
+    mid = lambda i: (times[i][0] + times[i][1]) / 2
+    out = []
+    for n, (race, group) in enumerate(zip(raced, [g for g in groups if len(g) >= 2])):
+        at = [None if x is None else x + o for x, o in zip(race["reaction_ms"], race["onset_ms"])]
+        first_i, _, first = group[0]
+        for i, _, station in group[1:]:
+            if at[station] is not None and at[first] is not None:
+                out.append((n, round(at[station] - at[first], 3), round((mid(i) - mid(first_i)) / 1e6, 3)))
+    return out
+
+
+def compare(mock: list[dict], guest: list[dict]) -> list[str]:
+    """What differs between the two games' verdicts (empty: the same)."""
+    problems = []
+    if [verdict(r) for r in mock] != [verdict(r) for r in guest]:
+        problems.append(f"verdicts differ: mock {[verdict(r) for r in mock]}, guest {[verdict(r) for r in guest]}")
+    return problems

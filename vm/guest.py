@@ -1,0 +1,118 @@
+"""Booting the virtual Pi under QEMU and running jobs in it through the share (vm/agent.py).
+
+QEMU runs with TCG (``-accel tcg,thread=multi -cpu max``): this machine's /dev/kvm does not boot
+a stock Debian kernel. Each boot gets a fresh copy-on-write overlay of the cached image, so the
+image stays clean and a run leaves nothing behind for the next. Every wait is for a file to
+appear, bounded by a timeout; a timeout stops the guest and says what it was waiting for.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from vm import agent
+
+BOOT_TIMEOUT_S = 420  # ~19 s on an idle machine, ~76 s on a loaded one; TCG on 2 shared cores
+POLL_S = 0.1
+
+
+class GuestError(RuntimeError):
+    pass
+
+
+class Guest:
+    def __init__(self, image: Path, run_dir: Path, memory_mb: int = 2048, cpus: int = 2) -> None:
+        self.image = image
+        self.run_dir = run_dir
+        self.share = run_dir / "share"
+        self.memory_mb = memory_mb
+        self.cpus = cpus
+        self.proc: subprocess.Popen | None = None
+        self.serial = 0
+
+    @property
+    def console_log(self) -> Path:
+        return self.run_dir / "console.log"
+
+    def command(self) -> list[str]:
+        return [
+            "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max",
+            "-smp", str(self.cpus), "-m", str(self.memory_mb), "-display", "none", "-no-reboot",
+            "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"),
+            "-append", "root=/dev/vda rw console=ttyS0 quiet panic=-1 systemd.show_status=0",
+            "-drive", f"file={self.run_dir / 'disk.qcow2'},if=virtio,format=qcow2,cache=unsafe",
+            "-virtfs", f"local,path={self.share},mount_tag=share,security_model=none,id=share",
+            "-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0",
+            "-device", "virtio-rng-pci",
+            "-serial", f"file:{self.console_log}", "-monitor", "none",
+        ]
+
+    def start(self) -> None:
+        self.share.mkdir(parents=True, exist_ok=True)
+        (self.share / "ready").unlink(missing_ok=True)
+        shutil.copy(Path(agent.__file__), self.share / "agent.py")
+        disk = self.run_dir / "disk.qcow2"
+        disk.unlink(missing_ok=True)
+        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
+                        str(self.image / "rootfs.img"), str(disk)], check=True)
+        self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+                                     stdout=open(self.run_dir / "qemu.log", "w"), stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = BOOT_TIMEOUT_S) -> dict:
+        ready = self.share / "ready"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if ready.exists():
+                try:
+                    return json.loads(ready.read_text())
+                except ValueError:
+                    pass  # written by a rename: only a partial read on a slow share
+            self._check_alive("booting")
+            time.sleep(POLL_S)
+        raise GuestError(f"the guest's job agent did not start within {timeout:.0f} s\n" + self.console_tail())
+
+    def run(self, script: str, label: str, timeout: float = 300) -> dict:
+        """Run a bash script in the guest as root; returns {"rc", "seconds", "output"}."""
+        self.serial += 1
+        name = agent.job_name(self.serial, label)
+        agent.submit(self.share, name, "set -u\n" + script)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            res = agent.result(self.share, name)
+            if res is not None:
+                return res
+            self._check_alive(label)
+            time.sleep(POLL_S)
+        out = self.share / "jobs" / f"{name}.out"
+        partial = out.read_text(errors="replace")[-3000:] if out.exists() else ""
+        raise GuestError(f"job {label!r} did not finish within {timeout:.0f} s; its output so far:\n{partial}")
+
+    def must(self, script: str, label: str, timeout: float = 300) -> str:
+        res = self.run(script, label, timeout)
+        if res["rc"] != 0:
+            raise GuestError(f"job {label!r} failed with {res['rc']}:\n{res['output'][-3000:]}")
+        return res["output"]
+
+    def _check_alive(self, doing: str) -> None:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise GuestError(f"QEMU ended ({self.proc.returncode}) while {doing}\n" + self.console_tail())
+
+    def console_tail(self, lines: int = 30) -> str:
+        if not self.console_log.exists():
+            return ""
+        text = self.console_log.read_text(errors="replace").splitlines()[-lines:]
+        return "guest console:\n" + "\n".join(text)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            self.run("systemctl poweroff --no-block", "poweroff", timeout=30)
+            self.proc.wait(timeout=60)
+        except (GuestError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()

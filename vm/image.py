@@ -1,0 +1,106 @@
+"""The virtual Pi's disk image: a minimal Debian of the chosen release, built by mmdebstrap, cached.
+
+The image holds what a Pi's OS gives before the installer runs (systemd, udev, python3, i2c-tools)
+plus the harness's own parts: the job agent's service, a network for apt, the kernel modules of
+vm/kernel built against the guest's own kernel, and stress-ng for the delivery figures under load.
+The product is not in it: each check installs it from the tree, as a maker would.
+
+The cache lives outside the clone (``$XDG_CACHE_HOME/companion-vm``), one directory per release and
+per hash of every input that shapes the image (this file, vm/guest, vm/kernel, the package list),
+so changing any of them builds a new image and an unchanged tree reuses the old one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MIRROR = "http://deb.debian.org/debian"
+RELEASES = {"trixie": "3.13", "bookworm": "3.11"}  # release -> the guest's CPython
+IMAGE_SIZE = "4G"
+PACKAGES = [
+    "systemd", "systemd-sysv", "udev", "dbus", "kmod", "iproute2", "procps", "ca-certificates",
+    "linux-image-amd64", "initramfs-tools", "zstd",
+    "python3", "python3-venv", "python3-pip", "i2c-tools", "stress-ng",
+    # what the installer asks apt for where lgpio is built from source (plain Debian, Python 3.13):
+    # in the image, so each run does not unpack them again under the emulator
+    "python3-dev", "swig",
+    # to build vm/kernel's modules against the guest's own kernel, in the image build only
+    "linux-headers-amd64", "linux-source", "gcc", "make", "libc6-dev", "xz-utils",
+]
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "companion-vm"
+
+
+def inputs_hash(release: str) -> str:
+    """A hash of everything that shapes the image: a change to any of it builds a new one."""
+    h = hashlib.sha256(release.encode())
+    h.update("\n".join(PACKAGES).encode())
+    files = [Path(__file__)] + sorted(p for d in ("guest", "kernel") for p in (HERE / d).rglob("*")
+                                      if p.is_file())
+    for path in files:
+        h.update(str(path.relative_to(HERE)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def image_dir(release: str) -> Path:
+    return cache_root() / f"{release}-{inputs_hash(release)}"
+
+
+def is_built(release: str) -> bool:
+    d = image_dir(release)
+    return all((d / name).exists() for name in ("rootfs.img", "vmlinuz", "initrd.img"))
+
+
+def build(release: str, log) -> Path:
+    """Build (or reuse) the release's image; returns its directory. Needs root and mmdebstrap."""
+    if release not in RELEASES:
+        raise ValueError(f"no such release {release!r}: one of {', '.join(RELEASES)}")
+    out = image_dir(release)
+    if is_built(release):
+        return out
+    if shutil.which("mmdebstrap") is None:
+        raise RuntimeError("mmdebstrap is not installed (apt-get install mmdebstrap qemu-system-x86 qemu-utils)")
+    work = out.with_name(out.name + ".building")
+    mounted = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()
+               if line.split()[1].startswith(str(work) + "/")]
+    if mounted:  # an interrupted build's chroot mounts (/dev, /proc): never delete through them
+        raise RuntimeError(f"an interrupted build left mounts under {work}: umount {' '.join(mounted)}")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    root = work / "root"
+    cmd = ["mmdebstrap", "--variant=minbase", "--mode=root", "--format=directory",
+           "--include=" + ",".join(PACKAGES),
+           "--customize-hook=sh " + str(HERE / "guest" / "customize.sh") + ' "$1"',
+           release, str(root), MIRROR]
+    log(f"building the {release} image (mmdebstrap, a few minutes)")
+    with open(work / "build.log", "w") as f:
+        rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if rc != 0:
+        tail = (work / "build.log").read_text(errors="replace").splitlines()[-30:]
+        raise RuntimeError(f"mmdebstrap failed ({rc}); see {work / 'build.log'}:\n" + "\n".join(tail))
+    kernels = sorted((root / "boot").glob("vmlinuz-*"))
+    initrds = sorted((root / "boot").glob("initrd.img-*"))
+    if not kernels or not initrds:
+        raise RuntimeError(f"the image has no kernel or initrd in {root / 'boot'}")
+    shutil.copy(kernels[-1], work / "vmlinuz")
+    shutil.copy(initrds[-1], work / "initrd.img")
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "root", "-d", str(root), str(work / "rootfs.img"),
+                    IMAGE_SIZE], check=True)
+    shutil.rmtree(root)
+    shutil.rmtree(out, ignore_errors=True)
+    work.rename(out)
+    return out
+
+
+if __name__ == "__main__":
+    print(build(sys.argv[1] if len(sys.argv) > 1 else "trixie", log=print))
