@@ -302,6 +302,13 @@ class Quiz(Rules):
 
     # --- results -----------------------------------------------------------------------------
 
+    def takeback_refusal(self, before: Any, action: Action, after: Any) -> str | None:
+        """Nothing: a buzz is a race, and the host puts a misjudged answer right with a score
+        correction (``correct``), which every station sees."""
+        if action.get("action") == "buzz":
+            return "a race cannot be taken back"
+        return "the host corrects scores instead"
+
     def outcome(self, state: QuizState) -> Outcome | None:
         if state.phase != "over":
             return None

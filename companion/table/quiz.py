@@ -152,7 +152,7 @@ class QuizTable(QuizViews, GameTable):
     # --- inputs --------------------------------------------------------------------------------
 
     def on_input(self, event: InputEvent) -> None:
-        if not event.pressed:
+        if not event.pressed or event.station >= len(self.names):  # a watching station buzzes nothing
             return
         if event.station == HOST:
             self._host(event)

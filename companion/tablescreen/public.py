@@ -248,12 +248,14 @@ def quiz_view(t) -> PublicView:
     if teams:
         groups = state.teams()
         names = tuple(f"Team {g + 1}" for g in groups)
+        members = tuple(f"Team {g + 1}: " + ", ".join(t.names[p] for p in state.members(g)) for g in groups)
         scores = tuple(state.team_score(g) for g in groups)
         colour = {p: groups.index(state.team(p)) for p in state.contestants}
         trail = tuple(tuple(sum(row[p] for p in state.members(g)) for g in groups) for row in t.match.trail)
     else:
         names = t.names[1:]
         scores = state.scores[1:]
+        members = ()
         colour = {p: p - 1 for p in state.contestants}
         trail = tuple(tuple(row[1:]) for row in t.match.trail)
     race = tuple(RacePress(t.names[seat], colour[seat], round(delta / MS, 6),
@@ -268,8 +270,8 @@ def quiz_view(t) -> PublicView:
                       clock=clock, hurry=bool(clock) and t.seconds_left <= 3, late=t.late_note or "",
                       turn=f"Question {max(state.question, 1)} of {state.options.questions}",
                       lines=tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
-                                  for s, until in sorted(t.early.items()) if until > t.now_ns),
-                      footer="host: " + {"ready": "slap arms", "open": "right skips",
+                                  for s, until in sorted(t.early.items()) if until > t.now_ns) + members,
+                      footer=("host: " if t.names[0] == "Host" else f"host {t.names[0]}: ") + {"ready": "slap arms", "open": "right skips",
                                          "answering": "ok right, left wrong", "tie": "picks among the tied",
                                          "reopen": "slap re-opens, right skips", "over": ""}[state.phase])
     outcome = t.match.outcome
