@@ -45,7 +45,7 @@ def run(quick: bool) -> dict:
     out["frame_pack_ms"] = reveal.frame_pack_ms(100 if quick else 1000)
     out.update(latency.decision_latency(100 if quick else 1000))
     out["events_per_s"] = throughput.events_per_s(20_000 if quick else 200_000)
-    out["bot_triangle_hard_vs_basic"] = bots.triangle_hard_vs_basic(2_000 if quick else 6_000)
+    out.update(bots.triangle_on_table(60 if quick else 400))
     out["bot_decision_ms"] = bots.triangle_decision_ms(300 if quick else 2_000)
     out["bot_move_ms"] = bots.other_moves_ms(100 if quick else 500)
     out.update(bots.paytoplay())
@@ -114,11 +114,13 @@ def table(result: dict) -> str:
          f"GPIO reader; edge to buzzer under frame packing, minus the {latency.WINDOW_NS // 1_000_000} ms window"),
         ("events through arbiter+referee", f"{result['events_per_s']:,.0f}/s", "", ""),
         ("journal replay", f"{result['replay_actions_per_s']:,.0f} actions/s", "", ""),
-        ("Triangle hard bot vs 2 basic", f"{result['bot_triangle_hard_vs_basic']['lead_per_turn']:+.2f} pts/turn",
-         f"{result['bot_triangle_hard_vs_basic']['baseline_points_per_turn']:.2f} pts/turn all basic",
-         f"lead, CI95 {result['bot_triangle_hard_vs_basic']['lead_ci95']}; "
-         f"hard {result['bot_triangle_hard_vs_basic']['hard_points_per_turn']:.2f}, "
-         f"basic {result['bot_triangle_hard_vs_basic']['basic_points_per_turn']:.2f} pts/turn"),
+        ("Triangle hard bot on the table: lead vs 2 basic / 2 counters",
+         f"{result['bot_triangle_hard_on_table']['vs_basic']['lead_per_turn']:+.2f} / "
+         f"{result['bot_triangle_hard_on_table']['vs_counter']['lead_per_turn']:+.2f} pts/turn",
+         f"counter vs 2 basic {result['bot_triangle_counter_on_table']['lead_per_turn']:+.2f} pts/turn",
+         f"CI95 {result['bot_triangle_hard_on_table']['vs_basic']['lead_ci95']} / "
+         f"{result['bot_triangle_hard_on_table']['vs_counter']['lead_ci95']}; "
+         f"false statements {result['bot_triangle_hard_on_table']['false_rate']:.0%}"),
         ("Triangle bot decision p50 / p99", f"{result['bot_decision_ms']['median']:.2f} / {result['bot_decision_ms']['p99']:.2f} ms", "", ""),
         ("hard move: closest / Pay-to-Play", f"{result['bot_move_ms']['closest']:.2f} / {result['bot_move_ms']['paytoplay']:.3f} ms",
          "", "medians; Pay-to-Play once its table is solved"),

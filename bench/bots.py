@@ -1,10 +1,23 @@
-"""Bot benchmarks: the hard Triangle bot against two basic-strategy players, its decision time,
-and Pay-to-Play solved from scratch.
+"""Bot benchmarks: Triangle bots measured on the box, bot decision and move times, and
+Pay-to-Play solved from scratch.
 
-A Triangle turn is simulated on the timing model of :mod:`companion.bots.triangle` (each basic
-player reaches at a normal time around their tier's mean, the hard bot around its slot), with the
-rules' own scoring (:func:`companion.games.triangle.round_points`) and the table's 10 ms tie
-window. Each seat's knowledge is exactly what a player at the table has seen this turn.
+Triangle bots measured on the box: every seat a bot at the real :class:`companion.table.Table`
+on a fake clock, pressing through the arbiter exactly as at a table.
+
+Each bot commits its slap through the bot input source and its watermark, a race is decided by
+edge time and the tie window, a press that falls due after the race is decided is withdrawn, and
+the claimer states its fact on the table after its thinking time; ``ok`` is given to the game a
+second after each result shows, as a seated player's station would (the box lets only a seated
+station deal, and every seat here is a bot). Nothing of the bots'
+own timing model decides a race.
+
+Pairings, each over games of ``turns`` turns with the measured seat rotating over the three
+seats (a fresh table and seed per game):
+
+- ``hard`` against two easy bots (the seed's basic strategy);
+- ``hard`` against two speed-matched counters (they reach when the hard bot would and state the
+  coach's counting-only best);
+- one counter against two easy bots.
 """
 
 from __future__ import annotations
@@ -15,76 +28,90 @@ import time
 
 from companion.bots.closest import hard_move
 from companion.bots.paytoplay import START, best_action, solve, solver_for
-from companion.bots.triangle import (BASIC_REACH_MS, HARD_JITTER_MS, HARD_SLOTS_MS, LATE_WINDOW_MS,
-                                     basic_statement, seat_view, tier)
+from companion.arbiter.inputs import InputEvent
+from companion.bots.triangle import seat_view
 from companion.games import get
 from companion.games.closest import ClosestOptions
 from companion.games.paytoplay import PayToPlayOptions
-from companion.games.triangle import ROUNDS_PER_TURN, VALUES, round_points
+from companion.games.triangle import ROUNDS_PER_TURN, VALUES
+from companion.table import Table
+from companion.table.lobby import StartGame
 
-TIE_WINDOW_MS = 10
+MS = 1_000_000
+READ_RESULT_MS = 1000
+"""How long a round's result shows before ``ok`` deals the next (a player reading it)."""
 
 
-def play_turn(rng: random.Random, levels: tuple[str, str, str]) -> tuple[int, int, int]:
-    """One turn of six rounds; each seat ``hard`` or ``basic``. Returns the points per seat."""
-    deck = [v for v in VALUES for _ in range(4)]
-    rng.shuffle(deck)
-    seen: list[list[int]] = [[], [], []]
-    points = [0, 0, 0]
-    for r in range(ROUNDS_PER_TURN):
-        cards = tuple(deck[4 * r:4 * r + 3])
-        rts = deck[4 * r + 3]
-        views = [seat_view(p, cards, seen[p]) for p in range(3)]
-        times, slots = [], {}
-        for p, view in enumerate(views):
-            if levels[p] == "hard":
-                slots[p] = view.claim_slot()
-                times.append(rng.gauss(HARD_SLOTS_MS[slots[p]], HARD_JITTER_MS))
-            else:
-                times.append(rng.gauss(*BASIC_REACH_MS[tier(view.cards.values())]))
-        first, second = sorted(range(3), key=times.__getitem__)[:2]
-        for p in range(3):
-            seen[p] += views[p].cards.values()
-        if times[second] - times[first] <= TIE_WINDOW_MS:
+def play_at_table(roles: list[str], turns: int, seed: int):
+    """A game of ``turns`` turns at a real table whose three seats are bots in ``roles``
+    (``hard``, ``easy`` or ``counter``), played to its end; returns the game table."""
+    table = Table(("A", "B", "C"), seed=seed)
+    table.start(StartGame(get("triangle"), {"turns": turns}), 0,
+                bots={p: "easy" if role == "easy" else "hard" for p, role in enumerate(roles)})
+    table.bot_seats.counting = frozenset(p for p, role in enumerate(roles) if role == "counter")
+    game = table.game
+    t = 0
+    while game.match.outcome is None:
+        if game.current is None:       # the result shows: ok deals the next round
+            t += READ_RESULT_MS * MS
+            table.tick(t, t)
+            game.handle(InputEvent(0, "ok", True, t))   # the game's own input, as a seat's ok
+            game.handle(InputEvent(0, "ok", False, t + 50 * MS))
             continue
-        if levels[first] == "hard":
-            late = frozenset(p for p in range(3) if p != first and times[p] - times[first] <= LATE_WINDOW_MS)
-            view = views[first]
-            (fact, value), _, _ = view.best(view.odds(slots[first], late, rts))
-        else:
-            fact, value = basic_statement(views[first].cards.values())
-        for p, gained in enumerate(round_points(cards, first, fact, value)):
-            points[p] += gained
-        for p in range(3):
-            seen[p].append(cards[p])
-        seen[first].append(rts)
-    return tuple(points)
+        nxt = table.wakeup_ns()
+        t = max(t + MS, nxt if nxt is not None else t + 5 * MS)
+        table.tick(t, t)
+    return game
 
 
-def triangle_hard_vs_basic(turns: int, seed: int = 21) -> dict:
-    """Mean points per turn of one hard bot (rotating seats) against two basic players, and its
-    lead over their mean, with 95 % confidence intervals (normal, over turns). The baseline: a
-    basic player in the same seat among basic players, on turns dealt in the same run."""
-    rng = random.Random(seed)
-    hard, lead, basic, baseline = [], [], [], []
-    for n in range(turns):
-        seat = n % 3
-        levels = tuple("hard" if p == seat else "basic" for p in range(3))
-        pts = play_turn(rng, levels)
-        others = [pts[p] for p in range(3) if p != seat]
-        hard.append(pts[seat])
-        basic.append(statistics.fmean(others))
-        lead.append(pts[seat] - statistics.fmean(others))
-        baseline.append(play_turn(rng, ("basic",) * 3)[seat])
+def play_game(measured: str, others: str, seat: int, turns: int, seed: int) -> tuple[list[float], int, int]:
+    """One game at a real table: the ``measured`` bot (``hard`` or ``counter``) in ``seat``,
+    ``others`` (``easy`` or ``counter``) in the other two. Returns the measured seat's lead a
+    turn (its points minus the mean of the others', per turn), and how many statements it made
+    and how many were false."""
+    game = play_at_table([measured if p == seat else others for p in range(3)], turns, seed)
+    history = game.match.state.history
+    leads, said, false = [], 0, 0
+    for start in range(0, len(history), ROUNDS_PER_TURN):
+        points = [sum(r.points[p] for r in history[start:start + ROUNDS_PER_TURN]) for p in range(3)]
+        leads.append(points[seat] - statistics.fmean(points[p] for p in range(3) if p != seat))
+    for r in history:
+        if r.claimer == seat and r.fact is not None:
+            said += 1
+            false += not r.correct
+    return leads, said, false
 
-    def ci(xs):
-        half = 1.96 * statistics.stdev(xs) / len(xs) ** 0.5
-        return [round(statistics.fmean(xs) - half, 3), round(statistics.fmean(xs) + half, 3)]
 
-    return {"turns": turns, "hard_points_per_turn": round(statistics.fmean(hard), 3),
-            "hard_points_ci95": ci(hard), "basic_points_per_turn": round(statistics.fmean(basic), 3),
-            "lead_per_turn": round(statistics.fmean(lead), 3), "lead_ci95": ci(lead),
-            "baseline_points_per_turn": round(statistics.fmean(baseline), 3)}
+def _ci(xs: list[float]) -> list[float]:
+    """95 % normal interval of the mean."""
+    half = 1.96 * statistics.stdev(xs) / len(xs) ** 0.5
+    return [round(statistics.fmean(xs) - half, 3), round(statistics.fmean(xs) + half, 3)]
+
+
+def pairing(measured: str, others: str, turns: int, seed: int) -> dict:
+    """The measured bot against two ``others`` over three games of ``turns`` turns (its seat
+    rotating): mean lead a turn with its 95 % interval, and the share of its statements that
+    were false."""
+    leads, said, false = [], 0, 0
+    for seat in range(3):
+        lead, s, f = play_game(measured, others, seat, turns, seed + seat)
+        leads += lead
+        said += s
+        false += f
+    return {"turns": len(leads), "lead_per_turn": round(statistics.fmean(leads), 3), "lead_ci95": _ci(leads),
+            "statements": said, "false_rate": round(false / said, 3) if said else None}
+
+
+def triangle_on_table(turns: int, seed: int = 21) -> dict:
+    """The bench keys ``bot_triangle_hard_on_table`` (against the basic strategy and against the
+    speed-matched counter, and its false-statement rate among easy bots) and
+    ``bot_triangle_counter_on_table`` (the counter against the basic strategy)."""
+    vs_basic = pairing("hard", "easy", turns, seed)
+    vs_counter = pairing("hard", "counter", turns, seed + 10)
+    counter = pairing("counter", "easy", turns, seed + 20)
+    return {"bot_triangle_hard_on_table": {"vs_basic": vs_basic, "vs_counter": vs_counter,
+                                           "false_rate": vs_basic["false_rate"]},
+            "bot_triangle_counter_on_table": counter}
 
 
 def triangle_decision_ms(samples: int, seed: int = 5) -> dict:

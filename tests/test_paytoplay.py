@@ -192,43 +192,52 @@ def test_playing_needs_a_positive_balance():
         GAME.apply(state, play(ALICE, 2))
 
 
-def test_the_house_rule_forces_the_seeds_step_13():
+def test_the_house_rule_counts_the_account_before_income_at_the_seeds_step_13():
+    """Alice passed at step 11 from an account of 0 (2 after income): that pass does not count,
+    so at step 13 (account 2) she may pass again. Read after income it was refused; the seed's
+    comment counts before income (issue 32 settles it)."""
     state = run(new(no_double_pass=True), SEED_MOVES[:12])
     assert state.balances[ALICE] == 2 and after_income(state, ALICE) == 4
-    assert GAME.legal_actions(state) == [play(ALICE, 2)]
-    with pytest.raises(IllegalAction, match="house rule: you may not pass with a positive balance"):
+    assert pass_(ALICE) in GAME.legal_actions(state)
+    state = run(state, ["pass"])
+    assert state.balances[ALICE] == 4 and state.streaks[ALICE] == 1
+
+
+def test_a_refused_pass_names_the_account_before_income():
+    state = dataclasses.replace(new(no_double_pass=True), balances=(4, 0), turns=(2, 2), streaks=(1, 0))
+    with pytest.raises(IllegalAction, match=r"positive account two turns in a row \(yours was 4 before this "):
         GAME.apply(state, pass_(ALICE))
-    assert GAME.outcome(step(state, 2)).winners == (ALICE,)
 
 
 def test_the_house_rule_comment_at_minus_two_passes_three_times():
-    """The comment: at -2 you pass twice to get to 2, and once at 2; then you must play.
-
-    The comment's account is the one on your turn, after your income. The lowest balance play
-    can leave on your turn is -1, so Alice's -2 (-4 before her income) is set by hand.
-    """
-    state = dataclasses.replace(new(no_double_pass=True), balances=(-4, 0), turns=(1, 1))
-    assert after_income(state, ALICE) == -2
-    state = GAME.apply(state, GAME.auto_action(state))      # at -2
-    state = GAME.apply(state, play(BOB, 1))
-    assert after_income(state, ALICE) == 0
-    state = GAME.apply(state, GAME.auto_action(state))      # at 0
-    state = GAME.apply(state, play(BOB, 3))
-    assert after_income(state, ALICE) == 2
-    state = GAME.apply(state, pass_(ALICE))                 # at 2, by choice
-    state = GAME.apply(state, play(BOB, 5))
-    assert state.balances[ALICE] == 2 and after_income(state, ALICE) == 4
+    """The comment: "if your account is at -2, you can pass three times; twice to get to 2, and
+    once at 2". The account is the one at the start of the turn, before its income: passes at
+    -2, 0 and 2, and the fourth (at 4) is refused. The lowest balance play can leave is -1, so
+    Alice's -2 is set by hand."""
+    state = dataclasses.replace(new(no_double_pass=True), balances=(-2, 0), turns=(1, 1))
+    GAME.check_invariants(dataclasses.replace(state, balances=(-2, 2), board="X........"))
+    accounts = []
+    for bob in (1, 3, 5):
+        accounts.append(state.balances[ALICE])
+        assert pass_(ALICE) in GAME.legal_actions(state)
+        state = GAME.apply(state, pass_(ALICE))
+        state = GAME.apply(state, play(BOB, bob))
+    assert accounts == [-2, 0, 2]
+    assert state.balances[ALICE] == 4
     assert pass_(ALICE) not in GAME.legal_actions(state)
     with pytest.raises(IllegalAction, match="house rule"):
         GAME.apply(state, pass_(ALICE))
 
 
-def test_the_house_rule_allows_a_pass_after_a_play_or_a_forced_pass():
+def test_the_house_rule_allows_a_pass_after_a_play_or_an_uncounted_pass():
     state = run(new(no_double_pass=True), ["pass", 4])
-    assert state.balances == (1, -2) and after_income(state, ALICE) == 3
-    assert pass_(ALICE) not in GAME.legal_actions(state)
-    state = run(state, [1, "auto", "pass", "pass"])
-    assert state.balances == (3, 2) and after_income(state, ALICE) == 5
+    assert state.balances == (1, -2)
+    assert pass_(ALICE) in GAME.legal_actions(state), "the first pass was from an account of 0"
+    state = run(state, ["pass", "auto"])
+    assert state.balances == (3, 0) and state.streaks[ALICE] == 1
+    assert pass_(ALICE) not in GAME.legal_actions(state), "the pass from 1 counted"
+    state = run(state, [1, "pass", "pass", "pass"])
+    assert state.balances == (5, 4) and state.streaks[ALICE] == 1, "a pass after a play is allowed"
     assert pass_(ALICE) not in GAME.legal_actions(state)
 
 

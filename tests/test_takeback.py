@@ -102,7 +102,7 @@ def test_every_take_back_allowed_leaves_the_game_as_if_the_action_was_never_made
         assert (replayed.state, replayed.trail, replayed.moves) == (played.match.state, played.match.trail,
                                                                    played.match.moves)
     assert refused
-    if game.name not in ("triangle", "trio"):
+    if game.name not in ("triangle", "trio", "quiz"):
         assert taken, "the playouts took nothing back"
 
 

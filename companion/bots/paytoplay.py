@@ -7,12 +7,16 @@ the most (or loses by the least) balance. A full board goes to the higher balanc
 margin *is* the result.
 
 **Endless passing.** Without the house rule both players may pass forever, and the box then
-offers a draw (``draw_offer_after`` passes by choice from each in a row, RULES-NOTES.md). The
-solver takes the offer as the end of endless passing: once a draw is on offer the mover either
-takes it or places a mark; passing on, which only postpones the same choice, is not searched.
-Every other line of play is finite (a forced pass raises a balance that is at least -3, and a
-pass by choice counts towards the offer), so the search needs no depth limit. Under the house
-rule (``no_double_pass``) the game is finite as it stands and the solution is exact.
+offers a draw (``draw_offer_after`` passes by choice from each in a row, RULES-NOTES.md). On
+the box an offer is the *other* player's choice: they accept or decline, so an offer is worth
+the worse of the draw and playing on, for the one who offers, and never raises a position's
+value. Once a draw is on offer the mover places a mark or passes on; passing on hands the other
+player the same choice, who places a mark if that beats the draw for them, and otherwise the
+passing ends in the draw (:meth:`Solver.passing_on`). Every other line of play is finite (a
+forced pass raises a balance that is at least -3, and a pass by choice counts towards the
+offer), so the search needs no depth limit. Under the house rule (``no_double_pass``, counted
+on the account before the turn's income) the game is finite as it stands and the solution is
+exact.
 
 **State.** A position is (board, the stored balances of X and O, whether X has had the first
 turn's income, each player's passes by choice in a row capped at what the rules read, the
@@ -80,32 +84,57 @@ class Solver:
     # --- the moves ---------------------------------------------------------------------------
 
     def moves(self, key: Key) -> Iterator[tuple[str, object, int | None, Key | None]]:
-        """(kind, cell, terminal value or None, next key or None) for every move searched."""
+        """(kind, cell, terminal value or None, next key or None) for every move searched except
+        the draw offer (:meth:`value` and :meth:`best_moves` add it)."""
         board, bx, bo, x_played, sx, so, m = key
         balance = (bx, bo)[m]
         income = FIRST_INCOME if m == 0 and not x_played else INCOME
         after = balance + income
         streak = (sx, so)[m]
-        offered = self.offer_after is not None and min(sx, so) >= self.offer_after
-        if offered:
-            yield "draw", None, bx - bo, None
-        refused = self.no_double_pass and streak > 0 and after > 0
-        if not refused and not offered:
-            new_streak = min(streak + 1, self.cap) if after > 0 else 0
-            yield "pass", None, None, self._next(key, m, after, new_streak, board)
+        counts = balance > 0 if self.no_double_pass else after > 0
+        refused = self.no_double_pass and streak > 0 and counts
+        if not refused:
+            new_streak = min(streak + 1, self.cap) if counts else 0
+            nxt = self._next(key, m, after, new_streak, board)
+            if self.offered(key) and counts:
+                yield "pass", None, self.passing_on(nxt), None
+            else:
+                yield "pass", None, None, nxt
         if after > 0:
-            for cell in range(9):
-                if board[cell] == EMPTY:
-                    placed = board[:cell] + MARKS[m] + board[cell + 1:]
-                    left = after - CELL_COST[cell]
-                    nb = (left, bo) if m == 0 else (bx, left)
-                    if _winner_line(placed):
-                        yield "play", cell, (1 if m == 0 else -1) * RESULT_WEIGHT + nb[0] - nb[1], None
-                    elif EMPTY not in placed:
-                        margin = nb[0] - nb[1]
-                        yield "play", cell, ((margin > 0) - (margin < 0)) * RESULT_WEIGHT + margin, None
-                    else:
-                        yield "play", cell, None, self._next(key, m, left, 0, placed)
+            yield from self.plays(key, board, after, m)
+
+    def plays(self, key: Key, board: str, after: int, m: int) -> Iterator[tuple[str, int, int | None, Key | None]]:
+        """The mover's marks, each with ``after`` (their balance once paid) to spend."""
+        bx, bo = key[1], key[2]
+        for cell in range(9):
+            if board[cell] == EMPTY:
+                placed = board[:cell] + MARKS[m] + board[cell + 1:]
+                left = after - CELL_COST[cell]
+                nb = (left, bo) if m == 0 else (bx, left)
+                if _winner_line(placed):
+                    yield "play", cell, (1 if m == 0 else -1) * RESULT_WEIGHT + nb[0] - nb[1], None
+                elif EMPTY not in placed:
+                    margin = nb[0] - nb[1]
+                    yield "play", cell, ((margin > 0) - (margin < 0)) * RESULT_WEIGHT + margin, None
+                else:
+                    yield "play", cell, None, self._next(key, m, left, 0, placed)
+
+    def offered(self, key: Key) -> bool:
+        """Whether the box offers a draw in this position (both have passed on long enough)."""
+        return self.offer_after is not None and min(key[4], key[5]) >= self.offer_after
+
+    def passing_on(self, key: Key) -> int:
+        """What passing on in an offer position is worth; ``key`` is the other player's turn,
+        with the draw still on offer. They place a mark if that is better for them than the
+        draw; otherwise the passing goes on, and endless passing ends in the draw (at this
+        position's balances). Offering never helps the one who offers (the other accepts only
+        what is not worse for them), so it is left out here."""
+        board, bx, bo, _, _, _, m = key
+        after = (bx, bo)[m] + INCOME
+        values = [bx - bo]
+        if after > 0:
+            values += [t if n is None else self.value(n) for _, _, t, n in self.plays(key, board, after, m)]
+        return max(values) if m == 0 else min(values)
 
     @staticmethod
     def _next(key: Key, m: int, balance: int, streak: int, board: str) -> Key:
@@ -132,13 +161,20 @@ class Solver:
         return best
 
     def best_moves(self, key: Key, draw: bool = True) -> list[tuple[str, object, int]]:
-        """Every optimal move of the position: (``play``/``pass``/``draw``, cell or None, value);
-        without ``draw``, the best of the others."""
+        """Every optimal move of the position: (``play``/``pass``/``draw``, cell or None, value).
+
+        A draw offer is listed (first) when one is on offer, ``draw`` is True and the draw is
+        at least as good for the mover as playing on: the other player decides, so an offer can
+        only lose value for the mover, never gain it. With ``draw`` False (the other player
+        declined) the other moves only."""
         scored = [(kind, cell, terminal if nxt is None else self.value(nxt))
-                  for kind, cell, terminal, nxt in self.moves(key) if draw or kind != "draw"]
+                  for kind, cell, terminal, nxt in self.moves(key)]
         pick = max if key[6] == 0 else min
         best = pick(v for _, _, v in scored)
-        return [s for s in scored if s[2] == best]
+        moves = [s for s in scored if s[2] == best]
+        if draw and self.offered(key) and pick(key[1] - key[2], best) == key[1] - key[2]:
+            moves.insert(0, ("draw", None, best))
+        return moves
 
 
 def _turned(cells: tuple[int, ...]) -> tuple[int, ...]:
@@ -251,6 +287,12 @@ CELL_NAMES = ("top-left corner", "top edge", "top-right corner", "left edge", "c
               "right edge", "bottom-left corner", "bottom edge", "bottom-right corner")
 
 
+def cell_name(cell: int) -> str:
+    """A cell as a player reads the station's board: 1 to 9 in reading order (the order the
+    station's menu steps through), with where it is."""
+    return f"cell {cell + 1} ({CELL_NAMES[cell]})"
+
+
 def solve(no_double_pass: bool = False) -> Solution:
     """The whole game from the empty board, solved from scratch (every table emptied first)."""
     _board_class.cache_clear()
@@ -263,7 +305,7 @@ def solve(no_double_pass: bool = False) -> Solution:
         best = solver.best_moves(START)
     finally:
         sys.setrecursionlimit(old)
-    names = ["pass" if kind == "pass" else f"cell {cell + 1} ({CELL_NAMES[cell]})" for kind, cell, _ in best]
+    names = ["pass" if kind == "pass" else cell_name(cell) for kind, cell, _ in best if kind != "draw"]
     return Solution(Value.of(value), names, len(solver.memo))
 
 

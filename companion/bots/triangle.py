@@ -12,7 +12,8 @@ k" and "this peer reached just after I did" both rule values of my card in or ou
 times (:data:`BASIC_REACH_MS`, means and spreads of a normal law) are a human-like reading of the
 seed's "a second or two" and "longer"; the hard bot decides just before each tier
 (:data:`HARD_SLOTS_MS`) and so learns from a peer who reaches within :data:`LATE_WINDOW_MS` after
-its own claim that this peer was in that tier.
+its own claim that this peer was in that tier. It never reads silence: on the box a bot's slap
+that falls due after the race is decided is withdrawn, so "nobody slapped after me" says nothing.
 
 **Worth of a statement.** The hard bot scores a fact by what it does to its *lead*: its own gain
 minus the mean gain of the two others. A true fact is +points; a false one gives each other player
@@ -88,10 +89,14 @@ class Seat:
 
     def fits(self, mine: int, slot: int, late: frozenset[int] | None = None) -> bool:
         """Whether my card being ``mine`` agrees with nobody reaching before ``slot`` and, once I
-        claimed at ``slot``, with exactly the peers in ``late`` reaching just after."""
+        claimed at ``slot``, with the peers in ``late`` reaching just after (so in the slot's tier).
+
+        Silence is no evidence: a peer who did not slap after my claim may have been in the tier
+        all the same, since the box withdraws a bot's slap that falls due once the race is decided
+        and a person who sees the card taken keeps their hand back. Only a slap seen counts."""
         for peer in self.cards:
             t = self.peer_tier(peer, mine)
-            if t < slot or (late is not None and (t == slot) != (peer in late)):
+            if t < slot or (late is not None and peer in late and t != slot):
                 return False
         return True
 
@@ -127,21 +132,18 @@ class Seat:
 
     def claim_worth(self, slot: int) -> float:
         """Expected gain of claiming at ``slot`` (nobody reached before), before seeing the RtS
-        card and who reaches just after: the best statement for each thing that could be seen."""
+        card: the best statement for each RtS card that could be seen. It counts on no slap
+        after its claim (the box withdraws bots' late slaps), so only the race and the RtS card
+        inform it; a late slap seen at the table is a bonus it uses when stating."""
         alive = {v: w for v, w in self.unseen.items() if w > 0 and self.fits(v, slot)}
         total = sum(w * (sum(self.unseen.values()) - 1) for w in alive.values())
         if total == 0:
             return self.best(self.odds())[2]
         worth = 0.0
         for rts in VALUES:
-            groups: dict[frozenset[int], float] = {}
-            for v, w in alive.items():
-                pairs = w * (self.unseen[rts] - (rts == v))
-                if pairs > 0:
-                    late = frozenset(p for p in self.cards if self.peer_tier(p, v) == slot)
-                    groups[late] = groups.get(late, 0.0) + pairs
-            for late, weight in groups.items():
-                worth += weight / total * self.best(self.odds(slot, late, rts))[2]
+            pairs = sum(w * (self.unseen[rts] - (rts == v)) for v, w in alive.items())
+            if pairs > 0:
+                worth += pairs / total * self.best(self.odds(slot, None, rts))[2]
         return worth
 
     def peer_claim_worth(self, mine: int, slot: int) -> float:

@@ -52,18 +52,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     solution = solve(args.no_double_pass)
     took = time.perf_counter() - started
-    rule = "with the house rule (no passing twice in a row)" if args.no_double_pass else "as the seed plays it"
+    rule = ("with the house rule (no passing with a positive account, before income, twice in a row)"
+            if args.no_double_pass else "as the seed plays it")
     print(f"Pay-to-Play Tic-Tac-Toe {rule}, under perfect play:")
     print(f"  {solution.value.words()}")
     best = "best first move for X" if solution.value.result >= 0 else "X loses whatever it does; its least bad first move"
     print(f"  {best}: {' or '.join(solution.best_first)}")
+    print("  (cells 1 to 9 in reading order, as the station's menu steps through them)")
     print(f"  ({solution.positions:,} positions, {took:.1f} s)")
     value, firsts = tictactoe()
     print("Plain tic-tac-toe, under perfect play:")
     print(f"  {'a draw' if value == 0 else ('X' if value > 0 else 'O') + ' wins'}; "
           f"{'every first cell keeps it' if len(firsts) == 9 else 'best first cells: ' + ', '.join(CELL_NAMES[c] for c in firsts)}")
     print("Objective: a win beats a draw beats a loss; then the final balance difference. "
-          "Endless passing ends in the draw the box offers.")
+          "Endless passing ends in the draw the box offers, which the other player accepts or declines.")
     return 0
 
 
@@ -82,5 +84,6 @@ def add_solve(sub: argparse._SubParsersAction) -> None:
                                        "value and X's best first moves, beside plain tic-tac-toe's.")
     solve.add_argument("game", choices=("paytoplay",))
     solve.add_argument("--no-double-pass", action="store_true",
-                       help="the house rule: no passing with a positive balance two turns in a row")
+                       help="the house rule: no passing with a positive account (before the turn's "
+                            "income) two turns in a row")
     solve.set_defaults(func=cmd_solve)

@@ -20,7 +20,11 @@ parity: the rules' "equal balances is a draw" never happens. Shared wins come fr
 
 Options (RULES-NOTES.md; the first two come from the seed's comments):
 
-- ``no_double_pass``: a player may not pass with a positive balance on two turns in a row.
+- ``no_double_pass``: a player may not pass with a positive account on two turns in a row. The
+  account is the balance at the start of the turn, before its income, as the comment counts it
+  ("if your account is at -2, you can pass three times; twice to get to 2, and once at 2"): a
+  pass from an account of 0 or less never counts, so from -2 the passes at -2, 0 and 2 are
+  allowed and the fourth (at 4) is refused.
 - ``games``: a tournament of several games alternating who is X. A game adds both final
   balances to the tournament totals and ``line_bonus`` to a three-in-a-row winner; the highest
   total after the last game wins, equal totals share the win.
@@ -54,7 +58,7 @@ class PayToPlayOptions:
 
     no_double_pass: bool = field(default=False, metadata={
         "choices": (False, True),
-        "help": "house rule: no passing with a positive balance two turns in a row",
+        "help": "house rule: no passing with a positive account (before income) two turns in a row",
         "label": "no double pass", "brief": "no 2 passes in a row",
     })
     games: int = field(default=1, metadata={
@@ -81,7 +85,7 @@ class PayToPlayState:
     ``balances`` hold no income for the turn about to be played (:func:`after_income` adds it).
     ``turns`` counts the turns each player has played in this game, which is what lets
     :meth:`PayToPlay.check_invariants` recompute every balance. ``streaks`` counts each player's
-    passes by choice in a row. ``to_move`` is None once everything is over.
+    counted passes in a row (:func:`_pass_counts`). ``to_move`` is None once everything is over.
     """
 
     options: PayToPlayOptions
@@ -153,9 +157,18 @@ def _draw_offered(state: PayToPlayState) -> bool:
             and min(state.streaks) >= options.draw_offer_after)
 
 
+def _pass_counts(state: PayToPlayState, player: int) -> bool:
+    """Whether a pass now counts towards a streak. Under the house rule: a pass with a positive
+    account before this turn's income (the seed's comment's count). Otherwise: a pass by
+    choice (positive after income), which is what leads to the draw offer."""
+    if state.options.no_double_pass:
+        return state.balances[player] > 0
+    return after_income(state, player) > 0
+
+
 def _pass_refused(state: PayToPlayState, player: int) -> bool:
-    """The house rule: a pass by choice right after another one."""
-    return state.options.no_double_pass and state.streaks[player] > 0 and after_income(state, player) > 0
+    """The house rule: a counted pass right after another one."""
+    return state.options.no_double_pass and state.streaks[player] > 0 and _pass_counts(state, player)
 
 
 class PayToPlay(Rules):
@@ -218,9 +231,9 @@ class PayToPlay(Rules):
         balance = after_income(state, p)
         if kind == "pass":
             need(not _pass_refused(state, p),
-                 "house rule: you may not pass with a positive balance two turns in a row "
-                 f"(yours is {balance}): play a cell")
-            streak = state.streaks[p] + 1 if balance > 0 else 0
+                 "house rule: you may not pass with a positive account two turns in a row "
+                 f"(yours was {state.balances[p]} before this turn's income): play a cell")
+            streak = state.streaks[p] + 1 if _pass_counts(state, p) else 0
             return self._end_turn(state, balances=_set(state.balances, p, balance),
                                   streaks=_set(state.streaks, p, streak))
         cell = action.get("cell")

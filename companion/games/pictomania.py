@@ -38,200 +38,26 @@ Token tables are data (:data:`PLAYER_TOKENS`, :data:`BLACK_TOKENS`); options ``t
 and ``black`` replace them with comma-separated values ("3,2,1"), one player token per
 opponent and one black token per player. Word decks come from :mod:`companion.words`; option
 ``words = "physical"`` deals only letters and numbers, for groups playing with printed cards.
+The scoring is :mod:`.pictomania_scoring`, the options :mod:`.pictomania_options`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from .. import words as decks
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, each_player, need, player_field
 from .options import OptionError, lobby_choices
+from .pictomania_options import PictomaniaOptions, deck_names, token_tables
+from .pictomania_scoring import BLACK_TOKENS, PLAYER_TOKENS, Guess, RoundPlay, RoundScore, Tokens, score_round
 
 LETTERS = ("A", "B", "C")
 LETTER_CARDS = 2
 """Two black letter cards of each letter: at most two players share a word card."""
 NUMBERS = range(1, 8)
-
-PLAYER_TOKENS = {3: (2, 1), 4: (2, 1, 1), 5: (3, 2, 1, 1), 6: (3, 2, 1, 1, 1)}
-"""Each player's own scoring tokens, one per opponent. Verified for 3 players; 4-6 follow the
-component set (five per colour valued 3, 2, 1, 1, 1)."""
-BLACK_TOKENS = {3: (2, 2, 1), 4: (3, 2, 2, 1), 5: (3, 3, 2, 2, 1), 6: (3, 3, 2, 2, 1, 1)}
-"""Black tokens in the middle, one per player (the competitive variant drops the lowest)."""
-RISING = "rising"
-
-
-def parse_tokens(text: str) -> tuple[int, ...]:
-    """``"3,2,1"`` as token values, highest first; ValueError for anything else."""
-    values = tuple(int(v) for v in text.split(",")) if text.strip() else ()
-    if not values or any(v < 1 or v > 9 for v in values):
-        raise ValueError(text)
-    return tuple(sorted(values, reverse=True))
-
-
-def _token_problem(text: str) -> str | None:
-    if text == "":
-        return None
-    try:
-        parse_tokens(text)
-    except ValueError:
-        return f"must be token values from 1 to 9 separated by commas (\"3,2,1\"), or empty for the standard table, not {text!r}"
-    return None
-
-
-def deck_names(text: str) -> tuple[str, ...]:
-    """The option ``decks`` as deck names: ``rising`` is the four built-in decks, easiest first."""
-    return decks.BUILTIN if text == RISING else tuple(n.strip() for n in text.split(","))
-
-
-def _decks_problem(text: str) -> str | None:
-    known = decks.catalogue()
-    unknown = [n for n in deck_names(text) if n not in known]
-    if unknown:
-        return (f"unknown deck {unknown[0]!r}: use {RISING!r}, a deck name or deck names separated "
-                f"by commas; known decks are {', '.join(known)}")
-    return None
-
-
-@dataclass(frozen=True)
-class PictomaniaOptions:
-    """The lobby's choices (see the module docstring and RULES-NOTES.md)."""
-
-    words: str = field(default="box", metadata={
-        "choices": ("box", "physical"), "strict": True,
-        "help": "box: the box shows its own word cards; physical: printed cards, the box deals only letter and number",
-        "label": "words", "brief": "box words or printed",
-    })
-    decks: str = field(default=RISING, metadata={
-        "choices": (RISING,) + decks.BUILTIN, "check": _decks_problem,
-        "help": "word decks by round: rising (green, yellow, orange, red), one deck for every round, or names by commas",
-        "label": "decks", "brief": "word decks by round",
-    })
-    rounds: int = field(default=4, metadata={
-        "min": 1, "max": 4, "choices": (1, 2, 3, 4),
-        "help": "rounds in a game (the rules play four)",
-        "label": "rounds", "brief": "rounds in a game",
-    })
-    learning_round: bool = field(default=True, metadata={
-        "choices": (False, True),
-        "help": "round 1 teaches: the black token always counts positive, no black sheep",
-        "label": "learning round", "brief": "easier first round",
-    })
-    competitive: bool = field(default=False, metadata={
-        "choices": (False, True),
-        "help": "one black token fewer; the round ends when the last one is taken",
-        "label": "competitive", "brief": "1 black token fewer",
-    })
-    tokens: str = field(default="", metadata={
-        "check": _token_problem,
-        "help": "each player's tokens, e.g. 2,1,1 (one per opponent); empty: the standard table",
-        "label": "tokens", "brief": "your tokens' values",
-    })
-    black: str = field(default="", metadata={
-        "check": _token_problem,
-        "help": "black tokens, e.g. 3,2,2,1 (one per player); empty: the standard table",
-        "label": "black", "brief": "black tokens' values",
-    })
-
-
-@dataclass(frozen=True)
-class Tokens:
-    """The token values a game uses, highest first."""
-
-    player: tuple[int, ...]
-    black: tuple[int, ...]
-
-
-def token_tables(players: int, options: PictomaniaOptions) -> Tokens:
-    """The tables for ``players``: the standard ones unless the options give others."""
-    player = parse_tokens(options.tokens) if options.tokens else PLAYER_TOKENS[players]
-    black = parse_tokens(options.black) if options.black else BLACK_TOKENS[players]
-    if len(player) != players - 1:
-        raise OptionError("tokens", f"needs {players - 1} values for {players} players "
-                                           f"(one per opponent), not {len(player)}")
-    if len(black) != players:
-        raise OptionError("black", f"needs {players} values for {players} players "
-                                          f"(one per player), not {len(black)}")
-    return Tokens(player, black[:-1] if options.competitive else black)
-
-
-@dataclass(frozen=True)
-class Guess:
-    player: int
-    target: int
-    number: int
-
-
-@dataclass(frozen=True)
-class RoundPlay:
-    """A round in progress. ``cards`` (A, B, C) is empty until dealt and in physical mode;
-    ``letters``/``numbers`` are empty until assigned; ``guesses`` in time order."""
-
-    number: int
-    deck: str
-    pool: tuple[int, ...]
-    """Black tokens left in the middle, highest first."""
-    done: tuple[bool, ...]
-    black: tuple[int | None, ...]
-    """The black token each player took (None: not yet, or finished without one)."""
-    wrong_word: tuple[bool, ...]
-    cards: tuple[str, ...] = ()
-    letters: tuple[str, ...] = ()
-    numbers: tuple[int, ...] = ()
-    guesses: tuple[Guess, ...] = ()
-
-    @property
-    def assigned(self) -> bool:
-        return bool(self.numbers)
-
-    def guessed(self, player: int, target: int) -> bool:
-        return any(g.player == player and g.target == target for g in self.guesses)
-
-
-@dataclass(frozen=True)
-class StackCard:
-    """One guess on a drawing, as its stack is turned over: ``token`` is what it earned."""
-
-    player: int
-    number: int
-    correct: bool
-    token: int | None
-
-
-@dataclass(frozen=True)
-class Stack:
-    """One drawing's stack, guesses in time order, and the tokens its drawer kept."""
-
-    drawer: int
-    letter: str
-    number: int
-    guesses: tuple[StackCard, ...]
-    kept: tuple[int, ...]
-    void: bool
-    """The drawer drew the wrong word: its guesses gave nothing and do not count as wrong."""
-
-
-@dataclass(frozen=True)
-class RoundScore:
-    number: int
-    deck: str
-    cards: tuple[str, ...]
-    stacks: tuple[Stack, ...]
-    wrong: tuple[int, ...]
-    """Each player's wrong guesses that count for the black sheep."""
-    black_sheep: int | None
-    black: tuple[int | None, ...]
-    black_counts: tuple[int, ...]
-    """What each player's black token added: its value, minus it, or 0."""
-    scores: tuple[int, ...]
-
-    def gained(self, player: int) -> tuple[int, ...]:
-        """The tokens ``player`` won with correct guesses, drawing by drawing."""
-        return tuple(c.token for s in self.stacks for c in s.guesses
-                     if c.player == player and c.token is not None)
 
 
 @dataclass(frozen=True)
@@ -267,53 +93,6 @@ def _start_round(options: PictomaniaOptions, players: int, tokens: Tokens, numbe
 
 def _learning(options: PictomaniaOptions, number: int) -> bool:
     return options.learning_round and number == 1
-
-
-def _black_sheep(wrong: tuple[int, ...]) -> int | None:
-    """The player with strictly the most wrong guesses; None on a tie for most."""
-    most = max(wrong)
-    leaders = [p for p, w in enumerate(wrong) if w == most]
-    return leaders[0] if most > 0 and len(leaders) == 1 else None
-
-
-def score_round(rnd: RoundPlay, tokens: Tokens, learning: bool) -> RoundScore:
-    """Turn over every stack in guess order and count the round (see the module docstring)."""
-    players = len(rnd.numbers)
-    stacks = []
-    wrong = [0] * players
-    for drawer in range(players):
-        left = list(tokens.player)
-        cards = []
-        void = rnd.wrong_word[drawer]
-        for g in rnd.guesses:
-            if g.target != drawer:
-                continue
-            correct = g.number == rnd.numbers[drawer]
-            token = left.pop(0) if correct and not void else None
-            wrong[g.player] += not correct and not void
-            cards.append(StackCard(g.player, g.number, correct, token))
-        stacks.append(Stack(drawer, rnd.letters[drawer], rnd.numbers[drawer], tuple(cards),
-                            tuple(left), void))
-    sheep = None if learning else _black_sheep(tuple(wrong))
-    counts = []
-    for p in range(players):
-        value = rnd.black[p] or 0
-        guessed = any(c.token is not None for c in stacks[p].guesses)
-        if rnd.wrong_word[p]:
-            counts.append(0)
-        elif learning:
-            counts.append(value)
-        elif p == sheep:
-            counts.append(-value)
-        else:
-            counts.append(value if guessed else 0)
-    gained = [0] * players
-    for s in stacks:
-        for c in s.guesses:
-            gained[c.player] += c.token or 0
-    scores = tuple(gained[p] - sum(stacks[p].kept) + counts[p] for p in range(players))
-    return RoundScore(rnd.number, rnd.deck, rnd.cards, tuple(stacks), tuple(wrong), sheep,
-                      rnd.black, tuple(counts), scores)
 
 
 def _int(value: Any) -> bool:

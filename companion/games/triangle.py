@@ -18,6 +18,8 @@ The options also carry the table's timing (tie window, countdown pace, false-sta
 round timeout) so that a journal header records how the game was refereed. Only a game with
 ``round_timeout_s`` has void rounds: without it a round nobody claims waits, and a ``void``
 line is refused.
+
+The scoring is :mod:`.triangle_scoring`, the options :mod:`.triangle_options`.
 """
 
 from __future__ import annotations
@@ -25,73 +27,17 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, need, player_field
-from .options import SCREEN_TIE_WINDOW_MS
+from .triangle_options import TriangleOptions
+from .triangle_scoring import FACTS, PLAYERS, POINTS, WRONG_POINTS, fact_true, peers, round_points, settlement
 
-PLAYERS = 3
 VALUES = tuple(range(1, 7))
 COPIES = 4
 ROUNDS_PER_TURN = len(VALUES) * COPIES // (PLAYERS + 1)
-WRONG_POINTS = 3
-
-FACTS = ("peers_even", "even", "odd", "greater", "among", "exact")
-"""The only facts a player may state, in the order the claimer's menu offers them."""
-POINTS = {"peers_even": 1, "even": 2, "odd": 2, "greater": 3, "among": 5, "exact": 8}
-
-
-@dataclass(frozen=True)
-class TriangleOptions:
-    """How long a game lasts and how the table referees it (see the module docstring)."""
-
-    target: int = field(default=25, metadata={
-        "min": 1, "choices": (15, 25, 40, 50),
-        "help": "the game ends at the end of a turn once a player has this many points",
-        "label": "target", "brief": "points to win",
-    })
-    turns: int | None = field(default=None, metadata={
-        "min": 1, "choices": (None, 1, 2, 3, 5),
-        "help": "play exactly this many turns of six rounds instead of playing to the target",
-        "label": "turns", "brief": "play N turns instead",
-    })
-    tie_window_ms: int = field(default=SCREEN_TIE_WINDOW_MS, metadata={
-        "min": 1, "max": 1000, "choices": (5, SCREEN_TIE_WINDOW_MS, 20, 50),
-        "help": "slaps this close to the first one are a tie: the round is a draw",
-        "label": "tie window", "brief": "slaps this close: tie",
-    })
-    false_start_lockout_ms: int = field(default=0, metadata={
-        "min": 0, "max": 5000, "choices": (0, 250, 500),
-        "help": "a slap before 0 locks that player out of the race for this long",
-        "label": "lockout", "brief": "slap before 0: wait", "off": 0,
-    })
-    round_timeout_s: int | None = field(default=None, metadata={
-        "min": 1, "choices": (None, 10, 20, 30, 60),
-        "help": "a round nobody claims within this many seconds after 0 is void",
-        "label": "timeout", "brief": "void if nobody slaps",
-    })
-    countdown_ms: int = field(default=1000, metadata={
-        "min": 100, "max": 3000, "choices": (250, 500, 750, 1000),
-        "help": "time between the counts 3, 2, 1 and 0",
-        "label": "count pace", "brief": "time between counts",
-    })
-    settlement: bool = field(default=False, metadata={
-        "choices": (False, True),
-        "help": "end screen: what each player pays each other player (the score difference)",
-        "label": "settlement", "brief": "end: who pays whom",
-    })
-    coach: bool = field(default=False, metadata={
-        "choices": (False, True),
-        "help": "after each round, the speaker's station shows the best statement by counting",
-        "label": "coach", "brief": "speaker: best by odds",
-    })
-    counting_aid: bool = field(default=False, metadata={
-        "choices": (False, True),
-        "help": "hold left to see which cards of this turn you have seen",
-        "label": "counting aid", "brief": "hold left: cards seen",
-    })
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,49 +195,6 @@ class TriangleState:
             return Counter({v: COPIES for v in VALUES})
         used = Counter(c for r in self.turn_rounds() for c in (*r.cards, r.rts))
         return Counter({v: COPIES - used[v] for v in VALUES})
-
-
-def peers(player: int) -> tuple[int, int]:
-    """The other two players, in seat order after ``player``."""
-    return (player + 1) % PLAYERS, (player + 2) % PLAYERS
-
-
-def fact_true(cards: tuple[int, ...], player: int, fact: str, value: int | None = None) -> bool:
-    """Whether ``player`` stating ``fact`` (``value`` for ``exact``) about these cards is true."""
-    mine = cards[player]
-    theirs = [cards[p] for p in peers(player)]
-    if fact == "peers_even":
-        return all(c % 2 == 0 for c in theirs)
-    if fact == "even":
-        return mine % 2 == 0
-    if fact == "odd":
-        return mine % 2 == 1
-    if fact == "greater":
-        return all(mine > c for c in theirs)
-    if fact == "among":
-        return mine in theirs
-    if fact == "exact":
-        return mine == value
-    raise IllegalAction(f"unknown fact {fact!r}: the facts are {', '.join(FACTS)}")
-
-
-def round_points(cards: tuple[int, ...], player: int, fact: str, value: int | None) -> tuple[int, int, int]:
-    """What a statement scores: its points to the speaker if true, else 3 to each other player."""
-    if fact_true(cards, player, fact, value):
-        return tuple(POINTS[fact] if p == player else 0 for p in range(PLAYERS))
-    return tuple(0 if p == player else WRONG_POINTS for p in range(PLAYERS))
-
-
-def settlement(scores: tuple[int, ...]) -> list[tuple[int, int, int]]:
-    """(payer, payee, amount) for each pair of players: the lower score pays the difference.
-
-    Equal scores settle at 0 and are listed with the earlier seat as payer.
-    """
-    out = []
-    for a, b in itertools.combinations(range(len(scores)), 2):
-        payer, payee = (a, b) if scores[a] <= scores[b] else (b, a)
-        out.append((payer, payee, scores[payee] - scores[payer]))
-    return out
 
 
 def _card(value: Any, where: str) -> int:

@@ -26,45 +26,39 @@ from __future__ import annotations
 import errno
 import logging
 import random
-import time
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
-from PIL import Image
-
 from .. import games
-from ..games.base import IllegalAction
 from ..games.options import options_dict, parse_options
 from ..arbiter.inputs import InputEvent
 from ..record.journal import Header, JournalWriter
 from ..arbiter.latepress import LateNote
 from ..record.recovery import Interrupted, abandon, dismiss
 from ..rulebook import pages
-from ..screens.canvas import abbreviate, fitting, with_notice
-from ..screens.seating import spectator
-from ..screens.table import (abandoned_screen, confirm_screen, join_screen, leave_screen, not_resumed_screen,
-                             resume_screen, takeback_screen)
 from ..settings import BoxSettings
 from .bots import GAMES as BOT_GAMES
-from .bots import BotSeats, bot_name, is_bot_name, seats_with
+from .bots import BotSeats, bot_name, seats_with
 from .box_settings import SettingsPage
 from .chord import Chords
+from .dialogs import ABANDON_HOLD_NS, ANNOUNCED_NS, Dialogs, S
 from .game import GameTable, has_table, table_for
-from .lobby import Lobby, StartGame, rules_screen, turn_page
+from .lobby import Lobby, StartGame, turn_page
+from .resuming import RESUMED_BANNER_NS, Resuming
 from .seating import Seated, Seating, needs_seating
+from .settingup import SettingUp
+from .stationscreen import StationScreens
 from .stuck import StuckButtons
 
 log = logging.getLogger(__name__)
 
-ABANDON_HOLD_NS = 2_000_000_000
-RESUMED_BANNER_NS = 4_000_000_000
-ANNOUNCED_NS = 4_000_000_000
-"""How long every station says "Ana took back a mark" or "Ana left: a bot plays": long enough
-for the table to look up."""
-S = 1_000_000_000
+__all__ = ["ABANDON_HOLD_NS", "ANNOUNCED_NS", "RESUMED_BANNER_NS", "Table"]
 
 
-class Table:
+class Table(Resuming, SettingUp, Dialogs, StationScreens):
+    """The referee of the whole box; its parts in :mod:`.resuming`, :mod:`.settingup`,
+    :mod:`.dialogs` and :mod:`.stationscreen`."""
+
     def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
                  seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
                  settings: BoxSettings | None = None, bots: Mapping[int, str] | None = None) -> None:
@@ -148,93 +142,10 @@ class Table:
         bots = self._bots_for(self.lobby.game, self.bots)
         return tuple(None if s in bots else s for s in range(self.lobby.players))
 
-    def _bots_for(self, rules, bots: Mapping[int, str]) -> dict[int, str]:
-        """The bot seats (seat -> level) that sit in a game of ``rules``: none in a game bots
-        cannot play, and only those within its seats (stations first, then bots beyond them)."""
-        if rules.name not in BOT_GAMES:
-            return {}
-        seats = min(seats_with(bots, self.stations), rules.max_players)
-        return {s: level for s, level in bots.items() if s < seats}
-
-    def _with_bots(self, people: Seated, bots: Mapping[int, str]) -> tuple[Seated, dict[int, str]]:
-        """The seats of the players who took theirs (and of the bots they added, after them), with
-        each of the box's bots put in at its seat (or after the last player, when fewer joined),
-        and the bots' levels by the seats they got."""
-        seats: list[tuple[int | None, str]] = list(zip(people.stations, people.names))
-        for seat in sorted(bots):
-            seats.insert(min(seat, len(seats)), (None, bots[seat]))
-        count = sum(st is None for st, _ in seats)
-        levels = {s: level for s, (st, level) in enumerate(seats) if st is None}
-        return Seated(tuple(st for st, _ in seats),
-                      tuple(bot_name(s, count) if st is None else name for s, (st, name) in enumerate(seats))), levels
-
     def seat_of(self, station: int) -> int | None:
         """The seat ``station`` plays in, or None for a station that watches."""
         seats = self.seats
         return seats.index(station) if station in seats else None
-
-    # --- resuming -------------------------------------------------------------------------------
-
-    def tell(self, text: str) -> None:
-        """Show ``text`` on every station's lobby until someone presses a button."""
-        self.lobby_notice = text
-        self.version += 1
-
-    def cannot_resume(self, *why: str) -> None:
-        """Tell every station the interrupted game was not resumed, ``why`` (up to three short
-        lines: what it is, why, what became of it), until someone presses a button."""
-        self.not_resumed = why
-        self.version += 1
-
-    def offer_resume(self, interrupted: Interrupted) -> None:
-        """Ask every station whether to carry on with a game a crash interrupted."""
-        self.offer = interrupted
-        self.offer_from = time.strftime("%H:%M", time.localtime(interrupted.path.stat().st_mtime))
-        """When the offered game was last played (its journal's last write), as players saw it."""
-        self.version += 1
-
-    def resume(self, interrupted: Interrupted, now_ns: int) -> None:
-        """Carry on with a game a crash interrupted: same state, same journal, same seats."""
-        self.offer = None
-        match = interrupted.match
-        table = table_for(match.rules.name)
-        players = len(match.players)
-        seats = interrupted.header.stations
-        people = [s for s in seats or () if s is not None]
-        if seats is None or len(seats) != players or max(people, default=-1) >= self.stations:
-            seats = tuple(None if is_bot_name(name, s) else s for s, name in enumerate(match.players))
-        self.seated = Seated(seats, match.players)
-        start_ns = now_ns - round(interrupted.last_t * 1e9)
-        self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
-                          interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time,
-                          resumed_ns=now_ns)
-        # Bot seats play on at the level journaled for them; a journal from before levels were
-        # journaled: the box's level for the seat, easy if it has none.
-        levels = interrupted.header.bots or (None,) * players
-        bots = {s: levels[s] or self.bots.get(s, "easy") for s, station in enumerate(seats) if station is None}
-        for line in interrupted.seats:  # the seats players left to bots, and took back
-            self.game.seat_changed(line["player"], line.get("bot"), line.get("when", ""))
-        self.game.bots = bots
-        if interrupted.race_line is not None:
-            self.game.resume_race(interrupted.race_line)
-        self.bot_seats = BotSeats(bots, match.seed) if bots else None
-        self.now_ns = now_ns
-        self.resumed_until_ns = now_ns + RESUMED_BANNER_NS
-        self.version += 1
-        self.cues.append("go")
-        self._collect()
-
-    def _answer_offer(self, event: InputEvent) -> None:
-        if not event.pressed or event.key not in ("ok", "left"):
-            return
-        interrupted, self.offer = self.offer, None
-        if event.key == "ok":
-            log.info("%s: resumed by the players", interrupted.path.name)
-            self.resume(interrupted, event.t_ns)
-        else:
-            interrupted.writer.close()
-            log.info("%s: the players started afresh; marked abandoned", interrupted.path.name)
-            abandon(interrupted.path)
 
     # --- inputs ---------------------------------------------------------------------------------
 
@@ -278,58 +189,8 @@ class Table:
             elif self.lobby.row is None:  # back on the game menu: the seats go with the game
                 self.lobby.seated, self.seated = None, None
 
-    def _ask_who_plays(self) -> None:
-        """Every station shows "Who plays?" for the game selected (:mod:`.seating`)."""
-        bots = sorted(self._game_bots())
-        self.seating = Seating(self.lobby.game, self.names, tuple(bot_name(s, len(bots)) for s in bots),
-                               self._bots_join(self.lobby.game))
-
-    def _turns_to_settings(self, event: InputEvent) -> bool:
-        """On the game menu, the Box settings page comes after the last game and before the first."""
-        if self.lobby.row is not None or self.lobby.rules_page is not None or not event.pressed:
-            return self.on_settings_page
-        last = len(self.lobby.games) - 1
-        return self.on_settings_page or (event.key, self.lobby.index) in (("right", last), ("left", 0))
-
-    def _settings(self, event: InputEvent) -> None:
-        if not self.on_settings_page:
-            self.on_settings_page = True
-            return
-        step = self.settings_page.handle(event)
-        self.cues.extend(self.settings_page.cues)
-        self.settings_page.cues.clear()
-        if step:
-            self.on_settings_page = False
-            self.lobby.index = 0 if step > 0 else len(self.lobby.games) - 1
-
-    def _seat(self, event: InputEvent) -> None:
-        result = self.seating.handle(event)
-        if result is None:
-            return
-        self.seating = None
-        if isinstance(result, Seated):
-            self.seated, self.bot_levels = self._with_bots(result, self._game_bots())
-            self.lobby.seated = len(self.seated.stations)
-            self.lobby.handle(event)  # the ok that seated them opens the game's options
-
     def _play(self, event: InputEvent) -> None:
-        if event.station == self.confirming:
-            if event.pressed:
-                self.confirming = None
-                if event.key == "ok":
-                    self._close(abandoned_by=self.names[event.station])
-                elif event.key in ("left", "right") and self._bots_may_sit():
-                    self._bot_takes_seat(event.station, "easy" if event.key == "left" else "hard")
-                return
-        if event.station in self.joining and event.pressed:
-            seat = self.joining.pop(event.station)
-            if event.key == "ok":
-                self._person_takes_seat(event.station, seat)
-            return
-        if event.station in self.taking_back and event.pressed:
-            _, refusal = self.taking_back.pop(event.station)
-            if event.key == "ok" and refusal is None:
-                self._take_back(event)
+        if self._answer_dialog(event):
             return
         if self.seat_of(event.station) is None:
             if self.game.match.outcome is not None:  # anyone may take the table back to the lobby
@@ -352,71 +213,6 @@ class Table:
             refusal = self.game.takeback_refusal(seat)
             self.taking_back[event.station] = ("" if refusal else self.game.takeback_word(seat), refusal)
 
-    # --- seats changing hands -----------------------------------------------------------------
-
-    def _bots_may_sit(self) -> bool:
-        """A player leaving may give their seat to a bot in the games bots play."""
-        return self.game is not None and self.game.match.rules.name in BOT_GAMES
-
-    def _bot_takes_seat(self, station: int, level: str) -> None:
-        """The player at ``station`` leaves: a bot of ``level`` plays their seat from now on, with
-        its score and its history; the station watches (and may take the seat back)."""
-        seat = self.seat_of(station)
-        self.game.now_ns = max(self.game.now_ns, self.now_ns)
-        self.game.seat_changes(seat, level, None)
-        self._reseat(seat, None)
-        self.left_seats[station] = seat
-        if self.bot_seats is None:
-            self.bot_seats = BotSeats({}, self.game.match.seed)
-        self.bot_seats.levels[seat] = level
-        self.rules_open.pop(station, None)
-        self.taking_back.pop(station, None)
-        name = self.game.names[seat]
-        self.announced = (fitting(lambda w: f"{abbreviate(name, w)} left: a bot plays"),
-                          self.now_ns + ANNOUNCED_NS)
-
-    def _seat_to_take(self, station: int) -> int | None:
-        """The bot's seat a station without a seat may take: the one it left, else the first a
-        bot plays; None when there is none (or the station plays)."""
-        bots = sorted(s for s, st in enumerate(self.seats) if st is None)
-        if not bots or self.game is None or self.game.match.outcome is not None:
-            return None
-        left = self.left_seats.get(station)
-        return left if left in bots else bots[0]
-
-    def _person_takes_seat(self, station: int, seat: int) -> None:
-        """The person at ``station`` plays ``seat`` from now on, where a bot played it: they see
-        what the seat may see from now on (its own screen), nothing more."""
-        if seat not in self.bot_seats.levels:  # someone else took it first
-            return
-        self.game.now_ns = max(self.game.now_ns, self.now_ns)
-        self.game.seat_changes(seat, None, station)
-        self._reseat(seat, station)
-        self.bot_seats.leave(seat)
-        name = self.game.names[seat]
-        self.announced = (fitting(lambda w: f"{abbreviate(name, w)}'s seat: a person"),
-                          self.now_ns + ANNOUNCED_NS)
-
-    def _reseat(self, seat: int, station: int | None) -> None:
-        stations = list(self.seated.stations)
-        stations[seat] = station
-        self.seated = replace(self.seated, stations=tuple(stations))
-        self.version += 1
-
-    def _take_back(self, event: InputEvent) -> None:
-        """The confirmed take-back of ``event``'s station's last action, announced to everyone;
-        refused after all if someone acted while it was asked."""
-        seat = self.seat_of(event.station)
-        try:
-            what = self.game.take_back(seat, event)
-        except IllegalAction as e:
-            self.taking_back[event.station] = ("", str(e))
-            return
-        name = self.game.names[seat]
-        self.announced = (fitting(lambda w: f"{abbreviate(name, w)} took back {what}"),
-                          event.t_ns + ANNOUNCED_NS)
-        self._collect()
-
     def _to_game(self, event: InputEvent) -> None:
         seat = self.seat_of(event.station)
         if self.game is None or event.station == self.confirming or seat is None:
@@ -437,15 +233,6 @@ class Table:
         else:
             self.rules_open[station] = page
         return True
-
-    def _bots_join(self, rules) -> bool:
-        """Whether players may add bots to a game of ``rules`` on "Who plays?": in a game bots
-        play, when the command line seated none (:mod:`.seating`)."""
-        return rules.name in BOT_GAMES and not self.bots
-
-    def _game_bots(self) -> dict[int, str]:
-        """The box's bot seats in the game selected in the lobby."""
-        return self._bots_for(self.lobby.game, self.bots)
 
     def start(self, start: StartGame, now_ns: int, bots: Mapping[int, str] | None = None) -> None:
         """Start the lobby's game. ``bots`` (seat -> level) overrides the box's bot seats, for
@@ -592,58 +379,7 @@ class Table:
             times.append(self.bot_seats.wakeup_ns())
         return min(times) if times else None
 
-    # --- screens --------------------------------------------------------------------------------
-
-    def screen(self, station: int) -> Image.Image:
-        return self.stuck_buttons.mark(station, self._screen(station))
-
-    def _screen(self, station: int) -> Image.Image:
-        if self.not_resumed is not None:
-            return not_resumed_screen(self.not_resumed)
-        if self.offer is not None:
-            return resume_screen(self.offer.match.rules.title, self.offer_from)
-        if self.abandoned is not None:
-            return abandoned_screen(self.abandoned, self.abandoned_by)
-        if self.game is None:
-            if self.seating is not None:
-                return self.seating.screen(station)
-            if self.on_settings_page:
-                count = len(self.lobby.games)
-                return self.settings_page.screen(count, count + 1)
-            if self.lobby_notice is not None:
-                return with_notice(self.lobby.screen(), self.lobby_notice)
-            return self.lobby.screen()
-        if station == self.confirming:
-            if self._bots_may_sit():
-                return leave_screen()
-            return confirm_screen(self.game.match.rules.title)
-        if station in self.joining:
-            return join_screen(self.game.names[self.joining[station]])
-        seat = self.seat_of(station)
-        if station in self.taking_back:
-            return takeback_screen(*self.taking_back[station])
-        if seat is None:
-            image = spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
-            return with_notice(image, self.announced[0]) if self.announced is not None else image
-        if station in self.rules_open:
-            image = rules_screen(self.game.match.rules.name, self.rules_open[station])
-        else:
-            image = self.game.screen(seat)
-        since = self.chords.since.get(station)
-        if since is not None:
-            left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
-            image = with_notice(image, f"ABANDON? HOLD ON {max(left_s, 1)}s")  # as the dialog says
-        elif self.announced is not None:
-            image = with_notice(image, self.announced[0])
-        elif self.resumed_until_ns is not None:
-            image = with_notice(image, "RESUMED")
-        return image
-
-    def lights(self) -> tuple[str, ...]:
-        """Each station's light (``off``, ``on``, ``blink``): the game's, from seats to stations."""
-        lit = self.game.lights() if self.game is not None and self.confirming is None else {}
-        seats = self.seats
-        return tuple(lit.get(seats.index(s), "off") if s in seats else "off" for s in range(self.stations))
+    # --- stuck buttons --------------------------------------------------------------------------
 
     def stuck(self, station: int, key: str) -> bool:
         """A button held far too long: shown on its station until it is released. A key held as

@@ -107,6 +107,9 @@ class BotSeats:
         """The race the bots have decided on last."""
         self.turn: tuple[object, int] | None = None
         """(the state a turn move answers, when it is due)."""
+        self.counting: frozenset[int] = frozenset()
+        """Triangle seats that reach when the hard bot would but state the coach's counting-only
+        best: the speed-matched card counter the benchmark measures the hard bot against."""
 
     def leave(self, seat: int) -> None:
         """A person takes ``seat`` back: its bot's committed presses are withdrawn, its turn move
@@ -241,7 +244,9 @@ def _triangle_statement(bots: BotSeats, game, seat: int) -> None:
     from ..bots import triangle as brain
 
     view = _triangle_view(game, seat)
-    if bots.levels[seat] == "hard":
+    if seat in bots.counting:
+        fact, value = view.best(view.odds(rts=game.current.rts))[0]
+    elif bots.levels[seat] == "hard":
         later = game.result.later() if game.result is not None else ()  # not journaled: none when resumed
         late = frozenset(p.station for p in later if p.delta_ns <= brain.LATE_WINDOW_MS * MS)
         (fact, value), _, _ = view.best(view.odds(view.claim_slot(), late, game.current.rts))

@@ -18,7 +18,8 @@ A round has three phases on every station:
   takes it back at once). The table screen follows the slowest station's walk-through.
   A drawer who finds at the reveal that they drew the wrong word says so on their own stack's
   page (its bottom line reads ``slap: wrong word?``; ``slap``, then ``ok`` to confirm): the round
-  is counted again with that drawing void, until the next round's cards are shown.
+  is counted again with that drawing void, until the next round's cards are shown
+  (:mod:`.pictomania_review`).
 
 Fairness: a sent guess (or done, or wrong word) is not applied when its press arrives. It waits
 until the watermark has passed its press's edge time, so every press made before it has been
@@ -38,11 +39,12 @@ from PIL import Image
 
 from .. import words as decks
 from ..games.base import IllegalAction
-from ..games.pictomania import NUMBERS, PictomaniaState, RoundScore
+from ..games.pictomania import NUMBERS, PictomaniaState
 from ..arbiter.inputs import InputEvent
 from ..screens import pictomania as screens
 from ..screens.canvas import WIDTH, abbreviate, fitting, measure
 from .game import GameTable
+from .pictomania_review import Review, wrong_word_screen
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +77,7 @@ class Station:
     message: str = ""
 
 
-class PictomaniaTable(GameTable):
+class PictomaniaTable(Review, GameTable):
     game = "pictomania"
     takeback_words = {"guess": "a guess", "done": "a token"}
 
@@ -280,54 +282,6 @@ class PictomaniaTable(GameTable):
         seat.mode = "menu"
         seat.cursor = 0
 
-    def may_declare_at_reveal(self, station: int) -> bool:
-        """On its own stack's page, a drawer who has not said so yet may declare a wrong word."""
-        seat = self.seats[station]
-        return (self.phase == "review" and seat.page == station
-                and station in self.match.rules.to_move(self.state))
-
-    def _review(self, event: InputEvent, seat: Station) -> None:
-        if seat.mode == "wrong":
-            seat.mode = "menu"
-            if event.key == "ok":
-                self._declare_at_reveal(event)
-            return
-        if event.key == "slap" and self.may_declare_at_reveal(event.station):
-            seat.mode = "wrong"
-            return
-        last = len(self.review_pages()) - 1
-        if event.key == "left":
-            seat.page = max(0, seat.page - 1)
-        elif event.key in ("right", "ok") and seat.page < last:
-            seat.page += 1
-        elif event.key == "ok":
-            seat.ready = True
-            if not all(s.ready for s in self.seats):
-                return
-            if self.match.outcome is not None:
-                self.finished = True  # everyone has seen the totals
-                return
-            self.changed(event)
-            self._start_round()
-
-    def _declare_at_reveal(self, event: InputEvent) -> None:
-        """Applied at once: at the reveal nobody races for anything."""
-        seat = self.seats[event.station]
-        try:
-            self.match.act({"action": "wrong_word", "player": event.station})
-        except IllegalAction as e:
-            seat.message = str(e)
-            self.cues.append("illegal")
-            return
-        self.changed(event)
-        self.cues.append("move")
-        name = self.names[event.station]
-        self.rescored = f"{name} drew the wrong word: the round is scored again without it"
-        for other, s in enumerate(self.seats):  # every total may have changed: everyone is told,
-            s.ready = False                      # and says ready again on the new scores
-            if other != event.station:
-                s.message = fitting(lambda w: f"{abbreviate(name, w)} void: rescored")
-
     def after_takeback(self, seat: int) -> None:
         """The player who took back a guess or a token is back on their menu, guessing."""
         self.seats[seat].__init__()
@@ -368,16 +322,6 @@ class PictomaniaTable(GameTable):
             self.cues.append("decided" if outcome is None else "draw" if len(outcome.winners) > 1 else "win")
 
     # --- screens ------------------------------------------------------------------------------
-
-    @property
-    def last_result(self) -> RoundScore:
-        return self.state.results[-1]
-
-    def review_pages(self) -> list[str]:
-        """Each drawing's stack, the round's scores, and the final result after the last round."""
-        if self.phase != "review":
-            return []
-        return ["stack"] * self.players + ["scores"] + (["final"] if self.match.outcome else [])
 
     def screen(self, station: int) -> Image.Image:
         if station >= self.players:
@@ -429,7 +373,7 @@ class PictomaniaTable(GameTable):
             left = " ".join(map(str, rnd.pool)) or "none"
             return screens.choice(screens.ChoiceView("Done guessing?", label, (f"middle: {left}", "ok: done", "slap: back")))
         if seat.mode == "wrong":
-            return _wrong_word_screen()
+            return wrong_word_screen()
         secret = screens.secret_line(rnd.letters[station], rnd.numbers[station],
                                      self.word(rnd.letters[station], rnd.numbers[station]))
         items = self.menu(station)
@@ -456,67 +400,9 @@ class PictomaniaTable(GameTable):
                                          sent=waiting is None))
         return tuple(out)
 
-    def _review_screen(self, station: int, seat: Station) -> Image.Image:
-        r = self.last_result
-        page = self.review_pages()[seat.page]
-        if seat.mode == "wrong":
-            return _wrong_word_screen()
-        if page == "stack":
-            return self._stack_screen(r, r.stacks[seat.page], station)
-        totals = self.state.totals
-        if page == "final":
-            outcome = self.match.outcome
-            ending = " wins!" if len(outcome.winners) == 1 else " win!"
-            winners = fitting(lambda w: " & ".join(abbreviate(self.names[p], w) for p in outcome.winners) + ending)
-            if measure(winners) > WIDTH - 2:
-                winners = f"shared by {len(outcome.winners)} players"
-            rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
-            if seat.ready:
-                winners = self._waiting_line()
-            winners = seat.message or winners
-            return screens.scores(screens.ScoresView("Totals  ok: lobby", rows, winners))
-        rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))
-        if seat.message:
-            footer = seat.message
-        elif seat.ready:
-            footer = self._waiting_line()
-        elif r.black_sheep is None:
-            footer = "no black sheep"
-        else:
-            footer = fitting(lambda w: f"black sheep: {abbreviate(self.names[r.black_sheep], w)}")
-        heading = f"Round {r.number}  ok: " + ("totals" if self.match.outcome else "next")
-        return screens.scores(screens.ScoresView(heading, rows, footer))
-
     def _waiting_line(self) -> str:
         """``waiting: Ben, Cy`` on a panel (the names shortened as the line needs), or how
         many when even three letters each do not fit."""
         waiting = [self.names[p] for p, s in enumerate(self.seats) if not s.ready]
         line = fitting(lambda w: "waiting: " + ", ".join(abbreviate(n, w) for n in waiting))
         return line if measure(line) <= WIDTH - 2 else f"waiting for {len(waiting)} more"
-
-    def _stack_screen(self, r: RoundScore, s, station: int) -> Image.Image:
-        """One drawing turned over: who drew which word, each guess in time order with the token
-        it took (``x`` a wrong guess), and what the drawer's tokens did to their score; on the
-        drawer's own station, while they may still say so, how to declare a wrong word."""
-        word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
-        guesses = tuple(f"{abbreviate(self.names[c.player], 4)} {c.number} "
-                        + ("-" if s.void else f"+{c.token}" if c.token else "x")
-                        for c in s.guesses)
-        black = r.black_counts[s.drawer]
-        if s.void:
-            footer = "wrong word: no score"
-        elif s.kept:
-            footer = f"not taken -{sum(s.kept)} black {black:+d}"
-        else:
-            footer = f"all taken, black {black:+d}"
-        if self.may_declare_at_reveal(station):
-            footer = "slap: wrong word?"
-        footer = self.seats[station].message or footer
-        heading = fitting(lambda w: f"{abbreviate(self.names[s.drawer], w)} drew  ok: next")
-        return screens.stack(screens.StackView(heading, f"{s.letter}{s.number} {word}".strip(), guesses, footer))
-
-
-def _wrong_word_screen() -> Image.Image:
-    """The confirmation, while drawing and at the reveal alike."""
-    return screens.choice(screens.ChoiceView("Drew the wrong word?", "ok: yes, I did", (
-        "your drawing scores", "nothing; slap: back")))

@@ -21,7 +21,7 @@ from PIL import Image
 
 from ..profile import TableScreenProfile
 from . import TableScreenError
-from .public import PublicView
+from .publicview import PublicView
 from .render import render
 
 log = logging.getLogger(__name__)

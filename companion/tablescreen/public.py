@@ -15,114 +15,22 @@ question and its answer come with the race's timeline once it is decided.
 by reading each game table's public fields (one function per game). It keeps nothing of its own
 (the scores over time are the match's), so a resumed game's table screen is the uninterrupted
 one's. It runs on the daemon's loop and only reads, so it is cheap; drawing happens elsewhere
-(:mod:`companion.tablescreen.render`).
+(:mod:`companion.tablescreen.render`). The view's data is :mod:`.publicview`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Callable
 
 from .. import words as decks
 from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
-from ..record.journal import race_winners, reaction_times
-from ..arbiter.latepress import LateNote
-from ..arbiter.race import RaceResult
 from ..games.options import option_label, show_value
 from ..rulebook import KEYS, RULES
 from ..table.triangle import VERDICT_LABELS
 from ..table.trio import LAST_SECONDS, clock
-
-MS = 1_000_000
-
-
-@dataclass(frozen=True)
-class RacePress:
-    """One press in a race: ``delta_ms`` after the first counted press (negative: a false start
-    before the race opened, counted from the opening), to the ns as the journal keeps it."""
-
-    name: str
-    player: int
-    delta_ms: float
-    note: str = ""
-    """``first``, ``tie``, ``false start``, ``late``, ``judging``..."""
-
-
-@dataclass(frozen=True)
-class WordCard:
-    """A Pictomania word card as the table reads it: its letter and its seven words."""
-
-    letter: str
-    words: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class PublicView:
-    """Everything the table screen may draw, as plain values (no game objects)."""
-
-    game: str
-    """The game's title, or ``Tabletop Companion`` in the lobby."""
-    heading: str
-    names: tuple[str, ...] = ()
-    scores: tuple[int, ...] = ()
-    turn: str = ""
-    """Turn and round, or whose move it is."""
-    mark: int | None = None
-    """The player the heading is about (the mover, the artist, the claimer): marked on the board."""
-    count: int | None = None
-    """The countdown's number, shown huge."""
-    clock: str = ""
-    """Pictionary's timer."""
-    hurry: bool = False
-    race: tuple[RacePress, ...] = ()
-    lines: tuple[str, ...] = ()
-    """The body: a verdict, a scoring walk-through, the lobby's options."""
-    cards: tuple[WordCard, ...] = ()
-    board: str = ""
-    """Pay-to-Play's nine cells, ``X``, ``O`` or ``.``."""
-    trail: tuple[tuple[int, ...], ...] = ()
-    """The scores after every change, from the start: the end's chart."""
-    winners: tuple[int, ...] = ()
-    over: bool = False
-    late: str = ""
-    """A late press's note (``Late press: Ben first``) while the verdict it would have changed is
-    on the screen: in red under the heading, as the panels say it on their status line."""
-    footer: str = ""
-    notice: str = ""
-    """Shown instead of the footer while set, as the panels show it on their bottom line: the
-    game was just RESUMED, the button board is unplugged, a display is dead."""
-
-
-def race_presses(result: RaceResult | None, names: tuple[str, ...],
-                 late: LateNote | None = None) -> tuple[RacePress, ...]:
-    """A decided race, every press by time: the winner (or the tied) first, then the later ones,
-    then the false starts. The press of ``late`` (the last decided race's late press: it came
-    after the verdict, which stands) is marked ``late``, wherever its edge puts it."""
-    if result is None:
-        return ()
-    first = "tie" if result.tie else "first"
-    late_player = late.player if late is not None and late.press == "press" else None
-    out = [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6),
-                     first if p.station in result.winners else "late" if p.station == late_player else "")
-           for p in result.order if p.station < len(names)]
-    out += [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6), "false start")
-            for p in result.false_starts if p.station < len(names)]
-    return tuple(out)
-
-
-def journaled_presses(line: dict | None, names: tuple[str, ...]) -> tuple[RacePress, ...]:
-    """A race as its journal line tells it (a resumed game keeps no race result): the winners
-    (the line's ``player``, or the drawers' ``players``) and every press counted when it was
-    decided, by reaction time. False starts and later presses are not journaled."""
-    timed = reaction_times(line, len(names))
-    if not timed:
-        return ()
-    winners = race_winners(line, len(names))
-    first = "tie" if len(winners) > 1 else "first"
-    fastest = timed[0][0]
-    return tuple(RacePress(names[p], p, round(ms - fastest, 6), first if p in winners else "")
-                 for ms, p in timed)
+from .publicview import MS, PublicView, RacePress, WordCard, journaled_presses, race_presses
 
 
 def lobby_view(table) -> PublicView:
@@ -340,12 +248,14 @@ def quiz_view(t) -> PublicView:
     if teams:
         groups = state.teams()
         names = tuple(f"Team {g + 1}" for g in groups)
+        members = tuple(f"Team {g + 1}: " + ", ".join(t.names[p] for p in state.members(g)) for g in groups)
         scores = tuple(state.team_score(g) for g in groups)
         colour = {p: groups.index(state.team(p)) for p in state.contestants}
         trail = tuple(tuple(sum(row[p] for p in state.members(g)) for g in groups) for row in t.match.trail)
     else:
         names = t.names[1:]
         scores = state.scores[1:]
+        members = ()
         colour = {p: p - 1 for p in state.contestants}
         trail = tuple(tuple(row[1:]) for row in t.match.trail)
     race = tuple(RacePress(t.names[seat], colour[seat], round(delta / MS, 6),
@@ -360,8 +270,8 @@ def quiz_view(t) -> PublicView:
                       clock=clock, hurry=bool(clock) and t.seconds_left <= 3, late=t.late_note or "",
                       turn=f"Question {max(state.question, 1)} of {state.options.questions}",
                       lines=tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
-                                  for s, until in sorted(t.early.items()) if until > t.now_ns),
-                      footer="host: " + {"ready": "slap arms", "open": "right skips",
+                                  for s, until in sorted(t.early.items()) if until > t.now_ns) + members,
+                      footer=("host: " if t.names[0] == "Host" else f"host {t.names[0]}: ") + {"ready": "slap arms", "open": "right skips",
                                          "answering": "ok right, left wrong", "tie": "picks among the tied",
                                          "reopen": "slap re-opens, right skips", "over": ""}[state.phase])
     outcome = t.match.outcome

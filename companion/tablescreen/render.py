@@ -10,7 +10,7 @@ from PIL import Image
 from ..screens.canvas import overflow
 from .chart import score_chart
 from .painter import ACCENT, ALERT, CHAR_H, CHAR_W, DIM, LINE, PANEL, TEXT, Painter, colour
-from .public import PublicView, RacePress
+from .publicview import PublicView, RacePress
 
 
 def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[str] | None = None) -> Image.Image:
@@ -36,7 +36,9 @@ def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[st
     left = 8 * u
     if view.names:  # as wide as the longest name and a score need, within a quarter or so
         wanted = (max(len(n) for n in view.names) + 9) * CHAR_W * u  # name, " *", score
-        side = min(max(wanted, 50 * u), w * 28 // 100)
+        columns = score_columns(p, len(view.names), bottom - top)
+        side = min(max(wanted * columns + COLUMN_GAP * u * (columns - 1), 50 * u),
+                   w * (28 if columns == 1 else 48) // 100)
         _scores(p, view, (8 * u, top, 8 * u + side, bottom))
         left = side + 18 * u
     box = (left, top, w - 8 * u, bottom)
@@ -79,33 +81,50 @@ def _header(p: Painter, view: PublicView) -> None:
         p.text(right, 3 * u + p.line_h() - p.line_h(scale), rows[0], scale=scale, fill=DIM, align="right")
 
 
+COLUMN_GAP = 6
+"""Pixels (at scale 1) between two columns of the standings."""
+
+
+def score_columns(p: Painter, count: int, height: int) -> int:
+    """How many columns the standings of ``count`` players take in ``height`` pixels: one while
+    every row keeps a line of the smallest type and its bar, else two, else three."""
+    return next((c for c in (1, 2) if height // -(-max(1, count) // c) >= p.line_h(1) + 3 * p.u), 3)
+
+
 def _scores(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> None:
     """Each player's name and score with a bar, the marked player pointed at, winners starred.
-    Every player gets a row: with many players the rows close up, and a name too long for its
-    row wraps or shrinks (never dropped, never cut)."""
-    x0, y, x1, y1 = box
+    Every player gets a row: with many players the rows close up, then go into two or three
+    columns (a quiz night seats up to 16), and a name too long for its row wraps or shrinks
+    (never dropped, never cut)."""
+    x0, y0, x1, y1 = box
     u = p.u
     top = max([abs(s) for s in view.scores] + [1])
-    row = min(p.line_h() + 8 * u, (y1 - y) // max(1, len(view.names)))
     bar_h = 2 * u
+    columns = score_columns(p, len(view.names), y1 - y0)
+    per_column = -(-max(1, len(view.names)) // columns)
+    row = min(p.line_h() + 8 * u, (y1 - y0) // per_column)
+    gap = COLUMN_GAP * u
+    width = (x1 - x0 - gap * (columns - 1)) // columns
     score_w = 30 * u  # a score's 5 columns
     for i, name in enumerate(view.names):
+        left = x0 + (i // per_column) * (width + gap)
+        right = left + width
+        y = y0 + (i % per_column) * row
         room = row - bar_h - u
         scale = next((s for s in range(u, 0, -1) if p.line_h(s) <= room), 1)
         if i == view.mark and not view.over:
-            p.text(x0, y, ">", scale=scale, fill=ACCENT)
+            p.text(left, y, ">", scale=scale, fill=ACCENT)
         label = name + (" *" if i in view.winners else "")
-        size, rows = fit(label, x1 - x0 - 8 * u - score_w, room, range(scale, 0, -1))
+        size, rows = fit(label, right - left - 8 * u - score_w, room, range(scale, 0, -1))
         for n, text in enumerate(rows):
-            p.text(x0 + 8 * u, y + n * p.line_h(size), text, scale=size, fill=colour(i))
+            p.text(left + 8 * u, y + n * p.line_h(size), text, scale=size, fill=colour(i))
         below = y + max(len(rows) * p.line_h(size), p.line_h(scale))
         if i < len(view.scores):
             score = view.scores[i]
-            p.text(x1, y, str(score), scale=scale, align="right")
-            bar = (x1 - x0 - 8 * u) * abs(score) // top
+            p.text(right, y, str(score), scale=scale, align="right")
+            bar = (right - left - 8 * u) * abs(score) // top
             if bar:
-                p.draw.rectangle((x0 + 8 * u, below, x0 + 8 * u + bar, below + bar_h), fill=colour(i))
-        y += row
+                p.draw.rectangle((left + 8 * u, below, left + 8 * u + bar, below + bar_h), fill=colour(i))
 
 
 def _body(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> None:

@@ -22,43 +22,43 @@ the cues that came with it, so the "go" is heard when the screens change, not be
 from __future__ import annotations
 
 import asyncio
-import errno
 import functools
 import logging
-import os
 import signal
 import sys
 import threading
+import os
 import time
 from collections import deque
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .adapters import gpiolink
-from .adapters.gpiolink import GpioSession, ReaderItem
-from .board.session import BoardSession, Live, LinkItem, Output, Watermark
-from .arbiter.debounce import Debouncer, Stuck
-from .arbiter.delivery import DeliveryWatch
-from .arbiter.inputs import InputEvent
-from .record.journal import Header, JournalWriter, sealed
-from .arbiter.latepress import LateNote
-from .notify import Notifier
-from .profile import Profile
-from .arbiter.race import LatePress, watching_late_presses
-from .rulebook import SHORT_TITLES
-from .record.recovery import KEEP_JOURNALS, NotResumed, next_sequence, note_sequence, pick_up, postpone, rotate
-from .record.saving import Saving, SavedJournal
-from .record.statedir import hold, in_ram, read_only
-from .screens.canvas import with_notice
-from .script import ScriptPress, edges
-from .settings import load_settings, save_settings
-from .table import Table
-from .arbiter.watermark import Watermarks
-from .adapters.lightsensor import LIGHT_WAIT_NS, marked
-from .wiring import Box, EdgeCallback, build_box
+from ..adapters import gpiolink
+from ..adapters.gpiolink import GpioSession
+from ..board.session import BoardSession
+from ..arbiter.debounce import Debouncer, Stuck
+from ..arbiter.delivery import DeliveryWatch
+from ..arbiter.inputs import InputEvent
+from ..notify import Notifier
+from ..profile import Profile
+from ..arbiter.race import watching_late_presses
+from ..rulebook import SHORT_TITLES
+from ..record.recovery import NotResumed, pick_up, postpone
+from ..record.saving import Saving
+from ..script import ScriptPress, edges
+from ..settings import load_settings
+from ..table import Table
+from ..arbiter.watermark import Watermarks
+from ..wiring import Box, EdgeCallback, build_box
+from .keeping import RETRY_NS, SLOW_SAVE_NS, Keeping, journal_opener
+from .presenting import Presenting, displays_down
+from .sources import Sources
 
 log = logging.getLogger(__name__)
+
+__all__ = ["Daemon", "RETRY_NS", "displays_down", "journal_opener"]
+"""What is imported from here: the daemon, and from its parts what the tests and the virtual
+Pi's screens name."""
 
 IDLE_WAKE_S = 1.0
 SPIN_NS = 1_500_000
@@ -74,76 +74,17 @@ frames packed within our measurement's noise (``python -m bench.handoff``: 1,376
 1,321-1,743 at 1 ms). Below 1 ms the machine's scheduling, not the interval, sets the tail."""
 
 
-def displays_down(down: list[int]) -> str:
-    """The notice for dead displays, fitting one screen line."""
-    numbers = ",".join(str(i + 1) for i in down)
-    return f"Display {numbers} not working" if len(down) == 1 else f"Displays {numbers} failing"
-
-
 REPLAY_BYTES_PER_S = 500_000
 """A slow estimate of replay speed on a Raspberry Pi 4: ``python -m bench.replay_scaling`` replays
 2.3 MB/s on a shared x86 laptop core, and a Pi 4's Cortex-A72 runs CPython 3-4 times slower.
 Replaying a journal longer than 10 s of this asks systemd for that much more start time."""
 
 
-RETRY_NS = 2_000_000_000
-"""How often a journal write that failed (a full disk) is tried again while the game is paused."""
-HARNESS_WAIT_S = 60.0
-"""How long a daemon stepped by a harness of its own (a test on a fake clock, no loop between its
-steps to wait in) waits for its journal lines at each step before showing anything."""
-SLOW_SAVE_NS = 1_000_000_000
-"""A line not yet on disk after this long (a stalled card) is said on the screens."""
+class Daemon(Keeping, Sources, Presenting):
+    """The one loop: it steps the arbiter and the table on every input and deadline; saving,
+    the sources and what is presented are its parts in :mod:`.keeping`, :mod:`.sources` and
+    :mod:`.presenting`."""
 
-
-def journal_opener(directory: Path, saving: Saving | None = None):
-    """Opens one new journal file per game in ``directory``, named by start time and game and
-    numbered by its header's ``sequence``, deleting the oldest finished games beyond what we keep.
-    With ``saving``, the game's lines then go through its writer thread; an unsaved ``saving``
-    (a read-only state directory) keeps them in memory and opens no file. The directory is made
-    again for each game if it is gone (deleted mid-game), so the next game is never refused."""
-    if saving is None or not saving.unsaved:
-        directory.mkdir(parents=True, exist_ok=True)
-
-    def open_journal(header: Header) -> JournalWriter | SavedJournal:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        if saving is not None and saving.unsaved:
-            header = replace(header, sequence=next_sequence(directory))
-            log.info("game started: %s, not saved (read-only state directory)", header.game)
-            return saving.journal(None, directory / f"{stamp}-{header.game}.jsonl", [sealed(header.as_json()).encode()])
-        directory.mkdir(parents=True, exist_ok=True)
-        rotate(directory, KEEP_JOURNALS - 1)
-        header = replace(header, sequence=next_sequence(directory))
-        note_sequence(directory, header.sequence)
-        path = directory / f"{stamp}-{header.game}.jsonl"
-        n = 1
-        while os.path.lexists(path):
-            n += 1
-            path = directory / f"{stamp}-{header.game}-{n}.jsonl"
-        writer = JournalWriter(path, header)
-        log.info("game started: %s (number %d on this box), journal %s", header.game, header.sequence, path)
-        if saving is None:
-            return writer
-        return saving.journal(writer, path, [sealed(header.as_json()).encode()])
-
-    return open_journal
-
-
-def saving_notice(fault: OSError) -> tuple[str, str]:
-    """What the screens say while the game is paused because its journal cannot be written:
-    one station line, and the table screen's longer line."""
-    if fault.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "DISK FULL: PAUSED", "DISK FULL: game paused, free space on the card"
-    why = "read-only" if fault.errno == errno.EROFS else (fault.strerror or str(fault))
-    return "CANNOT SAVE: PAUSED", f"CANNOT SAVE ({why}): game paused"
-
-
-NOTICE_ORDER = ("board", "gpio", "saving", "displays", "journal", "storage")
-"""Which notice a screen's one notice line shows when there are several: the button board and
-the GPIO reader (which hold races) first, then a paused game, a dead display, news about the journal, and last the state
-directory's standing warnings (read-only, in RAM), which show only in the lobby."""
-
-
-class Daemon:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  pin_factory=None, notifier: Notifier | None = None,
                  adapters: Callable[[EdgeCallback], Box] | None = None, referee=None,
@@ -253,174 +194,16 @@ class Daemon:
         """Makes the table screen's public view, if the box has a table screen (imported only
         then: most boxes have none, and start-up is shorter without it)."""
         if self.box.table_screen is not None:
-            from .tablescreen.public import public_view
+            from ..tablescreen.public import public_view
 
             self.public_view = public_view
         self.ready = threading.Event()
         """Set once every display has been sent its first frame (shown, or failed and retrying)."""
 
-    def _open_state(self, directory: Path) -> None:
-        """Take the state directory (one program per directory, :mod:`companion.record.statedir`)
-        and check it: read-only, the box plays unsaved; kept in RAM, it warns. Both are logged
-        and said in the lobby."""
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
-                raise
-        self._state_dir = directory
-        self._lock_fd = hold(directory) if directory.is_dir() else None
-        unsaved = not directory.is_dir() or read_only(directory)
-        if unsaved:
-            log.warning("%s is read-only: games are played but not saved (no resume after a stop)", directory)
-            self._tell("READ-ONLY: NOT SAVED", "storage", "read-only: games are not saved", cue=False)
-        elif (kind := in_ram(directory)) is not None:
-            log.warning("%s is kept in RAM (%s): games will not survive a power cut; keep the state "
-                        "directory on a writable disk partition", directory, kind)
-            self._tell("GAMES IN RAM ONLY", "storage", f"games are kept in RAM ({kind}): lost at a power cut",
-                       cue=False)
-        self.saving = Saving(self._saved, unsaved=unsaved)
-
-    def _hold_again(self) -> None:
-        """The state directory was made again (it vanished mid-game): its lock file went with the
-        old one, so take the lock again in the new one."""
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-        try:
-            self._lock_fd = hold(self._state_dir)
-        except OSError as e:  # another program took the new directory meanwhile
-            self._lock_fd = None
-            log.error("%s: cannot hold the state directory again: %s", self._state_dir, e.strerror or e)
-
-    def _saved(self) -> None:
-        """Runs in the journal writer thread: lines are on disk, or writing failed or works again."""
-        loop = getattr(self, "_loop", None)
-        if loop is None:
-            return
-        try:
-            loop.call_soon_threadsafe(self._wake.set)
-        except RuntimeError:  # the loop has stopped
-            pass
-
-    def _current_notice(self, line: int) -> str | None:
-        game = getattr(self.table, "game", None)
-        for about in NOTICE_ORDER:
-            if about in self._notices and not (about == "storage" and game is not None):
-                return self._notices[about][line]
-        return None
-
-    @property
-    def notice(self) -> str | None:
-        """Shown on every screen while set (one line, :data:`NOTICE_ORDER`): the button board is
-        unplugged, the game is paused because it cannot be saved, a display is dead..."""
-        return self._current_notice(0)
-
     def _replay_time(self, size: int) -> None:
         """Before replaying a journal of ``size`` bytes, ask systemd for the time it may take."""
         if size > REPLAY_BYTES_PER_S * 10:
             self.notifier.extend_start(30 + size / REPLAY_BYTES_PER_S)
-
-    def _displays_ready(self) -> None:
-        """Runs in the display writer's thread, once every display was tried: a dead panel does
-        not hold the service back (systemd would kill it at TimeoutStartSec); it is retried."""
-        status = f"{len(self.profile.stations)} stations"
-        down = self.box.displays.down()
-        if down:
-            status += "; " + displays_down(down).lower()
-            log.warning("ready without display %s: retrying in the background",
-                        ", ".join(str(i + 1) for i in down))
-        else:
-            log.info("ready: first frame on every display")
-        self.ready.set()
-        self.notifier.ready(status)
-
-    def _displays_changed(self, down: list[int]) -> None:
-        """Runs in the display writer's thread: a display failed or came back."""
-        loop = self._loop
-        if loop is None:
-            return
-        try:
-            loop.call_soon_threadsafe(self._displays_notice, down)
-        except RuntimeError:  # the loop has stopped: nobody is left to tell
-            pass
-
-    def _displays_notice(self, down: list[int]) -> None:
-        self._tell(displays_down(down) if down else None, "displays")
-        self._wake.set()
-
-    def _on_edge(self, event: InputEvent) -> None:
-        """Runs in gpiozero's thread (or the loop's, with mock pins): enqueue and return.
-
-        ``deque.append`` is atomic, so an edge that comes before the loop runs (a press during
-        start-up) simply waits in the inbox.
-        """
-        if event.source == "gpio":
-            self._arrived_ns[event] = self._edge_clock_ns()
-        self._inbox.append(event)
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._wake.set)
-
-    def _on_board(self, item: LinkItem) -> None:
-        """Runs in the board link's reader thread: enqueue and return."""
-        self._loop.call_soon_threadsafe(self._board_arrive, item)
-
-    def _board_arrive(self, item: LinkItem) -> None:
-        """A board's heartbeat only moves its watermark: worth a step only if something waits."""
-        if self._source_outputs(self.board_session.handle(item)):
-            self._wake.set()
-
-    def _on_gpio(self, item: ReaderItem) -> None:
-        """A GPIO reader's record, read by the loop itself: an edge's delivery delay is measured
-        from here (its arrival)."""
-        outputs = self.gpio_session.handle(item)
-        for out in outputs:
-            if isinstance(out, InputEvent):
-                self._arrived_ns[out] = time.monotonic_ns()
-        if self._source_outputs(outputs, "gpio"):
-            self._wake.set()
-
-    def _source_outputs(self, outputs: list[Output], about: str = "board") -> bool:
-        """Apply what the board's or GPIO reader's session says; True if the loop should step for it."""
-        news = False
-        for out in outputs:
-            if isinstance(out, Watermark):
-                if out.source in self.watermarks:
-                    self.watermarks.report(out.source, out.t_ns)
-                news = news or self.table.wakeup_ns() is not None
-            elif isinstance(out, Live):
-                news = True
-                if out.live and out.source not in self.watermarks:
-                    self.watermarks.add_source(out.source, in_order=out.source != gpiolink.SOURCE)
-                elif not out.live and out.source in self.watermarks:
-                    self.watermarks.remove_source(out.source)
-            else:
-                news = True
-                if isinstance(out, InputEvent):
-                    self._inbox.append(out)
-                else:
-                    self._tell(out.text, about)
-        return news
-
-    def _tell(self, text: str | None, about: str = "board", longer: str | None = None, cue: bool = True) -> None:
-        """Set (or with None clear) the notice ``about`` something; ``longer`` is the table
-        screen's line (the station line if not given). A new notice sounds the alarm cue."""
-        notice = None if text is None else (text, longer or text)
-        if self._notices.get(about) == notice:
-            return
-        if notice is None:
-            self._notices.pop(about, None)
-        else:
-            self._notices[about] = notice
-        self._shown = -1
-        box = getattr(self, "box", None)  # notices found at start come before the box is built
-        if notice is not None and cue and box is not None and box.buzzer is not None:
-            box.buzzer.play("unplugged")
-
-    def _on_shown(self, reveal: int, cues: list[str], onsets: dict[int, int]) -> None:
-        """Runs in the display writer's thread: a reveal is on every panel; enqueue and return."""
-        self._shown_reveals.append((reveal, cues, onsets))
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._wake.set)
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``; a race that finds a press
@@ -469,162 +252,6 @@ class Daemon:
         self._present()
         self._light(now_ns)
         self.notifier.alive(now_ns)
-
-    def _check_saving(self, now_ns: int) -> bool:
-        """How the journal writer is doing, said on the screens; True while writing fails (the
-        game is paused, and the lines are tried again every :data:`RETRY_NS` on the loop's clock)."""
-        saving = self.saving
-        while saving.news:
-            self._tell(saving.news.pop(0), "journal", "the journal's folder vanished: rewritten from memory")
-            self._hold_again()
-        fault = saving.fault
-        if fault is not None:
-            short, longer = saving_notice(fault)
-            self._tell(short, "saving", longer)
-            if self._retry_at_ns is None:
-                self._retry_at_ns = now_ns + RETRY_NS
-            elif now_ns >= self._retry_at_ns:
-                self._retry_at_ns = now_ns + RETRY_NS
-                saving.retry()
-            return True
-        self._retry_at_ns = None
-        if not saving.pending:
-            self._unsaved_since_ns = None
-            self._tell(None, "saving")
-        elif self._unsaved_since_ns is None:
-            self._unsaved_since_ns = now_ns
-        elif now_ns - self._unsaved_since_ns >= SLOW_SAVE_NS:
-            self._tell("SAVING...", "saving", "Saving: the card is slow to write", cue=False)
-        return False
-
-    def _measure_delivery(self, raw: InputEvent) -> None:
-        """Note a GPIO edge's delivery delay, kept for a late press it may turn out to be."""
-        arrived = self._arrived_ns.pop(raw, None)
-        self._handling_delay_ns = None if arrived is None else arrived - raw.t_ns
-        if self._handling_delay_ns is not None:
-            self.delivery.saw(self._handling_delay_ns)
-
-    def _late_press(self, press: LatePress) -> None:
-        """A race was decided without this press, which would have changed the verdict: logged,
-        and handed back to the table to journal it and tell the players."""
-        note = LateNote.of(press, self._handling_delay_ns)
-        self.delivery.late(note)
-        if isinstance(self.table, Table):
-            self.table.late_press(note)
-
-    def _dim(self, now_ns: int) -> None:
-        """Dim every display when nobody has pressed anything for a while; brighten on a press."""
-        settings = self.profile.displays
-        idle = now_ns - self._last_input_ns >= settings.dim_after_s * 1e9
-        if idle != self.dimmed:
-            self.dimmed = idle
-            self.box.displays.set_contrast(settings.dim_contrast if idle else settings.contrast)
-
-    def watermark(self, now_ns: int) -> int:
-        """How far every press is known: the sources' watermark, held back by any press the
-        debouncer is still holding (it will be emitted with its own, earlier, edge time)."""
-        low = self.watermarks.low(now_ns)
-        held = self.debouncer.oldest_held_ns()
-        return low if held is None else min(low, held)
-
-    def _present(self) -> None:
-        """Cues first (a decided race is heard at once), then the screens that changed; a
-        reveal's cues when its screens are shown. Nothing of a state whose journal lines are not
-        yet on disk: the screens shown last stay, with a notice if there is one."""
-        self._apply_settings()
-        if self._loop is None and self.saving.pending:
-            self.saving.wait(HARNESS_WAIT_S)  # stepped by a harness, not the loop: wait here
-        if self.saving.pending:
-            if self._shown == -1:
-                self._show_again()
-            return
-        cues = list(self.table.cues)
-        self.table.cues.clear()
-        reveal = self.table.take_reveal() if self.timed_reveals else None
-        if reveal is None:
-            self._play(cues)
-        if self.table.version != self._shown or reveal is not None:
-            self._shown = self.table.version
-            screens = {}
-            for station in range(len(self.profile.stations)):
-                screen = self._screens[station] = self.table.screen(station)
-                if self.notice is not None:
-                    screen = with_notice(screen, self.notice)
-                screens[station] = screen
-            if reveal is None:
-                for station, screen in screens.items():
-                    self.box.displays.show(station, screen)
-            else:
-                if self.box.light_sensors is not None:  # the sensors time the panels' light
-                    screens = {station: marked(screen) for station, screen in screens.items()}
-                self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
-            if self.box.table_screen is not None and isinstance(self.table, Table):
-                self._view = self.public_view(self.table)
-                self._show_view()
-
-    def _show_view(self) -> None:
-        notice = self._current_notice(1)
-        self.box.table_screen.show(self._view if notice is None else replace(self._view, notice=notice))
-
-    def _show_again(self) -> None:
-        """The screens shown last, with the notice now due (the game is paused or saving)."""
-        self._shown = -2  # not a table version: the table's screens are shown once saved
-        for station, screen in self._screens.items():
-            self.box.displays.show(station, screen if self.notice is None else with_notice(screen, self.notice))
-        if self.box.table_screen is not None and self._view is not None:
-            self._show_view()
-
-    def _play(self, cues: list[str]) -> None:
-        if self.box.buzzer is not None:
-            for cue in cues:
-                self.box.buzzer.play(cue)
-
-    def _apply_settings(self) -> None:
-        """Box settings the players changed: heard from the next cue on, and saved."""
-        settings = getattr(self.table, "settings", self.settings)
-        if settings == self.settings:
-            return
-        self.settings = settings
-        if self.box.buzzer is not None:
-            self.box.buzzer.set_volume(settings.volume)
-        if self.settings_path is not None:
-            try:
-                save_settings(self.settings_path, settings)
-            except OSError as e:
-                log.error("cannot save the box settings to %s: %s", self.settings_path, e.strerror)
-
-    def _light(self, now_ns: int) -> None:
-        """The station lights, when they change; a blinking board LED turned over when due."""
-        lights = self.box.lights
-        referee_lights = getattr(self.table, "lights", None)  # a probe standing in may have none
-        if lights is None or referee_lights is None or self.saving.pending:
-            return
-        lit = referee_lights()
-        if lit != self._lit:
-            self._lit = lit
-            lights.show(lit)
-            self._blink_at_ns = None
-        elif self._blink_at_ns is not None and now_ns >= self._blink_at_ns:
-            lights.blink_step()
-            self._blink_at_ns = None
-        if self._blink_at_ns is None and lights.next_blink_s() is not None:
-            self._blink_at_ns = now_ns + round(lights.next_blink_s() * 1e9)
-
-    def _light_onsets(self, sensors, onsets: dict[int, int]) -> dict[int, int]:
-        """Each station's light onset of a reveal stamped at ``onsets``; a station whose sensor
-        saw nothing is logged (once until it sees again): the race is then timed from stamps."""
-        light = sensors.light_onsets(onsets)
-        for station in sorted(onsets.keys() - light.keys() - self._unlit):
-            log.warning("station %d: its light sensor saw nothing of the reveal; races are timed from "
-                        "the displays' commands until it does (companion selftest checks the sensors)", station + 1)
-        self._unlit = set(onsets.keys() - light.keys())
-        return light
-
-    def _light_due_ns(self, onsets: dict[int, int]) -> int:
-        """When every light sensor has had its time to see a reveal stamped at ``onsets``, and
-        its edge to reach the loop: the sensors are read in the daemon through gpiozero (not by
-        the GPIO reader process), so their edges may be as late as ``timing.gpio_latency_ms``."""
-        return max(onsets.values(), default=0) + LIGHT_WAIT_NS + round(self.profile.timing.gpio_latency_ms * 1e6)
 
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +

@@ -1,0 +1,163 @@
+"""What each station and the host see on quiz night: the question's heading, who pressed in
+which order and how much later, the standings (by team, with teams), and the host's own
+screen with what to press next.
+
+Separate from refereeing the question (:mod:`.quiz`) because it only reads the state: the same
+lines make the stations' panels and the table screen's public view.
+"""
+
+from __future__ import annotations
+
+from ..games.quiz import HOST
+from ..record.journal import reaction_times
+from ..screens.canvas import CHAR_W, COLUMNS, abbreviate, fitting, measure
+from ..screens.quiz import QuizView
+
+MS = 1_000_000
+S = 1_000_000_000
+
+
+def delay_ms(ns: int) -> str:
+    """``+12ms`` (to the ms), ``+400us`` under one (a tie's margin), ``+2.1s`` from a second on."""
+    if ns >= S:
+        return f"+{ns / S:.1f}s"
+    return f"+{round(ns / 1000)}us" if 0 < ns < MS else f"+{round(ns / MS)}ms"
+
+
+class QuizViews:
+    """The quiz table's part that makes each station's view and the lines the table screen shows."""
+
+    def name(self, seat: int, width: int = 10) -> str:
+        return abbreviate(self.names[seat], width)
+
+    def presses(self) -> list[tuple[int, int, str]]:
+        """The race on screen as (seat, delay ns, note): counted presses by time, ``team`` for a
+        team mate's press that did not count. From the journal's line in a resumed question."""
+        result = self.result
+        if result is not None:
+            timed = [(p.station, p.delta_ns) for p in result.order]
+        else:  # a resumed question: its journal line (later presses are not journaled)
+            timed = reaction_times(self.race_line, len(self.names)) or []
+            timed = [(p, round((ms - timed[0][0]) * MS)) for ms, p in timed]
+        teams: set[int] = set()
+        out = []
+        for seat, delta in timed:
+            team = self.state.team(seat)
+            out.append((seat, delta, "team" if team in teams else ""))
+            teams.add(team)
+        return out
+
+    def race_lines(self, rows: int) -> list[str]:
+        """``Ben first  Cy +12ms`` packed into at most ``rows`` 21-column lines."""
+        words = []
+        for seat, delta, note in self.presses():
+            when = "first" if delta == 0 else delay_ms(delta)
+            words.append(f"{self.name(seat, 5)} {when}" + ("(t)" if note else ""))
+        lines: list[str] = []
+        for word in words:
+            gap = next((g for g in ("  ", " ") if lines and len(lines[-1] + g + word) <= COLUMNS), None)
+            if gap is not None:
+                lines[-1] += gap + word
+            elif len(lines) < rows:
+                lines.append(word)
+        return lines
+
+    def heading(self) -> str:
+        state = self.state
+        outcome = self.match.outcome
+        if outcome is not None:
+            best = self.standings_text(1)
+            return best[0] if best else "Quiz over"
+        return f"Q{max(state.question, 1)}/{state.options.questions}"
+
+    def standings_text(self, rows: int) -> list[str]:
+        """``1. Ana 5`` (teams: ``1. Team 2 7``), ties sharing a rank."""
+        state = self.state
+        out = []
+        for rank, who, points in state.standings()[:rows]:
+            room = COLUMNS - len(f"{rank}. {points}") - 1
+            if state.options.teams:
+                label = ("Team " if len(who) == 1 else "Teams ") + "&".join(str(t + 1) for t in who)
+            else:
+                label = fitting(lambda w: "&".join(self.name(p, w) for p in who), room)
+                if measure(label) > room * CHAR_W:
+                    label = f"{len(who)} players"
+            out.append(f"{rank}. {label} {points}")
+        return out
+
+    def status(self, columns: int = COLUMNS) -> str:
+        """What is happening, for everyone: the public line, in ``columns`` cells."""
+        state = self.state
+        phase = state.phase
+        if phase == "ready":
+            last = state.asked[-1] if state.asked else None
+            if last is None:
+                return "Host reads Q1"
+            if last.right is not None:
+                return fitting(lambda w: f"{self.name(last.right, w)} was right!", columns)
+            return "Nobody got it"
+        if phase == "open":
+            return "Buzzers armed!"
+        if phase == "tie":
+            return fitting(lambda w: "Tie: " + "&".join(self.name(p, w) for p in state.tied), columns)
+        if phase == "answering":
+            clock = f" {self.seconds_left}s" if self.seconds_left else ""
+            return fitting(lambda w: f"{self.name(state.answering, w)} answers{clock}", columns)
+        if phase == "reopen":
+            return "Wrong! Re-open?"
+        return "Quiz over"
+
+    def view(self, station: int) -> QuizView:
+        if station == HOST:
+            return self._host_view()
+        state = self.state
+        me = station if station < len(self.names) else None
+        if me is None or self.match.outcome is not None:
+            return QuizView(self.heading(), self.status() if self.match.outcome is None else "",
+                            tuple(self.race_lines(1)) + tuple(self.standings_text(2)),
+                            "ok: lobby" if self.match.outcome is not None else "")
+        big = self.status()
+        until = self.early.get(me)
+        if until is not None and until > self.now_ns or self.too_early(me):
+            big = "Too early: out" if self.prelock else "Too early! wait"
+        elif state.team(me) in state.out:
+            big = "Out: wrong" if me in state.wrong else "Team out"
+        elif state.phase == "answering" and state.answering == me:
+            big = "YOU ANSWER" + (f" {self.seconds_left}s" if self.seconds_left else "")
+        elif state.phase == "open":
+            big = "BUZZ!"
+        ranks = {p: r for r, who, _ in state.standings() for p in
+                 ([q for t in who for q in state.members(t)] if state.options.teams else who)}
+        team = f" T{state.team(me) + 1}" if state.options.teams else ""
+        return QuizView(self.heading(), big, tuple(self.race_lines(2)),
+                        f"You{team}: {state.scores[me]}  rank {ranks[me]}")
+
+    def _host_view(self) -> QuizView:
+        state = self.state
+        if self.match.outcome is not None:
+            return QuizView(self.heading(), "", tuple(self.standings_text(3)), "ok: lobby")
+        if self.menu:
+            players = list(state.contestants)
+            if self.correcting is None:
+                p = players[self.cursor % len(players)]
+                return QuizView("Correct a score", fitting(lambda w: f"< {self.name(p, w)}: {state.scores[p]} >"),
+                                ("ok: change it", "slap: back"), "</> choose a player")
+            return QuizView("Correct a score",
+                            fitting(lambda w: f"{self.name(self.correcting, w)}: "
+                                              f"{state.scores[self.correcting]} -> {self.edit}"),
+                            ("</>: -1/+1", "ok: save  slap: back"), "everyone sees it")
+        keys = {
+            "ready": "slap:arm ok:scores",
+            "open": "right: skip",
+            "answering": "ok:right left:wrong",
+            "reopen": "slap:open right:skip",
+            "tie": "</>:choose ok:pick" if state.options.tie == "host" else "drawing...",
+        }[state.phase]
+        lines = self.race_lines(2)
+        if state.phase == "tie" and state.options.tie == "host":
+            p = state.tied[self.cursor % len(state.tied)]
+            lines = [fitting(lambda w: f"Pick: < {self.name(p, w)} >")] + lines[:1]
+        elif state.phase == "answering":
+            lines.append("right: skip question")
+        title = f"Q{max(state.question, 1)} " + self.status(COLUMNS - 3 - len(str(state.question)))
+        return QuizView(title, "", tuple(lines), keys)
