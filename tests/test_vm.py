@@ -192,6 +192,19 @@ def test_the_guest_game_script_walks_the_lobby_then_plays_triangle():
     assert edges == sorted(edges, key=lambda e: e[0])
 
 
+def test_the_guest_game_script_keeps_clear_of_gpio_sims_stamping_jitter():
+    """gpio-sim stamps edges late and merges a line's writes that fall into one pass of its
+    interrupt work (docs/VIRTUAL-PI.md): ties are written together, other slaps 40 ms or more
+    apart, every press is held long, and the false start comes well before the reveal."""
+    presses = game.presses(ROOT)
+    assert min(p.hold_s for p in presses) >= 0.15
+    slaps = sorted(p.at_s for p in presses if p.key == "slap")
+    gaps = [round(b - a, 6) for a, b in zip(slaps, slaps[1:])]
+    assert gaps and all(g == 0 or g >= 0.04 for g in gaps), gaps
+    assert gaps.count(0) == 2  # the three-way tie
+    assert slaps[1] - slaps[0] >= 1.0  # the false start, long before the tie at the reveal
+
+
 # --- wheels for the guest ---------------------------------------------------------------------------
 
 def test_wheels_are_fetched_for_the_guests_python():

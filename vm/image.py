@@ -94,8 +94,9 @@ def build(release: str, log) -> Path:
         raise RuntimeError(f"the image has no kernel or initrd in {root / 'boot'}")
     shutil.copy(kernels[-1], work / "vmlinuz")
     shutil.copy(initrds[-1], work / "initrd.img")
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "root", "-d", str(root), str(work / "rootfs.img"),
-                    IMAGE_SIZE], check=True)
+    with open(work / "build.log", "a") as f:  # not on stdout, which carries the check's --json summary
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "root", "-d", str(root), str(work / "rootfs.img"),
+                        IMAGE_SIZE], stdout=f, stderr=subprocess.STDOUT, check=True)
     shutil.rmtree(root)
     shutil.rmtree(out, ignore_errors=True)
     work.rename(out)

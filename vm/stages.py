@@ -124,6 +124,22 @@ def press(run: Run, edges: list, name: str, timeout: float = 300) -> list:
     return json.loads(out.strip().splitlines()[-1])
 
 
+READER = r"""
+pgrep -af companion.adapters.gpioreader || echo "no GPIO reader running"
+grep -i "companion buttons" /sys/kernel/debug/gpio 2>/dev/null | head -4 || true
+"""
+"""The service's buttons are read by the GPIO reader process (companion/adapters/gpiolink.py
+starts it), which holds the station lines as "companion buttons"."""
+
+
+def reader_running(run: Run, label: str) -> str:
+    """The GPIO reader process and the lines it holds; an error if it is not running."""
+    out = run.guest.must(READER, label, 60).strip()
+    if "companion.adapters.gpioreader" not in out:
+        raise RuntimeError("the buttons were not read by the GPIO reader process:\n" + out)
+    return out.replace("\n", " | ")
+
+
 def gpio_game(run: Run) -> None:
     import tempfile
 
@@ -136,6 +152,7 @@ def gpio_game(run: Run) -> None:
         tmp = Path(tmp)
         (tmp / "scheduled.txt").write_text(game.script_text(presses))
         expected_lines = len(game.mock_run(run.tree, tmp / "scheduled.txt", tmp / "scheduled").read_text().splitlines())
+        s["findings"]["gpio_reader"] = reader_running(run, "reader-game")
         times = press(run, edges, "press-game")
         out = run.guest.must(WAIT_LINES.format(timeout=60, journals=JOURNALS, lines=expected_lines,
                                                copy="guest-game.jsonl"), "game-journal", 200)
@@ -285,6 +302,7 @@ until grep -q "ready" /tmp/selftest.out; do
   [ "$(date +%s)" -lt "$end" ] && kill -0 $pid || {{ cat /tmp/selftest.out; exit 1; }}
   sleep 0.2
 done
+pgrep -af companion.adapters.gpioreader || echo "no GPIO reader running"
 python3 /share/tools/pins.py press /share/delivery.json > /dev/null
 kill -INT $pid
 # the next self-test claims the same lines: this one must have let them go
@@ -315,6 +333,11 @@ def delivery(run: Run) -> None:
     (run.guest.share / "delivery.json").write_text(json.dumps(delivery_edges(run)))
     for load, stress in (("idle", ""), ("stress", STRESS)):
         out = run.guest.must(SELFTEST.format(stress=stress, harness=HARNESS), f"selftest-{load}", 600)
+        if "companion.adapters.gpioreader" not in out:
+            raise RuntimeError(f"the self-test ({load}) did not read the buttons through the GPIO reader:\n"
+                               + out[-1500:])
+        reader = re.search(r"gpio reader: done;.*", out)
+        s["findings"][f"gpio_reader_{load}"] = reader.group(0) if reader else "the reader said nothing at its end"
         m = DELAYS.search(out)
         if not m:
             raise RuntimeError(f"the self-test ({load}) reported no delivery delays:\n" + out[-1500:])
