@@ -99,20 +99,19 @@ class QuizTable(QuizViews, GameTable):
         self.cues.append("go")
 
     def _buzz(self, event: InputEvent) -> None:
-        seat = event.station
-        label = self.race.press(event)
-        if label in ("false_start", "locked_out"):
-            if self.prelock:
-                self.prelocked.add(seat)
-                self.early[seat] = PRELOCK_NS + event.t_ns
-            else:
-                self.early[seat] = max(self.early.get(seat, 0), event.t_ns + self.lockout_ns)
+        if self.race.press(event) in ("false_start", "locked_out"):
+            self._too_early(event)
         if self.result is not None:
             self.result = self.race.decide(event.t_ns)
 
     def _early_before_arm(self, event: InputEvent) -> None:
         """A press while the question is read: early for the race the host opens next."""
         self.waiting.append(event)
+        self._too_early(event)
+
+    def _too_early(self, event: InputEvent) -> None:
+        """An early press: its player is out until the question ends (prelock), or for
+        ``lockout_ms`` from this press, each early press again (lockout)."""
         seat = event.station
         if self.prelock:
             self.prelocked.add(seat)
