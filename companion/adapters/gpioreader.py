@@ -250,10 +250,22 @@ class Reader:
         if self.lines.fileno() is not None:
             poller.register(self.lines.fileno(), select.POLLIN)
         while True:
-            ready = poller.poll(self._timeout_ms())
+            ready = poller.poll(self._poll_ms())
             if any(fd == self.sock.fileno() for fd, _ in ready) and not self.take_commands():
                 return
             self.turn(woken=any(fd != self.sock.fileno() for fd, _ in ready))
+
+    def _poll_ms(self) -> int:
+        """How long to wait in ``poll``, which counts whole milliseconds and rounds a fraction up:
+        a race's watermark would come up to 1 ms late. So wait the whole milliseconds, and sleep
+        the last fraction (``time.sleep`` keeps microseconds): an edge in that fraction waits in
+        the kernel's queue and is read by the turn that follows, and the daemon's records in the
+        socket's buffer."""
+        timeout = self._timeout_ms()
+        if timeout >= 1.0:
+            return int(timeout)
+        time.sleep(timeout / 1000)
+        return 0
 
     def _timeout_ms(self) -> float:
         now = self.clock()
