@@ -17,8 +17,11 @@ from companion.arbiter.race import Race
 from companion.board.frames import Edge, Heartbeat, Light
 from companion.board.session import BoardSession, Lit, Watermark
 from companion.daemon import Daemon
+from companion.games.options import SCREEN_TIE_WINDOW_MS
 from companion.profile import load_profile
-from helpers import MS, until
+from companion.selftest import BoardLight, light_report, measure_light
+from companion.wiring import build_box
+from helpers import MS, until, wait_until
 from test_board_link import RaceProbe
 from test_board_session import BOOT_NS, HELLO, Feed
 
@@ -196,3 +199,39 @@ def test_a_board_and_profile_that_disagree_on_a_sensor_are_named(caplog):
         "the profile: list it in SENSOR_CHANNELS in the board's config.py",
         "button board: 2 inputs not taken; the last, a light sensor's rise on channel 0, which is a button in "
         "the profile: remove it from SENSOR_CHANNELS in the board's config.py"]
+
+
+def test_the_selftest_reads_board_sensors_on_a_link_of_its_own(tmp_path):
+    """After the daemon's loop has stopped, :class:`BoardLight` reads the board: every reveal's
+    rises reach the sensors, on the host's clock, and the light report has every panel."""
+    path = tmp_path / "box.toml"
+    path.write_text(PROFILE, encoding="utf-8")
+    profile = load_profile(path)
+    box = build_box(profile, lambda event: None, on_board=lambda item: None)
+    board = box.virtual_board
+    reveal = box.displays.reveal
+
+    def revealing(frames, on_shown):
+        def shown(onsets):
+            time.sleep(0.002)                              # the panels light 2 ms after their display-on
+            for station in sorted(onsets):
+                board.light(SENSOR[station])
+            on_shown(onsets)
+
+        reveal(frames, shown)
+
+    box.displays.reveal = revealing
+    session = BoardSession(profile.board_channels(), sensors=profile.light_channels())
+    light = BoardLight(box.board.port, session, box.light_sensors)
+    try:
+        wait_until(lambda: session.clock.synced and session.clock.uncertainty_ns(board.now_us()) < MS // 2)
+        samples = measure_light(box.displays, box.light_sensors, 2, reveals=5, wait=light.wait)
+    finally:
+        light.close()
+        box.close()
+    assert len(samples) == 5
+    for sample in samples:
+        assert sample.light.keys() == {0, 1}
+        assert all(sample.light[s] - sample.stamped[s] > 1.5 * MS for s in (0, 1))  # 2 ms, within the sync
+    report = light_report(samples, ("Ana", "Ben"), SCREEN_TIE_WINDOW_MS)
+    assert report.window_ms is not None and "saw nothing" not in report.text
