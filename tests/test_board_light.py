@@ -6,7 +6,6 @@ no light onset. The board session's own rules for LIGHT frames on a fake clock."
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ from companion.games.options import SCREEN_TIE_WINDOW_MS
 from companion.profile import load_profile
 from companion.selftest import BoardLight, light_report, measure_light
 from companion.wiring import build_box
-from helpers import MS, until, wait_until
+from helpers import MS, until, wait_until, while_running
 from test_board_link import RaceProbe
 from test_board_session import BOOT_NS, HELLO, Feed
 
@@ -80,8 +79,6 @@ def test_a_board_sensor_s_late_light_changes_the_verdict_its_stamp_would_give(tm
     seen = {}
 
     async def scenario():
-        stop = asyncio.Event()
-        runner = asyncio.ensure_future(daemon.run(stop))
         session = daemon.board_session
         await until(lambda: session.clock.synced and session.hello.heartbeat_us == 10_000_000)
         # A sync within 0.5 ms, so that later refits move no time by more (a loaded machine's
@@ -105,14 +102,9 @@ def test_a_board_sensor_s_late_light_changes_the_verdict_its_stamp_would_give(tm
         board.press(SLAP[0], at_us=lit_us[0] + 290_000)
         board.press(SLAP[1], at_us=lit_us[1] + 294_250)
         await until(lambda: probe.result is not None)
-        stop.set()
-        await runner
         return probe, stamps, lit_ns
 
-    try:
-        probe, stamps, lit_ns = asyncio.run(scenario())
-    finally:
-        daemon.close()
+    probe, stamps, lit_ns = while_running(daemon, scenario)
     assert seen["waiting"], "the reveal waits for the board's watermark to pass its light window"
     race = probe.race
     assert race.stamped == stamps
@@ -133,8 +125,6 @@ def test_repeated_stale_and_future_light_frames_add_no_onset(tmp_path):
     sensors = daemon.box.light_sensors.sensors
 
     async def scenario():
-        stop = asyncio.Event()
-        runner = asyncio.ensure_future(daemon.run(stop))
         session = daemon.board_session
         await until(lambda: session.clock.synced)
         first = board.light(SENSOR[0])
@@ -147,14 +137,9 @@ def test_repeated_stale_and_future_light_frames_add_no_onset(tmp_path):
         await until(lambda: session.future_frames == 1)
         board.light(SENSOR[1])
         await until(lambda: len(sensors[1].edges) == 1)
-        stop.set()
-        await runner
         return first_ns
 
-    try:
-        first_ns = asyncio.run(scenario())
-    finally:
-        daemon.close()
+    first_ns = while_running(daemon, scenario)
     assert len(sensors[0].edges) == 1 and abs(sensors[0].edges[0] - first_ns) < MS  # within the sync
     assert len(sensors[1].edges) == 1 and sensors[1].edges[0] > sensors[0].edges[0]
 
