@@ -601,6 +601,9 @@ def test_a_light_sensor_on_a_board_channel_is_told_from_a_gpio_one():
     ("{ channel = 12 }", "{ channel = 12 }", True,
      "stations[2].light_sensor.channel: channel 12 is already used by stations[1].light_sensor.channel"),
     ("9", "{ channel = 32 }", True, "stations[2].light_sensor.channel: must be a board channel from 0 to 31, not 32"),
+    ("9", "{ channel = 0 }", True,
+     "stations[2].light_sensor.channel: channel 0 cannot be a sensor: the board reads it at power-up, and low "
+     "(a dark sensor) keeps the board at its REPL; use another channel"),
     ("9", '{ channel = "12" }', True,
      "stations[2].light_sensor.channel: must be a board channel from 0 to 31, not '12'"),
     ("9", "{ channel = 12, gpio = 10 }", True,

@@ -264,6 +264,10 @@ def _light_sensor(c: _Checker, st: dict, where: str, has_board: bool, claim_pin,
         return None, None
     if not has_board:
         c.fail(f"{path}.channel", "a sensor on a board channel needs a [board] table with its port")
+    if sensor["channel"] == 0:  # a sensor reads low while dark, as a held first button does
+        c.fail(f"{path}.channel", "channel 0 cannot be a sensor: the board reads it at power-up, and low "
+                                  "(a dark sensor) keeps the board at its REPL; use another channel")
+        return None, None
     claim_channel(f"{path}.channel", sensor["channel"])
     return None, sensor["channel"]
 

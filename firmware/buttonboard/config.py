@@ -18,7 +18,7 @@ CHANNEL_PINS = (
 )
 LED_PINS = (14, 15, 16)  # through a resistor to ground; () for none
 LED_ECHO = (0, 4, 8)  # each LED lights while this channel (its station's slap) is held
-SENSOR_CHANNELS = ()  # channels that are light sensors, e.g. (12, 13, 14): active high, no debounce
+SENSOR_CHANNELS = ()  # channels that are light sensors, e.g. (12, 13, 14): active high, no debounce; never 0
 DEBOUNCE_US = 5000
 HEARTBEAT_US = 10000  # the longest a host's race waits on an idle board, plus USB latency
 RING_SIZE = 128  # edges the interrupt can queue between two turns of the main loop
