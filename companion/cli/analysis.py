@@ -47,7 +47,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     """Pay-to-Play under perfect play, beside plain tic-tac-toe."""
     import time
 
-    from ..bots.paytoplay import CELL_NAMES, solve, tictactoe
+    from ..bots.paytoplay import solve, tictactoe
+    from ..games.paytoplay import CELL_NAMES
 
     started = time.perf_counter()
     solution = solve(args.no_double_pass)

@@ -1,7 +1,8 @@
 """``companion replay --explain``: a journal told line by line in the players' words.
 
 A table that disagrees with the box needs to see where they part: for each line, who did what,
-who gained what and why, with names and seats (1-based, as the stations are numbered). The
+who gained what and why, with names and seats (1-based, as the stations are numbered), Pay-to-Play's
+cells 1 to 9 as ``solve`` names them and Pictomania's word cards by their letter and words. The
 journal is replayed as usual (:func:`companion.record.journal.replay`); each line's events (the line
 itself, chance events drawn from the seed before it, the box's automatic moves after it) are
 applied again here one by one, so every sentence compares the state just before an event with
@@ -135,7 +136,7 @@ def _tell(step: Step) -> str:
 # --- Pay-to-Play Tic-Tac-Toe ---------------------------------------------------------------------
 
 def _paytoplay(step: Step) -> str:
-    from ..games.paytoplay import CELL_COST, LINES, after_income, income
+    from ..games.paytoplay import CELL_COST, LINES, after_income, cell_name, income
 
     before, after = step.before, step.after
     if step.kind == "draw":
@@ -154,13 +155,12 @@ def _paytoplay(step: Step) -> str:
             text = f"{step.who(p)} is paid {paid} for {why} and passes, keeping {have}."
         return text + _paytoplay_next_game(before, after)
     cell = step.event["cell"]
-    where = {2: "an edge", 3: "a corner", 4: "the centre"}[CELL_COST[cell]]
-    text = (f"{step.who(p)} is paid {paid} for {why}, which makes {have}, and takes {where} "
-            f"(cell {cell}) for {CELL_COST[cell]}: balance {have - CELL_COST[cell]}.")
+    text = (f"{step.who(p)} is paid {paid} for {why}, which makes {have}, and takes {cell_name(cell)} "
+            f"for {CELL_COST[cell]}: balance {have - CELL_COST[cell]}.")
     board = before.board[:cell] + before.mark(p) + before.board[cell + 1:]
     line = next((line for line in LINES if all(board[c] == board[cell] for c in line) and cell in line), None)
     if line:
-        text += f" Three in a row (cells {', '.join(map(str, line))}) wins the game for {step.names[p]}."
+        text += f" Three in a row (cells {', '.join(str(c + 1) for c in line)}) wins the game for {step.names[p]}."
     elif "." not in board:
         text += " The board is full: the higher balance wins."
     return text + _paytoplay_next_game(before, after)
@@ -265,16 +265,27 @@ def _trio_round(step: Step) -> str:
 # --- Pictomania -----------------------------------------------------------------------------------
 
 def _pictomania(step: Step) -> str:
+    from ..games.pictomania import LETTERS, card_told, word_at
+
     before, after = step.before, step.after
     kind = step.kind
     rnd = before.round
     if kind == "cards":
-        verb = "replaced: now" if rnd.cards else "on display:"
-        return f"Round {rnd.number}'s word cards from the {rnd.deck} deck, {verb} {', '.join(step.event['cards'])}."
+        cards = after.round.cards
+        if not rnd.cards:
+            shown = "; ".join(card_told(cards, letter) for letter in LETTERS)
+            return f"Round {rnd.number}'s word cards, from the {rnd.deck} deck: {shown}."
+        swapped = [letter for letter, old, new in zip(LETTERS, rnd.cards, cards) if old != new]
+        which = f"card {swapped[0]} is" if len(swapped) == 1 else f"cards {' and '.join(swapped)} are"
+        return (f"Round {rnd.number}: {which} swapped for another from the {rnd.deck} deck (someone did "
+                f"not know a word): now {'; '.join(card_told(cards, letter) for letter in swapped)}.")
     if kind == "assign":
-        secret = ", ".join(f"{step.who(p)} {letter}{number}" for p, (letter, number)
-                           in enumerate(zip(step.event["letters"], step.event["numbers"])))
-        return f"Secret letters and numbers are dealt: {secret}."
+        def secret(letter: str, number: int) -> str:
+            return f"{letter}{number} ({word_at(rnd.cards, letter, number)})" if rnd.cards else f"{letter}{number}"
+
+        dealt = ", ".join(f"{step.who(p)} {secret(letter, number)}" for p, (letter, number)
+                          in enumerate(zip(step.event["letters"], step.event["numbers"])))
+        return f"Secret letters and numbers are dealt: {dealt}."
     p = step.player
     if kind == "guess":
         q, n = step.event["target"], step.event["number"]
