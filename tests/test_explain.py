@@ -71,6 +71,17 @@ def test_triangle_tells_the_deal_the_claim_and_why_each_player_scores():
     assert story[-1] == "Not over yet: Ana 3, Ben 0, Cy 11."
 
 
+def test_replay_names_triangle_cards_statements_and_points_per_player(capsys):
+    """``companion replay`` (without --explain) tells the last rounds by name, never as lists."""
+    assert main(["replay", str(JOURNALS / "triangle.jsonl")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[6] == ("  cards Ana (seat 1) 2, Ben (seat 2) 4, Cy (seat 3) 6; Right to Speak card 3: Ben (seat 2) "
+                      "stated \"my card is greater than both peers'\": false, points Ana (seat 1) 3, Ben (seat 2) "
+                      "0, Cy (seat 3) 3")
+    assert out[8] == "  cards Ana (seat 1) 3, Ben (seat 2) 5, Cy (seat 3) 6; Right to Speak card 4: draw between Ana (seat 1) and Cy (seat 3)"
+    assert not [line for line in out if "[" in line or "_" in line]
+
+
 def test_trio_tells_what_was_drawn_from_the_seed_and_who_scores():
     story = told("trio")
     assert story[1].startswith(

@@ -176,17 +176,11 @@ def _paytoplay_next_game(before: Any, after: Any) -> str:
 
 # --- Triangle -------------------------------------------------------------------------------------
 
-FACT_WORDS = {
-    "peers_even": "both my peers' cards are even", "even": "my card is even",
-    "odd": "my card is odd", "greater": "my card is greater than both peers'",
-    "among": "my card equals a peer's",
-}
-
-
 def _triangle(step: Step) -> str:
     """Told from the rules' ``detail`` (turn, round, the finished rounds' cards), the shape
     ``companion replay --json`` publishes."""
     from ..games.triangle import POINTS, ROUNDS_PER_TURN
+    from ..games.triangle_scoring import said
 
     now = step.rules.detail(step.before)
     kind = step.kind
@@ -205,15 +199,16 @@ def _triangle(step: Step) -> str:
         text = "Nobody slapped before the round timeout: the round is void and nobody scores."
     else:
         p = step.player
-        fact, value = step.event["fact"], step.event.get("value")
-        said = f"my card is exactly {value}" if fact == "exact" else FACT_WORDS[fact]
+        fact = step.event["fact"]
+        statement = said(fact, step.event.get("value"))
         played = step.rules.detail(step.after)["rounds"][-1]
         card = played["cards"][p]
         if played["correct"]:
-            text = (f"{step.who(p)} states \"{said}\" ({POINTS[fact]} points): true, their card is "
+            worth = f"{POINTS[fact]} point{'s' if POINTS[fact] != 1 else ''}"
+            text = (f"{step.who(p)} states \"{statement}\" ({worth}): true, their card is "
                     f"{card}, so {_gains(step)}.")
         else:
-            text = (f"{step.who(p)} states \"{said}\": false, their card is {card}, so each "
+            text = (f"{step.who(p)} states \"{statement}\": false, their card is {card}, so each "
                     f"other player gains 3.")
     if now["round"] == ROUNDS_PER_TURN:
         scores = ", ".join(f"{n} {s}" for n, s in zip(step.names, step.rules.scores(step.after)))
