@@ -82,6 +82,30 @@ def test_replay_names_triangle_cards_statements_and_points_per_player(capsys):
     assert not [line for line in out if "[" in line or "_" in line]
 
 
+def test_a_quiz_names_its_host_apart_from_the_scores(tmp_path, capsys):
+    """The host's seat never scores: replay, games and explain say who hosted instead of a 0."""
+    header = {"format": "companion-journal/1", "game": "quiz", "players": ["Hal", "Ben", "Cy"], "options": {"questions": 1}}
+    lines = [header, {"type": "action", "action": "correct", "target": 2, "score": 3},
+             {"type": "action", "action": "arm"}, {"type": "action", "action": "skip"}]
+    path = tmp_path / "20260101-200000-quiz.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    story, ok = explain(path.read_text().splitlines())
+    assert ok and story[-2:] == ["line 4: The host skips question 1. The game is over.",
+                                 "Result: Ben 0, Cy 3 (host Hal); won by Cy."]
+    assert main(["replay", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:4] == ["  Hal (seat 1): the host", "  Ben (seat 2): 0",
+                                                         "  Cy (seat 3): 3"]
+    assert main(["games", "--journal-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"{path.name}  Quiz  Ben 0, Cy 3 (host Hal)  won by Cy\n"
+
+
+def test_every_game_has_the_rules_protocols_invariant_check():
+    """``Rules.check_invariants``'s default is a method of the protocol, not code after a return."""
+    from companion.games.base import Rules
+
+    assert Rules().check_invariants(None) is None
+
+
 def test_trio_tells_what_was_drawn_from_the_seed_and_who_scores():
     story = told("trio")
     assert story[1].startswith(

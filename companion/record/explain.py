@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from ..games.base import Rules
+from ..games.base import Rules, standing
 from .journal import SEAT, JournalError, parse_seat, replay
 from ..arbiter.latepress import LATE, parse_late
 from .match import UNDO, Match
@@ -109,12 +109,11 @@ def _seated(names: Iterable[str]) -> list[str]:
 def _result(match: Match) -> str:
     outcome = match.outcome
     names = match.players
-    scores = match.rules.scores(match.state)
-    standing = ", ".join(f"{n} {s}" for n, s in zip(names, scores))
+    scores = standing(match.rules, names, match.rules.scores(match.state))
     if outcome is None:
-        return f"Not over yet: {standing}."
+        return f"Not over yet: {scores}."
     winners = " and ".join(names[w] for w in outcome.winners)
-    return f"Result: {standing}; {'shared by' if len(outcome.winners) > 1 else 'won by'} {winners}."
+    return f"Result: {scores}; {'shared by' if len(outcome.winners) > 1 else 'won by'} {winners}."
 
 
 def _gains(step: Step) -> str:
@@ -376,8 +375,6 @@ def _quiz(step: Step) -> str:
             text += f" Next in press order: {step.who(after.answering)}."
         elif after.phase == "reopen":
             text += " Nobody left in press order: the host may re-open."
-    if after.phase == "over":
-        text += " The quiz is over."
     return text
 
 
