@@ -136,6 +136,10 @@ def test_every_panel_of_a_score_chart_names_its_players_and_their_final_scores(t
         monkeypatch.setattr(tablescreen_tour, "NAMES", names)
         for _ in tour(journals, "pictomania", seed=seed, steps=12000 if players == 6 else 3000, players=players):
             pass
+    quiz = [{"format": "companion-journal/1", "game": "quiz", "players": ["Hal", "Ben", "Cy"], "options": {"questions": 1}},
+            {"type": "action", "action": "correct", "target": 2, "score": 3, "t": 1.0},
+            {"type": "action", "action": "arm", "t": 2.0}, {"type": "action", "action": "skip", "t": 3.0}]
+    (journals / "quiz-night.jsonl").write_text("".join(json.dumps(line) + "\n" for line in quiz))
     legends = {}
     save = matplotlib.figure.Figure.savefig
 
@@ -146,7 +150,8 @@ def test_every_panel_of_a_score_chart_names_its_players_and_their_final_scores(t
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", saved)
     assert main(["history", "--dir", str(journals), "--plot", str(tmp_path / "charts")]) == 0
-    plays = [read_game(p) for p in sorted(journals.glob("*.jsonl"))][-6:]
+    assert legends["scores-quiz.png"] == [("quiz-night", ["Ben 0", "Cy 3"])]  # the host plays for no points
+    plays = [read_game(p) for p in sorted(journals.glob("pictomania-*.jsonl"))][-6:]
     assert len({g.players for g in plays}) == 2 and max(len(g.players) for g in plays) == 6
     assert legends["scores-pictomania.png"] == [
         (p.path.name.split(".")[0] + ("" if p.over else " (not finished)"),

@@ -68,6 +68,11 @@ class GameRecord:
     late: list[LateNote] = field(default_factory=list)
     """The game's late presses: verdicts that stood, though a press came too late for them."""
 
+    @property
+    def scoring(self) -> range:
+        """The seats that play for points: all but a host's (the quiz's host referees)."""
+        return range(1 if games.get(self.game).host_seat else 0, len(self.players))
+
 
 def read_game(path: Path) -> GameRecord:
     """Replay one journal; :class:`~companion.record.journal.JournalError` at its first bad line,
@@ -140,9 +145,8 @@ class History:
         """Per player name: each game played and won, its points, and every reaction time."""
         out: dict[str, PlayerStats] = {}
         for g in self.counted:
-            for p, name in enumerate(g.players):
-                if p == 0 and games.get(g.game).host_seat:
-                    continue  # the quiz's host referees: no game played, no points
+            for p in g.scoring:
+                name = g.players[p]
                 stats = out.setdefault(name, PlayerStats()).games.setdefault(g.title, GameStats())
                 stats.played += 1
                 stats.won += p in g.winners
@@ -225,7 +229,7 @@ def _scores_figure(pyplot, records: list[GameRecord]):
     """One panel per play, three to a row. Each panel has its own legend (the players differ from
     play to play), naming every line with the player's last score, so a line hidden under
     another (the same scores) is still named; a player keeps one colour in every panel."""
-    names = sorted({name for g in records for name in g.players})
+    names = sorted({g.players[p] for g in records for p in g.scoring})
     tint = {name: f"C{i % 10}" for i, name in enumerate(names)}
     columns = min(3, len(records))
     rows = -(-len(records) // columns)
@@ -236,7 +240,8 @@ def _scores_figure(pyplot, records: list[GameRecord]):
     for ax, g in zip(axes.flat, records):
         times = [t for t, _ in g.trail] + [g.trail[-1][0]]
         final = g.trail[-1][1]
-        for p, name in enumerate(g.players):
+        for p in g.scoring:
+            name = g.players[p]
             ax.step(times, [s[p] for _, s in g.trail] + [final[p]], where="post", color=tint[name],
                     label=f"{name} {final[p]}")
         ax.set_title(g.path.name.split(".")[0] + ("" if g.over else " (not finished)"), fontsize=8)
