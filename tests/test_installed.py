@@ -68,3 +68,13 @@ def test_the_command_starts_every_way_a_maker_may_start_it(installed, tmp_path, 
     command, *args = start
     result = run_outside_the_tree(tmp_path, installed / command, *args, "games", "--journal-dir", str(tmp_path))
     assert (result.returncode, result.stdout, result.stderr) == (0, f"no games in {tmp_path}\n", "")
+
+
+@pytest.mark.parametrize("module", ["companion", "companion.cli"])
+def test_a_checkout_runs_the_command_as_a_module(tmp_path, module):
+    """Not installed (PYTHONPATH at the checkout), as docs/COMMANDS.md says: even where pip
+    cannot install the checkout and the tests above skip."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-m", module, "games", "--journal-dir", str(tmp_path)],
+                            cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"no games in {tmp_path}\n", "")
