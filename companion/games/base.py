@@ -176,12 +176,21 @@ class Rules:
         return []
 
 
+    def check_invariants(self, state: Any) -> None:
+        """Raise AssertionError if the state breaks a rule that must always hold."""
+
+
 def each_player(values) -> str:
     """``player 0 +3, player 1 -1``: one value per player, not a bare list (the replay names them)."""
     return ", ".join(f"player {p} {v}" for p, v in enumerate(values))
 
-    def check_invariants(self, state: Any) -> None:
-        """Raise AssertionError if the state breaks a rule that must always hold."""
+
+def standing(rules: Rules, names: tuple[str, ...], scores: tuple[Any, ...]) -> str:
+    """``Ana 3, Ben 1``: each player's score by name; a game with a host names the host apart,
+    ``Ben 2, Cy 1 (host Ana)``, since the host's seat never scores."""
+    if not rules.host_seat:
+        return ", ".join(f"{n} {s}" for n, s in zip(names, scores))
+    return ", ".join(f"{n} {s}" for n, s in list(zip(names, scores))[1:]) + f" (host {names[0]})"
 
 
 def _is_mapping(value: Any) -> bool:

@@ -60,6 +60,18 @@ LETTER_CARDS = 2
 NUMBERS = range(1, 8)
 
 
+def word_at(cards: tuple[str, ...], letter: str, number: int) -> str:
+    """The word a secret letter and number point at on the round's word cards (the ids shown as
+    cards A, B and C): ``B5`` is the fifth word of card B."""
+    return decks.card(cards[LETTERS.index(letter)]).word(number)
+
+
+def card_told(cards: tuple[str, ...], letter: str) -> str:
+    """A word card as players know it at the table, by its letter and its words in order (1 to
+    7): ``card A (apple, pear, ...)``; the journal's ids (``green-01``) mean nothing to them."""
+    return f"card {letter} ({', '.join(decks.card(cards[LETTERS.index(letter)]).words)})"
+
+
 @dataclass(frozen=True)
 class PictomaniaState:
     options: PictomaniaOptions
