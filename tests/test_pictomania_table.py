@@ -168,16 +168,39 @@ def test_two_guesses_2_ms_apart_take_the_tokens_in_edge_order_not_arrival_order(
     assert r.black == (3, 2, 2, 1)
 
 
-def test_a_guess_leaves_the_menu_and_the_same_drawing_cannot_be_guessed_twice(dealt):
+def test_a_guessed_drawing_stays_in_the_menu_and_cannot_be_guessed_twice(dealt):
     table, clock, journals, game = dealt
-    assert game.menu(DEE) == [("guess", ANA), ("guess", BEN), ("guess", CY), ("words", None),
-                              ("done", None), ("wrong", None)]
+    menu = [("guess", ANA), ("guess", BEN), ("guess", CY), ("words", None), ("done", None), ("wrong", None)]
+    assert game.menu(DEE) == menu
     open_guess(table, clock, DEE, BEN, 3)
     confirm(table, DEE, clock.next())
-    assert ("guess", BEN) not in game.menu(DEE)   # already sent, even before it is applied
+    assert game.menu(DEE) == menu
+    assert game.refusal(DEE, ("guess", BEN)) == "Ben: already guessed"   # sent, not applied yet
     settle(table, clock.next())
-    assert ("guess", BEN) not in game.menu(DEE)
     assert game.seats[DEE].message == "sent: Ben 3"
+    press(table, clock, DEE, "right", "ok")                  # ok on Ben again: refused, in words
+    assert game.seats[DEE].mode == "menu" and game.seats[DEE].message == "Ben: already guessed"
+    assert table.cues[-1] == "illegal" and shows(game.screen(DEE), "Ben: guessed 3")
+    assert [g.target for g in game.state.round.guesses] == [BEN]
+
+
+def test_the_menu_keeps_its_places_so_the_same_presses_reach_the_same_player(dealt):
+    """Guessed drawings keep their place: from the top, two rights or four lefts always reach
+    Cy's drawing, whatever else was guessed (on main a guessed drawing left the menu)."""
+    table, clock, journals, game = dealt
+    for target in (ANA, BEN):
+        open_guess(table, clock, DEE, target, 2)
+        confirm(table, DEE, clock.next())
+        settle(table, clock.next())
+    assert [g.target for g in game.state.round.guesses] == [ANA, BEN]
+    press(table, clock, DEE, "right", "right")
+    assert shows(game.screen(DEE), "< Guess Cy >")
+    press(table, clock, DEE, "left", "left")
+    assert shows(game.screen(DEE), "< Ana: guessed 2 >")    # taken: drawn unlit, not picked
+    press(table, clock, DEE, "left", "left", "left", "left")
+    assert game.menu(DEE)[game.seats[DEE].cursor] == ("guess", CY)
+    press(table, clock, DEE, "ok")
+    assert game.seats[DEE].mode == "number" and game.seats[DEE].target == CY
 
 
 def test_done_takes_the_chosen_black_token_and_the_round_ends_with_the_last_player(dealt):
@@ -187,7 +210,8 @@ def test_done_takes_the_chosen_black_token_and_the_round_ends_with_the_last_play
     press(table, clock, ANA, "right", "ok")                  # take a 2 instead
     settle(table, clock.next())
     assert game.state.round.black[ANA] == 2 and game.state.round.pool == (3, 2, 1)
-    assert game.menu(ANA) == [("words", None), ("wrong", None)]
+    assert game.refusal(ANA, ("done", None)) == "you are done" == game.refusal(ANA, ("guess", BEN))
+    assert game.refusal(ANA, ("wrong", None)) is None        # a wrong word may still be admitted
     press(table, clock, BEN, "left", "left", "ok", "left", "ok")   # no black token
     press(table, clock, CY, "left", "left", "ok", "ok")
     settle(table, clock.next())
@@ -342,7 +366,8 @@ def test_wrong_word_is_confirmed_then_sent(dealt):
     press(table, clock, CY, "ok")
     settle(table, clock.next())
     assert game.state.round.wrong_word[CY]
-    assert ("guess", CY) not in game.menu(ANA) and ("wrong", None) not in game.menu(CY)
+    assert game.refusal(ANA, ("guess", CY)) == "Cy: wrong word"
+    assert game.refusal(CY, ("wrong", None)) == "already said"
 
 
 @pytest.mark.parametrize("changes", [{}, {0: 1}, {4: 1}], ids=["box", "physical", "competitive"])

@@ -59,8 +59,11 @@ class PlayView:
     secret: str
     marks: tuple[GuessMark, ...]
     choice: str
-    """The menu item under the cursor: ``Guess Ben``, ``Words``, ``Done``, ``Wrong word``."""
+    """The menu item under the cursor: ``Guess Ben``, ``Words``, ``Done``, ``Wrong word``, or one
+    that can no longer be picked (``Ben: guessed 3``)."""
     message: str = ""
+    taken: bool = False
+    """The item under the cursor can no longer be picked: drawn between its arrows, unlit."""
 
 
 def play(view: PlayView) -> Image.Image:
@@ -68,6 +71,8 @@ def play(view: PlayView) -> Image.Image:
     labels = [m.label() for m in view.marks]
     rows = [" ".join(labels[i:i + 3]) for i in range(0, len(labels), 3)]
     rows = (rows + [""])[:2]
+    if view.taken:
+        return panel(view.secret, (*rows, f"< {fit(view.choice, COLUMNS - 4)} >", view.message))
     return panel(view.secret, (*rows, view.choice, view.message), selected=2)
 
 
