@@ -18,10 +18,11 @@ from .canvas import COLUMNS, LINE_H, abbreviate, blank, fit, lines_fit, text, ti
 LINES = 4
 
 
-def panel(heading: str, lines: tuple[str, ...], selected: int | None = None) -> Image.Image:
-    """A title bar and up to four lines; ``selected`` is drawn lit, between arrows."""
+def panel(heading: str, lines: tuple[str, ...], selected: int | None = None, more: bool = False) -> Image.Image:
+    """A title bar and up to four lines; ``selected`` is drawn lit, between arrows; ``more``
+    puts the title bar's arrow that says ``ok`` goes on."""
     image, draw = blank()
-    title(draw, heading)
+    title(draw, heading, more)
     for i, line in enumerate(lines_fit(lines, LINES, 1, LINE_H + 1)):
         if i == selected:
             line = f"< {fit(line, COLUMNS - 4)} >"
@@ -110,6 +111,8 @@ class StackView:
     guesses: tuple[str, ...]
     """``Ben 5 +2`` or ``Cy 3 x``, in time order."""
     footer: str
+    more: bool = False
+    """The heading says something else than ``ok: next``: the title bar's arrow says it."""
 
 
 def stack(view: StackView) -> Image.Image:
@@ -118,8 +121,8 @@ def stack(view: StackView) -> Image.Image:
     pairs = [" ".join(f"{g:<10}" for g in view.guesses[i:i + 2]).rstrip()
              for i in range(0, len(view.guesses), 2)] or ["nobody guessed"]
     if len(pairs) > LINES - 2:
-        return panel(view.heading, (view.word, *pairs))
-    return panel(view.heading, footed([view.word, *pairs], view.footer))
+        return panel(view.heading, (view.word, *pairs), more=view.more)
+    return panel(view.heading, footed([view.word, *pairs], view.footer), more=view.more)
 
 
 @dataclass(frozen=True)
@@ -130,12 +133,21 @@ class ScoresView:
     footer: str
 
 
+SCORE_CELL = "{name:<3}{middle:>3}{total:>4}"
+"""One player on the scores page: name (three letters), the round's score (signed), the total."""
+COLUMN_HEADS = SCORE_CELL.format(name="", middle="rnd", total="tot")
+"""Over each player's cell on a round's page: which number is the round's, which the total."""
+
+
 def scores(view: ScoresView) -> Image.Image:
-    """Two players to a line: name (three letters), the round's score (signed), the running
-    total; the heading says which column is which."""
-    cells = []
-    for name, score, total in view.rows:
-        middle = "" if score is None else f"{score:+d}"
-        cells.append(f"{abbreviate(name, 3):<3}{middle:>3}{total:>4}")
+    """Two players to a line; on a round's page (scores given) a line of column heads over them.
+    With five or six players the rows and heads fill the panel and the footer takes the title
+    bar's place (the heading's ``ok: next`` is on every page before)."""
+    cells = [SCORE_CELL.format(name=abbreviate(name, 3), middle="" if score is None else f"{score:+d}",
+                               total=total) for name, score, total in view.rows]
     lines = [" ".join(cells[i:i + 2]) for i in range(0, len(cells), 2)]
+    if any(score is not None for _, score, _ in view.rows):
+        lines.insert(0, " ".join([COLUMN_HEADS] * min(2, len(cells))))
+    if len(lines) >= LINES:
+        return panel(view.footer, tuple(lines))
     return panel(view.heading, footed(lines, view.footer))
