@@ -439,7 +439,7 @@ def test_a_wrong_word_found_at_the_reveal_is_declared_on_the_drawers_own_stack(b
     press(table, clock, BEN, "slap")               # on Ana's stack: nothing to declare
     assert game.seats[BEN].mode != "wrong"
     press(table, clock, BEN, "right")              # his own stack
-    offer = "Yours  slap: wrong?"
+    offer = "ok: next slap: wrong?"
     assert shows(game.screen(BEN), offer)
     press(table, clock, ANA, "right")              # Ana on Ben's stack: no offer on her screen
     assert game.seats[ANA].page == BEN and not shows(game.screen(ANA), offer)
@@ -501,3 +501,91 @@ def test_a_wrong_word_declared_at_the_reveal_is_told_to_everyone_whose_total_it_
     assert public_view(table).lines[0] == "Ben drew the wrong word: the round is scored again without it"
     press(table, clock, ANA, "right")
     assert not shows(table.screen(ANA), "rescored")
+
+
+def test_a_black_token_counting_0_says_why(box):
+    """Outside the learning round, a drawing nobody guessed scores its drawer's black token 0:
+    the stack page says "unguessed" (on main it read "black +0" with no reason), and one who
+    took no black token reads "no black"."""
+    table, clock, journals = box
+    game = start(table, clock, changes={2: -3, 3: -1})     # one round, no learning round
+    assert not game.state.options.learning_round
+    ready_all(table, clock)
+    for station in (ANA, BEN, CY):
+        press(table, clock, station, "left", "left", "ok", "ok")      # the highest
+    press(table, clock, DEE, "left", "left", "ok", "left", "ok")      # no black token
+    settle(table, clock.next())
+    r = game.last_result
+    assert r.black == (3, 2, 2, None) and r.black_counts == (0, 0, 0, 0)
+    press(table, clock, CY, "right")                                   # Ben's stack
+    assert shows(game.screen(CY), "unguessed -4, black 0") and not shows(game.screen(CY), "+0")
+    press(table, clock, CY, "right", "right")                          # Dee's stack
+    assert shows(game.screen(CY), "not taken -4 no black")
+
+
+def test_the_learning_round_is_explained_on_the_round_page_and_in_the_rules(dealt):
+    from companion.rulebook import pages
+    from companion.tablescreen.public import public_view
+
+    table, clock, journals, game = dealt
+    finish_round(table, clock)
+    press(table, clock, ANA, *["right"] * 4)                           # the round's page
+    assert game.review_pages()[game.seats[ANA].page] == "scores"
+    assert shows(game.screen(ANA), "learning: all black +")
+    for station in (BEN, CY, DEE):
+        press(table, clock, station, *["right"] * 4)
+    assert "learning round: every black token taken counts plus" in public_view(table).lines
+    rules = [" ".join(page) for page in pages("pictomania")]
+    assert "Round 1 is a learning round (an option): black tokens always count plus." in rules
+    assert "Nobody guessed your word right? Then your black token counts 0." in rules
+
+
+def test_the_round_page_has_column_heads(dealt):
+    table, clock, journals, game = dealt
+    finish_round(table, clock)
+    press(table, clock, ANA, *["right"] * 4)
+    screen = game.screen(ANA)
+    assert shows(screen, "   rnd tot    rnd tot")
+    r, totals = game.last_result, game.state.totals
+    assert shows(screen, f"Ana{r.scores[ANA]:>+3d}{totals[ANA]:>4}")
+
+
+def six_at_the_competitive_row(tmp_path):
+    """Six players picked Pictomania; the lobby's cursor is on the competitive row."""
+    names = ("Ana", "Ben", "Cy", "Dee", "Eli", "Fay")
+    table, journals = journaled_table(tmp_path, names, seed=11)
+    clock = Clock()
+    while table.lobby.game.name != "pictomania":
+        press(table, clock, 0, "right")
+    press(table, clock, 0, "ok")
+    take_seats(table, range(6), clock.next)
+    while table.lobby.row != 4:
+        press(table, clock, 0, "ok")
+    return table, clock
+
+
+def test_the_competitive_option_says_what_it_does(tmp_path):
+    """The line under the competitive row says the rule's effect (the last black token ends
+    the round), not "1 black token fewer" under <off>."""
+    table, clock = six_at_the_competitive_row(tmp_path)
+    assert shows(table.screen(0), "<off>") and shows(table.screen(0), "last black ends round")
+    press(table, clock, 0, "right")
+    assert shows(table.screen(0), "<on>") and shows(table.screen(0), "last black ends round")
+
+
+def test_the_table_screen_lists_the_black_tokens_in_play(tmp_path):
+    """Competitive with six players: five black tokens in play, and the table screen lists
+    those five (on main it listed the six of the standard table)."""
+    from companion.tablescreen.public import public_view
+    from companion.tablescreen.render import render
+
+    table, clock = six_at_the_competitive_row(tmp_path)
+    assert "black: 3,3,2,2,1,1" in public_view(table).lines     # off: one per player
+    press(table, clock, 0, "right")
+    drawn: list[str] = []
+    render(public_view(table), (1280, 720), drawn)
+    text = " ".join(drawn)                                     # as drawn, wrapped or not
+    assert "black: 3,3,2,2,1 in play (competitive: a 1 left out)" in text and "3,3,2,2,1,1" not in text
+    while table.lobby.row is not None:
+        press(table, clock, 0, "ok")
+    assert table.game.state.tokens.black == (3, 3, 2, 2, 1)

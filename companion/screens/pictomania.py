@@ -18,11 +18,10 @@ from .canvas import COLUMNS, LINE_H, abbreviate, blank, fit, lines_fit, text, ti
 LINES = 4
 
 
-def panel(heading: str, lines: tuple[str, ...], selected: int | None = None, more: bool = False) -> Image.Image:
-    """A title bar and up to four lines; ``selected`` is drawn lit, between arrows; ``more``
-    puts the title bar's arrow that says ``ok`` goes on."""
+def panel(heading: str, lines: tuple[str, ...], selected: int | None = None) -> Image.Image:
+    """A title bar and up to four lines; ``selected`` is drawn lit, between arrows."""
     image, draw = blank()
-    title(draw, heading, more)
+    title(draw, heading)
     for i, line in enumerate(lines_fit(lines, LINES, 1, LINE_H + 1)):
         if i == selected:
             line = f"< {fit(line, COLUMNS - 4)} >"
@@ -111,8 +110,6 @@ class StackView:
     guesses: tuple[str, ...]
     """``Ben 5 +2`` or ``Cy 3 x``, in time order."""
     footer: str
-    more: bool = False
-    """The heading says something else than ``ok: next``: the title bar's arrow says it."""
 
 
 def stack(view: StackView) -> Image.Image:
@@ -121,8 +118,8 @@ def stack(view: StackView) -> Image.Image:
     pairs = [" ".join(f"{g:<10}" for g in view.guesses[i:i + 2]).rstrip()
              for i in range(0, len(view.guesses), 2)] or ["nobody guessed"]
     if len(pairs) > LINES - 2:
-        return panel(view.heading, (view.word, *pairs), more=view.more)
-    return panel(view.heading, footed([view.word, *pairs], view.footer), more=view.more)
+        return panel(view.heading, (view.word, *pairs))
+    return panel(view.heading, footed([view.word, *pairs], view.footer))
 
 
 @dataclass(frozen=True)

@@ -138,15 +138,13 @@ class Review:
                         + ("-" if s.void else f"+{c.token}" if c.token else "x")
                         for c in s.guesses)
         footer = self.seats[station].message or drawer_result(r, s)
-        declare = self.may_declare_at_reveal(station)
-        if declare:
-            heading = "Yours  slap: wrong?"
+        if self.may_declare_at_reveal(station):
+            heading = "ok: next slap: wrong?"
         elif s.drawer == station:
             heading = "You drew  ok: next"
         else:
             heading = fitting(lambda w: f"{abbreviate(self.names[s.drawer], w)} drew  ok: next")
-        return screens.stack(screens.StackView(heading, f"{s.letter}{s.number} {word}".strip(), guesses,
-                                               footer, more=declare))
+        return screens.stack(screens.StackView(heading, f"{s.letter}{s.number} {word}".strip(), guesses, footer))
 
 
 def drawer_result(r: RoundScore, s) -> str:
