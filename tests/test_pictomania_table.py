@@ -565,10 +565,11 @@ def six_at_the_competitive_row(tmp_path):
 
 
 def test_the_competitive_option_says_what_it_does(tmp_path):
-    """The line under the competitive row says the rule's effect (the last black token ends
-    the round), not "1 black token fewer" under <off>."""
+    """The line under the competitive row says what the value shown does: off, a black token
+    for every player; on, the last black token ends the round (not "1 black token fewer" under
+    <off>)."""
     table, clock = six_at_the_competitive_row(tmp_path)
-    assert shows(table.screen(0), "<off>") and shows(table.screen(0), "last black ends round")
+    assert shows(table.screen(0), "<off>") and shows(table.screen(0), "one black per player")
     press(table, clock, 0, "right")
     assert shows(table.screen(0), "<on>") and shows(table.screen(0), "last black ends round")
 

@@ -77,6 +77,7 @@ class PictomaniaOptions:
         "help": "one black token fewer than players, and the round ends as soon as the last one is "
                 "taken: one player gets none and cannot finish guessing",
         "label": "competitive", "brief": "last black ends round",
+        "briefs": {False: "one black per player", True: "last black ends round"},
     })
     tokens: str = field(default="", metadata={
         "check": _token_problem,
@@ -85,7 +86,7 @@ class PictomaniaOptions:
     })
     black: str = field(default="", metadata={
         "check": _token_problem,
-        "help": "black tokens, e.g. 3,2,2,1 (one per player); empty: the standard table",
+        "help": "black tokens, e.g. 3,2,2,1 (one per player; competitive leaves the lowest out); empty: the standard table",
         "label": "black", "brief": "black tokens' values",
     })
 
