@@ -177,14 +177,6 @@ class Guessing:
 
     def marks(self, station: int) -> tuple[screens.GuessMark, ...]:
         """What ``station`` has guessed on each other drawing, waiting guesses marked."""
-        rnd = self.state.round
-        out = []
-        for q in range(self.players):
-            if q == station:
-                continue
-            number = next((g.number for g in rnd.guesses if g.player == station and g.target == q), None)
-            waiting = next((p.action["number"] for p in self.pending if p.station == station
-                            and p.action.get("target") == q), None)
-            out.append(screens.GuessMark(self.names[q], number if waiting is None else waiting,
-                                         sent=waiting is None))
-        return tuple(out)
+        waiting = {a.get("target") for a in self._sent(station)}
+        return tuple(screens.GuessMark(self.names[q], self._guessed(station, q), sent=q not in waiting)
+                     for q in range(self.players) if q != station)
