@@ -69,9 +69,10 @@ def phase(table) -> str:
     return "?"
 
 
-STEPS = {"paytoplay": 2500}
+STEPS = {"paytoplay": 2500, "pictomania": 1000}
 """Presses and ticks per run: Pay-to-Play's screens are quick, and a draw offer needs passes by
-both players in a row."""
+both players in a row; Pictomania's menu keeps every drawing in its place, so six players
+pressing at random take longer to reach Done."""
 
 REACHED = {
     "triangle": {"race", "speak", "result", "end"},

@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
-from .options import lobby_choices, parse_options
+from .options import lobby_choices, parse_options, show_value
 
 Action = Mapping[str, Any]
 """A game action or chance event, as in the journal (without the ``type`` key)."""
@@ -67,6 +67,12 @@ class Rules:
         the option's default is not among its values.
         """
         return lobby_choices(self.Options)
+
+    def shown_option(self, name: str, values: Mapping[str, Any]) -> str:
+        """Option ``name``'s value as the table screen's lobby lists it, given all the lobby's
+        ``values``: by default as the station shows it; a game whose options change one another
+        (Pictomania's competitive variant leaves a black token out) says what is in play."""
+        return show_value(self.Options, name, values[name])
 
     def players_allowed(self) -> str:
         """``2`` or ``3 to 6``: the player counts, for messages."""

@@ -148,7 +148,11 @@ class Lobby:
         options = self.game.Options
         rows = tuple((option_label(options, name)[0], show_value(options, name, self.values[name]))
                      for name, _ in self._rows())
-        brief = option_label(options, self._rows()[self.row][0])[1] if self.row < len(rows) else ""
+        if self.row < len(rows):
+            name = self._rows()[self.row][0]
+            brief = option_label(options, name, self.values[name])[1]
+        else:
+            brief = ""
         # Where nobody was asked who plays, the first row says how to get there.
         keys = "ok: next  slap: bots" if self.back_to_seats and self.seated is None else OptionsView.keys
         return options_menu(OptionsView(SHORT_TITLES.get(self.game.name, self.game.title),
