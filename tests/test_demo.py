@@ -40,7 +40,9 @@ def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
     assert actions[0] == {"type": "action", "action": "claim", "player": 1, "t": actions[0]["t"],
                           "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [290.0, 250.0, None]}
     assert actions[1]["action"] == "state" and actions[1]["player"] == 1
-    assert shows(panels[0], "You +40ms") and shows(panels[1], "Alice +40ms")
+    # Bob's "even" was false (his card is 5): every panel says what it gave the others.
+    assert all(shows(panel, "the others +3 each") for panel in panels)
+    assert shows(panels[0], "Bob: even? No") and shows(panels[1], "You: even? No")
     assert lit == [0, 1, 0]                              # Bob's light: he won the race
 
 

@@ -28,7 +28,7 @@ from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
 from ..games.options import option_label, show_value
 from ..rulebook import KEYS, RULES
-from ..table.triangle import VERDICT_LABELS
+from ..table.triangle_views import VERDICT_LABELS, others_gained
 from ..table.trio import LAST_SECONDS, clock
 from .publicview import MS, PublicView, RacePress, WordCard, journaled_presses, race_presses
 
@@ -91,8 +91,7 @@ def triangle_view(t) -> PublicView:
     said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
     verdict = f" +{done.points[done.claimer]}" if done.correct else "? No"  # as the panels say it
     cards = "   ".join(f"{names[p]} {c}" for p, c in enumerate(done.cards))
-    others = sorted({pts for p, pts in enumerate(done.points) if p != done.claimer and pts})
-    gained = (f"the others +{others[0]} each",) if not done.correct and len(others) == 1 else ()
+    gained = tuple(filter(None, (others_gained(done),)))
     return replace(base, heading=f"{names[done.claimer]}: {said}{verdict}", mark=done.claimer,
                    race=race, lines=(cards, *gained), footer="ok: next round")
 
