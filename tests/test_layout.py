@@ -20,7 +20,7 @@ from companion.games.options import parse_options
 from companion.arbiter.inputs import InputEvent
 from companion.profile import MAX_NAME
 from companion.rulebook import pages
-from companion.screens.canvas import checking
+from companion.screens.canvas import checking, one_form_per_name
 from companion.table import Table
 from companion.table.game import table_for
 from companion.tablescreen.public import VIEWS
@@ -97,8 +97,8 @@ def play(name: str, seed: int, steps: int, options: dict, seen: set, problems: d
 
     def render(what: str) -> None:
         with checking() as overflows:
-            for s in range(stations):
-                table.screen(s)
+            for s in range(stations):  # each panel as a station draws it: one form per name
+                one_form_per_name(lambda: table.screen(s))
             view = VIEWS[name](table)
             if view not in views:  # the table screen, every new view at every supported size
                 views.add(view)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from PIL import Image
 
@@ -54,6 +54,25 @@ def table_for(game: str) -> type["GameTable"]:
     if game not in TABLES:
         importlib.import_module(f"{PACKAGE}.{game}")
     return TABLES[game]
+
+
+class Message:
+    """A line a game table keeps for its screens (who starts, "Ana can't pay"): a string, or a
+    function making it, set for words that name players. Those are made when read, so each panel
+    shows the names as the rest of that panel does
+    (:func:`~companion.screens.canvas.one_form_per_name`)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.kept = "_" + name
+
+    def __get__(self, table: Any, owner: type | None = None) -> Any:
+        if table is None:
+            return self
+        said = getattr(table, self.kept, "")
+        return said() if callable(said) else said
+
+    def __set__(self, table: Any, said: str | Callable[[], str]) -> None:
+        setattr(table, self.kept, said)
 
 
 class GameTable:

@@ -79,11 +79,12 @@ class TriangleViews:
         if self.result is None:
             return ""
         later = [(self._name(p.station, station), delay(p.delta_ns)) for p in self.result.later()]
-        for gap in ("  ", " "):
-            line = fitting(lambda w: gap.join(f"{abbreviate(name, w)} +{d}" for name, d in later))
-            if measure(line) <= WIDTH:
-                break
-        return line
+
+        def line(width: int) -> str:  # two spaces between players, one if that is what fits
+            spaced = "  ".join(f"{abbreviate(name, width)} +{d}" for name, d in later)
+            return spaced if measure(spaced) <= WIDTH else " ".join(
+                f"{abbreviate(name, width)} +{d}" for name, d in later)
+        return fitting(line)
 
     def _too_close(self) -> str:
         """Said on a draw whose slaps were closer than the screens can show: each panel lights

@@ -323,4 +323,4 @@ def public_view(table) -> PublicView:
         view = replace(view, lines=view.lines + tuple(game.flagged(p) for p in sorted(game.bot_played)))
     notice = "RESUMED" if table.resumed_until_ns is not None else ""
     return replace(view, trail=view.trail or tuple(game.match.trail),
-                   notice=table.announced[0] if table.announced is not None else notice)
+                   notice=table.announced[0]() if table.announced is not None else notice)
