@@ -22,7 +22,8 @@ from companion.profile import MAX_NAME
 from companion.rulebook import pages
 from companion.screens.canvas import checking, one_form_per_name
 from companion.table import Table
-from companion.table.game import table_for
+from companion.table.game import RACE, YOUR_TURN, table_for
+from companion.table.lobby import rules_screen
 from companion.tablescreen.public import VIEWS
 from companion.tablescreen.render import render as draw_table
 
@@ -145,8 +146,8 @@ def test_no_text_is_cut_off_on_any_screen_of_a_game(name):
 
 
 def test_no_text_is_cut_off_in_the_lobby():
-    """Every game, every option row with every value, and every rules page, on the menus of a
-    6-station box."""
+    """Every game, every option row with every value, and every rules page (also with the badge
+    a game in play puts on it), on the menus of a 6-station box."""
     table = Table(NAMES, seed=1)
     lobby = table.lobby
     problems = []
@@ -176,6 +177,8 @@ def test_no_text_is_cut_off_in_the_lobby():
             for page in range(len(pages(lobby.game.name))):
                 assert lobby.rules_page == page
                 lobby.screen()
+                for badge in (RACE, YOUR_TURN):  # the same page read during a game
+                    rules_screen(lobby.game.name, page, badge)
                 table.handle(InputEvent(0, "right", True, 0))
             table.handle(InputEvent(0, "ok", True, 0))
             assert lobby.rules_page is None

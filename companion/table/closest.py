@@ -38,7 +38,7 @@ from ..arbiter.latepress import LateNote
 from ..arbiter.race import READING_NS, Race, RaceResult
 from ..screens.canvas import abbreviate, fitting
 from ..screens.closest import LineView, QuestionView, number_line, question
-from .game import GameTable, Message
+from .game import RACE, YOUR_TURN, GameTable, Message
 
 ANSWER_KEYS = ("left", "ok", "right", "slap")
 """The buttons in the order the answers are shown."""
@@ -172,6 +172,15 @@ class ClosestTable(GameTable):
                 self._knocked_out(seat)
                 changed = True
         return changed
+
+    def waiting_on(self, seat: int) -> str:
+        """The start race (a tie-break's to its tied players), until the seat's answer is in; the
+        mover's turn to place a card."""
+        if self.match.outcome is not None or seat >= len(self.names):
+            return ""
+        if self.race is not None:
+            return RACE if seat in self.race.stations and seat not in self.out else ""
+        return YOUR_TURN if self.showing is None and seat == self.state.mover() else ""
 
     def lights(self) -> dict[int, str]:
         return self.lit

@@ -34,6 +34,9 @@ TABLES: dict[str, type["GameTable"]] = {}
 """The table (referee) of each game whose module is imported, by game code name."""
 PACKAGE = __name__.rsplit(".", 1)[0]
 """A game's table is the module of this package named after the game (``triangle``)."""
+RACE = "RACE!"
+YOUR_TURN = "YOUR TURN"
+"""The words of :meth:`GameTable.waiting_on`: short enough for a badge in a title bar."""
 TOO_EARLY_SHOWN_NS = 1_000_000_000
 """How long a player who pressed while their panel was still dark (a race's screens being written,
 :meth:`GameTable.reveal`) is told "Too early!" once the panel shows the race, when the game has no
@@ -366,3 +369,10 @@ class GameTable:
     def screen(self, station: int) -> Image.Image:
         """What ``station`` shows; stations beyond the players watch the public state."""
         raise NotImplementedError
+
+    def waiting_on(self, seat: int) -> str:
+        """What the game wants from ``seat`` now, said in a word or two: ``RACE!`` while a race
+        the seat may press in is open (or counting down to it), ``YOUR TURN`` while the game
+        waits for the seat's move; empty when neither. A player reading the rules pages cannot
+        see the game behind them, so those pages show it (:data:`RACE` or :data:`YOUR_TURN`)."""
+        return ""

@@ -19,7 +19,7 @@ from ..games.paytoplay import CELL_COST, after_income
 from ..arbiter.inputs import InputEvent
 from ..screens.canvas import abbreviate, fitting
 from ..screens.paytoplay import SIDE_COLS, PayToPlayView, screen
-from .game import GameTable, Message
+from .game import YOUR_TURN, GameTable, Message
 
 
 def _choice(action: dict[str, Any]) -> int | str:
@@ -97,6 +97,14 @@ class PayToPlayTable(GameTable):
             self.cues.append("auto_pass")
         else:
             self.cues.append("move" if action["action"] == "play" else "pass")
+
+    def waiting_on(self, seat: int) -> str:
+        """The mover's turn; the player asked whether to accept a draw."""
+        if self.match.outcome is not None:
+            return ""
+        if self.offer_from is not None:
+            return YOUR_TURN if seat == 1 - self.offer_from else ""
+        return YOUR_TURN if seat == self.match.state.to_move else ""
 
     def _result(self) -> str:
         outcome = self.match.outcome

@@ -48,7 +48,8 @@ class StationScreens:
             image = spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
             return with_notice(image, self.announced[0]()) if self.announced is not None else image
         if station in self.rules_open:
-            image = rules_screen(self.game.match.rules.name, self.rules_open[station])
+            image = rules_screen(self.game.match.rules.name, self.rules_open[station],
+                                 self.game.waiting_on(seat))
         else:
             image = self.game.screen(seat)
         since = self.chords.since.get(station)
