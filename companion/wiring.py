@@ -58,7 +58,8 @@ class Box:
     table_screen: TableScreen | None = None
     """The public state on an HDMI screen (``[table_screen]``), if the profile has one."""
     light_sensors: LightSensors | None = None
-    """The light sensors over the stations' panels, when every station has one."""
+    """The light sensors over the stations' panels, when every station has one (on a GPIO or a
+    board channel: the daemon adds a board sensor's rises from the board's frames)."""
     gpio_reader: GpioReader | None = None
     """The GPIO reader process, when it reads the station buttons (``timing.gpio_watermark``);
     the daemon starts it once its loop runs."""
@@ -151,7 +152,8 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
         port = profile.board.port
         if profile.backend == "mock":
             folder = Path(tempfile.mkdtemp(prefix="companion-board-"))
-            box.virtual_board = VirtualBoard(folder / "board", channels=max(profile.board_channels()) + 1)
+            box.virtual_board = VirtualBoard(folder / "board",
+                                             channels=max([*profile.board_channels(), *profile.light_channels()]) + 1)
             box.virtual_board.start()
             port = str(box.virtual_board.path)
         box.board = BoardLink(port, on_board)
@@ -160,6 +162,7 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     if pins or board_leds:
         box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
     sensors = {i: st.light_sensor for i, st in enumerate(profile.stations) if st.light_sensor is not None}
-    if sensors:
-        box.light_sensors = light_sensors(sensors, factory)
+    on_board = profile.light_channels().values()
+    if sensors or on_board:
+        box.light_sensors = light_sensors(sensors, factory, on_board)
     return box

@@ -73,11 +73,32 @@ class LightSensor(DigitalInputDevice):
             return min((t for t in self.edges if since_ns <= t < since_ns + wait_ns), default=None)
 
 
+class BoardLightSensor:
+    """One station's sensor on a button board channel: the board stamps its rises and the
+    daemon's loop adds them, on the daemon's clock, through :meth:`LightSensors.rise`."""
+
+    def __init__(self, station: int) -> None:
+        self.station = station
+        self.edges: deque[int] = deque(maxlen=EDGES_KEPT)
+        self._lock = threading.Lock()
+
+    lit_after = LightSensor.lit_after
+
+    def close(self) -> None:
+        """Nothing to release: the board owns the input."""
+
+
 class LightSensors:
     """Every station's sensor, by station index."""
 
-    def __init__(self, sensors: Iterable[LightSensor]) -> None:
+    def __init__(self, sensors: Iterable[LightSensor | BoardLightSensor]) -> None:
         self.sensors = {s.station: s for s in sensors}
+
+    def rise(self, station: int, t_ns: int) -> None:
+        """``station``'s sensor saw its marker light at ``t_ns`` (the daemon's clock)."""
+        sensor = self.sensors[station]
+        with sensor._lock:
+            sensor.edges.append(t_ns)
 
     def light_onsets(self, stamped: dict[int, int]) -> dict[int, int]:
         """Station -> its light onset, for every stamped station whose sensor saw it."""
@@ -94,6 +115,8 @@ class LightSensors:
             sensor.close()
 
 
-def light_sensors(pins: dict[int, int], pin_factory) -> LightSensors:
-    """The sensors of the stations that have one: station index -> GPIO pin."""
-    return LightSensors(LightSensor(pin, station, pin_factory) for station, pin in sorted(pins.items()))
+def light_sensors(pins: dict[int, int], pin_factory, on_board: Iterable[int] = ()) -> LightSensors:
+    """The sensors of the stations that have one: station index -> GPIO pin, and the stations
+    whose sensor is on a button board channel."""
+    return LightSensors([*(LightSensor(pin, station, pin_factory) for station, pin in sorted(pins.items())),
+                         *(BoardLightSensor(station) for station in sorted(on_board))])

@@ -141,14 +141,20 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 def _light_check(daemon, profile):
     """The panels' light, measured by the box's light sensors over many reveals."""
     from ..games.options import SCREEN_TIE_WINDOW_MS
-    from ..selftest import LIGHT_REVEALS, light_report, measure_light
+    from ..selftest import LIGHT_REVEALS, BoardLight, light_report, measure_light
 
     print(f"Measuring every panel's light: {LIGHT_REVEALS} reveals (the panels blink). Ctrl-C to stop.", flush=True)
     names = tuple(st.name for st in profile.stations)
+    board = (BoardLight(daemon.box.board.port, daemon.board_session, daemon.box.light_sensors)
+             if profile.light_channels() else None)
     try:
-        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names), LIGHT_REVEALS)
+        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names), LIGHT_REVEALS,
+                                wait=None if board is None else board.wait)
     except KeyboardInterrupt:
         return None
+    finally:
+        if board is not None:
+            board.close()
     return light_report(samples, names, SCREEN_TIE_WINDOW_MS)
 
 

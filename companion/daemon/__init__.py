@@ -174,7 +174,7 @@ class Daemon(Keeping, Sources, Presenting):
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
         if profile.board is not None:
-            self.board_session = BoardSession(profile.board_channels())
+            self.board_session = BoardSession(profile.board_channels(), sensors=profile.light_channels())
             self.watermarks.add_source(self.board_session.source)
         self.gpio_session: GpioSession | None = None
         if self.box.gpio_reader is not None:
@@ -220,7 +220,7 @@ class Daemon(Keeping, Sources, Presenting):
             self._play(cues)  # the "go" sounds at the flip
             cues.clear()
             sensors = self.box.light_sensors
-            if sensors is not None and now_ns < self._light_due_ns(onsets):
+            if not self._light_waited(now_ns, onsets):
                 break  # the sensors may still see the panels light up: the race waits for them
             self._shown_reveals.popleft()
             self.table.revealed(reveal, onsets, None if sensors is None else self._light_onsets(sensors, onsets))

@@ -200,8 +200,25 @@ class Presenting:
         self._unlit = set(onsets.keys() - light.keys())
         return light
 
-    def _light_due_ns(self, onsets: dict[int, int]) -> int:
+    def _light_due_ns(self, onsets: dict[int, int]) -> int | None:
         """When every light sensor has had its time to see a reveal stamped at ``onsets``, and
-        its edge to reach the loop: the sensors are read in the daemon through gpiozero (not by
-        the GPIO reader process), so their edges may be as late as ``timing.gpio_latency_ms``."""
-        return max(onsets.values(), default=0) + LIGHT_WAIT_NS + round(self.profile.timing.gpio_latency_ms * 1e6)
+        its edge to reach the loop. A sensor on a GPIO is read in the daemon through gpiozero (not
+        by the GPIO reader process), so its edges may be as late as ``timing.gpio_latency_ms``; a
+        sensor on the button board is stamped by the board, whose watermark says when it has sent
+        every rise before a time. None while a live board has not reported that far: its next
+        report wakes the loop (a board that goes silent is given up, and then not waited for)."""
+        seen_by = max(onsets.values(), default=0) + LIGHT_WAIT_NS
+        board = self.board_session
+        if board is not None and board.sensors and board.live and board.reported_ns < seen_by:
+            return None
+        if any(st.light_sensor is not None for st in self.profile.stations):
+            return seen_by + round(self.profile.timing.gpio_latency_ms * 1e6)
+        return seen_by
+
+    def _light_waited(self, now_ns: int, onsets: dict[int, int]) -> bool:
+        """Whether a reveal stamped at ``onsets`` has waited long enough for its light (at once
+        on a box without light sensors)."""
+        if self.box.light_sensors is None:
+            return True
+        due = self._light_due_ns(onsets)
+        return due is not None and now_ns >= due
