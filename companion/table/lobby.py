@@ -168,6 +168,7 @@ def turn_page(page: int, count: int, key: str) -> int | None:
     return max(0, min(count - 1, page + step))
 
 
-def rules_screen(game: str, page: int) -> Image.Image:
+def rules_screen(game: str, page: int, badge: str = "") -> Image.Image:
+    """A page of ``game``'s rules; ``badge`` says what the game in play wants from the reader."""
     shown = pages(game)
-    return rules(RulesView(SHORT_TITLES.get(game, game), page, len(shown), shown[page]))
+    return rules(RulesView(SHORT_TITLES.get(game, game), page, len(shown), shown[page], badge))

@@ -29,7 +29,7 @@ from ..games.pictomania import NUMBERS
 from ..games.options import option_label
 from ..rulebook import KEYS, RULES
 from ..table.pictomania_review import drawer_result
-from ..table.triangle import VERDICT_LABELS
+from ..table.triangle_views import VERDICT_LABELS, others_gained
 from ..table.trio import LAST_SECONDS, clock
 from .publicview import MS, PublicView, RacePress, WordCard, journaled_presses, race_presses
 
@@ -92,8 +92,7 @@ def triangle_view(t) -> PublicView:
     said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
     verdict = f" +{done.points[done.claimer]}" if done.correct else "? No"  # as the panels say it
     cards = "   ".join(f"{names[p]} {c}" for p, c in enumerate(done.cards))
-    others = sorted({pts for p, pts in enumerate(done.points) if p != done.claimer and pts})
-    gained = (f"the others +{others[0]} each",) if not done.correct and len(others) == 1 else ()
+    gained = tuple(filter(None, (others_gained(done),)))
     return replace(base, heading=f"{names[done.claimer]}: {said}{verdict}", mark=done.claimer,
                    race=race, lines=(cards, *gained), footer="ok: next round")
 
@@ -327,4 +326,4 @@ def public_view(table) -> PublicView:
         view = replace(view, lines=view.lines + tuple(game.flagged(p) for p in sorted(game.bot_played)))
     notice = "RESUMED" if table.resumed_until_ns is not None else ""
     return replace(view, trail=view.trail or tuple(game.match.trail),
-                   notice=table.announced[0] if table.announced is not None else notice)
+                   notice=table.announced[0]() if table.announced is not None else notice)
