@@ -212,7 +212,8 @@ def test_the_rules_pages_say_whose_turn_it_is_in_pay_to_play(box):
 
 def test_what_each_game_waits_for_from_each_seat(box):
     """The badge's words in the other games: the closest-number start race and the mover's turn,
-    Pictionary's artist and guessers, the quiz's host and contestants."""
+    Pictionary's artist and guessers, Pictomania's players while the round is on, the quiz's
+    host and contestants."""
     from companion.table.game import RACE, YOUR_TURN
 
     table, clock, journals = box
@@ -232,6 +233,13 @@ def test_what_each_game_waits_for_from_each_seat(box):
     t = clock.next()
     table.tick(round(t * MS), round(t * MS))
     assert game.judging and game.waiting_on(artist) == YOUR_TURN and game.waiting_on(guessers[1]) == ""
+
+    game = start(table, clock, "pictomania")
+    assert [game.waiting_on(s) for s in (ANA, BEN, CY)] == ["", "", ""]         # reading the cards
+    for s in (ANA, BEN, CY):
+        tap(table, s, "ok", clock.next())
+    assert game.phase == "play"
+    assert [game.waiting_on(s) for s in (ANA, BEN, CY)] == [YOUR_TURN] * 3      # everybody at once
 
     game = start(table, clock, "quiz")
     assert [game.waiting_on(s) for s in (ANA, BEN, CY)] == [YOUR_TURN, "", ""]   # the host arms

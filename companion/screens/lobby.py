@@ -45,13 +45,14 @@ class RulesView:
 
 def _badged_title(draw: ImageDraw.ImageDraw, badge: str, heading: str, short: str, more: bool) -> None:
     """The title bar with ``badge`` in a dark box at its left end, then ``heading`` (``short``
-    where the heading does not fit beside the badge) and the arrow that more follow."""
+    where the heading does not fit beside the badge, and only its last word, the page count,
+    where that does not either) and the arrow that more follow."""
     title(draw, "", more=more)
     end = measure(badge) + 4
     draw.rectangle((1, 1, end, LINE_H - 2), fill=0)
     text(draw, 3, 0, badge, fill=1, width=end - 2)
     room = WIDTH - end - 3 - (CHAR_W if more else 0)
-    said = heading if measure(heading) <= room else short
+    said = next((t for t in (heading, short) if measure(t) <= room), short.split()[-1])
     text(draw, end + 3 + max(0, (room - measure(said)) // 2), 0, said, fill=0, width=room)
 
 

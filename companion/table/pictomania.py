@@ -40,7 +40,7 @@ from ..games.pictomania import NUMBERS, PictomaniaState
 from ..arbiter.inputs import InputEvent
 from ..screens import pictomania as screens
 from ..screens.canvas import WIDTH, abbreviate, fitting, measure
-from .game import GameTable
+from .game import YOUR_TURN, GameTable
 from .pictomania_guessing import Guessing
 from .pictomania_review import Review
 
@@ -151,6 +151,13 @@ class PictomaniaTable(Guessing, Review, GameTable):
     def waiting_for(self) -> str:
         """The players not ready yet, by name: ``Ben, Cy``."""
         return ", ".join(self.names[p] for p, s in enumerate(self.seats) if not s.ready)
+
+    def waiting_on(self, seat: int) -> str:
+        """Everybody plays at once: while the round is on, it is the turn of every player who is
+        not done yet (guesses to make, a black token to take)."""
+        if self.match.outcome is not None or seat >= self.players or self.phase != "play":
+            return ""
+        return YOUR_TURN if not self.state.round.done[seat] else ""
 
     def on_input(self, event: InputEvent) -> None:
         if not event.pressed or event.station >= self.players:
