@@ -177,6 +177,18 @@ def test_a_turn_uses_the_whole_deck_then_it_is_reshuffled():
     assert GAME.detail(state)["deck"] == [0, 4, 4, 4, 4, 4]
 
 
+def test_the_description_of_a_turn_lists_only_that_turns_rounds():
+    state = new(target=25)
+    for cards, rts in ONE_TURN[:2]:
+        state = act(deal(state, cards, rts), TIE)
+    assert GAME.describe(state)[0] == "Turn 1, round 3 of 6" and len(GAME.describe(state)) == 3
+    for cards, rts in ONE_TURN[2:]:
+        state = act(deal(state, cards, rts), TIE)
+    assert GAME.describe(state) == ["Turn 2, round 1 of 6"]          # the last turn's rounds are not under it
+    state = deal(state, (1, 1, 1), rts=1)
+    assert GAME.describe(state)[1].startswith("  dealt ")
+
+
 def test_a_card_no_longer_in_the_deck_is_refused():
     state = deal(new(), (4, 4, 4), rts=5)
     with pytest.raises(IllegalAction, match="value 4, but only 1 of the four are left in turn 1"):

@@ -352,7 +352,7 @@ class Triangle(Rules):
 
     def describe(self, state: TriangleState) -> list[str]:
         lines = [f"Turn {state.turn}, round {state.round} of {ROUNDS_PER_TURN}"]
-        for r in state.history.recent(ROUNDS_PER_TURN):
+        for r in state.history.recent(ROUNDS_PER_TURN if state.over else state.round - 1):  # this turn's
             lines.append(f"  cards {each_player(r.cards)}; Right to Speak card {r.rts}: {_ending(r)}")
         if state.current is not None:
             lines.append(f"  dealt {each_player(state.current.cards)}; Right to Speak card {state.current.rts}")
