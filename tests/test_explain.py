@@ -31,7 +31,7 @@ def test_paytoplay_tells_income_costs_forced_passes_and_the_draw():
                                "with no income for the turn not played. Game 1 ends: tournament "
                                "totals 1 and 4")
     assert story[7].startswith("line 8: Bob (seat 2) is paid 1 for X's first turn")
-    assert story[-1] == "Not over yet: Alice 1, Bob 4."
+    assert story[-1] == "Not over yet: Alice 1, Bob 4 (balances)."
 
 
 def test_paytoplay_tells_the_end_of_the_seeds_game():
@@ -40,7 +40,7 @@ def test_paytoplay_tells_the_end_of_the_seeds_game():
     assert ok and story[-2] == (
         "line 14: Alice (seat 1) is paid 2 for the turn, which makes 4, and takes cell 3 (top-right "
         "corner) for 3: balance 1. The board is full: the higher balance wins. The game is over.")
-    assert story[-1] == "Result: Alice 1, Bob 0; won by Alice."
+    assert story[-1] == "Result: Alice 1, Bob 0 (balances); won by Alice."
 
 
 def test_paytoplay_numbers_cells_1_to_9_as_the_station_and_solve_do():

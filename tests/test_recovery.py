@@ -245,7 +245,7 @@ def test_games_lists_past_games_newest_first(tmp_path, capsys):
         "20260101-000000-paytoplay.jsonl"]
     assert out[0].endswith("not finished (offered on start)")
     assert out[1].endswith("abandoned")
-    assert out[2].endswith("Alice 1, Bob 0  won by Alice")
+    assert out[2].endswith("Alice 1, Bob 0 (balances)  won by Alice")
 
 
 @pytest.mark.parametrize("content, reason", [

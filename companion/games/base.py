@@ -55,6 +55,9 @@ class Rules:
     host_seat: ClassVar[bool] = False
     """True for a game whose seat 0 is a host who referees and does not play (the quiz): on
     "Who plays?" a station takes it by choosing the name ``Host``."""
+    scores_are: ClassVar[str] = ""
+    """What a game's scores are when they are not points (Pay-to-Play's are ``balances``,
+    money left, which a winner by three in a row may trail in): said beside them in lists."""
     reveal_actions: ClassVar[tuple[str, ...]] = ()
     """Actions a finished game still takes while its last result is revealed (Pictomania's
     wrong word found when a stack is turned over): the result is then counted again."""
@@ -192,11 +195,13 @@ def each_player(values) -> str:
 
 
 def standing(rules: Rules, names: tuple[str, ...], scores: tuple[Any, ...]) -> str:
-    """``Ana 3, Ben 1``: each player's score by name; a game with a host names the host apart,
+    """``Ana 3, Ben 1``: each player's score by name, and what the scores are if not points
+    (``Ana -1, Ben 3 (balances)``); a game with a host names the host apart,
     ``Ben 2, Cy 1 (host Ana)``, since the host's seat never scores."""
+    what = f" ({rules.scores_are})" if rules.scores_are else ""
     if not rules.host_seat:
-        return ", ".join(f"{n} {s}" for n, s in zip(names, scores))
-    return ", ".join(f"{n} {s}" for n, s in list(zip(names, scores))[1:]) + f" (host {names[0]})"
+        return ", ".join(f"{n} {s}" for n, s in zip(names, scores)) + what
+    return ", ".join(f"{n} {s}" for n, s in list(zip(names, scores))[1:]) + what + f" (host {names[0]})"
 
 
 def _is_mapping(value: Any) -> bool:
