@@ -9,7 +9,9 @@ and started again every ``retry_s``.
 :class:`GpioSession`, owned by the daemon's loop, turns the records into station inputs and the
 GPIO source's watermark, exactly as :class:`~companion.board.session.BoardSession` does for a
 board: an explicit source. A reader that sends no watermark for :data:`SILENT_NS` (it stalled,
-it died) holds races no longer, and every screen says so, until its next watermark.
+it died) holds races no longer, and every screen says so, until its next watermark. The light
+sensors' rising edges go to the light sensors' store
+(:class:`~companion.adapters.lightsensor.LightSensors`), covered by the same watermark.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ ReaderItem = ReaderEdge | ReaderMark | ReaderDown
 
 
 class GpioReader:
-    """The reader process for ``pins``. ``mock``: the reader's lines are gpiozero mock pins that
+    """The reader process for the buttons' ``pins`` and the light ``sensors``' (on ``chip``, by
+    default the 40-pin header's). ``mock``: the reader's lines are gpiozero mock pins that
     :meth:`drive` changes (tests, benchmarks), with ``margin_ns`` standing in for the kernel's
     margin if given.
 
@@ -77,11 +80,13 @@ class GpioReader:
     :class:`ReaderDown` is delivered from the thread, or in the loop with ``call_soon_threadsafe``."""
 
     def __init__(self, pins: list[int], deliver: Callable[[ReaderItem], None], mock: bool = False,
-                 chip: str | None = None, margin_ns: int | None = None, retry_s: float = 1.0) -> None:
+                 chip: str | None = None, margin_ns: int | None = None, retry_s: float = 1.0,
+                 sensors: list[int] = ()) -> None:
         self.pins = pins
         self.deliver = deliver
         self.retry_s = retry_s
-        self.command = [sys.executable, "-m", "companion.adapters.gpioreader", "--pins", ",".join(map(str, pins))]
+        self.command = [sys.executable, "-m", "companion.adapters.gpioreader", "--pins", ",".join(map(str, pins)),
+                        "--sensors", ",".join(map(str, sensors))]
         self.command += ([] if chip is None else ["--chip", chip]) + (["--mock"] if mock else [])
         self.command += [] if margin_ns is None else ["--margin-ns", str(margin_ns)]
         self.process: subprocess.Popen | None = None
@@ -242,10 +247,14 @@ class GpioReader:
 
 class GpioSession:
     """The GPIO source, from reader records to station inputs and watermarks. ``pins`` maps a GPIO
-    number to ``(station, key)``."""
+    number to ``(station, key)``; ``sensors`` a light sensor's GPIO to its station, whose rising
+    edges go to ``light(station, t_ns)``."""
 
-    def __init__(self, pins: dict[int, tuple[int, str]]) -> None:
+    def __init__(self, pins: dict[int, tuple[int, str]], sensors: dict[int, int] | None = None,
+                 light: Callable[[int, int], None] | None = None) -> None:
         self.pins = pins
+        self.sensors = sensors or {}
+        self.light = light
         self.live = True
         self.notice: str | None = None
         self.downs = 0
@@ -266,6 +275,10 @@ class GpioSession:
                 log.info("GPIO reader is back: races wait for it again")
                 out += [Live(SOURCE, True)] + self._tell(None)
             return out + [Watermark(SOURCE, item.t_ns)]
+        if item.pin in self.sensors:
+            if item.level and self.light is not None:
+                self.light(self.sensors[item.pin], item.t_ns)
+            return []
         target = self.pins.get(item.pin)
         if target is None:
             return []

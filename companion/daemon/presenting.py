@@ -200,8 +200,19 @@ class Presenting:
         self._unlit = set(onsets.keys() - light.keys())
         return light
 
-    def _light_due_ns(self, onsets: dict[int, int]) -> int:
-        """When every light sensor has had its time to see a reveal stamped at ``onsets``, and
-        its edge to reach the loop: the sensors are read in the daemon through gpiozero (not by
-        the GPIO reader process), so their edges may be as late as ``timing.gpio_latency_ms``."""
-        return max(onsets.values(), default=0) + LIGHT_WAIT_NS + round(self.profile.timing.gpio_latency_ms * 1e6)
+    @staticmethod
+    def _light_target_ns(onsets: dict[int, int]) -> int:
+        """How far the light sensors' edges must be known for a reveal stamped at ``onsets``:
+        :data:`LIGHT_WAIT_NS` after its last stamp."""
+        return max(onsets.values(), default=0) + LIGHT_WAIT_NS
+
+    def _light_sources(self) -> list[str]:
+        """The sources of the sensors' edges that can deliver now (a GPIO reader found down holds
+        nothing: its edges cannot come)."""
+        return [source for source in self.box.light_sources if source in self.watermarks]
+
+    def _light_seen(self, onsets: dict[int, int], now_ns: int) -> bool:
+        """Whether every light sensor has had its time to see a reveal stamped at ``onsets`` and
+        its edge has reached the box: its sources' watermark has passed the light's wait (the GPIO
+        reader's report; with the fallback, ``timing.gpio_latency_ms`` later)."""
+        return self.watermarks.low(now_ns, self._light_sources()) >= self._light_target_ns(onsets)

@@ -60,7 +60,8 @@ class Sources:
             if isinstance(out, Watermark):
                 if out.source in self.watermarks:
                     self.watermarks.report(out.source, out.t_ns)
-                news = news or self.table.wakeup_ns() is not None
+                # worth a step if a race waits for it, or a reveal for its light
+                news = news or self.table.wakeup_ns() is not None or bool(self._shown_reveals)
             elif isinstance(out, Live):
                 news = True
                 if out.live and out.source not in self.watermarks:
