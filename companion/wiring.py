@@ -133,6 +133,10 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
     the link's thread), and is needed if the profile has a board; ``on_gpio`` the GPIO reader's
     items (from its thread), needed if the profile's buttons are read by the reader."""
+    sensor_pins = profile.light_sensor_pins()
+    chip = profile.gpio_chip if profile.backend == "pi" and profile.gpio_reader else None
+    if chip is not None and not Path(chip).exists():
+        raise NoGpio(f"gpio.chip: {chip} does not exist: {NO_CHIP}")
     table_screen = None
     if profile.table_screen.enabled:  # its drawing is imported only for a box that has one
         from .tablescreen.display import open_table_screen
@@ -140,13 +144,9 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
         table_screen = open_table_screen(profile.table_screen)
     factory = pin_factory or pin_factory_for(profile)
     reader = None
-    sensor_pins = profile.light_sensor_pins()
     if profile.gpio_reader:
         buttons, sources = [], {}
         if profile.gpio_pins() or sensor_pins:
-            chip = profile.gpio_chip if profile.backend == "pi" else None
-            if chip is not None and not Path(chip).exists():
-                raise NoGpio(f"gpio.chip: {chip} does not exist: {NO_CHIP}")
             # Mock pins pretend the kernel's margin: the daemon sees what it will on a Pi.
             reader = GpioReader(sorted(profile.gpio_pins()), on_gpio, mock=profile.backend == "mock",
                                 chip=chip, margin_ns=KERNEL_MARGIN_NS, sensors=sorted(sensor_pins))

@@ -143,6 +143,25 @@ def header_chip() -> str:
     return "/dev/gpiochip0"
 
 
+def line_request(pins: list[int], sensors: list[int] = ()) -> _LineRequest:
+    """The kernel's line request for the buttons' ``pins`` (both edges) and the light ``sensors``
+    (rising edges, by an attribute over their lines), all inputs pulled up."""
+    request = _LineRequest()
+    lines = list(pins) + list(sensors)
+    for i, pin in enumerate(lines):
+        request.offsets[i] = pin
+    request.num_lines = len(lines)
+    request.consumer = b"companion"
+    request.config.flags = _BUTTON_FLAGS if pins else _SENSOR_FLAGS
+    if pins and sensors:
+        request.config.num_attrs = 1
+        sensor_flags = request.config.attrs[0]
+        sensor_flags.attr.id, sensor_flags.attr.value = _ATTR_ID_FLAGS, _SENSOR_FLAGS
+        sensor_flags.mask = sum(1 << i for i in range(len(pins), len(lines)))
+    request.event_buffer_size = 16 * len(lines)
+    return request
+
+
 class KernelLines:
     """The station lines of one gpiochip, as one line request: the buttons' ``pins`` with edge
     events on both edges, the light ``sensors`` on rising edges."""
@@ -150,19 +169,7 @@ class KernelLines:
     margin_ns = KERNEL_MARGIN_NS
 
     def __init__(self, chip: str, pins: list[int], sensors: list[int] = ()) -> None:
-        request = _LineRequest()
-        lines = list(pins) + list(sensors)
-        for i, pin in enumerate(lines):
-            request.offsets[i] = pin
-        request.num_lines = len(lines)
-        request.consumer = b"companion"
-        request.config.flags = _BUTTON_FLAGS if pins else _SENSOR_FLAGS
-        if pins and sensors:
-            request.config.num_attrs = 1
-            sensor_flags = request.config.attrs[0]
-            sensor_flags.attr.id, sensor_flags.attr.value = _ATTR_ID_FLAGS, _SENSOR_FLAGS
-            sensor_flags.mask = sum(1 << i for i in range(len(pins), len(lines)))
-        request.event_buffer_size = 16 * len(lines)
+        request = line_request(pins, sensors)
         chip_fd = os.open(chip, os.O_RDWR | os.O_CLOEXEC)
         try:
             fcntl.ioctl(chip_fd, _GET_LINE_IOCTL, request)
