@@ -96,11 +96,14 @@ class GpioReader:
         self._stop = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._in_loop: tuple[int, threading.Event] | None = None  # the fd the loop reads, and its end
-        self._thread = threading.Thread(target=self._run, name="gpio reader", daemon=True)
+        self._thread: threading.Thread | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Start the reader; with ``loop``, the records are read (and delivered) in that loop."""
+        """Start the reader (again, once closed); with ``loop``, the records are read (and
+        delivered) in that loop."""
         self._loop = loop
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="gpio reader", daemon=True)
         self._thread.start()
 
     def want(self, t_ns: int) -> None:
@@ -130,7 +133,7 @@ class GpioReader:
                 self._sock.shutdown(socket.SHUT_RDWR)  # the reader sees its end close, and exits
             if self._in_loop is not None:
                 self._detach()
-        if self._thread.is_alive():
+        if self._thread is not None and self._thread.is_alive():
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
@@ -243,6 +246,40 @@ class GpioReader:
     @property
     def pid(self) -> int | None:
         return self.process.pid if self.process is not None else None
+
+
+class ReaderWait:
+    """A GPIO reader's records handled outside the daemon's loop, by ``session`` in the reader's
+    thread: the self-test's light check, which runs once the loop has stopped. :meth:`past`
+    waits for the reader's watermark, as a race does."""
+
+    def __init__(self, reader: GpioReader, session: "GpioSession", timeout_s: float = START_NS / 1e9) -> None:
+        """Start ``reader`` and return once it has claimed its lines (its first watermark), or
+        after ``timeout_s``."""
+        self.reader = reader
+        self.session = session
+        self._mark_ns = -(1 << 63)
+        self._changed = threading.Condition()
+        reader.deliver = self._deliver
+        reader.start()
+        with self._changed:
+            self._changed.wait_for(lambda: self._mark_ns > -(1 << 63), timeout_s)
+
+    def _deliver(self, item: ReaderItem) -> None:
+        self.session.handle(item)
+        if isinstance(item, ReaderMark):
+            with self._changed:
+                self._mark_ns = max(self._mark_ns, item.t_ns)
+                self._changed.notify_all()
+
+    def past(self, t_ns: int, timeout_s: float) -> bool:
+        """Whether the reader has delivered every edge before ``t_ns`` within ``timeout_s``."""
+        self.reader.want(t_ns)
+        with self._changed:
+            return self._changed.wait_for(lambda: self._mark_ns >= t_ns, timeout_s)
+
+    def close(self) -> None:
+        self.reader.close()
 
 
 class GpioSession:

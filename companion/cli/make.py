@@ -140,15 +140,28 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 def _light_check(daemon, profile):
     """The panels' light, measured by the box's light sensors over many reveals."""
+    from ..adapters.gpiolink import START_NS, ReaderWait
+    from ..adapters.lightsensor import LIGHT_WAIT_NS
     from ..games.options import SCREEN_TIE_WINDOW_MS
     from ..selftest import LIGHT_REVEALS, light_report, measure_light
 
     print(f"Measuring every panel's light: {LIGHT_REVEALS} reveals (the panels blink). Ctrl-C to stop.", flush=True)
     names = tuple(st.name for st in profile.stations)
+    reading, wait = None, None
+    if daemon.box.gpio_reader is not None:  # the loop has stopped: the reader is read here, and waited for
+        reading = ReaderWait(daemon.box.gpio_reader, daemon.gpio_session)
+
+        def wait(stamped: dict[int, int]) -> None:
+            """Until the reader has sent every sensor edge of the light's wait (a reader just
+            started again may take as long as it is given at the box's start)."""
+            reading.past(max(stamped.values()) + LIGHT_WAIT_NS, START_NS / 1e9)
     try:
-        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names), LIGHT_REVEALS)
+        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names), LIGHT_REVEALS, wait)
     except KeyboardInterrupt:
         return None
+    finally:
+        if reading is not None:
+            reading.close()
     return light_report(samples, names, SCREEN_TIE_WINDOW_MS)
 
 
