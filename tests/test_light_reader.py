@@ -4,7 +4,6 @@ once the reader's watermark has passed the light's wait; and the profile's gpioc
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import subprocess
@@ -22,23 +21,22 @@ from companion.arbiter.race import Race
 from companion.daemon import Daemon
 from companion.profile import ProfileError, load_profile, parse_profile
 from companion.wiring import NoGpio, build_box
-from helpers import MS, PATIENCE_S, until, while_running
+from helpers import LIGHT_SENSORS, MS, PATIENCE_S, sensed_mock_3, until, while_running
 from test_board_link import RaceProbe
 from test_gpio_reader import Items
 
 ROOT = Path(__file__).resolve().parent.parent
-MOCK_3 = ROOT / "hardware" / "profiles" / "mock-3.toml"
-SENSORS = {0: 9, 1: 10, 2: 11}
+SENSORS = dict(enumerate(LIGHT_SENSORS))
 
 
 def sensed_profile(tmp_path: Path, extra: str = "", backend: str = "mock"):
-    """mock-3 with a light sensor on every station (GPIO 9, 10, 11), its GPIO read by the reader."""
-    text = MOCK_3.read_text(encoding="utf-8").replace('backend = "mock"', f'backend = "{backend}"')
-    for station, (led, sensor) in enumerate(zip((23, 24, 25), SENSORS.values())):
-        text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
+    """mock-3 with a light sensor on every station, its GPIO read by the reader (on the ``pi``
+    backend each display on its own multiplexer channel)."""
+    path = sensed_mock_3(tmp_path, '\n[timing]\ngpio_watermark = "reader"\n' + extra)
+    text = path.read_text(encoding="utf-8").replace('backend = "mock"', f'backend = "{backend}"')
+    for station in range(3):
         text = text.replace("address = 0x3C }", f"address = 0x3C, mux_channel = {station} }}", 1)
-    path = tmp_path / "sensed.toml"
-    path.write_text(text + '\n[timing]\ngpio_watermark = "reader"\n' + extra, encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return load_profile(path)
 
 

@@ -6,6 +6,7 @@ from companion.cli import main
 from companion.cues import CUES
 from companion.arbiter.inputs import KEYS, InputEvent
 from companion.selftest import SelfTest
+from helpers import sensed_mock_3
 
 ROOT = Path(__file__).parent.parent
 MS = 1_000_000
@@ -71,11 +72,7 @@ def test_selftest_command_measures_the_light_on_a_box_with_sensors(tmp_path, cap
     import companion.selftest
 
     monkeypatch.setattr(companion.selftest, "LIGHT_REVEALS", 3)
-    text = (ROOT / "hardware" / "profiles" / "mock-3.toml").read_text(encoding="utf-8")
-    for led, sensor in ((23, 9), (24, 10), (25, 11)):
-        text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
-    profile = tmp_path / "sensed.toml"
-    profile.write_text(text, encoding="utf-8")
+    profile = sensed_mock_3(tmp_path)
     script = tmp_path / "all.txt"
     script.write_text("".join(f"{0.1 + 0.05 * i:.2f} {s} {k}\n"
                               for i, (s, k) in enumerate((s, k) for s in (1, 2, 3) for k in KEYS)))
@@ -93,11 +90,7 @@ def test_selftest_measures_the_light_through_the_gpio_reader(tmp_path, capsys, m
     from companion.adapters.gpiolink import ReaderWait
 
     monkeypatch.setattr(companion.selftest, "LIGHT_REVEALS", 3)
-    text = (ROOT / "hardware" / "profiles" / "mock-3.toml").read_text(encoding="utf-8")
-    for led, sensor in ((23, 9), (24, 10), (25, 11)):
-        text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
-    profile = tmp_path / "sensed.toml"
-    profile.write_text(text + '\n[timing]\ngpio_watermark = "reader"\n', encoding="utf-8")
+    profile = sensed_mock_3(tmp_path, '\n[timing]\ngpio_watermark = "reader"\n')
     script = tmp_path / "all.txt"
     script.write_text("".join(f"{0.1 + 0.05 * i:.2f} {s} {k}\n"
                               for i, (s, k) in enumerate((s, k) for s in (1, 2, 3) for k in KEYS)))
