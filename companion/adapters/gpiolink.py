@@ -25,7 +25,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..arbiter.inputs import InputEvent
 from ..board.session import Live, Notice, Output, Watermark
@@ -81,7 +81,7 @@ class GpioReader:
 
     def __init__(self, pins: list[int], deliver: Callable[[ReaderItem], None], mock: bool = False,
                  chip: str | None = None, margin_ns: int | None = None, retry_s: float = 1.0,
-                 sensors: list[int] = ()) -> None:
+                 sensors: Sequence[int] = ()) -> None:
         self.pins = pins
         self.deliver = deliver
         self.retry_s = retry_s

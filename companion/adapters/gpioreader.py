@@ -50,6 +50,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 RECORD = struct.Struct("<BBBxxxxxq")
 """kind, pin, level, (padding), t_ns: 16 bytes, both ways."""
@@ -143,7 +144,7 @@ def header_chip() -> str:
     return "/dev/gpiochip0"
 
 
-def line_request(pins: list[int], sensors: list[int] = ()) -> _LineRequest:
+def line_request(pins: Sequence[int], sensors: Sequence[int] = ()) -> _LineRequest:
     """The kernel's line request for the buttons' ``pins`` (both edges) and the light ``sensors``
     (rising edges, by an attribute over their lines), all inputs pulled up."""
     request = _LineRequest()
@@ -151,7 +152,7 @@ def line_request(pins: list[int], sensors: list[int] = ()) -> _LineRequest:
     for i, pin in enumerate(lines):
         request.offsets[i] = pin
     request.num_lines = len(lines)
-    request.consumer = b"companion"
+    request.consumer = b"companion buttons"  # the virtual Pi's check looks for it
     request.config.flags = _BUTTON_FLAGS if pins else _SENSOR_FLAGS
     if pins and sensors:
         request.config.num_attrs = 1
@@ -168,7 +169,7 @@ class KernelLines:
 
     margin_ns = KERNEL_MARGIN_NS
 
-    def __init__(self, chip: str, pins: list[int], sensors: list[int] = ()) -> None:
+    def __init__(self, chip: str, pins: Sequence[int], sensors: Sequence[int] = ()) -> None:
         request = line_request(pins, sensors)
         chip_fd = os.open(chip, os.O_RDWR | os.O_CLOEXEC)
         try:
@@ -207,7 +208,7 @@ class MockLines:
 
     margin_ns = 0
 
-    def __init__(self, pins: list[int], sensors: list[int] = ()) -> None:
+    def __init__(self, pins: Sequence[int], sensors: Sequence[int] = ()) -> None:
         from gpiozero.pins.mock import MockFactory
 
         self._factory = MockFactory()

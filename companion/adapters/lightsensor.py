@@ -32,8 +32,9 @@ import threading
 from collections import deque
 from typing import Callable
 
-from gpiozero import DigitalInputDevice
 from PIL import Image, ImageDraw
+
+from .buttons import TimedPin
 
 MARKER_ROWS = range(14, 38)
 """The rows of the reveals' stimulus: Triangle's 0, drawn three times its size in the band
@@ -101,22 +102,20 @@ class LightSensors:
             pin.close()
 
 
-class SensorPin(DigitalInputDevice):
+class SensorPin(TimedPin):
     """A sensor read in this process through gpiozero (the fallback): its rising edges, stamped
     with the pin's ticks (the kernel's line-event time with lgpio), go to ``rise``. Pulled up
     (see the module doc), so gpiozero calls the line active when low: a rising edge is the
-    device going inactive."""
+    pin going inactive."""
 
     def __init__(self, pin: int, station: int, rise: Callable[[int, int], None], pin_factory) -> None:
         self.station = station
         self._rise = rise
-        super().__init__(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+        super().__init__(pin, pin_factory)
 
-    def _fire_events(self, ticks, new_active) -> None:
-        old = self._last_active
-        super()._fire_events(ticks, new_active)
-        if old and new_active is not None and not new_active:
-            self._rise(self.station, round(ticks * 1e9))
+    def changed(self, active: bool, t_ns: int) -> None:
+        if not active:
+            self._rise(self.station, t_ns)
 
 
 def light_sensors(pins: dict[int, int], pin_factory) -> LightSensors:
