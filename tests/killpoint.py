@@ -24,8 +24,7 @@ from pathlib import Path
 import gpiozero.pins.mock
 
 from companion.daemon import Daemon
-from companion.record.journal import JournalWriter
-from companion.record.saving import SavedJournal
+from companion.record.saving import Saving, SavedJournal
 from companion.profile import load_profile
 from companion.script import load_script
 
@@ -53,15 +52,17 @@ def main(argv: list[str]) -> None:
     edges_after = 0
 
     def counting(write):
-        """``write`` (the header's, or a game line's to the journal writer thread), counted: at
-        line LINES, once the thread has it on disk, freeze."""
+        """``write`` (a new game's journal begun with its header, or a game line handed to the
+        journal writer thread), counted: at line LINES, once the thread has it on disk, freeze."""
 
-        def counted_write(writer, line) -> None:
+        def counted_write(writer, line, *rest):
             nonlocal written
-            write(writer, line)
+            made = write(writer, line, *rest)
+            if isinstance(made, SavedJournal):  # a new game's journal, its header handed over
+                writer = made
             written += 1
             if written != stop_lines:
-                return
+                return made
             daemon.saving.wait()
             if torn:
                 size = writer.path.stat().st_size
@@ -70,11 +71,12 @@ def main(argv: list[str]) -> None:
                 freeze(written - 1, daemon)
             if stop_edges == 0:
                 freeze(written, daemon)  # at once, even mid-step (the header and the first deal)
+            return made
 
         return counted_write
 
-    JournalWriter.write = counting(JournalWriter.write)
     SavedJournal.write = counting(SavedJournal.write)
+    Saving.begin = counting(Saving.begin)
     handle = daemon.table.handle
 
     def counted_handle(event) -> None:

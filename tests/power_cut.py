@@ -55,18 +55,17 @@ def child(profile_path: str, script: str, journal_dir: str, seed: str) -> None:
     from companion.script import load_script
     from helpers import FakeClock, play_on_fake_clock
 
-    append, adopt = Saving._append, Saving.journal
+    append, make = Saving._append, Saving._make
 
     def saved_append(saving, entry, lines) -> None:
         append(saving, entry, lines)
         print(f"SAVED {len(entry.lines)}", flush=True)
 
-    def saved_journal(saving, writer, path, lines):
-        journal = adopt(saving, writer, path, lines)
-        print(f"SAVED {len(lines)}", flush=True)  # the header, written and fsync'd at the game's start
-        return journal
+    def saved_make(saving, entry) -> None:
+        make(saving, entry)
+        print(f"SAVED {len(entry.lines)}", flush=True)  # the header, written and fsync'd at the game's start
 
-    Saving._append, Saving.journal = saved_append, saved_journal
+    Saving._append, Saving._make = saved_append, saved_make
     clock = FakeClock()
     gpiozero.pins.mock.monotonic = clock.monotonic
     profile = load_profile(profile_path)

@@ -15,7 +15,7 @@ from companion.adapters.displays import DisplayWriter
 from companion.cues import CUES, steps
 from companion.profile import load_profile
 
-from helpers import until
+from helpers import PATIENCE_S, until
 
 PROFILE = Path(__file__).parent.parent / "hardware" / "profiles" / "mock-3.toml"
 
@@ -353,7 +353,7 @@ def test_the_profile_contrast_reaches_every_panel_at_start(monkeypatch, tmp_path
         await runner
 
     try:
-        asyncio.run(asyncio.wait_for(until_ready(), 10))
+        asyncio.run(asyncio.wait_for(until_ready(), PATIENCE_S))
     finally:
         daemon.close()
     assert daemon.box.displays.down() == []

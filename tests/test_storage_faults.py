@@ -413,3 +413,68 @@ def test_an_io_error_pauses_with_its_own_notice_and_is_retried_on_the_loops_cloc
         assert daemon.notice is None and len(journal_lines(games)) == lines + 1
     finally:
         daemon.close()
+
+
+def test_a_frozen_file_system_at_a_games_start_holds_the_game_not_the_loop(disk, tmp_path, watchdog):
+    """The journal is made, the old ones rotated and the game's number noted by the writer
+    thread: a card frozen at the start holds the game's first screen, not the loop's watchdog."""
+    path, sock = watchdog
+    games = disk / "games"
+    box = BoxProcess(games, env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "4000000"})
+    try:
+        taps = demo_taps()
+        for station, key in taps[:5]:
+            box.tap(station, key)
+        lobby = box.snap(tmp_path / "lobby")
+        drain(sock)
+        if shutil.which("fsfreeze") is None:
+            pytest.skip("needs fsfreeze (util-linux)")
+        frozen = run("fsfreeze", "--freeze", str(disk))
+        if frozen.returncode != 0:
+            pytest.skip(f"cannot freeze a file system here: {frozen.stderr.strip()}")
+        try:
+            box.tap(*taps[5])  # the lobby's last ok: the game starts
+            assert box.until_notice(lambda text: text != "-") == "SAVING..."
+            pings(sock, 3)  # frozen past the watchdog's timeout: the loop still pings
+            assert not list(games.glob("*.jsonl"))
+            for shown, earlier in zip(box.snap(tmp_path / "stalled"), lobby):
+                assert above_notice(shown) == above_notice(earlier)  # no game shown before it is saved
+        finally:
+            run("fsfreeze", "--unfreeze", str(disk))
+        box.until_notice(lambda text: text == "-")
+        assert len(journal_lines(games)) == 1  # the header
+        started = box.snap(tmp_path / "started")
+        assert above_notice(started[0]) != above_notice(lobby[0])
+        for station, key in taps[6:]:
+            box.tap(station, key)
+        box.until_notice(lambda text: text == "-")
+    finally:
+        assert box.close() == 0
+    assert replay_file(sorted(games.glob("*.jsonl"))[-1])[1].outcome is not None
+
+
+def test_a_full_disk_at_a_games_start_pauses_it_and_it_starts_once_there_is_room(disk, tmp_path):
+    games = disk / "games"
+    box = BoxProcess(games)
+    try:
+        taps = demo_taps()
+        for station, key in taps[:5]:
+            box.tap(station, key)
+        lobby = box.snap(tmp_path / "lobby")
+        filler = fill(disk)
+        box.tap(*taps[5])
+        assert box.until_notice(lambda text: text != "-") == "DISK FULL: PAUSED"
+        assert box.proc.poll() is None, "the box keeps running"
+        assert not [p for p in games.glob("*.jsonl")], "no empty journal is left"
+        for shown, earlier in zip(box.snap(tmp_path / "paused"), lobby):
+            assert above_notice(shown) == above_notice(earlier)
+        filler.unlink()
+        box.until_notice(lambda text: text == "-")  # tried again on the loop's timer
+        assert len(journal_lines(games)) == 1
+        for station, key in taps[6:]:
+            box.tap(station, key)
+        box.until_notice(lambda text: text == "-")
+    finally:
+        assert box.close() == 0
+    header, match = replay_file(sorted(games.glob("*.jsonl"))[-1])
+    assert header.sequence == 1 and match.outcome is not None

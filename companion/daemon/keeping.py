@@ -46,20 +46,24 @@ def journal_opener(directory: Path, saving: Saving | None = None):
             header = replace(header, sequence=next_sequence(directory))
             log.info("game started: %s, not saved (read-only state directory)", header.game)
             return saving.journal(None, directory / f"{stamp}-{header.game}.jsonl", [sealed(header.as_json()).encode()])
-        directory.mkdir(parents=True, exist_ok=True)
-        rotate(directory, KEEP_JOURNALS - 1)
+        if saving is None:
+            directory.mkdir(parents=True, exist_ok=True)
+            rotate(directory, KEEP_JOURNALS - 1)
         header = replace(header, sequence=next_sequence(directory))
-        note_sequence(directory, header.sequence)
         path = directory / f"{stamp}-{header.game}.jsonl"
         n = 1
         while os.path.lexists(path):
             n += 1
             path = directory / f"{stamp}-{header.game}-{n}.jsonl"
-        writer = JournalWriter(path, header)
         log.info("game started: %s (number %d on this box), journal %s", header.game, header.sequence, path)
-        if saving is None:
-            return writer
-        return saving.journal(writer, path, [sealed(header.as_json()).encode()])
+        if saving is not None:  # the writes off the loop: a frozen card holds the game, not the loop
+            def prepare(number: int = header.sequence) -> None:
+                rotate(directory, KEEP_JOURNALS - 1)
+                note_sequence(directory, number)
+
+            return saving.begin(path, sealed(header.as_json()).encode(), prepare)
+        note_sequence(directory, header.sequence)
+        return JournalWriter(path, header)
 
     return open_journal
 

@@ -45,6 +45,9 @@ class _Open:
     whose file vanished is rewritten from."""
     queue: deque[bytes] = field(default_factory=deque)
     closing: bool = False
+    prepare: Callable[[], None] | None = None
+    """For a game whose journal is still to be made (:meth:`Saving.begin`): what must be on disk
+    before it (old journals rotated, the game's number noted); None once the file is made."""
 
 
 class Saving:
@@ -83,6 +86,18 @@ class Saving:
         entry = _Open(Path(path), fd, [line if line.endswith(b"\n") else line + b"\n" for line in lines])
         with self._lock:
             self._open.append(entry)
+        return SavedJournal(self, entry)
+
+    def begin(self, path: Path, header: bytes, prepare: Callable[[], None]) -> "SavedJournal":
+        """A new game's journal, made by the thread: ``prepare`` (disk work that must come first),
+        then the file with ``header`` as its first line. Nothing of it runs on the loop, so a card
+        frozen or full at a game's start delays or pauses that game like any later line, and never
+        holds the loop past its watchdog. Until the header is durable the game shows nothing."""
+        entry = _Open(Path(path), None, [], prepare=prepare)
+        entry.queue.append(header if header.endswith(b"\n") else header + b"\n")
+        with self._lock:
+            self._open.append(entry)
+            self._lock.notify()
         return SavedJournal(self, entry)
 
     @property
@@ -182,7 +197,11 @@ class Saving:
         try:
             changed = False
             for entry, lines in work:
-                if not entry.closing:
+                if entry.prepare is not None:
+                    self._make(entry)
+                    lines = lines[1:]
+                    changed = True
+                elif not entry.closing:
                     changed = self._watch(entry) or changed
                 if lines:
                     self._append(entry, lines)
@@ -221,6 +240,35 @@ class Saving:
             for _ in lines:
                 entry.queue.popleft()
             entry.lines.extend(lines)
+
+    def _make(self, entry: _Open) -> None:
+        """Make a new game's journal: its ``prepare`` step, then the file holding the header
+        (the first queued line), synced with its directory. Raises OSError with no file left
+        behind (a full disk): the game pauses and this is tried again, ``prepare`` included."""
+        entry.prepare()
+        entry.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        stem, n = entry.path.stem, 1
+        while True:
+            try:
+                fd = os.open(entry.path, flags, 0o644)
+                break
+            except FileExistsError:  # a game started in the same second: number this one
+                n += 1
+                entry.path = entry.path.with_name(f"{stem}-{n}.jsonl")
+        header = entry.queue[0]
+        try:
+            os.write(fd, header)
+            os.fsync(fd)
+        except OSError:
+            os.close(fd)
+            entry.path.unlink(missing_ok=True)
+            raise
+        _sync_directory(entry.path.parent)
+        with self._lock:
+            entry.fd, entry.prepare = fd, None
+            entry.queue.popleft()
+            entry.lines.append(header)
 
     def _watch(self, entry: _Open) -> bool:
         """If the journal's file is no longer at its path (deleted, or its directory removed or
