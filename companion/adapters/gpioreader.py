@@ -1,8 +1,8 @@
 """The GPIO reader: a small process that owns the station buttons' lines, and the light sensors',
 and says how far it has read.
 
-``python -m companion.adapters.gpioreader --fd N --pins 4,17,... --sensors 9,10,...`` (the daemon starts it,
-:mod:`companion.adapters.gpiolink`). Reading edges in the daemon's own interpreter made every
+``python -m companion.adapters.gpioreader --fd N --pins 4,17,... --sensors 9,10,...`` (the daemon
+starts it, :mod:`companion.adapters.gpiolink`). Reading edges in the daemon's own interpreter made every
 GPIO race wait for an assumed bound (a press's trip through lgpio's threads and the daemon's GIL
 has no ceiling, only a tail). Here one thread, in a process of its own, reads the kernel's
 line-event queue and sends, over the socket ``N``, fixed-size records (:data:`RECORD`):
@@ -29,8 +29,8 @@ The kernel's lines are read through its character device (``/dev/gpiochipN``, th
 interface; the profile's ``gpio.chip``, else the 40-pin header's, :func:`header_chip`) in one
 line request, with bias pull-up and no debounce (our debouncer keeps the first edge); the light
 sensors' lines in the same request with rising edges only (the comparator's output, pulled up:
-:mod:`companion.adapters.lightsensor` says why), so their edges share the buttons' watermark. gpiozero's lgpio
-pins cannot tell when their queue is empty (lgpio's alert thread holds events 0.5-1.05 ms and
+:mod:`companion.adapters.lightsensor` says why), so their edges share the buttons' watermark.
+gpiozero's lgpio pins cannot tell when their queue is empty (lgpio's alert thread holds events 0.5-1.05 ms and
 hands them to a Python thread), so they are not used for reading; LEDs and the buzzer stay in the
 daemon. For tests (``--mock``) the lines are gpiozero ``MockFactory`` pins in this process, driven
 by ``DRIVE pin level`` records the daemon sends; the mock's edges are taken in this thread, so

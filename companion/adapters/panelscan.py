@@ -5,8 +5,9 @@ model is here, in the package, because the simulator's light sensors and the tes
 from it; ``bench/busmodel.py`` puts it behind its I2C bus model for the benchmarks.
 
 What a panel *took* is not yet light. A panel drives its rows one after another from its own
-free-running oscillator, not synchronized between panels (no sync pin on common modules). SSD1306 datasheet (Solomon Systech, rev 1.1), section 8.3:
-``F_FRM = Fosc / (D x K x MUX)``, with D the clock divide ratio (0xD5 A[3:0] + 1), K the
+free-running oscillator, not synchronized between panels (no sync pin on common modules).
+SSD1306 datasheet (Solomon Systech, rev 1.1), section 8.3: ``F_FRM = Fosc / (D x K x MUX)``,
+with D the clock divide ratio (0xD5 A[3:0] + 1), K the
 display clocks per row (phase 1 + phase 2 of the 0xD9 precharge, + the BANK0 pulse width of
 50 clocks) and MUX the multiplex ratio (0xA8 + 1: 64). Fosc is 333 / 370 / 407 kHz min / typ /
 max (AC characteristics table, at the reset setting 0xD5 A[7:4] = 1000b, VDD 2.8 V, 25 C); the
@@ -139,4 +140,5 @@ class ScannedPanels:
     def light_ns(self, onsets: dict[int, int], rows: range) -> dict[int, int]:
         """Each station's light onset of a reveal its panel took at ``onsets`` (stamped): the
         next start of one of ``rows`` on that panel's scan."""
-        return {station: self.scans[station].light_ns(t, rows) for station, t in onsets.items() if station in self.scans}
+        return {station: self.scans[station].light_ns(t, rows)
+                for station, t in onsets.items() if station in self.scans}
