@@ -35,6 +35,9 @@ from .handoff import _pack_frames
 
 ROOT = Path(__file__).resolve().parent.parent
 WINDOW_NS = 10_000_000
+DECISION_PATIENCE_S = 30.0
+"""How long one race may take to be decided before the run fails: a hang, not a slow machine
+(a decision takes milliseconds; a busy machine's worst is well under a second)."""
 
 
 class RaceProbe:
@@ -86,7 +89,7 @@ async def _measure(daemon: Daemon, probe: RaceProbe, races: int) -> list[float]:
         buzzer.clear_states()
         cleared = buzzer._last_change  # states after this are (seconds since the previous, state)
         daemon.box.drive(station, "slap", True)
-        await asyncio.wait_for(probe.decided.wait(), 2)
+        await asyncio.wait_for(probe.decided.wait(), DECISION_PATIENCE_S)
         at = cleared
         for change in buzzer.states[1:]:
             at += change.timestamp

@@ -66,11 +66,16 @@ def wires(profile: Profile) -> list[Wire]:
                  if d.mux_channel is not None else f"I2C bus {d.port} directly")
         out.append(Wire(part, f"display {d.driver}", f"{where}, address 0x{d.address:02X}; VCC 3V3, GND",
                         station=i))
+        over_marker = ("the phototransistor over the marker at the display's right edge, rows 14-37; "
+                       "VCC 3V3, GND (hardware/BUILD.md)")
         if st.light_sensor is not None:
             gpio = st.light_sensor
             out.append(Wire(part, "light sensor", f"{pin_name(gpio)} from the comparator's output (high when lit); "
-                                                  "the phototransistor over the marker at the display's right edge, "
-                                                  "rows 14-37; VCC 3V3, GND (hardware/BUILD.md)", gpio, i))
+                                                  + over_marker, gpio, i))
+        elif st.light_channel is not None:
+            out.append(Wire(part, "light sensor", f"button board channel {st.light_channel} from the comparator's "
+                                                  "output (high when lit; in the board's SENSOR_CHANNELS); "
+                                                  + over_marker, station=i))
     ports = sorted({st.display.port for st in profile.stations})
     if profile.backend == "pi":
         for port in ports:

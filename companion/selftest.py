@@ -14,7 +14,8 @@ reported; with the fallback ``timing.gpio_watermark = "bound"`` they say whether
 latency bound covers this box (with the GPIO reader, races wait for its watermark: no bound).
 
 On a box with light sensors (``light_sensor`` on every station), :func:`measure_light` then
-reveals a marked frame on every panel many times, as a race does, and :func:`light_report` tells
+reveals a marked frame on every panel many times, as a race does (reading a board's sensors
+through :class:`BoardLight`), and :func:`light_report` tells
 the maker each panel's lag from its stamped onset to its light, the light skew between panels,
 and the tie window the box supports (:mod:`companion.adapters.lightsensor`).
 """
@@ -30,7 +31,9 @@ from typing import Callable
 
 from PIL import Image, ImageFont
 
+from .adapters.board import BoardLink
 from .adapters.lightsensor import LIGHT_WAIT_NS, LightSensors, marked
+from .board.session import BoardSession, LinkItem, Lit
 from .cues import CUES, steps
 from .arbiter.inputs import KEYS, InputEvent
 from .screens.canvas import CHAR_W, HEIGHT, LINE_H, WIDTH, blank, fit, text
@@ -165,14 +168,19 @@ class LightSample:
     light: dict[int, int]
 
 
+def bound_wait(stamped: dict[int, int]) -> None:
+    """Until the light's wait after a reveal stamped at ``stamped`` has passed, and as long again
+    for a sensor's edge read in this process through gpiozero (the fallback) to reach the box."""
+    time.sleep(max(0.0, (max(stamped.values()) + 2 * LIGHT_WAIT_NS - time.monotonic_ns()) / 1e9))
+
+
 def measure_light(writer, sensors: LightSensors, stations: int, reveals: int = LIGHT_REVEALS,
                   wait: Callable[[dict[int, int]], None] | None = None) -> list[LightSample]:
     """Reveal a marked frame (the station's number) on every panel ``reveals`` times through the
     display ``writer``, as a race does, and read every sensor. ``wait(stamped)`` returns once the
-    sensors have had their time to see the reveal (by default twice :data:`LIGHT_WAIT_NS` of real
-    time: the window for the light, and as long again for its edge to reach the box; a test
-    drives its mock sensors there instead)."""
-    wait = wait or (lambda stamped: time.sleep(2 * LIGHT_WAIT_NS / 1e9))
+    sensors have had their time to see the reveal (by default :func:`bound_wait`; a test drives
+    its mock sensors there instead)."""
+    wait = wait or bound_wait
     samples = []
     for n in range(reveals):
         shown = threading.Event()
@@ -194,6 +202,43 @@ def measure_light(writer, sensors: LightSensors, stations: int, reveals: int = L
         wait(dict(got))
         samples.append(LightSample(dict(got), sensors.light_onsets(got)))
     return samples
+
+
+BOARD_SILENT_S = 0.5
+"""How long :meth:`BoardLight.wait` waits for a board that does not report: as long as the daemon
+gives a silent board (50 heartbeats of 10 ms, :mod:`companion.board.session`)."""
+
+
+class BoardLight:
+    """The button board's light sensors while :func:`measure_light` runs. The daemon's loop that
+    read the board has stopped by then, so this reads it on a link of its own (to ``port``, with
+    the daemon's ``session``), hands every rise to the ``sensors``, and waits after a reveal until
+    the board has reported past its light window, as a race does."""
+
+    def __init__(self, port: str, session: BoardSession, sensors: LightSensors) -> None:
+        self.session = session
+        self.sensors = sensors
+        self._heard = threading.Condition()
+        self.link = BoardLink(port, self._deliver)
+        self.link.start()
+
+    def _deliver(self, item: LinkItem) -> None:
+        """In the link's thread, the only one using the session now."""
+        with self._heard:
+            for out in self.session.handle(item):
+                if isinstance(out, Lit):
+                    self.sensors.rise(out.station, out.t_ns)
+            self._heard.notify_all()
+
+    def wait(self, stamped: dict[int, int]) -> None:
+        """Until the board has sent every rise of the reveal stamped at ``stamped`` (or been
+        silent for :data:`BOARD_SILENT_S`)."""
+        seen_by = max(stamped.values()) + LIGHT_WAIT_NS
+        with self._heard:
+            self._heard.wait_for(lambda: self.session.reported_ns >= seen_by, timeout=BOARD_SILENT_S)
+
+    def close(self) -> None:
+        self.link.close()
 
 
 def _ms(ns: float) -> str:

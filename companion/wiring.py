@@ -58,13 +58,14 @@ class Box:
     table_screen: TableScreen | None = None
     """The public state on an HDMI screen (``[table_screen]``), if the profile has one."""
     light_sensors: LightSensors | None = None
-    """The light sensors over the stations' panels, when every station has one: every source of
-    their edges calls its ``rise(station, t_ns)``."""
+    """The light sensors over the stations' panels, when every station has one (on a GPIO or a
+    board channel): every source of their edges calls its ``rise(station, t_ns)``."""
     light_sources: tuple[str, ...] = ()
     """The input sources the light sensors' edges come through (``gpio``: the GPIO reader, or
-    with the fallback gpiozero pins in this process): a reveal's light is read once each of them
-    has delivered every edge up to the light's wait. Empty: the edges are in the store as soon
-    as they happen (the simulator's scan model)."""
+    with the fallback gpiozero pins in this process; ``board``: the button board's LIGHT frames,
+    which the daemon adds): a reveal's light is read once each of them has delivered every edge
+    up to the light's wait. Empty: the edges are in the store as soon as they happen (the
+    simulator's scan model)."""
     gpio_reader: GpioReader | None = None
     """The GPIO reader process, when it reads the station buttons (``timing.gpio_watermark``);
     the daemon starts it once its loop runs."""
@@ -162,7 +163,8 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
         port = profile.board.port
         if profile.backend == "mock":
             folder = Path(tempfile.mkdtemp(prefix="companion-board-"))
-            box.virtual_board = VirtualBoard(folder / "board", channels=max(profile.board_channels()) + 1)
+            box.virtual_board = VirtualBoard(folder / "board",
+                                             channels=max([*profile.board_channels(), *profile.light_channels()]) + 1)
             box.virtual_board.start()
             port = str(box.virtual_board.path)
         box.board = BoardLink(port, on_board)
@@ -170,9 +172,9 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     board_leds = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and st.channels}
     if pins or board_leds:
         box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
-    if sensor_pins:
+    if sensor_pins or profile.light_channels():
         box.light_sensors = LightSensors()
-        box.light_sources = ("gpio",)
-        if reader is None:  # the fallback: read here, through gpiozero
+        box.light_sources = ("gpio",) * bool(sensor_pins) + ("board",) * bool(profile.light_channels())
+        if sensor_pins and reader is None:  # the fallback: read here, through gpiozero
             box.light_sensors.read_pins({station: pin for pin, station in sensor_pins.items()}, factory)
     return box

@@ -39,7 +39,7 @@ class Pin:
     """``machine.Pin``: a level, and an interrupt handler that :meth:`drive` calls, as the
     RP2040 does when the level changes."""
 
-    IN, OUT, PULL_UP = 0, 1, 1
+    IN, OUT, PULL_UP, PULL_DOWN = 0, 1, 1, 2
     IRQ_FALLING, IRQ_RISING = 4, 8
     made: dict[int, "Pin"] = {}
     held: set[int] = set()

@@ -3,6 +3,7 @@ freeze and remount read-only), and a real box process (tests/boxproc.py) driven 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -67,6 +68,21 @@ def release_disk(mount: Path) -> None:
     if shutil.which("fsfreeze") is not None:
         run("fsfreeze", "--unfreeze", str(mount))
     run("umount", "-l", str(mount))
+
+
+@contextlib.contextmanager
+def frozen(mount: Path):
+    """``mount`` frozen (fsfreeze: every write to it blocks) for the block, thawed after; skips
+    the test where the file system cannot be frozen here."""
+    if shutil.which("fsfreeze") is None:
+        pytest.skip("needs fsfreeze (util-linux)")
+    done = run("fsfreeze", "--freeze", str(mount))
+    if done.returncode != 0:
+        pytest.skip(f"cannot freeze a file system here: {done.stderr.strip()}")
+    try:
+        yield
+    finally:
+        run("fsfreeze", "--unfreeze", str(mount))
 
 
 def fill(mount: Path) -> Path:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from companion.board import frames as f
 from firmware_standin import VECTORS
 
-KINDS = {"hello": f.Hello, "edge": f.Edge, "heartbeat": f.Heartbeat, "pong": f.Pong,
+KINDS = {"hello": f.Hello, "edge": f.Edge, "heartbeat": f.Heartbeat, "pong": f.Pong, "light": f.Light,
          "ping": f.Ping, "hello_please": f.HelloPlease, "leds": f.Leds}
 
 

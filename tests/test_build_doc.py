@@ -51,3 +51,15 @@ def test_the_suggested_light_sensor_pins_are_free_beside_the_lights():
     suggested = [int(g) for g in re.findall(r"\d+", gpios)]
     assert len(suggested) == len(DEFAULT.stations) and not (used | leds) & set(suggested)
     assert [pin_name(g) for g in suggested] == [f"GPIO {g} (pin {p})" for g, p in zip(suggested, re.findall(r"\d+", pins))]
+
+
+def test_the_suggested_board_sensor_pins_are_free_on_the_default_board_and_become_the_channels_named():
+    from firmware_standin import module
+
+    config = module("config")
+    sentence = BUILD[BUILD.index("**Light sensors on the button board**"):BUILD.index("**I2C on**")]
+    pins = [int(g) for g in re.search(r"GP(\d+), GP(\d+) and GP(\d+) \(pins", sentence).groups()]
+    assert not set(pins) & set(config.CHANNEL_PINS + config.LED_PINS)
+    channels = [len(config.CHANNEL_PINS) + i for i in range(len(pins))]
+    assert f"SENSOR_CHANNELS = ({', '.join(map(str, channels))})" in sentence
+    assert f"`light_sensor = {{ channel = {channels[0]} }}`" in sentence

@@ -61,3 +61,19 @@ def test_a_light_sensor_is_wired_on_its_header_pin():
     texts = [t.text for t in ET.fromstring(wiring_svg(profile)).iter(f"{SVG}text")]
     assert "| 1: P1 | light sensor | GPIO 9 (pin 21) from the comparator's output (high when lit)" in table
     assert "GPIO 10: P2 light sensor" in texts and "GPIO 11: P3 light sensor" in texts
+
+
+def test_a_light_sensor_on_a_board_channel_is_wired_to_the_board():
+    text = (PROFILES / "six-with-board.toml").read_text(encoding="utf-8")
+    profile = parse_profile(tomllib.loads(text))
+    sensors = {i: 24 + i for i in range(len(profile.stations))}
+    for i, st in enumerate(profile.stations):
+        text = text.replace(f'name = "{st.name}"\n', f'name = "{st.name}"\nlight_sensor = {{ channel = {sensors[i]} }}\n')
+    profile = parse_profile(tomllib.loads(text))
+    assert profile.light_channels() == {channel: i for i, channel in sensors.items()}
+    table = wiring_table(profile)
+    for i, st in enumerate(profile.stations):
+        assert (f"| {i + 1}: {st.name} | light sensor | button board channel {sensors[i]} from the comparator's output "
+                "(high when lit; in the board's SENSOR_CHANNELS); the phototransistor over the marker") in table
+    assert not any(w.gpio for w in wires(profile) if w.what == "light sensor")  # nothing on the Pi's header
+    ET.fromstring(wiring_svg(profile))

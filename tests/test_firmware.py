@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.board.frames import Deframer, Edge, Heartbeat, Hello, Pong
+from companion.board.frames import Deframer, Edge, Heartbeat, Hello, Light, Pong
 from firmware_standin import BOARD_ID, TICKS_PERIOD, VECTORS, Pin, SerialPort, Ticks, load_main, module
 
 wire = module("wire")
@@ -213,6 +213,46 @@ def test_edges_of_channels_the_board_lacks_are_ignored():
     assert frames_of(b.poll(2 * MS)) == []
 
 
+# --- light sensors ---------------------------------------------------------------------------------
+
+FRAME_US = 6900  # a panel's frame at the box's clock (docs/LIGHT.md): the marker flashes once a frame
+
+
+def test_a_sensor_reports_the_first_rise_of_a_lit_marker_with_its_board_time():
+    b = board.ButtonBoard(13, BOARD_ID, 0, sensors=(12,))
+    b.poll(0)
+    for n in range(40):  # the marker shown for 40 frames: a rise each
+        b.ring.push(10 * MS + n * FRAME_US, 12, 1)
+    b.ring.push(10 * MS + 250, 12, 0)  # a fall (a stand-in that reports both): not a report
+    messages = frames_of(b.poll(10 * MS + 40 * FRAME_US))
+    assert [m for m in messages if not isinstance(m, Heartbeat)] == [Light(10 * MS, 12)]
+    b.ring.push(400 * MS, 12, 1)  # the next reveal, after the panel was dark
+    assert frames_of(b.poll(400 * MS + 100)) == [Light(400 * MS, 12)]
+
+
+def test_rises_closer_than_the_quiet_gap_are_one_however_long_they_go_on():
+    b = board.ButtonBoard(13, BOARD_ID, 0, sensors=(12,), sensor_quiet_us=16 * MS)
+    b.poll(0)
+    for t in (1 * MS, 16 * MS, 31 * MS, 46 * MS):  # each 15 ms after the last: never quiet for 16
+        b.ring.push(t, 12, 1)
+    b.ring.push(62 * MS, 12, 1)  # 16 ms after the last rise
+    lights = [m for m in frames_of(b.poll(70 * MS)) if isinstance(m, Light)]
+    assert lights == [Light(1 * MS, 12), Light(62 * MS, 12)]
+
+
+def test_a_sensor_rise_has_no_hold_off_and_keeps_time_order_with_buttons():
+    b = board.ButtonBoard(13, BOARD_ID, 0, sensors=(12,))
+    b.poll(0)
+    b.ring.push(10 * MS, 12, 1)
+    assert frames_of(b.poll(10 * MS + 1)) == [Light(10 * MS, 12)]  # at the next turn, no debounce wait
+    b.ring.push(40 * MS, 0, 1)
+    b.ring.push(41 * MS, 0, 0)  # a tap inside the debounce window: caught up at 46 ms
+    b.ring.push(42 * MS, 12, 1)  # the sensor rises after the tap's release
+    assert frames_of(b.poll(43 * MS)) == [Edge(40 * MS, 0, 1)]  # the rise waits behind the held release
+    assert frames_of(b.poll(46 * MS)) == [Edge(41 * MS, 0, 0), Light(42 * MS, 12)]
+    assert frames_of(b.poll(56 * MS)) == [Heartbeat(56 * MS, 0, 0, 0)]  # a sensor is never "held"
+
+
 # --- the hardware glue on stand-in pins --------------------------------------------------------------
 
 def test_glue_timestamps_edges_in_the_interrupt_across_the_wrap():
@@ -244,3 +284,23 @@ def test_holding_the_first_button_at_power_up_keeps_the_repl():
     Pin.held.add(main.config.CHANNEL_PINS[0])
     assert main.start() is None
     assert all(pin.handler is None for pin in Pin.made.values())
+
+
+def test_glue_stamps_a_sensor_s_rise_in_the_interrupt(monkeypatch):
+    ticks = Ticks(5 * MS)
+    main = load_main(ticks)
+    monkeypatch.setattr(main.config, "CHANNEL_PINS", main.config.CHANNEL_PINS + (17,))
+    monkeypatch.setattr(main.config, "SENSOR_CHANNELS", (12,))
+    board_, leds = main.start()
+    sensor = Pin.made[17]
+    assert sensor.level == 0  # pulled down: a sensor unplugged reads dark
+    assert sensor.irq_options == {"trigger": Pin.IRQ_RISING, "hard": True}
+    port = SerialPort()
+    main.turn(board_, leds, port, port, port)
+    ticks.us += 3 * MS
+    sensor.drive(1)  # the marker lit
+    ticks.us += 300
+    main.turn(board_, leds, port, port, port)
+    messages = frames_of(bytes(port.written))
+    assert messages[0] == Hello(1, 13, 5000, 10000, BOARD_ID)
+    assert Light(3 * MS, 12) in messages and not any(isinstance(m, Edge) for m in messages)

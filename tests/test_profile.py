@@ -575,3 +575,52 @@ def test_a_bad_light_sensor_is_named(tmp_path, ana, ben, message):
     if ben is not None:
         text = text.replace('name = "Ben"', f'name = "Ben"\nlight_sensor = {ben}')
     assert message in problems(tmp_path, text)
+
+
+# --- a light sensor on a button board channel ------------------------------------------------------
+
+def sensors(text: str, ana: str | None, ben: str | None) -> str:
+    """``text`` with ``light_sensor = ...`` under Ana and Ben (None: none)."""
+    for name, sensor in (("Ana", ana), ("Ben", ben)):
+        if sensor is not None:
+            text = text.replace(f'name = "{name}"', f'name = "{name}"\nlight_sensor = {sensor}')
+    return text
+
+
+def test_a_light_sensor_on_a_board_channel_is_told_from_a_gpio_one():
+    text = sensors(WITH_BOARD, "9", "{ channel = 12 }")
+    profile = parse_profile(tomllib.loads(text))
+    assert [(st.light_sensor, st.light_channel) for st in profile.stations] == [(9, None), (None, 12)]
+    assert profile.light_channels() == {12: 1}
+    assert 12 not in profile.board_channels()              # not a button: no station key
+
+
+@pytest.mark.parametrize(("ana", "ben", "board", "message"), [
+    ("9", "{ channel = 9 }", True,
+     "stations[2].light_sensor.channel: channel 9 is already used by stations[2].channels.left"),
+    ("{ channel = 12 }", "{ channel = 12 }", True,
+     "stations[2].light_sensor.channel: channel 12 is already used by stations[1].light_sensor.channel"),
+    ("9", "{ channel = 32 }", True, "stations[2].light_sensor.channel: must be a board channel from 0 to 31, not 32"),
+    ("9", "{ channel = 0 }", True,
+     "stations[2].light_sensor.channel: channel 0 cannot be a sensor: the board reads it at power-up, and low "
+     "(a dark sensor) keeps the board at its REPL; use another channel"),
+    ("9", '{ channel = "12" }', True,
+     "stations[2].light_sensor.channel: must be a board channel from 0 to 31, not '12'"),
+    ("9", "{ channel = 12, gpio = 10 }", True,
+     "stations[2].light_sensor: a sensor is wired to one input: light_sensor = GPIO for a pin of the Pi, "
+     "light_sensor = { channel = N } for a button board channel, not both"),
+    ("9", "{ gpio = 10 }", True,
+     "stations[2].light_sensor: a sensor on a GPIO is light_sensor = GPIO (a number), on a button board "
+     "channel light_sensor = { channel = N }"),
+    ("9", "{ chanel = 12 }", True,
+     "stations[2].light_sensor.chanel: unknown field; known fields are channel"),
+    ("9", "{ chanel = 12 }", True,
+     "stations[2].light_sensor.channel: missing: the button board channel the sensor's output is wired to"),
+    ("{ channel = 12 }", "10", False,
+     "stations[1].light_sensor.channel: a sensor on a board channel needs a [board] table with its port"),
+    ("{ channel = 12 }", None, True,
+     "stations: light_sensor on stations[1] but not on stations[2]: races time players from their "
+     "light only when every station has a sensor"),
+])
+def test_a_bad_board_light_sensor_is_named(tmp_path, ana, ben, board, message):
+    assert message in problems(tmp_path, sensors(WITH_BOARD if board else GOOD, ana, ben))

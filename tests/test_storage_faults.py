@@ -23,7 +23,7 @@ from companion.record.recovery import journals
 from companion.screens.canvas import LINE_H
 
 from helpers import PATIENCE_S
-from storage import (DEMO_PROFILE, ROOT, BoxProcess, demo_taps, fill, journal_lines, release_disk, run,
+from storage import (DEMO_PROFILE, ROOT, BoxProcess, demo_taps, fill, frozen, journal_lines, release_disk, run,
                      small_disk)
 
 
@@ -142,12 +142,7 @@ def test_a_frozen_file_system_delays_what_is_shown_but_not_the_loop_or_its_watch
         before = box.snap(tmp_path / "before")
         lines = len(journal_lines(games))
         drain(sock)
-        if shutil.which("fsfreeze") is None:
-            pytest.skip("needs fsfreeze (util-linux)")
-        frozen = run("fsfreeze", "--freeze", str(disk))
-        if frozen.returncode != 0:
-            pytest.skip(f"cannot freeze a file system here: {frozen.stderr.strip()}")
-        try:
+        with frozen(disk):
             box.tap(1, "ok")  # answered: the loop turns while the line waits for the disk
             assert box.until_notice(lambda text: text != "-") == "SAVING..."
             pings(sock, 3)  # 4 s and more frozen, past the watchdog's timeout: still pinging
@@ -156,8 +151,6 @@ def test_a_frozen_file_system_delays_what_is_shown_but_not_the_loop_or_its_watch
             for shown, earlier in zip(stalled, before):  # the move is not shown before it is saved
                 assert above_notice(shown) == above_notice(earlier)
                 assert notice_lit(shown)
-        finally:
-            run("fsfreeze", "--unfreeze", str(disk))
         box.until_notice(lambda text: text == "-")
         assert len(journal_lines(games)) == lines + 1
         shown = box.snap(tmp_path / "saved")
@@ -427,20 +420,13 @@ def test_a_frozen_file_system_at_a_games_start_holds_the_game_not_the_loop(disk,
             box.tap(station, key)
         lobby = box.snap(tmp_path / "lobby")
         drain(sock)
-        if shutil.which("fsfreeze") is None:
-            pytest.skip("needs fsfreeze (util-linux)")
-        frozen = run("fsfreeze", "--freeze", str(disk))
-        if frozen.returncode != 0:
-            pytest.skip(f"cannot freeze a file system here: {frozen.stderr.strip()}")
-        try:
+        with frozen(disk):
             box.tap(*taps[5])  # the lobby's last ok: the game starts
             assert box.until_notice(lambda text: text != "-") == "SAVING..."
             pings(sock, 3)  # frozen past the watchdog's timeout: the loop still pings
             assert not list(games.glob("*.jsonl"))
             for shown, earlier in zip(box.snap(tmp_path / "stalled"), lobby):
                 assert above_notice(shown) == above_notice(earlier)  # no game shown before it is saved
-        finally:
-            run("fsfreeze", "--unfreeze", str(disk))
         box.until_notice(lambda text: text == "-")
         assert len(journal_lines(games)) == 1  # the header
         started = box.snap(tmp_path / "started")

@@ -372,6 +372,8 @@ def main(argv: list[str] | None = None) -> None:
     reader = Reader(lines, sock)
     try:
         reader.run()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the daemon closed its end while a record was on its way: it is stopping
     finally:
         lines.close()
         print(f"gpio reader: done; longest queueing delay seen {reader.queue_delay_max_ns / 1e6:.3f} ms "

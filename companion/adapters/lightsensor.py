@@ -77,11 +77,14 @@ class LightSensors:
         with self._lock:
             self._edges.setdefault(station, deque(maxlen=EDGES_KEPT)).append(t_ns)
 
+    def edges(self, station: int) -> tuple[int, ...]:
+        """The rising edges kept of ``station``'s sensor, in the order they came."""
+        with self._lock:
+            return tuple(self._edges.get(station, ()))
+
     def lit_after(self, station: int, since_ns: int, wait_ns: int = LIGHT_WAIT_NS) -> int | None:
         """The first time ``station``'s marker lit at or after ``since_ns``, within ``wait_ns``."""
-        with self._lock:
-            edges = tuple(self._edges.get(station, ()))
-        return min((t for t in edges if since_ns <= t < since_ns + wait_ns), default=None)
+        return min((t for t in self.edges(station) if since_ns <= t < since_ns + wait_ns), default=None)
 
     def light_onsets(self, stamped: dict[int, int]) -> dict[int, int]:
         """Station -> its light onset, for every stamped station whose sensor saw it."""

@@ -95,6 +95,17 @@ class Pong(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class Light(Message):
+    """A light sensor on ``channel`` saw its panel's marker light at board time ``t_us``: the
+    first rise after a quiet gap (the board sends no more of the flashes that follow)."""
+
+    code: ClassVar[int] = 0x05
+    layout: ClassVar[struct.Struct] = struct.Struct("<QB")
+    t_us: int
+    channel: int
+
+
+@dataclass(frozen=True, slots=True)
 class Ping(Message):
     """Host to board: please answer with your clock (clock sync)."""
 
@@ -120,7 +131,8 @@ class Leds(Message):
     mask: int
 
 
-MESSAGES: dict[int, type[Message]] = {m.code: m for m in (Hello, Edge, Heartbeat, Pong, Ping, HelloPlease, Leds)}
+MESSAGES: dict[int, type[Message]] = {m.code: m for m in (Hello, Edge, Heartbeat, Pong, Light, Ping, HelloPlease,
+                                                           Leds)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from ..arbiter.inputs import InputEvent
 from .clocksync import ClockSync
-from .frames import PROTOCOL_VERSION, Edge, Frame, Heartbeat, Hello
+from .frames import PROTOCOL_VERSION, Edge, Frame, Heartbeat, Hello, Light
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,15 @@ class Watermark:
 
 
 @dataclass(frozen=True, slots=True)
+class Lit:
+    """The light sensor of ``station`` saw its panel light at ``t_ns`` (host time): a rising
+    edge for the daemon's light-sensor store."""
+
+    station: int
+    t_ns: int
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """What players should be told about the board; ``None`` clears it."""
 
@@ -114,7 +123,7 @@ class Live:
     live: bool
 
 
-Output = InputEvent | Watermark | Notice | Live
+Output = InputEvent | Watermark | Lit | Notice | Live
 
 UNPLUGGED = "Board not connected"
 """The players' notice for a board that is absent, unplugged or silent (one screen line)."""
@@ -143,10 +152,13 @@ gap of lost frames; further ahead is really behind it."""
 
 
 class BoardSession:
-    """One board's inputs. ``channels`` maps a board channel to ``(station, key)``."""
+    """One board's inputs. ``channels`` maps a board channel to ``(station, key)``, ``sensors``
+    a light sensor's channel to its station."""
 
-    def __init__(self, channels: dict[int, tuple[int, str]], source: str = "board") -> None:
+    def __init__(self, channels: dict[int, tuple[int, str]], source: str = "board",
+                 sensors: dict[int, int] | None = None) -> None:
         self.channels = channels
+        self.sensors = sensors or {}
         self.source = source
         self.clock = ClockSync()
         self.hello: Hello | None = None
@@ -163,6 +175,7 @@ class BoardSession:
         self.missed_presses = 0
         """Buttons a heartbeat showed held whose press never arrived: reported, not invented."""
         self.unmapped_edges = 0
+        """Edges and light rises on channels the profile does not give that kind of input."""
         self.overflows = 0
         self.board_rx_errors = 0
         self.held_dropped = 0
@@ -197,6 +210,12 @@ class BoardSession:
         names = ("lost_frames", "duplicate_frames", "stale_frames", "future_frames", "held_dropped",
                  "missed_presses", "board_restarts", "unmapped_edges", "overflows", "board_rx_errors")
         return ", ".join(f"{name.replace('_', ' ')} {getattr(self, name)}" for name in names)
+
+    @property
+    def reported_ns(self) -> int:
+        """How far the board has reported, on the host's clock: everything it delivers from now
+        on is placed at or after this (its latest watermark or input)."""
+        return self._floor
 
     def silent_after_ns(self) -> int:
         heartbeat_us = self.hello.heartbeat_us if self.hello is not None and self.hello.heartbeat_us else DEFAULT_HEARTBEAT_US
@@ -241,7 +260,7 @@ class BoardSession:
         if isinstance(message, Hello):
             return self._hello(message)
         wrong_version = self.hello is not None and self.hello.version != PROTOCOL_VERSION
-        if wrong_version or not isinstance(message, (Edge, Heartbeat)):
+        if wrong_version or not isinstance(message, (Edge, Heartbeat, Light)):
             return []  # a pong is the link's (an Exchanged item carries it)
         if self.hello is None or not self.clock.synced:
             if len(self._held) == MAX_HELD:
@@ -279,7 +298,7 @@ class BoardSession:
             self.held_dropped += len(self._held)
             self._held.clear()
             return self._down(WRONG_VERSION.format(hello.version, PROTOCOL_VERSION))
-        missing = sorted(c for c in self.channels if c >= hello.channels)
+        missing = sorted(c for c in (*self.channels, *self.sensors) if c >= hello.channels)
         if missing:
             log.error("button board has %d channels; the profile uses channels %s", hello.channels, missing)
         log.info("button board %s: %d channels", hello.board_id.hex(), hello.channels)
@@ -295,6 +314,8 @@ class BoardSession:
 
     def _message(self, received: Received) -> list[Output]:
         message = received.frame.message
+        if isinstance(message, Light):
+            return self._light(message, received.at_ns)
         if isinstance(message, Edge):
             t_ns = self._placed(message.t_us, received.at_ns)
             if t_ns is None:
@@ -302,7 +323,8 @@ class BoardSession:
             out = self._heard(received.at_ns)
             target = self.channels.get(message.channel)
             if target is None:
-                self.unmapped_edges += 1
+                self._unmapped(message.channel, "a button's edge", "a light sensor in the profile: list it in "
+                               "SENSOR_CHANNELS in the board's config.py")
                 return out + [Watermark(self.source, t_ns)]
             if message.pressed:
                 self._pressed.add(message.channel)
@@ -312,6 +334,28 @@ class BoardSession:
         if isinstance(message, Heartbeat):
             return self._heartbeat(message, received.at_ns)
         return []
+
+    def _light(self, light: Light, at_ns: int) -> list[Output]:
+        """A light sensor's rise: placed on the host's clock by the same rules as an edge, and a
+        watermark like one (the board sends both in one time order)."""
+        t_ns = self._placed(light.t_us, at_ns)
+        if t_ns is None:
+            return []
+        out = self._heard(at_ns)
+        station = self.sensors.get(light.channel)
+        if station is None:
+            self._unmapped(light.channel, "a light sensor's rise", "a button in the profile: remove it from "
+                           "SENSOR_CHANNELS in the board's config.py")
+            return out + [Watermark(self.source, t_ns)]
+        return out + [Lit(station, t_ns), Watermark(self.source, t_ns)]
+
+    def _unmapped(self, channel: int, what: str, mapped_as: str) -> None:
+        """An input on a channel the profile gives no such input: counted, and said plainly when
+        the profile wires that channel as the other kind (the board's config.py disagrees)."""
+        self.unmapped_edges += 1
+        if channel in self.channels or channel in self.sensors:
+            _sparingly(self.unmapped_edges, f"button board: %d inputs not taken; the last, {what} on channel "
+                                            f"{channel}, which is {mapped_as}")
 
     def _heartbeat(self, beat: Heartbeat, at_ns: int) -> list[Output]:
         if beat.overflows > self.overflows:

@@ -3,7 +3,8 @@
 For tests and the simulator: the host opens it as it would open ``/dev/ttyACM0`` and cannot tell
 the difference on the wire. It answers hellos and pings, sends edges in time order and
 heartbeats when idle, exactly as ``firmware/PROTOCOL.md`` says. Its buttons are pressed by
-calling :meth:`VirtualBoard.press` (already clean: a virtual contact does not bounce).
+calling :meth:`VirtualBoard.press` (already clean: a virtual contact does not bounce), and its
+light sensors see their panels light by :meth:`VirtualBoard.light`.
 
 Its clock runs off the host's monotonic clock, shifted and optionally drifting, so the host's
 clock sync has real work to do. :meth:`unplug` closes the terminal as a pulled cable would, and
@@ -27,7 +28,8 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
-from .frames import PROTOCOL_VERSION, Deframer, Edge, Heartbeat, Hello, HelloPlease, Leds, Message, Ping, Pong, encode
+from .frames import (PROTOCOL_VERSION, Deframer, Edge, Heartbeat, Hello, HelloPlease, Leds, Light, Message, Ping,
+                     Pong, encode)
 
 
 class VirtualBoard:
@@ -70,16 +72,30 @@ class VirtualBoard:
 
         A board never reports an edge older than a watermark it has sent.
         """
-        if not 0 <= channel < self.channels:
-            raise ValueError(f"channel must be from 0 to {self.channels - 1}, not {channel}")
         with self._lock:
-            t_us = self.now_us() if at_us is None else at_us
-            if t_us < self._upto:
-                raise ValueError(f"edge at {t_us} us is before the board's watermark {self._upto} us")
+            t_us = self._edge_time(channel, at_us)
             self._mask = self._mask | 1 << channel if pressed else self._mask & ~(1 << channel)
             self._report(t_us)
             self._emit(Edge(t_us, channel, int(pressed)))
             return t_us
+
+    def light(self, channel: int, at_us: int | None = None) -> int:
+        """The light sensor on ``channel`` sees its marker light at board time ``at_us`` (default
+        now): one LIGHT frame, as the firmware sends for the first rise of a lit marker; returns it."""
+        with self._lock:
+            t_us = self._edge_time(channel, at_us)
+            self._report(t_us)
+            self._emit(Light(t_us, channel))
+            return t_us
+
+    def _edge_time(self, channel: int, at_us: int | None) -> int:
+        """The board time of an input at ``at_us`` (default now), checked as the firmware keeps it."""
+        if not 0 <= channel < self.channels:
+            raise ValueError(f"channel must be from 0 to {self.channels - 1}, not {channel}")
+        t_us = self.now_us() if at_us is None else at_us
+        if t_us < self._upto:
+            raise ValueError(f"edge at {t_us} us is before the board's watermark {self._upto} us")
+        return t_us
 
     def noise(self, data: bytes) -> None:
         """Raw bytes on the line, as interference or a torn frame would put there."""

@@ -174,7 +174,7 @@ class Daemon(Keeping, Sources, Presenting):
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
         if profile.board is not None:
-            self.board_session = BoardSession(profile.board_channels())
+            self.board_session = BoardSession(profile.board_channels(), sensors=profile.light_channels())
             self.watermarks.add_source(self.board_session.source)
         self.gpio_session: GpioSession | None = None
         if self.box.gpio_reader is not None:

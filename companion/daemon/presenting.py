@@ -214,5 +214,6 @@ class Presenting:
     def _light_seen(self, onsets: dict[int, int], now_ns: int) -> bool:
         """Whether every light sensor has had its time to see a reveal stamped at ``onsets`` and
         its edge has reached the box: its sources' watermark has passed the light's wait (the GPIO
-        reader's report; with the fallback, ``timing.gpio_latency_ms`` later)."""
+        reader's report, or the button board's; with the fallback, ``timing.gpio_latency_ms``
+        later). A source that is down (a silent board, a stalled reader) is not waited for."""
         return self.watermarks.low(now_ns, self._light_sources()) >= self._light_target_ns(onsets)

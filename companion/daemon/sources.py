@@ -15,7 +15,7 @@ from ..adapters.gpiolink import ReaderItem
 from ..arbiter.inputs import InputEvent
 from ..arbiter.latepress import LateNote
 from ..arbiter.race import LatePress
-from ..board.session import Live, LinkItem, Output, Watermark
+from ..board.session import Lit, Live, LinkItem, Output, Watermark
 from ..table import Table
 
 
@@ -67,6 +67,8 @@ class Sources:
                     self.watermarks.report(out.source, out.t_ns)
                 # worth a step if a race waits for it, or a reveal for its light
                 news = news or self.table.wakeup_ns() is not None or bool(self._shown_reveals)
+            elif isinstance(out, Lit):
+                self.box.light_sensors.rise(out.station, out.t_ns)  # the reveal waits for the watermark after it
             elif isinstance(out, Live):
                 news = True
                 if out.live and out.source not in self.watermarks:

@@ -79,10 +79,13 @@ class StationProfile:
     """The station's light, if it has one: a GPIO pin for a station on pins, the board's LED
     number for a station on board channels (lit for the race winner, blinking for a tie)."""
     light_sensor: int | None = None
-    """The GPIO pin of the light sensor over the station's panel, if it has one (for a station
-    on pins or on board channels: the sensor sits by the panel, which the Pi drives). With one
-    on every station, races revealed on the screens time each player from their panel's light
-    (:mod:`companion.adapters.lightsensor`)."""
+    """The GPIO pin of the light sensor over the station's panel, if it is wired to the Pi (for
+    a station on pins or on board channels: the sensor sits by the panel, which the Pi drives).
+    With a sensor on every station, races revealed on the screens time each player from their
+    panel's light (:mod:`companion.adapters.lightsensor`)."""
+    light_channel: int | None = None
+    """The button board channel of the light sensor over the station's panel, if it is wired to
+    the board instead (``light_sensor = { channel = N }``; the board's ``SENSOR_CHANNELS``)."""
     buzzer_only: bool = False
     """A bare slap button with no panel (a quiz player's buzzer): only ``slap`` is wired, and
     its light and the table screen tell its player what happened. Its screens go nowhere."""
@@ -173,3 +176,7 @@ class Profile:
     def board_channels(self) -> dict[int, tuple[int, str]]:
         """Board channel -> (station index, key)."""
         return {ch: (i, key) for i, st in enumerate(self.stations) for key, ch in st.channels.items()}
+
+    def light_channels(self) -> dict[int, int]:
+        """Board channel -> station index, for every light sensor wired to the board."""
+        return {st.light_channel: i for i, st in enumerate(self.stations) if st.light_channel is not None}

@@ -229,11 +229,9 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                 used_leds[led] = f"{where}.led"
         elif led is not None:
             claim_pin(f"{where}.led", led)
-        sensor = st.get("light_sensor")
-        if sensor is not None:
-            claim_pin(f"{where}.light_sensor", sensor)
+        sensor, sensor_channel = _light_sensor(c, st, where, "board" in data, claim_pin, claim_channel)
         stations.append(StationProfile(st_name, {} if on_board else keys, display, keys if on_board else {}, led,
-                                       light_sensor=sensor, buzzer_only=bare))
+                                       light_sensor=sensor, light_channel=sensor_channel, buzzer_only=bare))
     if backend == "pi":
         _check_bus_collisions(c, placed, displays.mux_address)
         for port in sorted({d.port for _, d in placed} & I2C_GPIO_BUSES.keys()):
@@ -241,7 +239,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                 if pin in used:
                     c.fail(used[pin], f"GPIO {pin} is the {line} of I2C bus {port}, which a display uses "
                                       f"(port = {port}): wire this elsewhere")
-    sensed = [i for i, st in enumerate(stations) if st.light_sensor is not None]
+    sensed = [i for i, st in enumerate(stations) if st.light_sensor is not None or st.light_channel is not None]
     if sensed and len(sensed) < len(stations):
         c.fail("stations", "light_sensor on " + ", ".join(f"stations[{i + 1}]" for i in sensed)
                + " but not on " + ", ".join(f"stations[{i + 1}]" for i in range(len(stations)) if i not in sensed)
@@ -251,6 +249,35 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     if c.problems:
         raise ProfileError(source, c.problems)
     return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board, table_screen, gpio_chip)
+
+
+def _light_sensor(c: _Checker, st: dict, where: str, has_board: bool, claim_pin, claim_channel):
+    """A station's light sensor: ``light_sensor = 9`` (a GPIO) or ``light_sensor = { channel = 12 }``
+    (a button board channel); (GPIO, channel), each None unless given, every pin and channel claimed."""
+    sensor = st.get("light_sensor")
+    path = f"{where}.light_sensor"
+    if not isinstance(sensor, dict):
+        if sensor is not None:
+            claim_pin(path, sensor)
+        return sensor, None
+    if "gpio" in sensor:
+        c.fail(path, "a sensor is wired to one input: light_sensor = GPIO for a pin of the Pi, "
+                     "light_sensor = { channel = N } for a button board channel, not both"
+               if "channel" in sensor else "a sensor on a GPIO is light_sensor = GPIO (a number), "
+                                           "on a button board channel light_sensor = { channel = N }")
+        return None, None
+    c.table(st, where, "light_sensor", ("channel",))
+    if "channel" not in sensor:
+        c.fail(f"{path}.channel", "missing: the button board channel the sensor's output is wired to")
+        return None, None
+    if not has_board:
+        c.fail(f"{path}.channel", "a sensor on a board channel needs a [board] table with its port")
+    if sensor["channel"] == 0:  # a sensor reads low while dark, as a held first button does
+        c.fail(f"{path}.channel", "channel 0 cannot be a sensor: the board reads it at power-up, and low "
+                                  "(a dark sensor) keeps the board at its REPL; use another channel")
+        return None, None
+    claim_channel(f"{path}.channel", sensor["channel"])
+    return None, sensor["channel"]
 
 
 def _check_bus_collisions(c: _Checker, placed: list[tuple[str, DisplayProfile]], mux_address: int) -> None:

@@ -77,7 +77,7 @@ class Simulator:
         settings = profile.table_screen
         if table_screen is None and settings.enabled:
             table_screen = (settings.width, settings.height)
-        sensed = light_sensors or bool(profile.light_sensor_pins())
+        sensed = light_sensors or bool(profile.light_sensor_pins() or profile.light_channels())
         self.daemon = Daemon(profile, journal_dir, seed, defaults=defaults,
                              adapters=lambda on_edge: SimBox(profile, on_edge, scale, table_screen, sensed, seed),
                              settings_path=settings_path, bots=bots)

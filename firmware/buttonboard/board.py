@@ -4,7 +4,8 @@
 here is plain Python that the tests run under CPython. Each turn of the main loop the board:
 
 1. answers the host's frames (a ping with its clock, a hello request, the LEDs to light);
-2. extends the raw tick of every edge the interrupt queued and debounces it (first edge kept);
+2. extends the raw tick of every edge the interrupt queued and debounces it (first edge kept),
+   or, on a light sensor's channel, keeps the first rise after a quiet gap (``sensors.py``);
 3. sends, in time order, every debounced edge up to its *watermark* ``upto``: the time before
    which it has nothing more to say (now, or the oldest edge the debouncer still holds);
 4. sends a heartbeat carrying ``upto`` when it has sent no report for ``heartbeat_us``, so the
@@ -14,12 +15,13 @@ here is plain Python that the tests run under CPython. Each turn of the main loo
 import wire
 from contacts import Contacts
 from edgering import EdgeRing
+from sensors import LightSensors
 from ticks64 import Clock64
 
 
 class ButtonBoard:
     def __init__(self, channels, board_id, start_raw, debounce_us=5000, heartbeat_us=10000,
-                 ring_size=128, led_echo=()):
+                 ring_size=128, led_echo=(), sensors=(), sensor_quiet_us=16000):
         self.channels = channels
         self.board_id = board_id
         self.debounce_us = debounce_us
@@ -28,10 +30,11 @@ class ButtonBoard:
         self.ring = EdgeRing(ring_size)
         self.clock = Clock64(start_raw)
         self.contacts = Contacts(channels, debounce_us)
+        self.sensors = LightSensors(channels, sensors, sensor_quiet_us)
         self.reader = wire.Reader()
         self.host_leds = 0
         self._seq = 0
-        self._waiting = []  # debounced edges not yet sent: (t_us, channel, pressed)
+        self._waiting = []  # debounced edges and sensor rises not yet sent: (t_us, channel, level)
         self._sent_mask = 0  # the levels the sent edges add up to
         self._reported_at = None  # board time of the last edge or heartbeat sent
         self._hello_due = True
@@ -55,16 +58,24 @@ class ButtonBoard:
             edge = self.ring.pop()
             if edge is None:
                 break
-            raw, channel, pressed = edge
-            if channel < self.channels:
-                self.contacts.edge(channel, pressed, self.clock.extend(raw), self._waiting)
+            raw, channel, level = edge
+            if channel >= self.channels:
+                continue
+            if self.sensors.is_sensor[channel]:
+                if level:
+                    self.sensors.rise(channel, self.clock.extend(raw), self._waiting)
+            else:
+                self.contacts.edge(channel, level, self.clock.extend(raw), self._waiting)
         self.contacts.settle(now, self._waiting)
         upto = self.upto(now)
         self._waiting.sort()
         while self._waiting and self._waiting[0][0] <= upto:
-            t_us, channel, pressed = self._waiting.pop(0)
-            out += self._frame(wire.EDGE, t_us, channel, pressed)
-            self._sent_mask = (self._sent_mask & ~(1 << channel)) | (pressed << channel)
+            t_us, channel, level = self._waiting.pop(0)
+            if self.sensors.is_sensor[channel]:
+                out += self._frame(wire.LIGHT, t_us, channel)
+            else:
+                out += self._frame(wire.EDGE, t_us, channel, level)
+                self._sent_mask = (self._sent_mask & ~(1 << channel)) | (level << channel)
             self._reported_at = now
         if self._reported_at is None or now - self._reported_at >= self.heartbeat_us:
             out += self._frame(wire.HEARTBEAT, upto, self._sent_mask, self.ring.overflows, self.reader.errors)

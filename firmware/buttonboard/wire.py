@@ -14,6 +14,7 @@ HELLO = 0x01
 EDGE = 0x02
 HEARTBEAT = 0x03
 PONG = 0x04
+LIGHT = 0x05
 PING = 0x81
 HELLO_PLEASE = 0x82
 LEDS = 0x83
@@ -23,6 +24,7 @@ LAYOUTS = {
     EDGE: "<QBB",  # t_us, channel, pressed
     HEARTBEAT: "<QIII",  # upto_us, pressed_mask, overflows, rx_errors
     PONG: "<IQ",  # token, t_us
+    LIGHT: "<QB",  # t_us, channel
     PING: "<I",  # token
     HELLO_PLEASE: "<",
     LEDS: "<I",  # mask

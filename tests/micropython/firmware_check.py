@@ -81,6 +81,17 @@ for t, pressed in ((10, 1), (10.2, 0), (10.4, 1)):
 frames = wire.Reader().feed(b.poll(20 * MS))
 check("logic", "first edge kept", [f[2] for f in frames if f[0] == wire.EDGE] == [(10 * MS, 4, 1)])
 
+# A light sensor: the first rise of a lit marker goes out with its board time, the flashes after
+# it (a frame apart) do not, and the next lighting after a quiet gap does.
+b = board.ButtonBoard(13, b"\x00" * 8, 0, sensors=(12,))
+b.poll(0)
+for n in range(30):
+    b.ring.push(10 * MS + n * 6900, 12, 1)
+b.ring.push(500 * MS, 12, 1)
+frames = wire.Reader().feed(b.poll(501 * MS))
+check("logic", "sensor's first rise only", [f[2] for f in frames if f[0] == wire.LIGHT] == [(10 * MS, 12), (500 * MS, 12)])
+check("logic", "a sensor is no button", not [f for f in frames if f[0] == wire.EDGE])
+
 # main.py's glue on the stand-in machine: the interrupt stamps edges, a turn sends them.
 import machine  # noqa: E402 - the stand-in, found on MICROPYPATH
 import main  # noqa: E402
@@ -113,5 +124,15 @@ main.turn(board_, leds, port, port, port)
 kinds = [f[0] for f in wire.Reader().feed(port.written)]
 check("glue", "hello, edge and pong sent", wire.HELLO in kinds and wire.EDGE in kinds and wire.PONG in kinds)
 check("glue", "LED echoes the slap", leds[1].value() == 1)
+
+# A light sensor on a pin of its own: pulled down, stamped on its rising edge.
+main.config.CHANNEL_PINS = main.config.CHANNEL_PINS + (17,)
+main.config.SENSOR_CHANNELS = (12,)
+board_, leds = main.start()
+port = Port()
+machine.made[17].drive(1)
+main.turn(board_, leds, port, port, port)
+kinds = [f[0] for f in wire.Reader().feed(port.written)]
+check("glue", "sensor rise sent as light", wire.LIGHT in kinds and wire.EDGE not in kinds)
 
 print(json.dumps({"implementation": sys.implementation.name, "counts": counts, "failures": failures}))

@@ -6,7 +6,7 @@ made = {}
 
 
 class Pin:
-    IN, OUT, PULL_UP = 0, 1, 1
+    IN, OUT, PULL_UP, PULL_DOWN = 0, 1, 1, 2
     IRQ_FALLING, IRQ_RISING = 4, 8
 
     def __init__(self, number, mode, pull=None, value=None):
