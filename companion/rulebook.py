@@ -57,6 +57,8 @@ RULES = {
         "Guess others: menu Guess <name>, </> number, ok sends. Earlier is better.",
         "Right guesses take the drawer's tokens. What nobody takes counts minus.",
         "Done: take a black token. Guessed wrong most often? Then it counts minus.",
+        "Nobody guessed your word right? Then your black token counts 0.",
+        "Round 1 is a learning round (an option): black tokens always count plus.",
         "After the round, ok shows each drawing's guesses, then the scores.",
         "Hold left, ok: take back your last guess or token until anyone else acts.",
     ),

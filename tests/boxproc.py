@@ -20,6 +20,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from companion.daemon import Daemon
@@ -33,8 +34,15 @@ class StdoutLog(logging.Handler):
         say(f"LOG {record.levelname} {record.getMessage()}")
 
 
+SAYING = threading.Lock()
+
+
 def say(text: str) -> None:
-    print(text, flush=True)
+    """One whole line: log records come from the box's threads too (the journal writer, the
+    displays), and ``print`` writes a text and its newline apart, so two lines could run together."""
+    with SAYING:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
 
 
 def command(daemon: Daemon, line: str) -> None:

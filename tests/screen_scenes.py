@@ -102,7 +102,9 @@ def _pictomania_round(table, t: int) -> int:
     for s in range(table.players):
         t = tap(table, s, "ok", t)
     for s in range(table.players):
-        for _ in range(table.players - 1):
+        for i in range(table.players - 1):   # each drawing in menu order, from the top
+            for _ in range(i):
+                t = tap(table, s, "right", t)
             t = tap(table, s, "ok", t)
             t = tap(table, s, "ok", t)
             settle(table, t)

@@ -149,3 +149,32 @@ def test_the_checker_passes_a_package_that_keeps_its_layers(tmp_path):
 def test_the_checker_finds_an_import_that_climbs(tmp_path, where, text, said):
     problems = climbs(package(tmp_path, {**CLEAN, where: text}), SMALL)
     assert len(problems) == 1 and problems[0] == said, problems
+
+
+HARDWARE = ("gpiozero", "lgpio", "luma", "serial", "pygame")
+"""The hardware and UI libraries: the box's devices and the windows on a desktop."""
+
+
+def hardware_importers(package: Path) -> set[str]:
+    """The modules outside ``adapters`` that import a hardware or UI library, anywhere in them."""
+    found = set()
+    for name, path in modules(package).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if any(n.split(".")[0] in HARDWARE for n in names) and top(name) != "adapters":
+                found.add(name)
+    return found
+
+
+def test_the_adapters_docstring_names_every_other_hardware_importer():
+    """The adapters package says where else the hardware libraries are imported; a module that
+    starts importing one must be named there (a package by its name covers its modules)."""
+    import companion.adapters
+
+    named = set(re.findall(r":mod:`(companion[\w.]*)`", companion.adapters.__doc__))
+    importers = hardware_importers(ROOT / "companion")
+    unnamed = {m for m in importers if not any(m == n or m.startswith(n + ".") for n in named)}
+    assert unnamed == set(), f"import hardware libraries but the adapters docstring does not say so: {unnamed}"
+    stale = {n for n in named if not any(m == n or m.startswith(n + ".") for m in importers)}
+    assert stale == set(), f"named in the adapters docstring but import no hardware library: {stale}"

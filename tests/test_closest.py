@@ -238,8 +238,11 @@ def test_a_journal_replays_with_its_decoys():
     assert result["over"] and result["winners"] == [CY] and result["scores"] == [2, 2, 3]
     assert result["detail"]["rounds"][1]["cards"][0] == {"player": BEN, "number": 2, "decoy": True}
     assert result["detail"]["rounds"][1]["verdicts"] == [BEN, TIE, ANA, CY, CY]
-    assert GAME.describe(match.state)[1].startswith("Round 2 on 1..5: 1:B 2:B* 3:A 4:C 5:C*")
-    from companion.cli.review import named      # the replay names each player's points
-    assert named(GAME.describe(match.state)[1], NAMES).endswith(
+    assert GAME.describe(match.state)[2].startswith("Round 2 on 1..5: 1:B 2:B* 3:A 4:C 5:C*")
+    from companion.cli.review import named      # the replay names each player's points and letter
+    assert named(GAME.describe(match.state)[0], NAMES) == (
+        f"On the lines: A is {NAMES[0]} (seat 1), B is {NAMES[1]} (seat 2), C is {NAMES[2]} (seat 3); "
+        "* marks a decoy, - a free number")
+    assert named(GAME.describe(match.state)[2], NAMES).endswith(
         f"points: {NAMES[0]} (seat 1) {match.state.scored[1].points[0]}, {NAMES[1]} (seat 2) "
         f"{match.state.scored[1].points[1]}, {NAMES[2]} (seat 3) {match.state.scored[1].points[2]}")

@@ -409,3 +409,16 @@ def test_an_answer_in_the_same_instant_as_the_question_is_too_early(racing):
     answer(table, (ANA, True, t + 400), (CY, True, t + 450))
     tick(table, t + 500)
     assert journal(journals)[0]["player"] == ANA
+
+
+def test_a_name_reads_one_way_on_a_panel_the_message_too(tmp_path):
+    """The players' row has room for three letters ("Al."): the line that says who starts names
+    Alice the same way on that panel, made when the panel is drawn, not when she won; the table
+    screen, with room for every name, says it whole."""
+    from companion.tablescreen.public import closest_view
+
+    table, _ = journaled_table(tmp_path, ("Alice", "Bob", "Cy"), seed=7)
+    game = start(table, Clock(), start="seat1")
+    assert shows(table.screen(BEN), "Al. starts")
+    assert not shows(table.screen(BEN), "Alice") and not shows(table.screen(CY), "Alice")
+    assert "Alice starts" in closest_view(game).lines

@@ -18,7 +18,8 @@ from helpers import FakeClock, journal_objects, play_on_fake_clock
 DEMO = Path(__file__).parent.parent / "companion" / "demo"
 
 
-def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
+def play_triangle_demo(tmp_path, monkeypatch):
+    """The Triangle demo on a fake clock: each station's last panel and light."""
     profile_file, script_file, speed, options = DEMOS["triangle"]
     assert speed is None                                 # the race runs on the box's own clock
     clock = FakeClock()
@@ -33,6 +34,11 @@ def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
         lit = [daemon.box.pin_factory.pin(st.led).state for st in profile.stations]
     finally:
         daemon.close()
+    return panels, lit
+
+
+def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
+    panels, lit = play_triangle_demo(tmp_path, monkeypatch)
     [journal] = (tmp_path / "games").glob("*.jsonl")
     lines = journal_objects(journal)
     assert lines[0]["game"] == "triangle"
@@ -40,8 +46,20 @@ def test_the_triangle_demo_races_and_bob_speaks(tmp_path, monkeypatch):
     assert actions[0] == {"type": "action", "action": "claim", "player": 1, "t": actions[0]["t"],
                           "onset_ms": [0.0, 0.0, 0.0], "reaction_ms": [290.0, 250.0, None]}
     assert actions[1]["action"] == "state" and actions[1]["player"] == 1
-    assert shows(panels[0], "You +40ms") and shows(panels[1], "Alice +40ms")
+    # Bob's "even" was false (his card is 5): every panel says what it gave the others.
+    assert all(shows(panel, "the others +3 each") for panel in panels)
+    assert shows(panels[0], "Bob: even? No") and shows(panels[1], "You: even? No")
     assert lit == [0, 1, 0]                              # Bob's light: he won the race
+
+
+def test_the_demo_shortens_alice_one_way_all_over_a_panel(tmp_path, monkeypatch):
+    """The verdict's band has room for three letters beside each big card ("Al."): Bob's and
+    Cy's panels then say "Al." in the scores too, never "Alice" or "Ali." beside it."""
+    panels, _ = play_triangle_demo(tmp_path, monkeypatch)
+    for panel in panels[1:]:
+        assert shows(panel, "Al. 3")                     # the scores, as beside the card
+        assert not shows(panel, "Alice") and not shows(panel, "Ali.")
+    assert shows(panels[0], "You 3") and not shows(panels[0], "Al.")
 
 
 @pytest.mark.parametrize("speed", ["12", "1000"])

@@ -22,7 +22,7 @@ def test_paytoplay_tells_income_costs_forced_passes_and_the_draw():
     story = told("paytoplay")
     assert story[0] == "line 1: Pay-to-Play Tic-Tac-Toe for Alice (seat 1), Bob (seat 2)."
     assert story[1] == ("line 2: Alice (seat 1) is paid 1 for X's first turn, which makes 1, and "
-                        "takes the centre (cell 4) for 4: balance -3.")
+                        "takes cell 5 (centre) for 4: balance -3.")
     assert story[2] == ("line 3: Bob (seat 2) is paid 2 for the turn and passes, keeping 2. "
                         "Alice (seat 1) is paid 2 for the turn, which makes -1: not positive, so "
                         "the box passes for them.")
@@ -38,9 +38,22 @@ def test_paytoplay_tells_the_end_of_the_seeds_game():
     path = Path(__file__).parent / "journals" / "paytoplay-seed.jsonl"
     story, ok = explain(path.read_text(encoding="utf-8").splitlines())
     assert ok and story[-2] == (
-        "line 14: Alice (seat 1) is paid 2 for the turn, which makes 4, and takes a corner "
-        "(cell 2) for 3: balance 1. The board is full: the higher balance wins. The game is over.")
+        "line 14: Alice (seat 1) is paid 2 for the turn, which makes 4, and takes cell 3 (top-right "
+        "corner) for 3: balance 1. The board is full: the higher balance wins. The game is over.")
     assert story[-1] == "Result: Alice 1, Bob 0; won by Alice."
+
+
+def test_paytoplay_numbers_cells_1_to_9_as_the_station_and_solve_do():
+    """The journal's cells are 0-8; a player reads 1-9 in reading order, with where the cell is."""
+    header = {"format": "companion-journal/1", "game": "paytoplay", "players": ["Ana", "Ben"], "options": {}}
+    moves = [("play", 0, 1), ("pass", 1, None), ("play", 0, 7), ("pass", 1, None), ("play", 0, 4)]
+    lines = [json.dumps(header)] + [json.dumps({"type": "action", "action": a, "player": p, **({"cell": c} if a == "play" else {})})
+                                    for a, p, c in moves]
+    story, ok = explain(lines)
+    assert ok and story[1] == ("line 2: Ana (seat 1) is paid 1 for X's first turn, which makes 1, and takes "
+                               "cell 2 (top edge) for 2: balance -1.")
+    assert story[-2] == ("line 6: Ana (seat 1) is paid 2 for the turn, which makes 1, and takes cell 5 (centre) "
+                         "for 4: balance -3. Three in a row (cells 2, 5, 8) wins the game for Ana. The game is over.")
 
 
 def test_triangle_tells_the_deal_the_claim_and_why_each_player_scores():
@@ -58,6 +71,41 @@ def test_triangle_tells_the_deal_the_claim_and_why_each_player_scores():
     assert story[-1] == "Not over yet: Ana 3, Ben 0, Cy 11."
 
 
+def test_replay_names_triangle_cards_statements_and_points_per_player(capsys):
+    """``companion replay`` (without --explain) tells the last rounds by name, never as lists."""
+    assert main(["replay", str(JOURNALS / "triangle.jsonl")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[6] == ("  cards Ana (seat 1) 2, Ben (seat 2) 4, Cy (seat 3) 6; Right to Speak card 3: Ben (seat 2) "
+                      "stated \"my card is greater than both peers'\": false, points Ana (seat 1) 3, Ben (seat 2) "
+                      "0, Cy (seat 3) 3")
+    assert out[8] == "  cards Ana (seat 1) 3, Ben (seat 2) 5, Cy (seat 3) 6; Right to Speak card 4: draw between Ana (seat 1) and Cy (seat 3)"
+    assert not [line for line in out if "[" in line or "_" in line]
+
+
+def test_a_quiz_names_its_host_apart_from_the_scores(tmp_path, capsys):
+    """The host's seat never scores: replay, games and explain say who hosted instead of a 0."""
+    header = {"format": "companion-journal/1", "game": "quiz", "players": ["Hal", "Ben", "Cy"], "options": {"questions": 1}}
+    lines = [header, {"type": "action", "action": "correct", "target": 2, "score": 3},
+             {"type": "action", "action": "arm"}, {"type": "action", "action": "skip"}]
+    path = tmp_path / "20260101-200000-quiz.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    story, ok = explain(path.read_text().splitlines())
+    assert ok and story[-2:] == ["line 4: The host skips question 1. The game is over.",
+                                 "Result: Ben 0, Cy 3 (host Hal); won by Cy."]
+    assert main(["replay", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:4] == ["  Hal (seat 1): the host", "  Ben (seat 2): 0",
+                                                         "  Cy (seat 3): 3"]
+    assert main(["games", "--journal-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"{path.name}  Quiz  Ben 0, Cy 3 (host Hal)  won by Cy\n"
+
+
+def test_every_game_has_the_rules_protocols_invariant_check():
+    """``Rules.check_invariants``'s default is a method of the protocol, not code after a return."""
+    from companion.games.base import Rules
+
+    assert Rules().check_invariants(None) is None
+
+
 def test_trio_tells_what_was_drawn_from_the_seed_and_who_scores():
     story = told("trio")
     assert story[1].startswith(
@@ -69,10 +117,26 @@ def test_trio_tells_what_was_drawn_from_the_seed_and_who_scores():
                         "Ana (seat 1) scores: Ana gains 1. Next artist: Ben (seat 2).")
 
 
+def test_pictomania_names_word_cards_by_letter_and_words_as_the_table_shows_them():
+    """A journal records card ids (``green-02``); players know card B by its words."""
+    lines = (JOURNALS / "pictomania.jsonl").read_text(encoding="utf-8").splitlines()
+    swap = {"type": "chance", "event": "cards", "deck": "green", "cards": ["green-01", "green-05", "green-03"]}
+    story, ok = explain(lines[:2] + [json.dumps(swap)] + lines[2:])
+    assert ok and story[1] == (
+        "line 2: Round 1's word cards, from the green deck: card A (apple, pear, banana, cherry, grapes, "
+        "lemon, strawberry); card B (cow, pig, sheep, horse, goat, chicken, duck); card C (sun, rain, "
+        "snow, wind, cloud, rainbow, lightning).")
+    assert story[2] == ("line 3: Round 1: card B is swapped for another from the green deck (someone did "
+                        "not know a word): now card B (hat, shoe, sock, glove, scarf, shirt, trousers).")
+    assert story[3] == ("line 4: Secret letters and numbers are dealt: Ana (seat 1) A3 (banana), Ben (seat 2) "
+                        "B5 (scarf), Cy (seat 3) C1 (sun).")
+    assert "green-" not in "\n".join(story)
+
+
 def test_pictomania_tells_guesses_tokens_and_the_round_scored_again_at_the_reveal():
     story = told("pictomania")
-    assert story[2] == ("line 3: Secret letters and numbers are dealt: Ana (seat 1) A3, Ben "
-                        "(seat 2) B5, Cy (seat 3) C1.")
+    assert story[2] == ("line 3: Secret letters and numbers are dealt: Ana (seat 1) A3 (banana), Ben "
+                        "(seat 2) B5 (goat), Cy (seat 3) C1 (sun).")
     assert story[4] == "line 5: Cy (seat 3) guesses 2 on Ben (seat 2)'s drawing: wrong (Ben drew 5)."
     assert story[7] == "line 8: Ben (seat 2) is done guessing and finishes without a black token."
     assert story[8].endswith(

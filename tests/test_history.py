@@ -122,6 +122,42 @@ def test_plot_writes_a_chart_per_game_and_the_reaction_times(played, tmp_path, c
             assert image.width >= 400 and len(image.getcolors(1 << 16) or range(300)) > 20
 
 
+def test_every_panel_of_a_score_chart_names_its_players_and_their_final_scores(tmp_path, monkeypatch):
+    """Six-player plays, then plays of other people: each panel has its own legend, every line
+    named with its final score (lines of equal scores lie on one another)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.figure
+
+    import tablescreen_tour
+
+    journals = tmp_path / "journals"
+    journals.mkdir()
+    for names, seed, players in ((("Ana", "Ben", "Cy", "Dee", "Eli", "Fay"), 5, 6), (("Gus", "Hal", "Ivy", "Jo"), 7, 4)):
+        monkeypatch.setattr(tablescreen_tour, "NAMES", names)
+        for _ in tour(journals, "pictomania", seed=seed, steps=12000 if players == 6 else 3000, players=players):
+            pass
+    quiz = [{"format": "companion-journal/1", "game": "quiz", "players": ["Hal", "Ben", "Cy"], "options": {"questions": 1}},
+            {"type": "action", "action": "correct", "target": 2, "score": 3, "t": 1.0},
+            {"type": "action", "action": "arm", "t": 2.0}, {"type": "action", "action": "skip", "t": 3.0}]
+    (journals / "quiz-night.jsonl").write_text("".join(json.dumps(line) + "\n" for line in quiz))
+    legends = {}
+    save = matplotlib.figure.Figure.savefig
+
+    def saved(figure, path, **kwargs):  # what each written chart shows, panel by panel
+        legends[Path(path).name] = [(ax.get_title(), [t.get_text() for t in ax.get_legend().get_texts()]
+                                     if ax.get_legend() else None) for ax in figure.axes if ax.get_visible()]
+        return save(figure, path, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", saved)
+    assert main(["history", "--dir", str(journals), "--plot", str(tmp_path / "charts")]) == 0
+    assert legends["scores-quiz.png"] == [("quiz-night", ["Ben 0", "Cy 3"])]  # the host plays for no points
+    plays = [read_game(p) for p in sorted(journals.glob("pictomania-*.jsonl"))][-6:]
+    assert len({g.players for g in plays}) == 2 and max(len(g.players) for g in plays) == 6
+    assert legends["scores-pictomania.png"] == [
+        (p.path.name.split(".")[0] + ("" if p.over else " (not finished)"),
+         [f"{name} {score}" for name, score in zip(p.players, p.trail[-1][1])]) for p in plays]
+
+
 def test_no_journals_says_so_and_a_folder_that_is_not_there_is_refused(tmp_path, capsys):
     """An empty folder has no games; a folder that does not exist (a typo) is no answer."""
     (tmp_path / "empty").mkdir()

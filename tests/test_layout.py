@@ -20,9 +20,10 @@ from companion.games.options import parse_options
 from companion.arbiter.inputs import InputEvent
 from companion.profile import MAX_NAME
 from companion.rulebook import pages
-from companion.screens.canvas import checking
+from companion.screens.canvas import checking, one_form_per_name
 from companion.table import Table
-from companion.table.game import table_for
+from companion.table.game import RACE, YOUR_TURN, table_for
+from companion.table.lobby import rules_screen
 from companion.tablescreen.public import VIEWS
 from companion.tablescreen.render import render as draw_table
 
@@ -69,9 +70,10 @@ def phase(table) -> str:
     return "?"
 
 
-STEPS = {"paytoplay": 2500}
+STEPS = {"paytoplay": 2500, "pictomania": 1000}
 """Presses and ticks per run: Pay-to-Play's screens are quick, and a draw offer needs passes by
-both players in a row."""
+both players in a row; Pictomania's menu keeps every drawing in its place, so six players
+pressing at random take longer to reach Done."""
 
 REACHED = {
     "triangle": {"race", "speak", "result", "end"},
@@ -97,8 +99,8 @@ def play(name: str, seed: int, steps: int, options: dict, seen: set, problems: d
 
     def render(what: str) -> None:
         with checking() as overflows:
-            for s in range(stations):
-                table.screen(s)
+            for s in range(stations):  # each panel as a station draws it: one form per name
+                one_form_per_name(lambda: table.screen(s))
             view = VIEWS[name](table)
             if view not in views:  # the table screen, every new view at every supported size
                 views.add(view)
@@ -145,8 +147,8 @@ def test_no_text_is_cut_off_on_any_screen_of_a_game(name):
 
 
 def test_no_text_is_cut_off_in_the_lobby():
-    """Every game, every option row with every value, and every rules page, on the menus of a
-    6-station box."""
+    """Every game, every option row with every value, and every rules page (also with the badge
+    a game in play puts on it), on the menus of a 6-station box."""
     table = Table(NAMES, seed=1)
     lobby = table.lobby
     problems = []
@@ -176,6 +178,8 @@ def test_no_text_is_cut_off_in_the_lobby():
             for page in range(len(pages(lobby.game.name))):
                 assert lobby.rules_page == page
                 lobby.screen()
+                for badge in (RACE, YOUR_TURN):  # the same page read during a game
+                    rules_screen(lobby.game.name, page, badge)
                 table.handle(InputEvent(0, "right", True, 0))
             table.handle(InputEvent(0, "ok", True, 0))
             assert lobby.rules_page is None

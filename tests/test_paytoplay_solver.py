@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.bots.paytoplay import (RESULT_WEIGHT, Solver, Value, best_action, cell_name, key_of, solve,
-                                      solver_for, tictactoe)
+from companion.bots.paytoplay import RESULT_WEIGHT, Solver, Value, best_action, key_of, solve, solver_for, tictactoe
 from companion.games import get
+from companion.games.paytoplay import cell_name
 from companion.games.paytoplay import PayToPlayOptions
 
 RULES = get("paytoplay")

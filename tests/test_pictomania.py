@@ -11,9 +11,8 @@ from companion import words
 from companion.games import get
 from companion.games.base import IllegalAction
 from companion.games.options import OptionError, parse_options
-from companion.games.pictomania import (
-    BLACK_TOKENS, PLAYER_TOKENS, Pictomania, PictomaniaOptions, token_tables,
-)
+from companion.games.pictomania import Pictomania, PictomaniaOptions, token_tables
+from companion.games.pictomania_scoring import BLACK_TOKENS, PLAYER_TOKENS
 from companion.record.journal import JournalError, replay, summary
 
 GAME = get("pictomania")

@@ -168,16 +168,39 @@ def test_two_guesses_2_ms_apart_take_the_tokens_in_edge_order_not_arrival_order(
     assert r.black == (3, 2, 2, 1)
 
 
-def test_a_guess_leaves_the_menu_and_the_same_drawing_cannot_be_guessed_twice(dealt):
+def test_a_guessed_drawing_stays_in_the_menu_and_cannot_be_guessed_twice(dealt):
     table, clock, journals, game = dealt
-    assert game.menu(DEE) == [("guess", ANA), ("guess", BEN), ("guess", CY), ("words", None),
-                              ("done", None), ("wrong", None)]
+    menu = [("guess", ANA), ("guess", BEN), ("guess", CY), ("words", None), ("done", None), ("wrong", None)]
+    assert game.menu(DEE) == menu
     open_guess(table, clock, DEE, BEN, 3)
     confirm(table, DEE, clock.next())
-    assert ("guess", BEN) not in game.menu(DEE)   # already sent, even before it is applied
+    assert game.menu(DEE) == menu
+    assert game.refusal(DEE, ("guess", BEN)) == "Ben: already guessed"   # sent, not applied yet
     settle(table, clock.next())
-    assert ("guess", BEN) not in game.menu(DEE)
     assert game.seats[DEE].message == "sent: Ben 3"
+    press(table, clock, DEE, "right", "ok")                  # ok on Ben again: refused, in words
+    assert game.seats[DEE].mode == "menu" and game.seats[DEE].message == "Ben: already guessed"
+    assert table.cues[-1] == "illegal" and shows(game.screen(DEE), "Ben: guessed 3")
+    assert [g.target for g in game.state.round.guesses] == [BEN]
+
+
+def test_the_menu_keeps_its_places_so_the_same_presses_reach_the_same_player(dealt):
+    """Guessed drawings keep their place: from the top, two rights or four lefts always reach
+    Cy's drawing, whatever else was guessed (on main a guessed drawing left the menu)."""
+    table, clock, journals, game = dealt
+    for target in (ANA, BEN):
+        open_guess(table, clock, DEE, target, 2)
+        confirm(table, DEE, clock.next())
+        settle(table, clock.next())
+    assert [g.target for g in game.state.round.guesses] == [ANA, BEN]
+    press(table, clock, DEE, "right", "right")
+    assert shows(game.screen(DEE), "< Guess Cy >")
+    press(table, clock, DEE, "left", "left")
+    assert shows(game.screen(DEE), "< Ana: guessed 2 >")    # taken: drawn unlit, not picked
+    press(table, clock, DEE, "left", "left", "left", "left")
+    assert game.menu(DEE)[game.seats[DEE].cursor] == ("guess", CY)
+    press(table, clock, DEE, "ok")
+    assert game.seats[DEE].mode == "number" and game.seats[DEE].target == CY
 
 
 def test_done_takes_the_chosen_black_token_and_the_round_ends_with_the_last_player(dealt):
@@ -187,7 +210,8 @@ def test_done_takes_the_chosen_black_token_and_the_round_ends_with_the_last_play
     press(table, clock, ANA, "right", "ok")                  # take a 2 instead
     settle(table, clock.next())
     assert game.state.round.black[ANA] == 2 and game.state.round.pool == (3, 2, 1)
-    assert game.menu(ANA) == [("words", None), ("wrong", None)]
+    assert game.refusal(ANA, ("done", None)) == "you are done" == game.refusal(ANA, ("guess", BEN))
+    assert game.refusal(ANA, ("wrong", None)) is None        # a wrong word may still be admitted
     press(table, clock, BEN, "left", "left", "ok", "left", "ok")   # no black token
     press(table, clock, CY, "left", "left", "ok", "ok")
     settle(table, clock.next())
@@ -342,7 +366,8 @@ def test_wrong_word_is_confirmed_then_sent(dealt):
     press(table, clock, CY, "ok")
     settle(table, clock.next())
     assert game.state.round.wrong_word[CY]
-    assert ("guess", CY) not in game.menu(ANA) and ("wrong", None) not in game.menu(CY)
+    assert game.refusal(ANA, ("guess", CY)) == "Cy: wrong word"
+    assert game.refusal(CY, ("wrong", None)) == "already said"
 
 
 @pytest.mark.parametrize("changes", [{}, {0: 1}, {4: 1}], ids=["box", "physical", "competitive"])
@@ -414,11 +439,10 @@ def test_a_wrong_word_found_at_the_reveal_is_declared_on_the_drawers_own_stack(b
     press(table, clock, BEN, "slap")               # on Ana's stack: nothing to declare
     assert game.seats[BEN].mode != "wrong"
     press(table, clock, BEN, "right")              # his own stack
-    bottom = (0, 64 - LINE_H, 128, 64)
-    offer = panel("", ("", "", "", "slap: wrong word?")).crop(bottom)
-    assert game.screen(BEN).crop(bottom) == offer
+    offer = "ok: next slap: wrong?"
+    assert shows(game.screen(BEN), offer)
     press(table, clock, ANA, "right")              # Ana on Ben's stack: no offer on her screen
-    assert game.seats[ANA].page == BEN and game.screen(ANA).crop(bottom) != offer
+    assert game.seats[ANA].page == BEN and not shows(game.screen(ANA), offer)
     press(table, clock, ANA, "slap")
     assert game.seats[ANA].mode != "wrong"
     press(table, clock, BEN, "slap")
@@ -431,6 +455,25 @@ def test_a_wrong_word_found_at_the_reveal_is_declared_on_the_drawers_own_stack(b
     assert lines(journals[0])[-1]["action"] == "wrong_word" and lines(journals[0])[-1]["player"] == BEN
     header, match = replay(journals[0].read_text().splitlines())
     assert match.state == game.state and summary(header, match)["detail"]["rounds"][0]["wrong_word"] == [BEN]
+
+
+def test_the_drawer_sees_their_own_score_line_on_their_own_stack(box):
+    """Ben's own stack page shows what his drawing did to his score, as everyone else's does,
+    while it also offers the wrong word (on main the offer took the score line's place)."""
+    table, clock, journals = box
+    game = start(table, clock, changes={2: 1})     # one round
+    ready_all(table, clock)
+    open_guess(table, clock, ANA, BEN, game.state.round.numbers[BEN])
+    press(table, clock, ANA, "ok")
+    settle(table, clock.next())
+    finish_round(table, clock)
+    press(table, clock, BEN, "right")              # his own stack
+    assert game.may_declare_at_reveal(BEN)
+    line = "not taken -2 black +2"                     # kept 1 and 1; his black 2
+    assert game.last_result.black_counts[BEN] == 2 and game.last_result.stacks[BEN].kept == (1, 1)
+    assert shows(game.screen(BEN), line) and shows(game.screen(BEN), "slap: wrong?")
+    press(table, clock, ANA, "right")
+    assert shows(game.screen(ANA), line)             # the same line on everyone's screen
 
 
 def test_a_wrong_word_declared_at_the_reveal_is_told_to_everyone_whose_total_it_changes(box):
@@ -458,3 +501,92 @@ def test_a_wrong_word_declared_at_the_reveal_is_told_to_everyone_whose_total_it_
     assert public_view(table).lines[0] == "Ben drew the wrong word: the round is scored again without it"
     press(table, clock, ANA, "right")
     assert not shows(table.screen(ANA), "rescored")
+
+
+def test_a_black_token_counting_0_says_why(box):
+    """Outside the learning round, a drawing nobody guessed scores its drawer's black token 0:
+    the stack page says "unguessed" (on main it read "black +0" with no reason), and one who
+    took no black token reads "no black"."""
+    table, clock, journals = box
+    game = start(table, clock, changes={2: -3, 3: -1})     # one round, no learning round
+    assert not game.state.options.learning_round
+    ready_all(table, clock)
+    for station in (ANA, BEN, CY):
+        press(table, clock, station, "left", "left", "ok", "ok")      # the highest
+    press(table, clock, DEE, "left", "left", "ok", "left", "ok")      # no black token
+    settle(table, clock.next())
+    r = game.last_result
+    assert r.black == (3, 2, 2, None) and r.black_counts == (0, 0, 0, 0)
+    press(table, clock, CY, "right")                                   # Ben's stack
+    assert shows(game.screen(CY), "unguessed -4, black 0") and not shows(game.screen(CY), "+0")
+    press(table, clock, CY, "right", "right")                          # Dee's stack
+    assert shows(game.screen(CY), "not taken -4 no black")
+
+
+def test_the_learning_round_is_explained_on_the_round_page_and_in_the_rules(dealt):
+    from companion.rulebook import pages
+    from companion.tablescreen.public import public_view
+
+    table, clock, journals, game = dealt
+    finish_round(table, clock)
+    press(table, clock, ANA, *["right"] * 4)                           # the round's page
+    assert game.review_pages()[game.seats[ANA].page] == "scores"
+    assert shows(game.screen(ANA), "learning: all black +")
+    for station in (BEN, CY, DEE):
+        press(table, clock, station, *["right"] * 4)
+    assert "learning round: every black token taken counts plus" in public_view(table).lines
+    rules = [" ".join(page) for page in pages("pictomania")]
+    assert "Round 1 is a learning round (an option): black tokens always count plus." in rules
+    assert "Nobody guessed your word right? Then your black token counts 0." in rules
+
+
+def test_the_round_page_has_column_heads(dealt):
+    table, clock, journals, game = dealt
+    finish_round(table, clock)
+    press(table, clock, ANA, *["right"] * 4)
+    screen = game.screen(ANA)
+    assert shows(screen, "   rnd tot    rnd tot")
+    r, totals = game.last_result, game.state.totals
+    assert shows(screen, f"Ana{r.scores[ANA]:>+3d}{totals[ANA]:>4}")
+
+
+def six_at_the_competitive_row(tmp_path):
+    """Six players picked Pictomania; the lobby's cursor is on the competitive row."""
+    names = ("Ana", "Ben", "Cy", "Dee", "Eli", "Fay")
+    table, journals = journaled_table(tmp_path, names, seed=11)
+    clock = Clock()
+    while table.lobby.game.name != "pictomania":
+        press(table, clock, 0, "right")
+    press(table, clock, 0, "ok")
+    take_seats(table, range(6), clock.next)
+    while table.lobby.row != 4:
+        press(table, clock, 0, "ok")
+    return table, clock
+
+
+def test_the_competitive_option_says_what_it_does(tmp_path):
+    """The line under the competitive row says what the value shown does: off, a black token
+    for every player; on, the last black token ends the round (not "1 black token fewer" under
+    <off>)."""
+    table, clock = six_at_the_competitive_row(tmp_path)
+    assert shows(table.screen(0), "<off>") and shows(table.screen(0), "one black per player")
+    press(table, clock, 0, "right")
+    assert shows(table.screen(0), "<on>") and shows(table.screen(0), "last black ends round")
+
+
+def test_the_table_screen_lists_the_black_tokens_in_play(tmp_path):
+    """Competitive with six players: five black tokens in play, and the table screen lists
+    those five (on main it listed the six of the standard table)."""
+    from companion.tablescreen.public import public_view
+    from companion.tablescreen.render import render
+
+    table, clock = six_at_the_competitive_row(tmp_path)
+    assert "black: 3,3,2,2,1,1" in public_view(table).lines     # off: one per player
+    press(table, clock, 0, "right")
+    drawn: list[str] = []
+    render(public_view(table), (1280, 720), drawn)
+    text = " ".join(drawn)                                     # as drawn, wrapped or not
+    assert "black: 3,3,2,2,1 in play (competitive: a 1 left out)" in text and "3,3,2,2,1,1" not in text
+    while table.lobby.row is not None:
+        press(table, clock, 0, "ok")
+    assert table.game.state.tokens.black == (3, 3, 2, 2, 1)

@@ -178,3 +178,63 @@ def test_a_held_key_is_drawn_when_it_reaches_the_game(box):
     table.tick(round((t + 100) * MS), round((t + 100) * MS))
     assert game.cursor == cursor + 1
     assert table.version > before and table.screen(mover).tobytes() != screen
+
+
+def test_the_rules_pages_say_a_race_is_on_or_it_is_your_turn_in_triangle(box):
+    """Reading the rules hides the game: a badge in the title bar says "RACE!" while the race
+    runs (from the countdown) and "YOUR TURN" while the game waits for the reader; nothing
+    for a reader the game is not waiting for."""
+    table, clock, journals = box
+    game = start(table, clock, "triangle")
+    chord(table, BEN, clock.next())                        # during the countdown
+    assert game.racing and shows(table.screen(BEN), "RACE!")
+    opens = game.opens_ns
+    table.tick(opens, opens)
+    assert game.count == 0 and shows(table.screen(BEN), "RACE!")
+    table.handle(InputEvent(ANA, "slap", True, opens + 200 * MS))
+    table.tick(opens + 400 * MS, opens + 400 * MS)
+    assert game.claimer == ANA
+    screen = table.screen(BEN)
+    assert shows(screen, "Triangle 1/") and not shows(screen, "RACE!") and not shows(screen, "YOUR TURN")
+    clock.ms = (opens + 500 * MS) / MS
+    chord(table, ANA, clock.next())
+    assert shows(table.screen(ANA), "YOUR TURN")
+
+
+def test_the_rules_pages_say_whose_turn_it_is_in_pay_to_play(box):
+    table, clock, journals = box
+    game = start(table, clock, "paytoplay")
+    chord(table, ANA, clock.next())
+    chord(table, BEN, clock.next())
+    assert game.match.state.to_move == ANA
+    assert shows(table.screen(ANA), "YOUR TURN") and not shows(table.screen(BEN), "YOUR TURN")
+
+
+def test_what_each_game_waits_for_from_each_seat(box):
+    """The badge's words in the other games: the closest-number start race and the mover's turn,
+    Pictionary's artist and guessers, the quiz's host and contestants."""
+    from companion.table.game import RACE, YOUR_TURN
+
+    table, clock, journals = box
+    game = start(table, clock, "closest", start="seat1")
+    assert [game.waiting_on(s) for s in (ANA, BEN, CY)] == [YOUR_TURN, "", ""]
+    game = start(table, clock, "closest")
+    assert [game.waiting_on(s) for s in (ANA, BEN, CY)] == [RACE] * 3
+
+    game = start(table, clock, "trio")
+    artist = game.match.state.artist
+    guessers = [s for s in (ANA, BEN, CY) if s != artist]
+    assert game.waiting_on(artist) == YOUR_TURN and [game.waiting_on(s) for s in guessers] == ["", ""]
+    tap(table, artist, "ok", clock.next())                   # the timer runs
+    assert game.deadline_ns is not None
+    assert game.waiting_on(artist) == "" and [game.waiting_on(s) for s in guessers] == [RACE, RACE]
+    tap(table, guessers[0], "slap", clock.next())
+    t = clock.next()
+    table.tick(round(t * MS), round(t * MS))
+    assert game.judging and game.waiting_on(artist) == YOUR_TURN and game.waiting_on(guessers[1]) == ""
+
+    game = start(table, clock, "quiz")
+    assert [game.waiting_on(s) for s in (ANA, BEN, CY)] == [YOUR_TURN, "", ""]   # the host arms
+    tap(table, ANA, "slap", clock.next())
+    assert game.state.phase == "open"
+    assert [game.waiting_on(s) for s in (ANA, BEN, CY)] == ["", RACE, RACE]

@@ -33,7 +33,7 @@ def test_scene_matches_the_reviewed_image(name):
     ("triangle-verdict", "Ana: peers even? No", "wro."),
     ("lobby-triangle-lockout", "<off>", "lockout."),
     ("pictomania-stack", "ok: next", "keeps"),
-    ("pictomania-scores", "no black sheep", "no sheep;"),
+    ("pictomania-scores", "learning: all black +", "no sheep;"),
     ("pictomania-final", "Ben wins!", "Ben win;"),
     ("pictomania-swap", "Ana swapped card A", "ok: ready"),
     ("closest-scores", "Ben", "ok: next"),

@@ -106,3 +106,17 @@ def test_fit_marks_a_cut_and_text_stays_on_the_panel():
     image, draw = blank()
     text(draw, 0, 0, "W" * 21)
     assert lit(image, (0, 0, 127, 11)) > 0
+
+
+def test_a_panel_draws_each_name_in_the_shortest_form_any_of_its_lines_needs():
+    """A line that fits a long name whole, then a narrow place that cuts it: drawn again, the
+    first line says it cut too. A shorter form only tried (it did not fit) is not the panel's."""
+    from companion.screens.canvas import abbreviate, fitting, one_form_per_name
+
+    def panel():
+        return (fitting(lambda w: f"{abbreviate('Alexandra', w)} speaks"),
+                fitting(lambda w: f"{abbreviate('Bernadette', w)} has won!", 14),
+                abbreviate("Alexandra", 3), abbreviate("Bernadette", 10))
+
+    assert panel() == ("Alexandra speaks", "Bern. has won!", "Al.", "Bernadette")
+    assert one_form_per_name(panel) == ("Al. speaks", "Bern. has won!", "Al.", "Bern.")

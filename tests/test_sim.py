@@ -251,3 +251,36 @@ def test_a_scripted_screenshot_leaves_no_game_in_the_state_directory(tmp_path, m
     assert not (tmp_path / "state").exists()
     used = pathlib.Path(capsys.readouterr().err.split("journals of this scripted run: ")[1].split()[0])
     assert list(used.glob("*.jsonl")), "the game was journaled in the temporary folder"
+
+
+@pytest.mark.parametrize("scale", [1, 2, 3])
+@pytest.mark.parametrize("stations", [2, 3, 4, 5, 6, 17])
+def test_nothing_on_the_table_overlaps_at_any_station_count(stations, scale):
+    """The title, the buzzer lamp with its glow and label (the longest cue's too), the sound
+    switch and "Esc quit" as drawn, each clear of the others and on the table; the table clear
+    of every station; the quit question inside the window. Two stations make a one-column
+    window (the lamp used to cover the title there); 17 are a quiz box's."""
+    from companion.profile import load_profile
+    from companion.sim.window import Window
+
+    root = pathlib.Path(__file__).parent.parent
+    profile = load_profile(root / "companion/demo/quiz.toml") if stations == 17 else players_profile(stations)
+    assert len(profile.stations) == stations
+    window = Window(profile, [type("Panel", (), {"image": None})()] * stations, MixerBuzzer(muted=True),
+                    lambda event: None, scale)
+    try:
+        plan = window.layout
+        whole = pygame.Rect((0, 0), plan.size)
+        drawn = window._draw_table()
+        for i, rect in enumerate(drawn):
+            assert plan.table.contains(rect), (rect, plan.table)
+            assert all(not rect.colliderect(other) for other in drawn[i + 1:]), (rect, drawn)
+        font = pygame.font.Font(None, 24)
+        assert max(font.size(cue)[0] for cue in CUES) <= plan.cue.width
+        assert plan.cue.right <= plan.table.right
+        cards = [area.card for area in plan.stations]
+        assert all(whole.contains(card) and not card.colliderect(plan.table) for card in cards)
+        assert all(not a.colliderect(b) for i, a in enumerate(cards) for b in cards[i + 1:])
+        assert whole.contains(window._draw_quit_question())
+    finally:
+        window.close()

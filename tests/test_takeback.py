@@ -252,7 +252,7 @@ def test_explain_tells_a_take_back():
     told = told_whole(ANA_MARKS + ['{"type": "action", "action": "undo", "player": 0, "line": 2}',
                                    '{"type": "action", "action": "play", "player": 0, "cell": 0}'])
     assert told[2] == "line 3: Ana (seat 1) takes back line 2: the game is again as it was before it (Ana 0, Ben 0)."
-    assert "takes a corner (cell 0) for 3: balance -2" in told[3]
+    assert "takes cell 1 (top-left corner) for 3: balance -2" in told[3]
 
 
 def test_explain_tells_a_seat_changing_hands_and_replay_checks_the_line():

@@ -2,6 +2,7 @@
 basic strategy."""
 
 import itertools
+import json
 
 import pytest
 
@@ -166,6 +167,25 @@ def test_companion_analyze_prints_the_coach_for_every_round(tmp_path, capsys):
     # Ana saw 6, 5 and her own 6; then 2, 2 (the draw showed her nothing more); now 2, 2, RtS 5.
     assert out[3].startswith("Turn 1 round 3: Ana said I'm a 4 (true), 25% likely")
     assert out[3].endswith("best was I'm greater, 75% likely, +1.50 expected")
+
+
+def test_companion_analyze_shows_an_even_bet_as_plus_zero(tmp_path, capsys):
+    """By round 4, from the cards Ben has seen this turn, "I'm even" is true 60% of the time:
+    0.6 x 2 - 0.4 x 3 is 0, which the odds' sum lands a hair below."""
+    from companion.cli import main
+
+    rounds = (([5, 1, 4], 1, 1, "peers_even"), ([2, 5, 6], 4, 1, "peers_even"),
+              ([3, 5, 1], 6, 2, "peers_even"), ([3, 2, 6], 6, 1, "even"))
+    lines = [{"format": "companion-journal/1", "game": "triangle", "players": ["Ana", "Ben", "Cy"]}]
+    for cards, rts, claimer, fact in rounds:
+        lines += [{"type": "chance", "event": "deal", "cards": cards, "rts": rts},
+                  {"type": "action", "action": "claim", "player": claimer},
+                  {"type": "action", "action": "state", "player": claimer, "fact": fact}]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert main(["analyze", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[4].startswith(
+        "Turn 1 round 4: Ben said I'm even (true), 60% likely, +0.00 expected")
 
 
 def test_companion_analyze_names_the_game_it_reads(tmp_path, capsys):

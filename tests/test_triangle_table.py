@@ -507,15 +507,17 @@ def test_the_coach_shows_the_speaker_alone_the_best_statement_by_counting(make):
         said = VERDICT_LABELS[fact] + (f" {value}" if value is not None else "")
         assert table.view(ANA).status == f"Best: {said} {advice.best_gain:+.1f}"
     assert len(table.view(ANA).status) <= 21
-    # The advice reads the RtS card, private to the speaker: the others see the slaps as before.
-    assert table.view(BEN).status == table.view(CY).status == "nobody else slapped"
+    # The advice reads the RtS card, private to the speaker: the others see what a game without
+    # the coach shows them (what a false statement gave them, else the slaps).
+    expected = "the others +3 each" if not done.correct else "nobody else slapped"
+    assert table.view(BEN).status == table.view(CY).status == expected
 
 
 def test_the_coach_is_off_by_default(make):
     table = make()
     claim(table, ANA)
     state(table, FACTS.index("peers_even"))
-    assert table.view(ANA).status == "nobody else slapped"
+    assert table.view(ANA).status == ("nobody else slapped" if table.last.correct else "the others +3 each")
 
 
 def test_every_coach_line_fits_the_status_line():
@@ -596,3 +598,26 @@ def test_the_verdict_says_what_no_gave_the_others_and_the_end_lights_the_winner(
         tap(table, ANA, "ok", table.now_ns + 300 * MS)
     assert table.match.outcome is not None and ANA not in table.match.outcome.winners
     assert table.lights() == {p: "on" for p in table.match.outcome.winners}
+
+
+def test_every_panel_says_what_a_false_statement_gave_the_others(make):
+    """"? No" alone does not say the others scored: each station's panel, the speaker's too,
+    says "the others +3 each" under the cards, as the rules page and the table screen do; a
+    true statement keeps who else slapped there."""
+    table = make()
+    claim(table, ANA)
+    press(table, BEN, "slap", table.opens_ns + 240 * MS)
+    cards = table.current.cards
+    wrong = next(i for i, f in enumerate(FACTS) if f in ("even", "odd") and not fact_true(cards, ANA, f))
+    state(table, wrong)
+    assert table.last.points == (0, 3, 3)
+    for station in (ANA, BEN, CY):
+        assert table.view(station).status == "the others +3 each"
+        assert shows(table.screen(station), "the others +3 each")
+    tap(table, ANA, "ok", table.now_ns + 300 * MS)
+    claim(table, ANA)
+    press(table, BEN, "slap", table.opens_ns + 240 * MS)
+    cards = table.current.cards
+    state(table, next(i for i, f in enumerate(FACTS) if f in ("even", "odd") and fact_true(cards, ANA, f)))
+    assert table.last.correct
+    assert table.view(CY).status == "Ben +140ms" and not shows(table.screen(CY), "each")

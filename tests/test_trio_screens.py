@@ -45,7 +45,12 @@ def test_the_artist_is_lit_in_the_scores_and_the_word_only_on_the_artists_screen
     assert screen(GUESSING) != screen(replace(GUESSING, word="lighthouse"))
 
 
-def test_the_status_line_names_who_can_win_or_cannot_draw():
-    assert status(JUDGING) == "Cy can win, no draw"
-    assert status(TrioView(NAMES, (3, 1, 1), 1, "", eligible=None, leader=0)) == "Ana leads: no draw"
+def test_the_status_line_names_who_can_win_or_skips_drawing_without_saying_no_draw():
+    """"no draw" read as "no tie": the line says what the leader does instead."""
+    assert status(JUDGING) == "Cy can win, guesses"
+    assert status(TrioView(NAMES, (3, 1, 1), 1, "", eligible=None, leader=0)) == "Ana skips drawing"
+    longest = ("W" * 10,) * 3
+    for eligible in (None, 0):
+        line = status(TrioView(longest, (3, 1, 1), 1, "", eligible=eligible, leader=0))
+        assert "draw" not in line.replace("drawing", "") and len(line) <= 21
     assert status(TrioView(NAMES, (3, 3, 1), 1, "")) == ""

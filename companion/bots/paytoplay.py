@@ -35,7 +35,8 @@ import threading
 from dataclasses import dataclass
 from typing import Iterator
 
-from ..games.paytoplay import CELL_COST, EMPTY, FIRST_INCOME, INCOME, LINES, PayToPlayOptions, PayToPlayState
+from ..games.paytoplay import (CELL_COST, EMPTY, FIRST_INCOME, INCOME, LINES, PayToPlayOptions, PayToPlayState,
+                              cell_name)
 
 MARKS = "XO"
 RESULT_WEIGHT = 1000
@@ -281,16 +282,6 @@ class Solution:
     value: Value
     best_first: list[str]
     positions: int
-
-
-CELL_NAMES = ("top-left corner", "top edge", "top-right corner", "left edge", "centre",
-              "right edge", "bottom-left corner", "bottom edge", "bottom-right corner")
-
-
-def cell_name(cell: int) -> str:
-    """A cell as a player reads the station's board: 1 to 9 in reading order (the order the
-    station's menu steps through), with where it is."""
-    return f"cell {cell + 1} ({CELL_NAMES[cell]})"
 
 
 def solve(no_double_pass: bool = False) -> Solution:

@@ -34,20 +34,27 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             continue
         said = (f"{header.players[advice.claimer]} said {label(advice.said)} "
                 f"({'true' if done.correct else 'false'}), {advice.said_chance:.0%} likely, "
-                f"{advice.said_gain:+.2f} expected")
+                f"{_gain(advice.said_gain)} expected")
         if advice.said_gain >= advice.best_gain:
             print(f"{where} {said}: the best statement")
         else:
             print(f"{where} {said}; best was {label(advice.best)}, {advice.best_chance:.0%} likely, "
-                  f"{advice.best_gain:+.2f} expected")
+                  f"{_gain(advice.best_gain)} expected")
     return 0
+
+
+def _gain(points: float) -> str:
+    """``+1.50``, ``-0.38``; an even chance of gaining and losing is ``+0.00``, never ``-0.00``
+    (a sum of odds lands a hair below zero)."""
+    return f"{round(points, 2) + 0.0:+.2f}"
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
     """Pay-to-Play under perfect play, beside plain tic-tac-toe."""
     import time
 
-    from ..bots.paytoplay import CELL_NAMES, solve, tictactoe
+    from ..bots.paytoplay import solve, tictactoe
+    from ..games.paytoplay import CELL_NAMES
 
     started = time.perf_counter()
     solution = solve(args.no_double_pass)

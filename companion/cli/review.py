@@ -51,7 +51,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 0
     print(f"{match.rules.title}: {', '.join(header.players)}")
     for seat, (name, score) in enumerate(zip(header.players, result["scores"]), start=1):
-        print(f"  {name} (seat {seat}): {score}")
+        print(f"  {name} (seat {seat}): {'the host' if seat == 1 and match.rules.host_seat else score}")
     if result["over"]:
         winners = [header.players[w] for w in result["winners"]]
         everyone = len(winners) == len(header.players) > 1
@@ -99,6 +99,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     """One line per past game, newest first: when, what, who, and how it ended."""
     from ..record.journal import JournalError, read_journal, replay, summary
     from ..arbiter.latepress import late_notes, late_summary
+    from ..games.base import standing
     from ..record.recovery import ABANDONED, journals
     from ..untrusted import Unreadable
 
@@ -129,7 +130,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         else:
             state = "not finished (offered on start)" if path == paths[-1] else "not finished"
         late = late_summary(late_notes(lines, len(header.players)))
-        scores = ", ".join(f"{name} {score}" for name, score in zip(header.players, result["scores"]))
+        scores = standing(match.rules, header.players, result["scores"])
         print(f"{path.name}  {match.rules.title}  {scores}  {state}" + (f"  {late}" if late else ""))
     return 0
 

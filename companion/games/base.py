@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
-from .options import lobby_choices, parse_options
+from .options import lobby_choices, parse_options, show_value
 
 Action = Mapping[str, Any]
 """A game action or chance event, as in the journal (without the ``type`` key)."""
@@ -67,6 +67,12 @@ class Rules:
         the option's default is not among its values.
         """
         return lobby_choices(self.Options)
+
+    def shown_option(self, name: str, values: Mapping[str, Any]) -> str:
+        """Option ``name``'s value as the table screen's lobby lists it, given all the lobby's
+        ``values``: by default as the station shows it; a game whose options change one another
+        (Pictomania's competitive variant leaves a black token out) says what is in play."""
+        return show_value(self.Options, name, values[name])
 
     def players_allowed(self) -> str:
         """``2`` or ``3 to 6``: the player counts, for messages."""
@@ -176,12 +182,21 @@ class Rules:
         return []
 
 
+    def check_invariants(self, state: Any) -> None:
+        """Raise AssertionError if the state breaks a rule that must always hold."""
+
+
 def each_player(values) -> str:
     """``player 0 +3, player 1 -1``: one value per player, not a bare list (the replay names them)."""
     return ", ".join(f"player {p} {v}" for p, v in enumerate(values))
 
-    def check_invariants(self, state: Any) -> None:
-        """Raise AssertionError if the state breaks a rule that must always hold."""
+
+def standing(rules: Rules, names: tuple[str, ...], scores: tuple[Any, ...]) -> str:
+    """``Ana 3, Ben 1``: each player's score by name; a game with a host names the host apart,
+    ``Ben 2, Cy 1 (host Ana)``, since the host's seat never scores."""
+    if not rules.host_seat:
+        return ", ".join(f"{n} {s}" for n, s in zip(names, scores))
+    return ", ".join(f"{n} {s}" for n, s in list(zip(names, scores))[1:]) + f" (host {names[0]})"
 
 
 def _is_mapping(value: Any) -> bool:

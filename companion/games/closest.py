@@ -42,6 +42,8 @@ PLAYERS = 3
 TIE = "tie"
 """The verdict on a number whose nearest counting cards belong to different players."""
 START_MODES = ("17x34", "products", "seat1", "random")
+SEATS = ("A", "B", "C")
+"""The seats' letters on the replay's pictures of the number line."""
 
 
 @dataclass(frozen=True)
@@ -286,6 +288,9 @@ class Closest(Rules):
                  for r in state.scored]
         if not state.over and state.starter is not None:
             lines.append(f"Round {state.round} on 1..{state.line}: {_picture(state.line, state.cards)}")
+        if lines:  # the pictures' letters, which the replay names
+            lines.insert(0, f"On the lines: {', '.join(f'{seat} is player {p}' for p, seat in enumerate(SEATS))}; "
+                            "* marks a decoy, - a free number")
         return lines
 
     def check_invariants(self, state: ClosestState) -> None:
@@ -339,7 +344,7 @@ def _card_json(card: Card) -> dict[str, Any]:
 
 def _picture(line: int, cards: tuple[Card, ...]) -> str:
     """``1:- 2:B* ...``: each number with the seat (A, B, C) on it, ``*`` for a decoy."""
-    on = {c.number: "ABC"[c.player] + ("*" if c.decoy else "") for c in cards}
+    on = {c.number: SEATS[c.player] + ("*" if c.decoy else "") for c in cards}
     return " ".join(f"{n}:{on.get(n, '-')}" for n in range(1, line + 1))
 
 

@@ -6,6 +6,7 @@ A game declares its options as a frozen dataclass. Each field may carry metadata
   values);
 - ``min`` / ``max``: inclusive numeric bounds;
 - ``help``: one line for the lobby and for error messages;
+- ``brief`` (or ``briefs``, a brief per value): the lobby's short line under the option;
 - ``check``: a function of the value returning what is wrong with it (text) or None, for rules a
   type and bounds cannot say (a known deck name, a list of token values);
 - ``typed_check``: the same, run only on a value typed on a command line, for what only the box
@@ -147,12 +148,14 @@ def lobby_choices(options_cls: type) -> list[tuple[str, tuple[Any, ...], str]]:
     return out
 
 
-def option_label(options_cls: type, name: str) -> tuple[str, str]:
+def option_label(options_cls: type, name: str, value: Any = None) -> tuple[str, str]:
     """(label, brief) of an option for the lobby: a short name for its row and what it does in
     one line, from the field's ``label`` and ``brief`` (the name itself and the ``help`` if not
-    given)."""
+    given). A field whose values do different things has ``briefs``, one per value: what
+    ``value`` does (under ``<off>`` what off means, not what on would do)."""
     meta = {f.name: f.metadata for f in dataclasses.fields(options_cls)}[name]
-    return meta.get("label", name.replace("_", " ")), meta.get("brief", meta.get("help", ""))
+    brief = meta.get("briefs", {}).get(value, meta.get("brief", meta.get("help", "")))
+    return meta.get("label", name.replace("_", " ")), brief
 
 
 def show_value(options_cls: type, name: str, value: Any) -> str:

@@ -47,6 +47,16 @@ from .base import Action, Outcome, Rules, each_player, need, player_field
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 CELL_COST = tuple(sum(cell in line for line in LINES) for cell in range(9))
 """One point per line through the cell: edge 2, corner 3, centre 4."""
+CELL_NAMES = ("top-left corner", "top edge", "top-right corner", "left edge", "centre",
+              "right edge", "bottom-left corner", "bottom edge", "bottom-right corner")
+
+
+def cell_name(cell: int) -> str:
+    """A cell (0-8 in actions and journals) as a player reads the station's board: 1 to 9 in
+    reading order (the order the station's menu steps through), with where it is."""
+    return f"cell {cell + 1} ({CELL_NAMES[cell]})"
+
+
 FIRST_INCOME = 1
 INCOME = 2
 EMPTY = "."

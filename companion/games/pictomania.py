@@ -50,14 +50,26 @@ from typing import Any, Mapping
 from .. import words as decks
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, each_player, need, player_field
-from .options import OptionError, lobby_choices
-from .pictomania_options import PictomaniaOptions, deck_names, token_tables
-from .pictomania_scoring import BLACK_TOKENS, PLAYER_TOKENS, Guess, RoundPlay, RoundScore, Tokens, score_round
+from .options import OptionError
+from .pictomania_options import PictomaniaOptions, deck_names, lobby_rows, shown_black, token_tables
+from .pictomania_scoring import Guess, RoundPlay, RoundScore, Tokens, score_round
 
 LETTERS = ("A", "B", "C")
 LETTER_CARDS = 2
 """Two black letter cards of each letter: at most two players share a word card."""
 NUMBERS = range(1, 8)
+
+
+def word_at(cards: tuple[str, ...], letter: str, number: int) -> str:
+    """The word a secret letter and number point at on the round's word cards (the ids shown as
+    cards A, B and C): ``B5`` is the fifth word of card B."""
+    return decks.card(cards[LETTERS.index(letter)]).word(number)
+
+
+def card_told(cards: tuple[str, ...], letter: str) -> str:
+    """A word card as players know it at the table, by its letter and its words in order (1 to
+    7): ``card A (apple, pear, ...)``; the journal's ids (``green-01``) mean nothing to them."""
+    return f"card {letter} ({', '.join(decks.card(cards[LETTERS.index(letter)]).words)})"
 
 
 @dataclass(frozen=True)
@@ -380,22 +392,12 @@ class Pictomania(Rules):
         assert len(pairs) == len(set(pairs)) and all(p != q for p, q in pairs), \
             "one guess per drawing, never on your own"
 
-    def lobby_options(self, players: int) -> list[tuple[str, tuple[Any, ...], str]]:
-        """The static choices, user decks added to ``decks``, and the token tables for
-        ``players``: the standard one first, then a flat and a steep alternative."""
-        rows = []
-        for name, choices, help in lobby_choices(PictomaniaOptions):
-            if name == "decks":
-                choices += tuple(d for d in decks.catalogue() if d not in choices)
-            rows.append((name, choices, help))
-        fields = {f: PictomaniaOptions.__dataclass_fields__[f].metadata["help"]
-                  for f in ("tokens", "black")}
-        for name, standard, count in (("tokens", PLAYER_TOKENS[players], players - 1),
-                                      ("black", BLACK_TOKENS[players], players)):
-            tables = (standard, (1,) * count, tuple(range(count, 0, -1)))
-            choices = tuple(dict.fromkeys(",".join(map(str, t)) for t in tables))
-            rows.append((name, choices, fields[name]))
-        return rows
+    def shown_option(self, name: str, values: Mapping[str, Any]) -> str:
+        """The black tokens as played (:func:`.pictomania_options.shown_black`)."""
+        return shown_black(values) if name == "black" else super().shown_option(name, values)
 
+    def lobby_options(self, players: int) -> list[tuple[str, tuple[Any, ...], str]]:
+        """See :func:`.pictomania_options.lobby_rows`."""
+        return lobby_rows(players)
 
 register(Pictomania())

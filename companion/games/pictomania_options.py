@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import words as decks
-from .options import OptionError
+from .options import OptionError, lobby_choices, show_value
 from .pictomania_scoring import BLACK_TOKENS, PLAYER_TOKENS, Tokens
 
 RISING = "rising"
@@ -74,8 +74,10 @@ class PictomaniaOptions:
     })
     competitive: bool = field(default=False, metadata={
         "choices": (False, True),
-        "help": "one black token fewer; the round ends when the last one is taken",
-        "label": "competitive", "brief": "1 black token fewer",
+        "help": "one black token fewer than players, and the round ends as soon as the last one is "
+                "taken: one player gets none and cannot finish guessing",
+        "label": "competitive", "brief": "last black ends round",
+        "briefs": {False: "one black per player", True: "last black ends round"},
     })
     tokens: str = field(default="", metadata={
         "check": _token_problem,
@@ -84,7 +86,7 @@ class PictomaniaOptions:
     })
     black: str = field(default="", metadata={
         "check": _token_problem,
-        "help": "black tokens, e.g. 3,2,2,1 (one per player); empty: the standard table",
+        "help": "black tokens, e.g. 3,2,2,1 (one per player; competitive leaves the lowest out); empty: the standard table",
         "label": "black", "brief": "black tokens' values",
     })
 
@@ -99,4 +101,37 @@ def token_tables(players: int, options: PictomaniaOptions) -> Tokens:
     if len(black) != players:
         raise OptionError("black", f"needs {players} values for {players} players "
                                           f"(one per player), not {len(black)}")
-    return Tokens(player, black[:-1] if options.competitive else black)
+    return Tokens(player, in_play(black, options.competitive))
+
+
+def in_play(black: tuple[int, ...], competitive: bool) -> tuple[int, ...]:
+    """The black tokens put in the middle: one per player, the lowest left out in the
+    competitive variant (the rules' table for it has one fewer)."""
+    return black[:-1] if competitive else black
+
+
+def shown_black(values: dict) -> str:
+    """The lobby's ``black`` tokens as played: with ``competitive`` on, those in the middle and
+    the one left out (the lobby keeps one per player, as the option is typed)."""
+    text = values["black"]
+    if not values.get("competitive") or not text:
+        return show_value(PictomaniaOptions, "black", text)
+    tokens = parse_tokens(text)
+    return f"{','.join(map(str, in_play(tokens, True)))} in play (competitive: a {tokens[-1]} left out)"
+
+
+def lobby_rows(players: int) -> list[tuple[str, tuple, str]]:
+    """The lobby's rows: the static choices, user decks added to ``decks``, and the token tables
+    for ``players``: the standard one first, then a flat and a steep alternative."""
+    rows = []
+    for name, choices, help in lobby_choices(PictomaniaOptions):
+        if name == "decks":
+            choices += tuple(d for d in decks.catalogue() if d not in choices)
+        rows.append((name, choices, help))
+    fields = {f: PictomaniaOptions.__dataclass_fields__[f].metadata["help"] for f in ("tokens", "black")}
+    for name, standard, count in (("tokens", PLAYER_TOKENS[players], players - 1),
+                                  ("black", BLACK_TOKENS[players], players)):
+        tables = (standard, (1,) * count, tuple(range(count, 0, -1)))
+        choices = tuple(dict.fromkeys(",".join(map(str, t)) for t in tables))
+        rows.append((name, choices, fields[name]))
+    return rows

@@ -31,9 +31,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import register
-from .base import Action, IllegalAction, Outcome, Rules, need, player_field
+from .base import Action, IllegalAction, Outcome, Rules, each_player, need, player_field
 from .triangle_options import TriangleOptions
-from .triangle_scoring import FACTS, PLAYERS, POINTS, WRONG_POINTS, fact_true, peers, round_points, settlement
+from .triangle_scoring import FACTS, PLAYERS, POINTS, WRONG_POINTS, fact_true, peers, round_points, said, settlement
 
 VALUES = tuple(range(1, 7))
 COPIES = 4
@@ -353,9 +353,9 @@ class Triangle(Rules):
     def describe(self, state: TriangleState) -> list[str]:
         lines = [f"Turn {state.turn}, round {state.round} of {ROUNDS_PER_TURN}"]
         for r in state.history.recent(ROUNDS_PER_TURN):
-            lines.append(f"  cards {list(r.cards)} rts {r.rts}: {_ending(r)}")
+            lines.append(f"  cards {each_player(r.cards)}; Right to Speak card {r.rts}: {_ending(r)}")
         if state.current is not None:
-            lines.append(f"  dealt {list(state.current.cards)} rts {state.current.rts}")
+            lines.append(f"  dealt {each_player(state.current.cards)}; Right to Speak card {state.current.rts}")
         return lines
 
     def check_invariants(self, state: TriangleState) -> None:
@@ -399,8 +399,8 @@ def _ending(r: Round) -> str:
         return f"draw between players {', '.join(map(str, r.draw))}"
     if r.void:
         return "void"
-    said = f"exact {r.value}" if r.fact == "exact" else r.fact
-    return f"player {r.claimer} stated {said}: {'true' if r.correct else 'false'}, points {list(r.points)}"
+    return (f"player {r.claimer} stated \"{said(r.fact, r.value)}\": {'true' if r.correct else 'false'}, "
+            f"points {each_player(r.points)}")
 
 
 register(Triangle())

@@ -18,6 +18,14 @@ WRONG_POINTS = 3
 FACTS = ("peers_even", "even", "odd", "greater", "among", "exact")
 """The only facts a player may state, in the order the claimer's menu offers them."""
 POINTS = {"peers_even": 1, "even": 2, "odd": 2, "greater": 3, "among": 5, "exact": 8}
+SAID = {"peers_even": "both my peers' cards are even", "even": "my card is even", "odd": "my card is odd",
+        "greater": "my card is greater than both peers'", "among": "my card equals a peer's"}
+"""Each fact as the claimer says it at the table."""
+
+
+def said(fact: str, value: int | None = None) -> str:
+    """A statement in the claimer's words: ``my card is exactly 5``, ``my card is odd``."""
+    return f"my card is exactly {value}" if fact == "exact" else SAID[fact]
 
 
 def peers(player: int) -> tuple[int, int]:

@@ -1,7 +1,8 @@
 """``companion replay --explain``: a journal told line by line in the players' words.
 
 A table that disagrees with the box needs to see where they part: for each line, who did what,
-who gained what and why, with names and seats (1-based, as the stations are numbered). The
+who gained what and why, with names and seats (1-based, as the stations are numbered), Pay-to-Play's
+cells 1 to 9 as ``solve`` names them and Pictomania's word cards by their letter and words. The
 journal is replayed as usual (:func:`companion.record.journal.replay`); each line's events (the line
 itself, chance events drawn from the seed before it, the box's automatic moves after it) are
 applied again here one by one, so every sentence compares the state just before an event with
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from ..games.base import Rules
+from ..games.base import Rules, standing
 from .journal import SEAT, JournalError, parse_seat, replay
 from ..arbiter.latepress import LATE, parse_late
 from .match import UNDO, Match
@@ -108,12 +109,11 @@ def _seated(names: Iterable[str]) -> list[str]:
 def _result(match: Match) -> str:
     outcome = match.outcome
     names = match.players
-    scores = match.rules.scores(match.state)
-    standing = ", ".join(f"{n} {s}" for n, s in zip(names, scores))
+    scores = standing(match.rules, names, match.rules.scores(match.state))
     if outcome is None:
-        return f"Not over yet: {standing}."
+        return f"Not over yet: {scores}."
     winners = " and ".join(names[w] for w in outcome.winners)
-    return f"Result: {standing}; {'shared by' if len(outcome.winners) > 1 else 'won by'} {winners}."
+    return f"Result: {scores}; {'shared by' if len(outcome.winners) > 1 else 'won by'} {winners}."
 
 
 def _gains(step: Step) -> str:
@@ -135,7 +135,7 @@ def _tell(step: Step) -> str:
 # --- Pay-to-Play Tic-Tac-Toe ---------------------------------------------------------------------
 
 def _paytoplay(step: Step) -> str:
-    from ..games.paytoplay import CELL_COST, LINES, after_income, income
+    from ..games.paytoplay import CELL_COST, LINES, after_income, cell_name, income
 
     before, after = step.before, step.after
     if step.kind == "draw":
@@ -154,13 +154,12 @@ def _paytoplay(step: Step) -> str:
             text = f"{step.who(p)} is paid {paid} for {why} and passes, keeping {have}."
         return text + _paytoplay_next_game(before, after)
     cell = step.event["cell"]
-    where = {2: "an edge", 3: "a corner", 4: "the centre"}[CELL_COST[cell]]
-    text = (f"{step.who(p)} is paid {paid} for {why}, which makes {have}, and takes {where} "
-            f"(cell {cell}) for {CELL_COST[cell]}: balance {have - CELL_COST[cell]}.")
+    text = (f"{step.who(p)} is paid {paid} for {why}, which makes {have}, and takes {cell_name(cell)} "
+            f"for {CELL_COST[cell]}: balance {have - CELL_COST[cell]}.")
     board = before.board[:cell] + before.mark(p) + before.board[cell + 1:]
     line = next((line for line in LINES if all(board[c] == board[cell] for c in line) and cell in line), None)
     if line:
-        text += f" Three in a row (cells {', '.join(map(str, line))}) wins the game for {step.names[p]}."
+        text += f" Three in a row (cells {', '.join(str(c + 1) for c in line)}) wins the game for {step.names[p]}."
     elif "." not in board:
         text += " The board is full: the higher balance wins."
     return text + _paytoplay_next_game(before, after)
@@ -176,17 +175,11 @@ def _paytoplay_next_game(before: Any, after: Any) -> str:
 
 # --- Triangle -------------------------------------------------------------------------------------
 
-FACT_WORDS = {
-    "peers_even": "both my peers' cards are even", "even": "my card is even",
-    "odd": "my card is odd", "greater": "my card is greater than both peers'",
-    "among": "my card equals a peer's",
-}
-
-
 def _triangle(step: Step) -> str:
     """Told from the rules' ``detail`` (turn, round, the finished rounds' cards), the shape
     ``companion replay --json`` publishes."""
     from ..games.triangle import POINTS, ROUNDS_PER_TURN
+    from ..games.triangle_scoring import said
 
     now = step.rules.detail(step.before)
     kind = step.kind
@@ -205,15 +198,16 @@ def _triangle(step: Step) -> str:
         text = "Nobody slapped before the round timeout: the round is void and nobody scores."
     else:
         p = step.player
-        fact, value = step.event["fact"], step.event.get("value")
-        said = f"my card is exactly {value}" if fact == "exact" else FACT_WORDS[fact]
+        fact = step.event["fact"]
+        statement = said(fact, step.event.get("value"))
         played = step.rules.detail(step.after)["rounds"][-1]
         card = played["cards"][p]
         if played["correct"]:
-            text = (f"{step.who(p)} states \"{said}\" ({POINTS[fact]} points): true, their card is "
+            worth = f"{POINTS[fact]} point{'s' if POINTS[fact] != 1 else ''}"
+            text = (f"{step.who(p)} states \"{statement}\" ({worth}): true, their card is "
                     f"{card}, so {_gains(step)}.")
         else:
-            text = (f"{step.who(p)} states \"{said}\": false, their card is {card}, so each "
+            text = (f"{step.who(p)} states \"{statement}\": false, their card is {card}, so each "
                     f"other player gains 3.")
     if now["round"] == ROUNDS_PER_TURN:
         scores = ", ".join(f"{n} {s}" for n, s in zip(step.names, step.rules.scores(step.after)))
@@ -265,16 +259,27 @@ def _trio_round(step: Step) -> str:
 # --- Pictomania -----------------------------------------------------------------------------------
 
 def _pictomania(step: Step) -> str:
+    from ..games.pictomania import LETTERS, card_told, word_at
+
     before, after = step.before, step.after
     kind = step.kind
     rnd = before.round
     if kind == "cards":
-        verb = "replaced: now" if rnd.cards else "on display:"
-        return f"Round {rnd.number}'s word cards from the {rnd.deck} deck, {verb} {', '.join(step.event['cards'])}."
+        cards = after.round.cards
+        if not rnd.cards:
+            shown = "; ".join(card_told(cards, letter) for letter in LETTERS)
+            return f"Round {rnd.number}'s word cards, from the {rnd.deck} deck: {shown}."
+        swapped = [letter for letter, old, new in zip(LETTERS, rnd.cards, cards) if old != new]
+        which = f"card {swapped[0]} is" if len(swapped) == 1 else f"cards {' and '.join(swapped)} are"
+        return (f"Round {rnd.number}: {which} swapped for another from the {rnd.deck} deck (someone did "
+                f"not know a word): now {'; '.join(card_told(cards, letter) for letter in swapped)}.")
     if kind == "assign":
-        secret = ", ".join(f"{step.who(p)} {letter}{number}" for p, (letter, number)
-                           in enumerate(zip(step.event["letters"], step.event["numbers"])))
-        return f"Secret letters and numbers are dealt: {secret}."
+        def secret(letter: str, number: int) -> str:
+            return f"{letter}{number} ({word_at(rnd.cards, letter, number)})" if rnd.cards else f"{letter}{number}"
+
+        dealt = ", ".join(f"{step.who(p)} {secret(letter, number)}" for p, (letter, number)
+                          in enumerate(zip(step.event["letters"], step.event["numbers"])))
+        return f"Secret letters and numbers are dealt: {dealt}."
     p = step.player
     if kind == "guess":
         q, n = step.event["target"], step.event["number"]
@@ -370,8 +375,6 @@ def _quiz(step: Step) -> str:
             text += f" Next in press order: {step.who(after.answering)}."
         elif after.phase == "reopen":
             text += " Nobody left in press order: the host may re-open."
-    if after.phase == "over":
-        text += " The quiz is over."
     return text
 
 

@@ -68,6 +68,11 @@ class GameRecord:
     late: list[LateNote] = field(default_factory=list)
     """The game's late presses: verdicts that stood, though a press came too late for them."""
 
+    @property
+    def scoring(self) -> range:
+        """The seats that play for points: all but a host's (the quiz's host referees)."""
+        return range(1 if games.get(self.game).host_seat else 0, len(self.players))
+
 
 def read_game(path: Path) -> GameRecord:
     """Replay one journal; :class:`~companion.record.journal.JournalError` at its first bad line,
@@ -140,9 +145,8 @@ class History:
         """Per player name: each game played and won, its points, and every reaction time."""
         out: dict[str, PlayerStats] = {}
         for g in self.counted:
-            for p, name in enumerate(g.players):
-                if p == 0 and games.get(g.game).host_seat:
-                    continue  # the quiz's host referees: no game played, no points
+            for p in g.scoring:
+                name = g.players[p]
                 stats = out.setdefault(name, PlayerStats()).games.setdefault(g.title, GameStats())
                 stats.played += 1
                 stats.won += p in g.winners
@@ -221,6 +225,34 @@ def report(history: History) -> list[str]:
     return lines
 
 
+def _scores_figure(pyplot, records: list[GameRecord]):
+    """One panel per play, three to a row. Each panel has its own legend (the players differ from
+    play to play), naming every line with the player's last score, so a line hidden under
+    another (the same scores) is still named; a player keeps one colour in every panel."""
+    names = sorted({g.players[p] for g in records for p in g.scoring})
+    tint = {name: f"C{i % 10}" for i, name in enumerate(names)}
+    columns = min(3, len(records))
+    rows = -(-len(records) // columns)
+    figure, axes = pyplot.subplots(rows, columns, figsize=(5.2 * columns, 3.2 * rows), squeeze=False,
+                                   layout="constrained")
+    for ax in axes.flat[len(records):]:
+        ax.set_visible(False)
+    for ax, g in zip(axes.flat, records):
+        times = [t for t, _ in g.trail] + [g.trail[-1][0]]
+        final = g.trail[-1][1]
+        for p in g.scoring:
+            name = g.players[p]
+            ax.step(times, [s[p] for _, s in g.trail] + [final[p]], where="post", color=tint[name],
+                    label=f"{name} {final[p]}")
+        ax.set_title(g.path.name.split(".")[0] + ("" if g.over else " (not finished)"), fontsize=8)
+        ax.set_xlabel("seconds")
+        ax.set_ylabel("score")
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), title="final" if g.over else "so far",
+                  title_fontsize=8)
+    figure.suptitle(f"{records[0].title}: score over time")
+    return figure
+
+
 def plot(history: History, directory: Path) -> list[Path]:
     """PNG charts: score over time for each game (its latest six plays), and each player's
     reaction times. Needs matplotlib (``pip install ".[plot]"``)."""
@@ -236,18 +268,7 @@ def plot(history: History, directory: Path) -> list[Path]:
         if not g.abandoned:
             by_game.setdefault(g.game, []).append(g)
     for game, records in sorted(by_game.items()):
-        records = records[-6:]
-        figure, axes = pyplot.subplots(1, len(records), figsize=(4 * len(records), 3.2), squeeze=False)
-        for ax, g in zip(axes[0], records):
-            times = [t for t, _ in g.trail] + [g.trail[-1][0]]
-            for p, name in enumerate(g.players):
-                ax.step(times, [s[p] for _, s in g.trail] + [g.trail[-1][1][p]], where="post", label=name)
-            ax.set_title(g.path.name.split(".")[0], fontsize=8)
-            ax.set_xlabel("seconds")
-        axes[0][0].set_ylabel("score")
-        axes[0][0].legend(fontsize=8)
-        figure.suptitle(f"{records[0].title}: score over time")
-        figure.tight_layout()
+        figure = _scores_figure(pyplot, records[-6:])
         path = directory / f"scores-{game}.png"
         figure.savefig(path, dpi=100)
         pyplot.close(figure)

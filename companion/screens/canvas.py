@@ -9,7 +9,8 @@ Every piece of text goes through :func:`text` (or a helper built on it), which k
 text must stay in and measures the text with the font. Text that does not fit is cut with a '.'
 on the panel; under :func:`checking` every such cut is also recorded, so a test can render every
 screen and fail on any text that was cut off instead of trusting eyes on a few images. Names are
-the one thing a screen may shorten on purpose (:func:`abbreviate`); that is not an overflow.
+the one thing a screen may shorten on purpose (:func:`abbreviate`); that is not an overflow, and
+a station's panel is drawn by :func:`one_form_per_name`, so one name reads the same all over it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from PIL import Image, ImageDraw, ImageFont
+
+T = TypeVar("T")
 
 WIDTH, HEIGHT = 128, 64
 CHAR_W, LINE_H = 6, 12
@@ -131,10 +134,47 @@ def fit(s: str, width: int) -> str:
     return _cut(s, width * CHAR_W)
 
 
+_short: dict[str, str] | None = None
+"""While a panel is drawn by :func:`one_form_per_name`: each name's shortest form on it so far."""
+_shortened = False
+"""Whether this drawing of the panel shortened a name already drawn longer on it."""
+
+
 def abbreviate(name: str, width: int) -> str:
     """A player's name shortened to ``width`` character cells on purpose ('Alexandra' ->
-    'Ale.'): the other names and the seat tell players apart. Not an overflow."""
-    return name if measure(name) <= width * CHAR_W else _cut(name, width * CHAR_W)
+    'Ale.'): the other names and the seat tell players apart. Not an overflow. While a panel is
+    drawn by :func:`one_form_per_name`, a name is never longer than its shortest form there."""
+    global _shortened
+    short = name if measure(name) <= width * CHAR_W else _cut(name, width * CHAR_W)
+    if _short is None:
+        return short
+    known = _short.get(name)
+    if known is not None and len(known) <= len(short):
+        return known
+    _shortened = _shortened or known is not None
+    _short[name] = short
+    return short
+
+
+def one_form_per_name(draw: Callable[[], T]) -> T:
+    """``draw()``, a whole panel, with each name in one form wherever the panel shows it: the
+    shortest any of its lines needed ('Alice' in the scores, 'Al.' beside a card: 'Al.' in both).
+    A name shortened after it was drawn longer is drawn again, shorter everywhere; a shorter name
+    only makes a line narrower, so nothing that fitted stops fitting."""
+    global _short, _shortened
+    outer, _short = _short, {}
+    outer_shortened, _shortened = _shortened, False
+    cut = len(_overflows) if _overflows is not None else 0
+    try:
+        while True:
+            image = draw()
+            if not _shortened:
+                return image
+            _shortened = False
+            if _overflows is not None:  # only the drawing the panel keeps counts
+                del _overflows[cut:]
+    finally:
+        _short, _shortened = outer, outer_shortened
 
 
 def blank() -> tuple[Image.Image, ImageDraw.ImageDraw]:
@@ -200,8 +240,14 @@ def fitting(build: Callable[[int], str], columns: int = COLUMNS, longest: int = 
     """The line ``build(width)`` makes with its names abbreviated to ``width`` cells, for the
     widest names that let it fit ``columns`` cells: 'Ana guessed it!' whole, a long name cut
     only as much as the line needs. Names keep at least three cells ('Wi.')."""
+    global _shortened
     for width in range(longest, 2, -1):
+        before = None if _short is None else (dict(_short), _shortened)
         line = build(width)
         if measure(line) <= columns * CHAR_W:
             return line
+        if before is not None:  # a try that did not fit: its names are not on the panel
+            _short.clear()
+            _short.update(before[0])
+            _shortened = before[1]
     return build(3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from .canvas import CHAR_W, COLUMNS, LINE_H, WIDTH, blank, centred, lines_fit, measure, text, title
 
@@ -38,6 +38,21 @@ class RulesView:
     page: int
     count: int
     lines: tuple[str, ...]
+    badge: str = ""
+    """What the game behind the pages wants from this player now ("RACE!", "YOUR TURN"),
+    dark on the lit title bar at its left end; empty in the lobby and while nothing is asked."""
+
+
+def _badged_title(draw: ImageDraw.ImageDraw, badge: str, heading: str, short: str, more: bool) -> None:
+    """The title bar with ``badge`` in a dark box at its left end, then ``heading`` (``short``
+    where the heading does not fit beside the badge) and the arrow that more follow."""
+    title(draw, "", more=more)
+    end = measure(badge) + 4
+    draw.rectangle((1, 1, end, LINE_H - 2), fill=0)
+    text(draw, 3, 0, badge, fill=1, width=end - 2)
+    room = WIDTH - end - 3 - (CHAR_W if more else 0)
+    said = heading if measure(heading) <= room else short
+    text(draw, end + 3 + max(0, (room - measure(said)) // 2), 0, said, fill=0, width=room)
 
 
 def game_menu(view: GameMenuView) -> Image.Image:
@@ -82,9 +97,15 @@ def options_menu(view: OptionsView) -> Image.Image:
 
 
 def rules(view: RulesView) -> Image.Image:
-    """A page of a game's rules: the title bar says which page, an arrow that more follow."""
+    """A page of a game's rules: the title bar says which page, an arrow that more follow, and
+    the badge, if any, that the game is waiting for this player."""
     image, draw = blank()
-    title(draw, f"{view.game} {view.page + 1}/{view.count}", more=view.page + 1 < view.count)
+    more = view.page + 1 < view.count
+    heading = f"{view.game} {view.page + 1}/{view.count}"
+    if not view.badge:
+        title(draw, heading, more=more)
+    else:
+        _badged_title(draw, view.badge, heading, f"rules {view.page + 1}/{view.count}", more)
     for i, line in enumerate(lines_fit(view.lines, 4)):
         text(draw, 1, LINE_H + 1 + i * LINE_H, line)
     return image

@@ -59,8 +59,11 @@ class PlayView:
     secret: str
     marks: tuple[GuessMark, ...]
     choice: str
-    """The menu item under the cursor: ``Guess Ben``, ``Words``, ``Done``, ``Wrong word``."""
+    """The menu item under the cursor: ``Guess Ben``, ``Words``, ``Done``, ``Wrong word``, or one
+    that can no longer be picked (``Ben: guessed 3``)."""
     message: str = ""
+    taken: bool = False
+    """The item under the cursor can no longer be picked: drawn between its arrows, unlit."""
 
 
 def play(view: PlayView) -> Image.Image:
@@ -68,6 +71,8 @@ def play(view: PlayView) -> Image.Image:
     labels = [m.label() for m in view.marks]
     rows = [" ".join(labels[i:i + 3]) for i in range(0, len(labels), 3)]
     rows = (rows + [""])[:2]
+    if view.taken:
+        return panel(view.secret, (*rows, f"< {fit(view.choice, COLUMNS - 4)} >", view.message))
     return panel(view.secret, (*rows, view.choice, view.message), selected=2)
 
 
@@ -125,12 +130,21 @@ class ScoresView:
     footer: str
 
 
+SCORE_CELL = "{name:<3}{middle:>3}{total:>4}"
+"""One player on the scores page: name (three letters), the round's score (signed), the total."""
+COLUMN_HEADS = SCORE_CELL.format(name="", middle="rnd", total="tot")
+"""Over each player's cell on a round's page: which number is the round's, which the total."""
+
+
 def scores(view: ScoresView) -> Image.Image:
-    """Two players to a line: name (three letters), the round's score (signed), the running
-    total; the heading says which column is which."""
-    cells = []
-    for name, score, total in view.rows:
-        middle = "" if score is None else f"{score:+d}"
-        cells.append(f"{abbreviate(name, 3):<3}{middle:>3}{total:>4}")
+    """Two players to a line; on a round's page (scores given) a line of column heads over them.
+    With five or six players the rows and heads fill the panel and the footer takes the title
+    bar's place (the heading's ``ok: next`` is on every page before)."""
+    cells = [SCORE_CELL.format(name=abbreviate(name, 3), middle="" if score is None else f"{score:+d}",
+                               total=total) for name, score, total in view.rows]
     lines = [" ".join(cells[i:i + 2]) for i in range(0, len(cells), 2)]
+    if any(score is not None for _, score, _ in view.rows):
+        lines.insert(0, " ".join([COLUMN_HEADS] * min(2, len(cells))))
+    if len(lines) >= LINES:
+        return panel(view.footer, tuple(lines))
     return panel(view.heading, footed(lines, view.footer))

@@ -43,7 +43,7 @@ class TrioView:
     leader: int | None = None
     """Strictly ahead, hence ineligible to draw."""
     footer: str = ""
-    """Replaces the bottom line (who can win or draw) at the end of the game."""
+    """Replaces the bottom line (who can win or skips drawing) at the end of the game."""
 
 
 def _clock(draw, view: TrioView) -> None:
@@ -56,11 +56,13 @@ def _clock(draw, view: TrioView) -> None:
 
 
 def status(view: TrioView) -> str:
-    """Who is eligible to win (always the leader) or only ineligible to draw, in one line."""
+    """Who is eligible to win (always the leader, who only guesses) or, leading short of that,
+    skips drawing, in one line. The words never say "no draw": in a drawing game a player read
+    it as "no tie"."""
     if view.leader is None:
         return ""
     name = abbreviate(view.names[view.leader], NAME_CHARS)
-    return f"{name} can win, no draw" if view.eligible == view.leader else f"{name} leads: no draw"
+    return f"{name} can win, guesses" if view.eligible == view.leader else f"{name} skips drawing"
 
 
 def screen(view: TrioView) -> Image.Image:

@@ -47,6 +47,18 @@ LAMP_ON = (255, 186, 20)
 GAP, PAD, HEADER, GLASS, RIM = 16, 12, 30, 4, 10
 BUTTON_H, CAPTION_H, SLAP_D, SMALL_W, SMALL_GAP, SLAP_GAP = 52, 18, 52, 64, 10, 22
 TABLE_H = 86
+"""The table strip's row: the title, the sound switch and, where the window is wide enough, the
+buzzer lamp between them."""
+LAMP_ROW_H = 56
+"""A second row for the buzzer lamp where the window is too narrow for all three (one column)."""
+LAMP_D, LAMP_GLOW = 40, 6
+TITLE_W = 210
+"""The title's block: "Tabletop Companion" is 200 px wide in pygame's font at 30 px."""
+CUE_W = 120
+"""The lamp's label: the longest cue name ("last_seconds") is 103 px at 24 px."""
+SOUND_W, SOUND_H, QUIT_W = 150, 30, 60
+MAX_COLUMNS = 6
+"""Stations in a row at most: a quiz box's 17 stations are three rows, not two very long ones."""
 LAMP_RING = 7
 
 
@@ -69,13 +81,19 @@ class StationArea:
 
 @dataclass(frozen=True)
 class Layout:
-    """Where everything goes: the first half of the stations above the table, the rest below."""
+    """Where everything goes: the first half of the stations' rows above the table, the rest
+    below; on the table, each thing in a box of its own, none over another."""
 
     size: tuple[int, int]
     stations: tuple[StationArea, ...]
     table: pygame.Rect
+    title: pygame.Rect
+    """The box's name above the middle of the title's block, the station count below it."""
     lamp: pygame.Rect
+    cue: pygame.Rect
+    """The lamp's label: the cue playing, else "buzzer"."""
     sound: pygame.Rect
+    quit: pygame.Rect
 
 
 def layout(profile: Profile, scale: int) -> Layout:
@@ -85,22 +103,50 @@ def layout(profile: Profile, scale: int) -> Layout:
     card_w = max(panel_w + 2 * (GLASS + RIM), buttons_w) + 2 * PAD
     card_h = PAD + HEADER + panel_h + 2 * (GLASS + RIM) + PAD + BUTTON_H + CAPTION_H + PAD
     count = len(profile.stations)
-    top = (count + 1) // 2
-    width = top * (card_w + GAP) + GAP
-    height = 4 * GAP + 2 * card_h + TABLE_H
-    rows = [(GAP, range(top)), (3 * GAP + card_h + TABLE_H, range(top, count))]
+    columns = min(-(-count // 2), MAX_COLUMNS)
+    rows = [range(first, min(first + columns, count)) for first in range(0, count, columns)]
+    above = (len(rows) + 1) // 2
+    width = columns * (card_w + GAP) + GAP
+    strip = _table_strip(GAP, GAP + above * (card_h + GAP), width - 2 * GAP)
+    table = strip["table"]
     areas = []
-    for y, row in rows:
+    for i, row in enumerate(rows):
+        y = GAP + i * (card_h + GAP) + (table.height + GAP if i >= above else 0)
         x = (width - len(row) * (card_w + GAP) + GAP) // 2
         for station in row:
             areas.append(_station_area(profile, station, pygame.Rect(x, y, card_w, card_h), scale))
             x += card_w + GAP
-    table = pygame.Rect(GAP, 2 * GAP + card_h, width - 2 * GAP, TABLE_H)
-    lamp = pygame.Rect(0, 0, 40, 40)
-    lamp.center = (table.centerx - 50, table.centery)
-    sound = pygame.Rect(0, 0, 150, 30)
-    sound.midright = (table.right - PAD, table.centery - 17)
-    return Layout((width, height), tuple(areas), table, lamp, sound)
+    height = GAP + len(rows) * (card_h + GAP) + table.height + GAP
+    return Layout((width, height), tuple(areas), **strip)
+
+
+def _table_strip(x: int, y: int, width: int) -> dict[str, pygame.Rect]:
+    """The table between the rows of stations: the title at the left, the sound switch and
+    "Esc quit" at the right, the buzzer lamp and its label between them. Where the window is
+    too narrow for that (one column of stations), the lamp goes in a row of its own below, and
+    the sound switch below the title if it does not fit beside it either."""
+    lamp_w = LAMP_D + 2 * LAMP_GLOW + 14 + CUE_W
+    middle = y + TABLE_H // 2
+    title = pygame.Rect(x + 20, middle - 20, TITLE_W, 38)
+    sound = pygame.Rect(0, 0, SOUND_W, SOUND_H)
+    quit = pygame.Rect(0, 0, QUIT_W, 16)
+    lamp = pygame.Rect(0, 0, LAMP_D, LAMP_D)
+    bottom = y + TABLE_H
+    if 20 + TITLE_W + GAP + SOUND_W + PAD <= width:
+        sound.midright = (x + width - PAD, middle - 17)
+    else:
+        sound.topleft = (title.x, bottom)
+        bottom = sound.bottom + 36
+    quit.midright = (sound.right, sound.bottom + 20)
+    if 20 + TITLE_W + GAP + lamp_w + GAP + SOUND_W + PAD <= width:
+        lamp.center = (x + width // 2 - 50, middle)
+        lamp.left = max(lamp.left, title.right + GAP + LAMP_GLOW)
+    else:
+        lamp.midleft = (title.x + LAMP_GLOW, bottom + LAMP_ROW_H // 2 - LAMP_GLOW)
+        bottom += LAMP_ROW_H
+    cue = pygame.Rect(lamp.right + 14, lamp.centery - 10, CUE_W, 20)
+    table = pygame.Rect(x, y, width, bottom - y)
+    return {"table": table, "title": title, "lamp": lamp, "cue": cue, "sound": sound, "quit": quit}
 
 
 def _station_area(profile: Profile, station: int, card: pygame.Rect, scale: int) -> StationArea:
@@ -321,34 +367,41 @@ class Window:
         else:
             pygame.draw.rect(self.surface, colour, rect, border_radius=8)
 
-    def _draw_table(self) -> None:
-        table = self.layout.table
+    def _draw_table(self) -> list[pygame.Rect]:
+        """The table strip; returns where each of its things was drawn (the title's two lines,
+        the lamp with its glow, its label, the sound switch, "Esc quit"), which never overlap."""
+        plan = self.layout
         cue = self.buzzer.lit(time.monotonic())
-        pygame.draw.rect(self.surface, FELT, table, border_radius=16)
+        pygame.draw.rect(self.surface, FELT, plan.table, border_radius=16)
         if cue is not None:
-            pygame.draw.rect(self.surface, LAMP_ON, table, width=3, border_radius=16)
-        self._text("Tabletop Companion", 30, TEXT, bottomleft=(table.x + 20, table.centery))
-        self._text(f"{len(self.panels)} stations, simulated", 20, DIM, topleft=(table.x + 20, table.centery + 4))
-        lamp = self.layout.lamp
+            pygame.draw.rect(self.surface, LAMP_ON, plan.table, width=3, border_radius=16)
+        middle = plan.title.y + 20
+        drawn = [self._text("Tabletop Companion", 30, TEXT, bottomleft=(plan.title.x, middle)),
+                 self._text(f"{len(self.panels)} stations, simulated", 20, DIM, topleft=(plan.title.x, middle + 4))]
+        lamp = plan.lamp
         if cue is not None:
-            pygame.draw.circle(self.surface, LAMP_ON, lamp.center, lamp.width // 2 + 6, width=3)
+            pygame.draw.circle(self.surface, LAMP_ON, lamp.center, lamp.width // 2 + LAMP_GLOW, width=3)
         pygame.draw.circle(self.surface, LAMP_ON if cue else LAMP_OFF, lamp.center, lamp.width // 2)
-        self._text(cue or "buzzer", 24, TEXT if cue else DIM, midleft=(lamp.right + 14, lamp.centery))
-        sound = self.layout.sound
-        pygame.draw.rect(self.surface, SMALL, sound, border_radius=6)
-        self._text(f"F1  sound {'off' if self.buzzer.muted else 'on'}", 20, TEXT, center=sound.center)
-        self._text("Esc  quit", 20, DIM, midright=(sound.right, sound.bottom + 20))
+        drawn.append(lamp.inflate(2 * LAMP_GLOW, 2 * LAMP_GLOW))
+        drawn.append(self._text(cue or "buzzer", 24, TEXT if cue else DIM, midleft=plan.cue.midleft))
+        pygame.draw.rect(self.surface, SMALL, plan.sound, border_radius=6)
+        self._text(f"F1  sound {'off' if self.buzzer.muted else 'on'}", 20, TEXT, center=plan.sound.center)
+        drawn.append(plan.sound)
+        drawn.append(self._text("Esc  quit", 20, DIM, midright=plan.quit.midright))
+        return drawn
 
-    def _draw_quit_question(self) -> None:
+    def _draw_quit_question(self) -> pygame.Rect:
+        """The question over a shaded window; returns its box."""
         shade = pygame.Surface(self.layout.size, pygame.SRCALPHA)
         shade.fill((0, 0, 0, 170))
         self.surface.blit(shade, (0, 0))
-        box = pygame.Rect(0, 0, 420, 120)
+        box = pygame.Rect(0, 0, min(420, self.layout.size[0] - 2 * GAP), 130)  # a one-column window too
         box.center = self.surface.get_rect().center
         pygame.draw.rect(self.surface, CARD, box, border_radius=14)
         self._text("Quit the simulator?", 32, TEXT, midtop=(box.centerx, box.y + 22))
-        self._text("Y or Enter: quit     any other key: keep playing", 20, DIM,
-                   midbottom=(box.centerx, box.bottom - 24))
+        self._text("Y or Enter: quit", 20, DIM, midbottom=(box.centerx, box.bottom - 44))
+        self._text("any other key: keep playing", 20, DIM, midbottom=(box.centerx, box.bottom - 22))
+        return box
 
     def close(self) -> None:
         pygame.font.quit()

@@ -106,8 +106,9 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
         self.joining: dict[int, int] = {}
         """Stations without a seat asked whether to take a bot's seat, and the seat, until their
         next press."""
-        self.announced: tuple[str, int] | None = None
-        """"Ana took back a mark" (or "Ana left: a bot plays") and until when every station says it."""
+        self.announced: tuple[Callable[[], str], int] | None = None
+        """"Ana took back a mark" (or "Ana left: a bot plays") and until when every station says it;
+        the words are made as each panel is drawn, the name as the rest of that panel has it."""
         self.abandoned: str | None = None
         self.abandoned_by = ""
         """The name of the station that abandoned it."""

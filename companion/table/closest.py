@@ -38,7 +38,7 @@ from ..arbiter.latepress import LateNote
 from ..arbiter.race import READING_NS, Race, RaceResult
 from ..screens.canvas import abbreviate, fitting
 from ..screens.closest import LineView, QuestionView, number_line, question
-from .game import GameTable
+from .game import RACE, YOUR_TURN, GameTable, Message
 
 ANSWER_KEYS = ("left", "ok", "right", "slap")
 """The buttons in the order the answers are shown."""
@@ -61,6 +61,8 @@ def answers(a: int, b: int, rng: random.Random) -> tuple[int, int, int, int]:
 
 class ClosestTable(GameTable):
     game = "closest"
+    message = Message()
+    """The line under the question or the number line: who starts, a tie, an illegal move."""
     takeback_words = {"place": "a card"}
 
     def __init__(self, *args, **kwargs) -> None:
@@ -121,7 +123,7 @@ class ClosestTable(GameTable):
             self.showing = state.scored[-1]
             return
         how = {"random": "drawn at random", "seat1": "starts"}.get(start, "answered first")
-        self.message = fitting(lambda w: f"{abbreviate(self.names[state.starter], w)} {how}")
+        self.message = lambda: fitting(lambda w: f"{abbreviate(self.names[state.starter], w)} {how}")
         if start not in ("random", "seat1"):
             self.lit = {state.starter: "on"}
 
@@ -171,6 +173,15 @@ class ClosestTable(GameTable):
                 changed = True
         return changed
 
+    def waiting_on(self, seat: int) -> str:
+        """The start race (a tie-break's to its tied players), until the seat's answer is in; the
+        mover's turn to place a card."""
+        if self.match.outcome is not None or seat >= len(self.names):
+            return ""
+        if self.race is not None:
+            return RACE if seat in self.race.stations and seat not in self.out else ""
+        return YOUR_TURN if self.showing is None and seat == self.state.mover() else ""
+
     def lights(self) -> dict[int, str]:
         return self.lit
 
@@ -191,7 +202,8 @@ class ClosestTable(GameTable):
             tied = sorted(result.winners)
             self.judged(self.race)
             self._ask(product(self.rng), tied, now_ns)
-            self.message = fitting(lambda w: "Tie: " + " & ".join(abbreviate(self.names[p], w) for p in tied) + " again")
+            self.message = lambda: fitting(lambda w: "Tie: " + " & ".join(abbreviate(self.names[p], w)
+                                                                         for p in tied) + " again")
             self.lit = {p: "blink" for p in tied}
             self.cues.append("tie")
         elif self.race.nobody_can_win(watermark_ns):
@@ -223,7 +235,7 @@ class ClosestTable(GameTable):
     def _start(self, player: int, how: str) -> None:
         self.act_after(self.race, {"action": "start", "player": player}, question=list(self.question))
         self.race = None
-        self.message = fitting(lambda w: f"{abbreviate(self.names[player], w)} {how}")
+        self.message = lambda: fitting(lambda w: f"{abbreviate(self.names[player], w)} {how}")
 
     # --- placing cards ------------------------------------------------------------------------
 

@@ -80,7 +80,7 @@ class Dialogs:
         self.rules_open.pop(station, None)
         self.taking_back.pop(station, None)
         name = self.game.names[seat]
-        self.announced = (fitting(lambda w: f"{abbreviate(name, w)} left: a bot plays"),
+        self.announced = (lambda: fitting(lambda w: f"{abbreviate(name, w)} left: a bot plays"),
                           self.now_ns + ANNOUNCED_NS)
 
     def _seat_to_take(self, station: int) -> int | None:
@@ -102,7 +102,7 @@ class Dialogs:
         self._reseat(seat, station)
         self.bot_seats.leave(seat)
         name = self.game.names[seat]
-        self.announced = (fitting(lambda w: f"{abbreviate(name, w)}'s seat: a person"),
+        self.announced = (lambda: fitting(lambda w: f"{abbreviate(name, w)}'s seat: a person"),
                           self.now_ns + ANNOUNCED_NS)
 
     def _reseat(self, seat: int, station: int | None) -> None:
@@ -121,6 +121,6 @@ class Dialogs:
             self.taking_back[event.station] = ("", str(e))
             return
         name = self.game.names[seat]
-        self.announced = (fitting(lambda w: f"{abbreviate(name, w)} took back {what}"),
+        self.announced = (lambda: fitting(lambda w: f"{abbreviate(name, w)} took back {what}"),
                           event.t_ns + ANNOUNCED_NS)
         self._collect()

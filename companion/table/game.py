@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from PIL import Image
 
@@ -34,6 +34,9 @@ TABLES: dict[str, type["GameTable"]] = {}
 """The table (referee) of each game whose module is imported, by game code name."""
 PACKAGE = __name__.rsplit(".", 1)[0]
 """A game's table is the module of this package named after the game (``triangle``)."""
+RACE = "RACE!"
+YOUR_TURN = "YOUR TURN"
+"""The words of :meth:`GameTable.waiting_on`: short enough for a badge in a title bar."""
 TOO_EARLY_SHOWN_NS = 1_000_000_000
 """How long a player who pressed while their panel was still dark (a race's screens being written,
 :meth:`GameTable.reveal`) is told "Too early!" once the panel shows the race, when the game has no
@@ -54,6 +57,25 @@ def table_for(game: str) -> type["GameTable"]:
     if game not in TABLES:
         importlib.import_module(f"{PACKAGE}.{game}")
     return TABLES[game]
+
+
+class Message:
+    """A line a game table keeps for its screens (who starts, "Ana can't pay"): a string, or a
+    function making it, set for words that name players. Those are made when read, so each panel
+    shows the names as the rest of that panel does
+    (:func:`~companion.screens.canvas.one_form_per_name`)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.kept = "_" + name
+
+    def __get__(self, table: Any, owner: type | None = None) -> Any:
+        if table is None:
+            return self
+        said = getattr(table, self.kept, "")
+        return said() if callable(said) else said
+
+    def __set__(self, table: Any, said: str | Callable[[], str]) -> None:
+        setattr(table, self.kept, said)
 
 
 class GameTable:
@@ -347,3 +369,10 @@ class GameTable:
     def screen(self, station: int) -> Image.Image:
         """What ``station`` shows; stations beyond the players watch the public state."""
         raise NotImplementedError
+
+    def waiting_on(self, seat: int) -> str:
+        """What the game wants from ``seat`` now, said in a word or two: ``RACE!`` while a race
+        the seat may press in is open (or counting down to it), ``YOUR TURN`` while the game
+        waits for the seat's move; empty when neither. A player reading the rules pages cannot
+        see the game behind them, so those pages show it (:data:`RACE` or :data:`YOUR_TURN`)."""
+        return ""

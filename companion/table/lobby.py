@@ -148,7 +148,11 @@ class Lobby:
         options = self.game.Options
         rows = tuple((option_label(options, name)[0], show_value(options, name, self.values[name]))
                      for name, _ in self._rows())
-        brief = option_label(options, self._rows()[self.row][0])[1] if self.row < len(rows) else ""
+        if self.row < len(rows):
+            name = self._rows()[self.row][0]
+            brief = option_label(options, name, self.values[name])[1]
+        else:
+            brief = ""
         # Where nobody was asked who plays, the first row says how to get there.
         keys = "ok: next  slap: bots" if self.back_to_seats and self.seated is None else OptionsView.keys
         return options_menu(OptionsView(SHORT_TITLES.get(self.game.name, self.game.title),
@@ -164,6 +168,7 @@ def turn_page(page: int, count: int, key: str) -> int | None:
     return max(0, min(count - 1, page + step))
 
 
-def rules_screen(game: str, page: int) -> Image.Image:
+def rules_screen(game: str, page: int, badge: str = "") -> Image.Image:
+    """A page of ``game``'s rules; ``badge`` says what the game in play wants from the reader."""
     shown = pages(game)
-    return rules(RulesView(SHORT_TITLES.get(game, game), page, len(shown), shown[page]))
+    return rules(RulesView(SHORT_TITLES.get(game, game), page, len(shown), shown[page], badge))

@@ -19,7 +19,7 @@ from ..games.paytoplay import CELL_COST, after_income
 from ..arbiter.inputs import InputEvent
 from ..screens.canvas import abbreviate, fitting
 from ..screens.paytoplay import SIDE_COLS, PayToPlayView, screen
-from .game import GameTable
+from .game import YOUR_TURN, GameTable, Message
 
 
 def _choice(action: dict[str, Any]) -> int | str:
@@ -29,6 +29,8 @@ def _choice(action: dict[str, Any]) -> int | str:
 class PayToPlayTable(GameTable):
     game = "paytoplay"
     takeback_words = {"play": "a mark", "pass": "a pass"}
+    message = Message()
+    """What just happened, above the cost: "Draw offered", "Ana can't pay", an illegal move."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -90,10 +92,19 @@ class PayToPlayTable(GameTable):
         if self.match.outcome is not None:
             self.cues.append("draw" if len(self.match.outcome.winners) > 1 else "win")
         elif auto:
-            self.message = ("both" if len(auto) > 1 else abbreviate(names[auto[0]["player"]], SIDE_COLS)) + " can't pay"
+            self.message = lambda: ("both" if len(auto) > 1 else
+                                    abbreviate(names[auto[0]["player"]], SIDE_COLS)) + " can't pay"
             self.cues.append("auto_pass")
         else:
             self.cues.append("move" if action["action"] == "play" else "pass")
+
+    def waiting_on(self, seat: int) -> str:
+        """The mover's turn; the player asked whether to accept a draw."""
+        if self.match.outcome is not None:
+            return ""
+        if self.offer_from is not None:
+            return YOUR_TURN if seat == 1 - self.offer_from else ""
+        return YOUR_TURN if seat == self.match.state.to_move else ""
 
     def _result(self) -> str:
         outcome = self.match.outcome

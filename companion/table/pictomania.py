@@ -7,10 +7,7 @@ A round has three phases on every station:
   player is ready the box deals the secret letters and numbers. With physical cards the box only
   asks players to lay out their cards and say ready.
 - **Drawing and guessing**: the station shows its own letter, number and word on top and what it
-  has guessed. ``left``/``right`` walk a menu (``Guess <name>`` for each drawing not yet guessed,
-  ``Words``, ``Done``, ``Wrong word``), ``ok`` picks; a guess then takes a number (``left``/
-  ``right``, the three words of that number shown), and ``ok`` sends it; ``slap`` goes back.
-  ``Done`` offers the black tokens, highest first, or none.
+  has guessed, and a menu whose items keep their places all round (:mod:`.pictomania_guessing`).
 - **Scoring**: each station walks through every drawing's stack in guess order, then the round's
   scores and the running totals; ``ok`` on the last page says ready for the next round. After the
   last round a final page shows the totals and the winners; ``ok`` there says the player has seen
@@ -44,7 +41,8 @@ from ..arbiter.inputs import InputEvent
 from ..screens import pictomania as screens
 from ..screens.canvas import WIDTH, abbreviate, fitting, measure
 from .game import GameTable
-from .pictomania_review import Review, wrong_word_screen
+from .pictomania_guessing import Guessing
+from .pictomania_review import Review
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +75,7 @@ class Station:
     message: str = ""
 
 
-class PictomaniaTable(Review, GameTable):
+class PictomaniaTable(Guessing, Review, GameTable):
     game = "pictomania"
     takeback_words = {"guess": "a guess", "done": "a token"}
 
@@ -201,80 +199,6 @@ class PictomaniaTable(Review, GameTable):
             s.message = fitting(lambda w: f"{abbreviate(who, w)} swapped card {'ABC'[index]}")
         self.cues.append("move")
 
-    def menu(self, station: int) -> list[tuple[str, int | None]]:
-        """The station's menu now: drawings it may still guess, Words, Done, Wrong word."""
-        rnd = self.state.round
-        mine = [p.action for p in self.pending if p.station == station]
-        sent = {a["action"] for a in mine}
-        targets = {a.get("target") for a in mine}
-        items: list[tuple[str, int | None]] = []
-        finished = rnd.done[station] or "done" in sent
-        if not finished:
-            items += [("guess", q) for q in range(self.players)
-                      if q != station and not rnd.wrong_word[q] and q not in targets
-                      and not rnd.guessed(station, q)]
-        if self.box_words:
-            items.append(("words", None))
-        if not finished:
-            items.append(("done", None))
-        if not rnd.wrong_word[station] and "wrong_word" not in sent:
-            items.append(("wrong", None))
-        return items
-
-    def token_choices(self) -> list[tuple[str, int | None]]:
-        """(label, token) for Done: the highest remaining (sent without a value, so it is the
-        highest when the box applies it), each lower value, and none."""
-        pool = self.state.round.pool
-        out: list[tuple[str, int | None]] = []
-        if pool:
-            out.append((f"take highest ({pool[0]})", -1))
-            out += [(f"take a {v}", v) for v in sorted(set(pool[1:]) - {pool[0]}, reverse=True)]
-        out.append(("no black token", None))
-        return out
-
-    def _play(self, event: InputEvent, seat: Station) -> None:
-        station, key = event.station, event.key
-        step = {"left": -1, "right": 1}.get(key, 0)
-        if key == "slap":
-            seat.mode = "menu"
-            return
-        if seat.mode == "menu":
-            items = self.menu(station)
-            if not items:
-                return
-            if step:
-                seat.cursor = (seat.cursor + step) % len(items)
-            elif key == "ok":
-                kind, target = items[seat.cursor % len(items)]
-                seat.mode = {"guess": "number", "done": "token"}.get(kind, kind)
-                seat.page, seat.number, seat.target = 0, 1 if kind == "guess" else 0, target or 0
-        elif seat.mode == "number":
-            if step:
-                seat.number = (seat.number - 1 + step) % len(NUMBERS) + 1
-            elif key == "ok":
-                self._send(event, {"action": "guess", "player": station, "target": seat.target,
-                                   "number": seat.number})
-                seat.message = f"sent: {self.names[seat.target]} {seat.number}"
-        elif seat.mode == "token":
-            choices = self.token_choices()
-            if step:
-                seat.number = (seat.number + step) % len(choices)
-            elif key == "ok":
-                token = choices[seat.number % len(choices)][1]
-                action = {"action": "done", "player": station}
-                if token != -1:
-                    action["token"] = token
-                self._send(event, action)
-                seat.message = "done guessing"
-        elif seat.mode == "words":
-            if step:
-                seat.page = (seat.page + step) % (2 * len(self.state.round.cards))
-            elif key == "ok":
-                seat.mode = "menu"
-        elif seat.mode == "wrong" and key == "ok":
-            self._send(event, {"action": "wrong_word", "player": station})
-            seat.message = "wrong word: said"
-
     def _send(self, event: InputEvent, action: dict[str, Any]) -> None:
         """Queue the action at its press's edge time; :meth:`tick` applies it in time order."""
         self.pending.append(Pending(event.t_ns, self.rng.random(), event.station, action))
@@ -354,51 +278,6 @@ class PictomaniaTable(Review, GameTable):
         elif seat.unready:
             heading = f"Card {letter} {half + 1}/2 new card"
         return screens.words(screens.WordsView(heading, tuple(lines[start:start + WORDS_PER_PAGE - half])))
-
-    def _play_screen(self, station: int, seat: Station) -> Image.Image:
-        rnd = self.state.round
-        if seat.mode == "words":
-            lines = self.word_lines()
-            start = (seat.page // 2) * len(NUMBERS) + (seat.page % 2) * WORDS_PER_PAGE
-            end = (seat.page // 2 + 1) * len(NUMBERS) if seat.page % 2 else start + WORDS_PER_PAGE
-            return screens.words(screens.WordsView(f"Words {seat.page + 1}/6  ok: back", tuple(lines[start:end])))
-        if seat.mode == "number":
-            notes = tuple(f"{letter}{seat.number} {self.word(letter, seat.number)}"
-                          for letter in "ABC"[:len(rnd.cards)])
-            return screens.choice(screens.ChoiceView(
-                f"Guess {self.names[seat.target]}", f"number {seat.number}", notes or ("ok: send",)))
-        if seat.mode == "token":
-            choices = self.token_choices()
-            label = choices[seat.number % len(choices)][0]
-            left = " ".join(map(str, rnd.pool)) or "none"
-            return screens.choice(screens.ChoiceView("Done guessing?", label, (f"middle: {left}", "ok: done", "slap: back")))
-        if seat.mode == "wrong":
-            return wrong_word_screen()
-        secret = screens.secret_line(rnd.letters[station], rnd.numbers[station],
-                                     self.word(rnd.letters[station], rnd.numbers[station]))
-        items = self.menu(station)
-        if not items:
-            label = "wait for others"
-        else:
-            kind, target = items[seat.cursor % len(items)]
-            label = f"Guess {self.names[target]}" if kind == "guess" else \
-                {"words": "Words", "done": "Done", "wrong": "Wrong word"}[kind]
-        return screens.play(screens.PlayView(secret, self.marks(station), label,
-                                             seat.message or "</>: menu  ok: pick"))
-
-    def marks(self, station: int) -> tuple[screens.GuessMark, ...]:
-        """What ``station`` has guessed on each other drawing, waiting guesses marked."""
-        rnd = self.state.round
-        out = []
-        for q in range(self.players):
-            if q == station:
-                continue
-            number = next((g.number for g in rnd.guesses if g.player == station and g.target == q), None)
-            waiting = next((p.action["number"] for p in self.pending if p.station == station
-                            and p.action.get("target") == q), None)
-            out.append(screens.GuessMark(self.names[q], number if waiting is None else waiting,
-                                         sent=waiting is None))
-        return tuple(out)
 
     def _waiting_line(self) -> str:
         """``waiting: Ben, Cy`` on a panel (the names shortened as the line needs), or how

@@ -115,6 +115,8 @@ class Review:
             footer = seat.message
         elif seat.ready:
             footer = self._waiting_line()
+        elif self.learning(r):
+            footer = "learning: all black +"
         elif r.black_sheep is None:
             footer = "no black sheep"
         else:
@@ -122,23 +124,39 @@ class Review:
         heading = f"Round {r.number}  ok: " + ("totals" if self.match.outcome else "next")
         return screens.scores(screens.ScoresView(heading, rows, footer))
 
+    def learning(self, r: RoundScore) -> bool:
+        """Whether ``r`` was the learning round: every black token taken counted plus."""
+        return r.number == 1 and self.state.options.learning_round
+
     def _stack_screen(self, r: RoundScore, s, station: int) -> Image.Image:
         """One drawing turned over: who drew which word, each guess in time order with the token
-        it took (``x`` a wrong guess), and what the drawer's tokens did to their score; on the
-        drawer's own station, while they may still say so, how to declare a wrong word."""
+        it took (``x`` a wrong guess), and what the drawer's tokens did to their score (the
+        drawer's own page too); on the drawer's own station, while they may still say so, the
+        heading says how to declare a wrong word."""
         word = decks.card(r.cards["ABC".index(s.letter)]).word(s.number) if r.cards else ""
         guesses = tuple(f"{abbreviate(self.names[c.player], 4)} {c.number} "
                         + ("-" if s.void else f"+{c.token}" if c.token else "x")
                         for c in s.guesses)
-        black = r.black_counts[s.drawer]
-        if s.void:
-            footer = "wrong word: no score"
-        elif s.kept:
-            footer = f"not taken -{sum(s.kept)} black {black:+d}"
-        else:
-            footer = f"all taken, black {black:+d}"
+        footer = self.seats[station].message or drawer_result(r, s)
         if self.may_declare_at_reveal(station):
-            footer = "slap: wrong word?"
-        footer = self.seats[station].message or footer
-        heading = fitting(lambda w: f"{abbreviate(self.names[s.drawer], w)} drew  ok: next")
+            heading = "ok: next slap: wrong?"
+        elif s.drawer == station:
+            heading = "You drew  ok: next"
+        else:
+            heading = fitting(lambda w: f"{abbreviate(self.names[s.drawer], w)} drew  ok: next")
         return screens.stack(screens.StackView(heading, f"{s.letter}{s.number} {word}".strip(), guesses, footer))
+
+
+def drawer_result(r: RoundScore, s) -> str:
+    """What a drawing did to its drawer's score, in the words of the rules: the tokens nobody
+    took (minus), then the black token: its count, ``no black`` (none taken), or ``black 0``
+    with why when nobody guessed the word (outside the learning round)."""
+    black, took = r.black_counts[s.drawer], r.black[s.drawer]
+    if s.void:
+        return "wrong word: no score"
+    kept = f"not taken -{sum(s.kept)}" if s.kept else "all taken,"
+    if took is None:
+        return f"{kept} no black"
+    if black == 0 and not any(c.token for c in s.guesses):
+        return f"unguessed -{sum(s.kept)}, black 0"
+    return f"{kept} black {black:+d}"

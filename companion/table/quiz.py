@@ -42,7 +42,7 @@ from ..arbiter.inputs import InputEvent
 from ..arbiter.race import Race, RaceResult
 from ..games.quiz import HOST, QuizState
 from ..screens.quiz import quiz_screen
-from .game import GameTable
+from .game import RACE, YOUR_TURN, GameTable
 from .quiz_views import MS, S, QuizViews, delay_ms
 
 PRELOCK_NS = 24 * 3600 * S
@@ -276,6 +276,18 @@ class QuizTable(QuizViews, GameTable):
             left = self.answer_due_ns - self.now_ns
             due.append(self.now_ns + (left % S or S) if left > 0 else self.answer_due_ns)
         return min((t for t in due if t is not None), default=None)
+
+    def waiting_on(self, seat: int) -> str:
+        """A contestant's race while the buzzers are open, their turn to answer; the host's turn
+        to arm, judge or pick among the tied."""
+        state = self.state
+        if state.phase == "over" or seat >= len(self.names):
+            return ""
+        if seat == HOST:
+            return YOUR_TURN if state.phase in ("ready", "reopen", "answering", "tie") else ""
+        if state.phase == "open":
+            return RACE if state.team(seat) not in state.out else ""
+        return YOUR_TURN if state.phase == "answering" and seat == state.answering else ""
 
     def lights(self) -> dict[int, str]:
         state = self.state

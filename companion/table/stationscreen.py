@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from ..screens.canvas import with_notice
+from ..screens.canvas import one_form_per_name, with_notice
 from ..screens.seating import spectator
 from ..screens.table import abandoned_screen, not_resumed_screen, resume_screen
 from .dialogs import ABANDON_HOLD_NS, S
@@ -20,7 +20,9 @@ class StationScreens:
     """The table's part that draws each station's screen and sets its light."""
 
     def screen(self, station: int) -> Image.Image:
-        return self.stuck_buttons.mark(station, self._screen(station))
+        """The station's panel, each player's name in one form all over it (the shortest its
+        lines need: :func:`~companion.screens.canvas.one_form_per_name`)."""
+        return self.stuck_buttons.mark(station, one_form_per_name(lambda: self._screen(station)))
 
     def _screen(self, station: int) -> Image.Image:
         if self.not_resumed is not None:
@@ -44,9 +46,10 @@ class StationScreens:
         seat = self.seat_of(station)
         if seat is None:
             image = spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
-            return with_notice(image, self.announced[0]) if self.announced is not None else image
+            return with_notice(image, self.announced[0]()) if self.announced is not None else image
         if station in self.rules_open:
-            image = rules_screen(self.game.match.rules.name, self.rules_open[station])
+            image = rules_screen(self.game.match.rules.name, self.rules_open[station],
+                                 self.game.waiting_on(seat))
         else:
             image = self.game.screen(seat)
         since = self.chords.since.get(station)
@@ -54,7 +57,7 @@ class StationScreens:
             left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
             image = with_notice(image, f"ABANDON? HOLD ON {max(left_s, 1)}s")  # as the dialog says
         elif self.announced is not None:
-            image = with_notice(image, self.announced[0])
+            image = with_notice(image, self.announced[0]())
         elif self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
         return image

@@ -27,7 +27,7 @@ from ..games.triangle import FACTS, PLAYERS, ROUNDS_PER_TURN, VALUES, Round
 from ..arbiter.inputs import InputEvent
 from ..arbiter.race import Race, RaceResult
 from ..screens.triangle import aid_screen, end_screen, round_screen
-from .game import GameTable
+from .game import RACE, YOUR_TURN, GameTable
 from .triangle_views import MS, TENTH_NS, VERDICT_LABELS, TriangleViews, coach_line, tenths
 
 COUNT_FROM = 3
@@ -114,6 +114,14 @@ class TriangleTable(TriangleViews, GameTable):
         return self.current is not None and self.current.claimer is None
 
     # --- inputs -----------------------------------------------------------------------------
+
+    def waiting_on(self, seat: int) -> str:
+        """A race from the countdown until someone claims it; the claimer's turn to state a fact."""
+        if self.match.outcome is not None or seat >= PLAYERS:
+            return ""
+        if self.racing and self.result is None:
+            return RACE
+        return YOUR_TURN if seat == self.claimer else ""
 
     def showing_end(self, station: int) -> bool:
         return not self.holding_last_round

@@ -54,6 +54,16 @@ def coach_line(advice: Advice) -> str:
     return f"Best: {said} {advice.best_gain:+.1f}"
 
 
+def others_gained(done) -> str:
+    """What a false statement gave the other players, ``the others +3 each``: the verdict says
+    only "? No", and the rules page, the panels and the table screen say it in these words.
+    Empty for a true statement (the verdict shows its points) and a round nobody stated in."""
+    if done.fact is None or done.correct:
+        return ""
+    (gain,) = {pts for p, pts in enumerate(done.points) if p != done.claimer}
+    return f"the others +{gain} each"
+
+
 class TriangleViews:
     """The Triangle table's part that makes each station's view of the round and the end."""
 
@@ -69,11 +79,12 @@ class TriangleViews:
         if self.result is None:
             return ""
         later = [(self._name(p.station, station), delay(p.delta_ns)) for p in self.result.later()]
-        for gap in ("  ", " "):
-            line = fitting(lambda w: gap.join(f"{abbreviate(name, w)} +{d}" for name, d in later))
-            if measure(line) <= WIDTH:
-                break
-        return line
+
+        def line(width: int) -> str:  # two spaces between players, one if that is what fits
+            spaced = "  ".join(f"{abbreviate(name, width)} +{d}" for name, d in later)
+            return spaced if measure(spaced) <= WIDTH else " ".join(
+                f"{abbreviate(name, width)} +{d}" for name, d in later)
+        return fitting(line)
 
     def _too_close(self) -> str:
         """Said on a draw whose slaps were closer than the screens can show: each panel lights
@@ -158,7 +169,7 @@ class TriangleViews:
         verdict = f" +{points}" if done.correct else "? No"
         cards = tuple((self._name(p, station), c) for p, c in enumerate(done.cards))
         name = self._name(done.claimer, station)
-        status = self.round_late_note or self._later(station) or self._nobody_else()
+        status = self.round_late_note or others_gained(done) or self._later(station) or self._nobody_else()
         if self.match.options.coach and station == done.claimer:
             from ..bots.triangle import advice_for_round  # the coach's brain: only for a game with the coach
 

@@ -31,7 +31,7 @@ from ..arbiter.inputs import InputEvent
 from ..screens.canvas import abbreviate, fitting
 from ..screens.trio import TrioView, screen
 from ..words.wordlist import WordListError
-from .game import GameTable
+from .game import RACE, YOUR_TURN, GameTable
 
 log = logging.getLogger(__name__)
 
@@ -267,6 +267,17 @@ class TrioTable(GameTable):
         elif not self.judging:
             times.append(self.deadline_ns)
         return min(times, default=None)
+
+    def waiting_on(self, seat: int) -> str:
+        """The artist's turn to read the word and start the timer, and to judge a guess; a
+        guesser's race to slap a guess while the timer runs."""
+        state = self.match.state
+        if self.match.outcome is not None or self.problem or seat >= len(self.names):
+            return ""
+        if seat == state.artist:
+            return YOUR_TURN if self.deadline_ns is None or self.judging else ""
+        timing = self.deadline_ns is not None and not self.judging
+        return RACE if timing and seat in state.guessers and seat not in self.wrong_at else ""
 
     def lights(self) -> dict[int, str]:
         """The guesser the artist is judging, or both of a simultaneous pair blinking."""

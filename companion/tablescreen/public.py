@@ -26,9 +26,10 @@ from typing import Any, Callable
 from .. import words as decks
 from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
-from ..games.options import option_label, show_value
+from ..games.options import option_label
 from ..rulebook import KEYS, RULES
-from ..table.triangle import VERDICT_LABELS
+from ..table.pictomania_review import drawer_result
+from ..table.triangle_views import VERDICT_LABELS, others_gained
 from ..table.trio import LAST_SECONDS, clock
 from .publicview import MS, PublicView, RacePress, WordCard, journaled_presses, race_presses
 
@@ -51,9 +52,9 @@ def lobby_view(table) -> PublicView:
     if lobby.row is None:
         return PublicView("Tabletop Companion", "Choose a game", names=table.names, lines=(
             f"{lobby.game.title}: {lobby.players_label()}", "", "left/right: choose a game   ok: pick   slap: rules"))
-    kind = lobby.game.Options
-    options = tuple(f"{option_label(kind, name)[0]}: {show_value(kind, name, value)}"
-                    for name, value in lobby.values.items())
+    game = lobby.game
+    options = tuple(f"{option_label(game.Options, name)[0]}: {game.shown_option(name, lobby.values)}"
+                    for name in lobby.values)
     return PublicView("Tabletop Companion", lobby.game.title, names=table.names,
                       lines=options + ("", "ok on Start starts the game"))
 
@@ -91,8 +92,7 @@ def triangle_view(t) -> PublicView:
     said = VERDICT_LABELS[done.fact] + (f" {done.value}" if done.value is not None else "")
     verdict = f" +{done.points[done.claimer]}" if done.correct else "? No"  # as the panels say it
     cards = "   ".join(f"{names[p]} {c}" for p, c in enumerate(done.cards))
-    others = sorted({pts for p, pts in enumerate(done.points) if p != done.claimer and pts})
-    gained = (f"the others +{others[0]} each",) if not done.correct and len(others) == 1 else ()
+    gained = tuple(filter(None, (others_gained(done),)))
     return replace(base, heading=f"{names[done.claimer]}: {said}{verdict}", mark=done.claimer,
                    race=race, lines=(cards, *gained), footer="ok: next round")
 
@@ -182,7 +182,7 @@ def pictomania_view(t) -> PublicView:
             guesses = ", ".join(f"{names[c.player]} {c.number} "
                                 + ("void" if s.void else f"+{c.token}" if c.token else "x")
                                 for c in s.guesses) or "no guesses"
-            lines.append(f"{names[s.drawer]} drew {s.letter}{s.number} {word}: {guesses}")
+            lines.append(f"{names[s.drawer]} drew {s.letter}{s.number} {word}: {guesses}; {drawer_result(r, s)}")
         if t.rescored:
             lines.insert(0, t.rescored)
         waiting = t.waiting_for() if seen == t.review_pages()[-1] else ""  # who has not said ready
@@ -191,7 +191,9 @@ def pictomania_view(t) -> PublicView:
             return replace(base, heading=f"Round {r.number}: the drawings", turn=f"Round {r.number}",
                            lines=tuple(lines), footer="each station turns its pages with ok")
         lines.append("round: " + "  ".join(f"{names[p]} {r.scores[p]:+d}" for p in range(len(names))))
-        if r.black_sheep is not None:
+        if t.learning(r):
+            lines.append("learning round: every black token taken counts plus")
+        elif r.black_sheep is not None:
             lines.append(f"black sheep: {names[r.black_sheep]}")
         if outcome is not None and seen == "final":
             winners = tuple(outcome.winners)
@@ -324,4 +326,4 @@ def public_view(table) -> PublicView:
         view = replace(view, lines=view.lines + tuple(game.flagged(p) for p in sorted(game.bot_played)))
     notice = "RESUMED" if table.resumed_until_ns is not None else ""
     return replace(view, trail=view.trail or tuple(game.match.trail),
-                   notice=table.announced[0] if table.announced is not None else notice)
+                   notice=table.announced[0]() if table.announced is not None else notice)

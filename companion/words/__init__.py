@@ -79,8 +79,12 @@ def card_id(deck: str, place: int) -> str:
 
 
 def _check_card(words: Any, where: str, seen: dict[str, str], problems: list[str]) -> tuple[str, ...]:
-    if not isinstance(words, list) or len(words) != WORDS_PER_CARD:
+    if not isinstance(words, list):
         problems.append(f"{where}: a card is a list of exactly {WORDS_PER_CARD} words, not {words!r}")
+        return ()
+    if len(words) != WORDS_PER_CARD:  # its count, not the whole list back: the maker has it open
+        first = f" (starting {words[0]!r})" if words else ""
+        problems.append(f"{where}: a card needs exactly {WORDS_PER_CARD} words; this one has {len(words)}{first}")
         return ()
     good = []
     for i, word in enumerate(words):
