@@ -105,8 +105,8 @@ class Watermarks:
             due = max(due, target_ns + source.latency_bound_ns)
         return due
 
-    def _among(self, names: Iterable[str] | None) -> list[_Source]:
-        return list(self._sources.values()) if names is None else [self._source(name) for name in names]
+    def _among(self, names: Iterable[str] | None) -> Iterable[_Source]:
+        return self._sources.values() if names is None else [self._source(name) for name in names]
 
     def _source(self, name: str) -> _Source:
         try:
