@@ -16,7 +16,7 @@ are unfair.
   each station from its own onset; the baseline opens the race for everyone when the table
   asked for the screens, and the stations written last lose.
 - **Light**: what the players see is the light, not the command. Each panel of the model gets
-  its own row scan (:class:`~bench.busmodel.Scan`: Fosc from the datasheet's range, a random
+  its own row scan (:class:`~companion.adapters.panelscan.Scan`: Fosc from the datasheet's range, a random
   phase, 0xAF assumed to leave the scan running; the stimulus Triangle's 0, rows 14-37, the
   rows of the light sensors' marker): ``light_skew_ms`` is the spread of the light
   onsets of 6 panels at 400 kHz over many reveals (p50/p99), beside the command skew above; and
@@ -50,7 +50,9 @@ from companion.adapters.mux import MuxChannel
 from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
 
-from .busmodel import FakeClock, Scan, TimedBus
+from companion.adapters.panelscan import Scan
+
+from .busmodel import FakeClock, TimedBus
 
 MS = 1_000_000
 CASES = ((6, 400_000, 0), (3, 400_000, 0), (6, 100_000, 0), (3, 100_000, 0), (6, 400_000, 50_000))

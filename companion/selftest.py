@@ -168,14 +168,19 @@ class LightSample:
     light: dict[int, int]
 
 
+def bound_wait(stamped: dict[int, int]) -> None:
+    """Until the light's wait after a reveal stamped at ``stamped`` has passed, and as long again
+    for a sensor's edge read in this process through gpiozero (the fallback) to reach the box."""
+    time.sleep(max(0.0, (max(stamped.values()) + 2 * LIGHT_WAIT_NS - time.monotonic_ns()) / 1e9))
+
+
 def measure_light(writer, sensors: LightSensors, stations: int, reveals: int = LIGHT_REVEALS,
                   wait: Callable[[dict[int, int]], None] | None = None) -> list[LightSample]:
     """Reveal a marked frame (the station's number) on every panel ``reveals`` times through the
     display ``writer``, as a race does, and read every sensor. ``wait(stamped)`` returns once the
-    sensors have had their time to see the reveal (by default twice :data:`LIGHT_WAIT_NS` of real
-    time: the window for the light, and as long again for its edge to reach the box; a test
-    drives its mock sensors there instead)."""
-    wait = wait or (lambda stamped: time.sleep(2 * LIGHT_WAIT_NS / 1e9))
+    sensors have had their time to see the reveal (by default :func:`bound_wait`; a test drives
+    its mock sensors there instead)."""
+    wait = wait or bound_wait
     samples = []
     for n in range(reveals):
         shown = threading.Event()
@@ -227,12 +232,10 @@ class BoardLight:
 
     def wait(self, stamped: dict[int, int]) -> None:
         """Until the board has sent every rise of the reveal stamped at ``stamped`` (or been
-        silent for :data:`BOARD_SILENT_S`), and as long as :func:`measure_light` waits for a
-        GPIO sensor's edge, for a box with both."""
+        silent for :data:`BOARD_SILENT_S`)."""
         seen_by = max(stamped.values()) + LIGHT_WAIT_NS
         with self._heard:
             self._heard.wait_for(lambda: self.session.reported_ns >= seen_by, timeout=BOARD_SILENT_S)
-        time.sleep(max(0.0, (seen_by + LIGHT_WAIT_NS - time.monotonic_ns()) / 1e9))
 
     def close(self) -> None:
         self.link.close()

@@ -19,9 +19,9 @@ from .adapters.buttons import EdgeCallback, StationButton, station_buttons
 from .adapters.buzzer import Buzzer
 from .adapters.displays import Buses, DisplayWriter, display_openers
 from .adapters.gpiolink import GpioReader, ReaderItem
-from .adapters.gpioreader import KERNEL_MARGIN_NS
+from .adapters.gpioreader import KERNEL_MARGIN_NS, NO_CHIP
 from .adapters.lights import StationLights
-from .adapters.lightsensor import LightSensors, light_sensors
+from .adapters.lightsensor import LightSensors
 from .board.session import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
@@ -59,7 +59,13 @@ class Box:
     """The public state on an HDMI screen (``[table_screen]``), if the profile has one."""
     light_sensors: LightSensors | None = None
     """The light sensors over the stations' panels, when every station has one (on a GPIO or a
-    board channel: the daemon adds a board sensor's rises from the board's frames)."""
+    board channel): every source of their edges calls its ``rise(station, t_ns)``."""
+    light_sources: tuple[str, ...] = ()
+    """The input sources the light sensors' edges come through (``gpio``: the GPIO reader, or
+    with the fallback gpiozero pins in this process; ``board``: the button board's LIGHT frames,
+    which the daemon adds): a reveal's light is read once each of them has delivered every edge
+    up to the light's wait. Empty: the edges are in the store as soon as they happen (the
+    simulator's scan model)."""
     gpio_reader: GpioReader | None = None
     """The GPIO reader process, when it reads the station buttons (``timing.gpio_watermark``);
     the daemon starts it once its loop runs."""
@@ -104,7 +110,8 @@ class Box:
 
 
 class NoGpio(RuntimeError):
-    """A profile for real pins on a machine without the GPIO library (not a Pi): said plainly."""
+    """A profile for real pins on a machine without the GPIO library (not a Pi), or whose
+    ``gpio.chip`` is not there: said plainly."""
 
 
 def pin_factory_for(profile: Profile):
@@ -127,6 +134,10 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
     the link's thread), and is needed if the profile has a board; ``on_gpio`` the GPIO reader's
     items (from its thread), needed if the profile's buttons are read by the reader."""
+    sensor_pins = profile.light_sensor_pins()
+    chip = profile.gpio_chip if profile.backend == "pi" and profile.gpio_reader else None
+    if chip is not None and not Path(chip).exists():
+        raise NoGpio(f"gpio.chip: {chip} does not exist: {NO_CHIP}")
     table_screen = None
     if profile.table_screen.enabled:  # its drawing is imported only for a box that has one
         from .tablescreen.display import open_table_screen
@@ -136,10 +147,10 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     reader = None
     if profile.gpio_reader:
         buttons, sources = [], {}
-        if profile.gpio_pins():
+        if profile.gpio_pins() or sensor_pins:
             # Mock pins pretend the kernel's margin: the daemon sees what it will on a Pi.
             reader = GpioReader(sorted(profile.gpio_pins()), on_gpio, mock=profile.backend == "mock",
-                                margin_ns=KERNEL_MARGIN_NS)
+                                chip=chip, margin_ns=KERNEL_MARGIN_NS, sensors=sorted(sensor_pins))
     else:
         buttons = station_buttons(profile, factory, on_edge)
         sources = {"gpio": round(profile.timing.gpio_latency_ms * 1e6)}
@@ -161,8 +172,9 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
     board_leds = {i: st.led for i, st in enumerate(profile.stations) if st.led is not None and st.channels}
     if pins or board_leds:
         box.lights = StationLights(pins, factory, board_leds, box.board.send if box.board else None)
-    sensors = {i: st.light_sensor for i, st in enumerate(profile.stations) if st.light_sensor is not None}
-    on_board = profile.light_channels().values()
-    if sensors or on_board:
-        box.light_sensors = light_sensors(sensors, factory, on_board)
+    if sensor_pins or profile.light_channels():
+        box.light_sensors = LightSensors()
+        box.light_sources = ("gpio",) * bool(sensor_pins) + ("board",) * bool(profile.light_channels())
+        if sensor_pins and reader is None:  # the fallback: read here, through gpiozero
+            box.light_sensors.read_pins({station: pin for pin, station in sensor_pins.items()}, factory)
     return box

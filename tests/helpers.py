@@ -150,3 +150,19 @@ def wait_until(condition, timeout_s: float = PATIENCE_S, poll_s: float = 0.005) 
     end = time.monotonic() + timeout_s
     while not _holds(condition, end, timeout_s):
         time.sleep(poll_s)
+
+
+MOCK_3 = Path(__file__).resolve().parent.parent / "hardware" / "profiles" / "mock-3.toml"
+LIGHT_SENSORS = (9, 10, 11)
+"""The GPIO of the light sensors :func:`sensed_mock_3` gives mock-3's stations."""
+
+
+def sensed_mock_3(tmp_path: Path, extra: str = "") -> Path:
+    """mock-3 with a light sensor on every station (:data:`LIGHT_SENSORS`), and ``extra`` TOML
+    appended: the profile's path."""
+    text = MOCK_3.read_text(encoding="utf-8")
+    for led, sensor in zip((23, 24, 25), LIGHT_SENSORS):
+        text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
+    path = tmp_path / "sensed.toml"
+    path.write_text(text + extra, encoding="utf-8")
+    return path

@@ -122,7 +122,7 @@ def test_a_board_sensor_s_late_light_changes_the_verdict_its_stamp_would_give(tm
 def test_repeated_stale_and_future_light_frames_add_no_onset(tmp_path):
     daemon = daemon_with_board_sensors(tmp_path, heartbeat_us=10_000)
     board = daemon.box.virtual_board
-    sensors = daemon.box.light_sensors.sensors
+    sensors = daemon.box.light_sensors
 
     async def scenario():
         session = daemon.board_session
@@ -136,12 +136,12 @@ def test_repeated_stale_and_future_light_frames_add_no_onset(tmp_path):
         board.inject(Light(board.now_us() + 5_000_000, SENSOR[1]))  # 5 s ahead of the board's clock
         await until(lambda: session.future_frames == 1)
         board.light(SENSOR[1])
-        await until(lambda: len(sensors[1].edges) == 1)
+        await until(lambda: len(sensors.edges(1)) == 1)
         return first_ns
 
     first_ns = while_running(daemon, scenario)
-    assert len(sensors[0].edges) == 1 and abs(sensors[0].edges[0] - first_ns) < MS  # within the sync
-    assert len(sensors[1].edges) == 1 and sensors[1].edges[0] > sensors[0].edges[0]
+    assert len(sensors.edges(0)) == 1 and abs(sensors.edges(0)[0] - first_ns) < MS  # within the sync
+    assert len(sensors.edges(1)) == 1 and sensors.edges(1)[0] > sensors.edges(0)[0]
 
 
 # --- the session's rules for LIGHT frames, on a fake clock ------------------------------------------

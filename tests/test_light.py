@@ -14,7 +14,8 @@ from luma.core.interface.serial import i2c
 from luma.oled.device import ssd1306
 from PIL import Image
 
-from bench.busmodel import DOCUMENTED_FRAME_MAX_NS, FakeClock, Scan, TimedBus, fosc_range, frame_ns
+from bench.busmodel import FakeClock, TimedBus
+from companion.adapters.panelscan import DOCUMENTED_FRAME_MAX_NS, Scan, fosc_range, frame_ns
 from companion.adapters.displays import DisplayWriter
 from companion.adapters.framepack import FastSH1106, FastSSD1306
 from companion.adapters.lightsensor import LIGHT_WAIT_NS, MARKER_COLUMNS, MARKER_ROWS, light_sensors, marked

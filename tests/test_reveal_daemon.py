@@ -26,9 +26,14 @@ PROFILE = Path(__file__).parent.parent / "hardware" / "profiles" / "mock-3.toml"
 MS = 1_000_000
 
 
-def daemon_on_real_panels(tmp_path, profile=None, revealed=None):
+def plain_writer(box, panels, now_ns):
+    return DisplayWriter(panels, now_ns=now_ns)
+
+
+def daemon_on_real_panels(tmp_path, profile=None, revealed=None, writer=plain_writer):
     """A daemon of ``profile`` (mock-3) whose three panels are luma devices behind a mux on a
-    timed bus, every reveal's frames appended to ``revealed`` if given: (the daemon, the bus)."""
+    timed bus, written by ``writer(box, panels, now_ns)`` (a display writer stamping on the
+    bus's clock), every reveal's frames appended to ``revealed`` if given: (the daemon, the bus)."""
     profile = profile or load_profile(PROFILE)
     bus = TimedBus(400_000, FakeClock(10**12))
     lock = threading.Lock()
@@ -37,7 +42,7 @@ def daemon_on_real_panels(tmp_path, profile=None, revealed=None):
         box = build_box(profile, on_edge)
         box.displays.close()
         panels = [FastSSD1306(i2c(bus=MuxChannel(bus, ch, lock), address=0x3C)) for ch in range(3)]
-        box.displays = DisplayWriter(panels, now_ns=bus.clock.now_ns)
+        box.displays = writer(box, panels, bus.clock.now_ns)
         if revealed is not None:
             reveal = box.displays.reveal
             box.displays.reveal = lambda frames, on_shown: (revealed.append(frames), reveal(frames, on_shown))
@@ -127,11 +132,9 @@ def test_the_closest_question_is_revealed_and_an_answer_before_its_panel_lit_put
 def daemon_with_light_sensors(tmp_path):
     """:func:`daemon_on_real_panels` with a light sensor on every station (GPIO 9, 10, 11 on the
     box's mock pins): (the daemon, the bus, the frames of every reveal)."""
-    text = PROFILE.read_text(encoding="utf-8")
-    for led, sensor in ((23, 9), (24, 10), (25, 11)):
-        text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
-    (tmp_path / "sensed.toml").write_text(text, encoding="utf-8")
-    profile = load_profile(tmp_path / "sensed.toml")
+    from helpers import sensed_mock_3
+
+    profile = load_profile(sensed_mock_3(tmp_path))
     assert [st.light_sensor for st in profile.stations] == [9, 10, 11]
     revealed = []
     return (*daemon_on_real_panels(tmp_path, profile, revealed), revealed)

@@ -6,6 +6,7 @@ from companion.cli import main
 from companion.cues import CUES
 from companion.arbiter.inputs import KEYS, InputEvent
 from companion.selftest import SelfTest
+from helpers import sensed_mock_3
 
 ROOT = Path(__file__).parent.parent
 MS = 1_000_000
@@ -71,17 +72,41 @@ def test_selftest_command_measures_the_light_on_a_box_with_sensors(tmp_path, cap
     import companion.selftest
 
     monkeypatch.setattr(companion.selftest, "LIGHT_REVEALS", 3)
-    text = (ROOT / "hardware" / "profiles" / "mock-3.toml").read_text(encoding="utf-8")
-    for led, sensor in ((23, 9), (24, 10), (25, 11)):
-        text = text.replace(f"led = {led}\n", f"led = {led}\nlight_sensor = {sensor}\n")
-    profile = tmp_path / "sensed.toml"
-    profile.write_text(text, encoding="utf-8")
+    profile = sensed_mock_3(tmp_path)
     script = tmp_path / "all.txt"
     script.write_text("".join(f"{0.1 + 0.05 * i:.2f} {s} {k}\n"
                               for i, (s, k) in enumerate((s, k) for s in (1, 2, 3) for k in KEYS)))
     assert main(["selftest", "--profile", str(profile), "--script", str(script)]) == 1
     out = capsys.readouterr().out
     assert "all 12 buttons pressed" in out and "light: 3 reveals" in out
+    assert "station 2 (Ben): its light sensor saw nothing" in out
+
+
+def test_selftest_measures_the_light_through_the_gpio_reader(tmp_path, capsys, monkeypatch):
+    """With the GPIO reader the button test's loop has stopped, and so has the reader: the light
+    check starts it again and waits for its watermark. Ana's and Cy's sensors see every reveal
+    (driven through the reader's mock pins once the panels took the display-on), Ben's nothing."""
+    import companion.selftest
+    from companion.adapters.gpiolink import ReaderWait
+
+    monkeypatch.setattr(companion.selftest, "LIGHT_REVEALS", 3)
+    profile = sensed_mock_3(tmp_path, '\n[timing]\ngpio_watermark = "reader"\n')
+    script = tmp_path / "all.txt"
+    script.write_text("".join(f"{0.1 + 0.05 * i:.2f} {s} {k}\n"
+                              for i, (s, k) in enumerate((s, k) for s in (1, 2, 3) for k in KEYS)))
+    past = ReaderWait.past
+
+    def lit_then_past(self, t_ns, timeout_s):
+        for pin in (9, 11):
+            self.reader.drive(pin, 0)
+            self.reader.drive(pin, 1)
+        return past(self, t_ns, timeout_s)
+
+    monkeypatch.setattr(ReaderWait, "past", lit_then_past)
+    assert main(["selftest", "--profile", str(profile), "--script", str(script)]) == 1
+    out = capsys.readouterr().out
+    assert "all 12 buttons pressed" in out and "light: 3 reveals" in out
+    assert "station 1 (Ana): lag p50" in out and "in 3 reveals" in out and "station 3 (Cy): lag p50" in out
     assert "station 2 (Ben): its light sensor saw nothing" in out
 
 

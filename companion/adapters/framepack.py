@@ -34,7 +34,7 @@ PANEL_CLOCK = {"ssd1306": (0xF0, 0x22), "sh1106": (0xF0, 0x22)}
 """(0xD5, 0xD9) arguments each panel is sent after luma's init sequence: its fastest row scan.
 
 The light of a screen change trails the panel's command by up to one frame of its free-running
-scan (``bench/busmodel.py``, :class:`~bench.busmodel.Scan`), so a shorter frame is a fairer
+scan (:class:`~companion.adapters.panelscan.Scan`), so a shorter frame is a fairer
 race. A frame is D x K x 64 / Fosc (SSD1306 datasheet, section 8.3): 0xD5 0xF0 is divide ratio
 1 (the least) and the highest oscillator setting; 0xD9 0x22 is the datasheet's reset precharge,
 2 + 2 clocks a row (K = 54) instead of the 1 + 15 luma sends (K = 66). 0xD9 0x11 would save

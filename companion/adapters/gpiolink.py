@@ -9,7 +9,9 @@ and started again every ``retry_s``.
 :class:`GpioSession`, owned by the daemon's loop, turns the records into station inputs and the
 GPIO source's watermark, exactly as :class:`~companion.board.session.BoardSession` does for a
 board: an explicit source. A reader that sends no watermark for :data:`SILENT_NS` (it stalled,
-it died) holds races no longer, and every screen says so, until its next watermark.
+it died) holds races no longer, and every screen says so, until its next watermark. The light
+sensors' rising edges go to the light sensors' store
+(:class:`~companion.adapters.lightsensor.LightSensors`), covered by the same watermark.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..arbiter.inputs import InputEvent
 from ..board.session import Live, Notice, Output, Watermark
@@ -66,7 +68,8 @@ ReaderItem = ReaderEdge | ReaderMark | ReaderDown
 
 
 class GpioReader:
-    """The reader process for ``pins``. ``mock``: the reader's lines are gpiozero mock pins that
+    """The reader process for the buttons' ``pins`` and the light ``sensors``' (on ``chip``, by
+    default the 40-pin header's). ``mock``: the reader's lines are gpiozero mock pins that
     :meth:`drive` changes (tests, benchmarks), with ``margin_ns`` standing in for the kernel's
     margin if given.
 
@@ -77,11 +80,13 @@ class GpioReader:
     :class:`ReaderDown` is delivered from the thread, or in the loop with ``call_soon_threadsafe``."""
 
     def __init__(self, pins: list[int], deliver: Callable[[ReaderItem], None], mock: bool = False,
-                 chip: str | None = None, margin_ns: int | None = None, retry_s: float = 1.0) -> None:
+                 chip: str | None = None, margin_ns: int | None = None, retry_s: float = 1.0,
+                 sensors: Sequence[int] = ()) -> None:
         self.pins = pins
         self.deliver = deliver
         self.retry_s = retry_s
-        self.command = [sys.executable, "-m", "companion.adapters.gpioreader", "--pins", ",".join(map(str, pins))]
+        self.command = [sys.executable, "-m", "companion.adapters.gpioreader", "--pins", ",".join(map(str, pins)),
+                        "--sensors", ",".join(map(str, sensors))]
         self.command += ([] if chip is None else ["--chip", chip]) + (["--mock"] if mock else [])
         self.command += [] if margin_ns is None else ["--margin-ns", str(margin_ns)]
         self.process: subprocess.Popen | None = None
@@ -91,11 +96,14 @@ class GpioReader:
         self._stop = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._in_loop: tuple[int, threading.Event] | None = None  # the fd the loop reads, and its end
-        self._thread = threading.Thread(target=self._run, name="gpio reader", daemon=True)
+        self._thread: threading.Thread | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Start the reader; with ``loop``, the records are read (and delivered) in that loop."""
+        """Start the reader (again, once closed); with ``loop``, the records are read (and
+        delivered) in that loop."""
         self._loop = loop
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="gpio reader", daemon=True)
         self._thread.start()
 
     def want(self, t_ns: int) -> None:
@@ -125,7 +133,7 @@ class GpioReader:
                 self._sock.shutdown(socket.SHUT_RDWR)  # the reader sees its end close, and exits
             if self._in_loop is not None:
                 self._detach()
-        if self._thread.is_alive():
+        if self._thread is not None and self._thread.is_alive():
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
@@ -240,12 +248,50 @@ class GpioReader:
         return self.process.pid if self.process is not None else None
 
 
+class ReaderWait:
+    """A GPIO reader's records handled outside the daemon's loop, by ``session`` in the reader's
+    thread: the self-test's light check, which runs once the loop has stopped. :meth:`past`
+    waits for the reader's watermark, as a race does."""
+
+    def __init__(self, reader: GpioReader, session: "GpioSession", timeout_s: float = START_NS / 1e9) -> None:
+        """Start ``reader`` and return once it has claimed its lines (its first watermark), or
+        after ``timeout_s``."""
+        self.reader = reader
+        self.session = session
+        self._mark_ns = -(1 << 63)
+        self._changed = threading.Condition()
+        reader.deliver = self._deliver
+        reader.start()
+        with self._changed:
+            self._changed.wait_for(lambda: self._mark_ns > -(1 << 63), timeout_s)
+
+    def _deliver(self, item: ReaderItem) -> None:
+        self.session.handle(item)
+        if isinstance(item, ReaderMark):
+            with self._changed:
+                self._mark_ns = max(self._mark_ns, item.t_ns)
+                self._changed.notify_all()
+
+    def past(self, t_ns: int, timeout_s: float) -> bool:
+        """Whether the reader has delivered every edge before ``t_ns`` within ``timeout_s``."""
+        self.reader.want(t_ns)
+        with self._changed:
+            return self._changed.wait_for(lambda: self._mark_ns >= t_ns, timeout_s)
+
+    def close(self) -> None:
+        self.reader.close()
+
+
 class GpioSession:
     """The GPIO source, from reader records to station inputs and watermarks. ``pins`` maps a GPIO
-    number to ``(station, key)``."""
+    number to ``(station, key)``; ``sensors`` a light sensor's GPIO to its station, whose rising
+    edges go to ``light(station, t_ns)``."""
 
-    def __init__(self, pins: dict[int, tuple[int, str]]) -> None:
+    def __init__(self, pins: dict[int, tuple[int, str]], sensors: dict[int, int] | None = None,
+                 light: Callable[[int, int], None] | None = None) -> None:
         self.pins = pins
+        self.sensors = sensors or {}
+        self.light = light
         self.live = True
         self.notice: str | None = None
         self.downs = 0
@@ -266,6 +312,10 @@ class GpioSession:
                 log.info("GPIO reader is back: races wait for it again")
                 out += [Live(SOURCE, True)] + self._tell(None)
             return out + [Watermark(SOURCE, item.t_ns)]
+        if item.pin in self.sensors:
+            if item.level and self.light is not None:
+                self.light(self.sensors[item.pin], item.t_ns)
+            return []
         target = self.pins.get(item.pin)
         if target is None:
             return []

@@ -1,13 +1,15 @@
-"""The GPIO reader: a small process that owns the station buttons' lines and says how far it has read.
+"""The GPIO reader: a small process that owns the station buttons' lines, and the light sensors',
+and says how far it has read.
 
-``python -m companion.adapters.gpioreader --fd N --pins 4,17,...`` (the daemon starts it,
-:mod:`companion.adapters.gpiolink`). Reading edges in the daemon's own interpreter made every
+``python -m companion.adapters.gpioreader --fd N --pins 4,17,... --sensors 9,10,...`` (the daemon
+starts it, :mod:`companion.adapters.gpiolink`). Reading edges in the daemon's own interpreter made every
 GPIO race wait for an assumed bound (a press's trip through lgpio's threads and the daemon's GIL
 has no ceiling, only a tail). Here one thread, in a process of its own, reads the kernel's
 line-event queue and sends, over the socket ``N``, fixed-size records (:data:`RECORD`):
 
 - ``EDGE pin level t_ns``: an edge of a line, ``t_ns`` the kernel's time of it (CLOCK_MONOTONIC,
-  taken in the interrupt handler), ``level`` the line after it (0: pressed, active-low);
+  taken in the interrupt handler), ``level`` the line after it (a button: 0 pressed, active-low;
+  a light sensor's lines report rising edges only, level 1: its panel's marker lit);
 - ``WATERMARK t_ns``: every edge before ``t_ns`` has been sent.
 
 A watermark is taken like this: note the clock (``checked``), *then* read everything in the
@@ -24,8 +26,11 @@ time (``WANT t_ns``: a race waits for it; the reader then wakes when ``t_ns + ma
 and every :data:`HEARTBEAT_NS` while idle, so a reader that stalls is noticed.
 
 The kernel's lines are read through its character device (``/dev/gpiochipN``, the v2 line-event
-interface) with bias pull-up and no debounce (our debouncer keeps the first edge). gpiozero's lgpio
-pins cannot tell when their queue is empty (lgpio's alert thread holds events 0.5-1.05 ms and
+interface; the profile's ``gpio.chip``, else the 40-pin header's, :func:`header_chip`) in one
+line request, with bias pull-up and no debounce (our debouncer keeps the first edge); the light
+sensors' lines in the same request with rising edges only (the comparator's output, pulled up:
+:mod:`companion.adapters.lightsensor` says why), so their edges share the buttons' watermark.
+gpiozero's lgpio pins cannot tell when their queue is empty (lgpio's alert thread holds events 0.5-1.05 ms and
 hands them to a Python thread), so they are not used for reading; LEDs and the buzzer stay in the
 daemon. For tests (``--mock``) the lines are gpiozero ``MockFactory`` pins in this process, driven
 by ``DRIVE pin level`` records the daemon sends; the mock's edges are taken in this thread, so
@@ -45,6 +50,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 RECORD = struct.Struct("<BBBxxxxxq")
 """kind, pin, level, (padding), t_ns: 16 bytes, both ways."""
@@ -78,6 +84,9 @@ class LineEdge:
 _FLAG_INPUT = 1 << 2
 _FLAG_EDGE_RISING, _FLAG_EDGE_FALLING = 1 << 4, 1 << 5
 _FLAG_BIAS_PULL_UP = 1 << 8
+_BUTTON_FLAGS = _FLAG_INPUT | _FLAG_EDGE_RISING | _FLAG_EDGE_FALLING | _FLAG_BIAS_PULL_UP
+_SENSOR_FLAGS = _FLAG_INPUT | _FLAG_EDGE_RISING | _FLAG_BIAS_PULL_UP
+_ATTR_ID_FLAGS = 1  # GPIO_V2_LINE_ATTR_ID_FLAGS: these flags for the lines in the attribute's mask
 _EVENT_RISING = 1
 _EVENT = struct.Struct("<QIIII24x")  # timestamp_ns, id, offset, seqno, line_seqno, padding
 _MAX_LINES = 64
@@ -106,6 +115,10 @@ assert ctypes.sizeof(_LineRequest) == 592, "struct gpio_v2_line_request is 592 b
 _GET_LINE_IOCTL = (3 << 30) | (ctypes.sizeof(_LineRequest) << 16) | (0xB4 << 8) | 0x07  # _IOWR(0xB4, 0x07, ...)
 
 
+NO_CHIP = ("check gpio.chip in the profile (ls /dev/gpiochip* lists this machine's chips; "
+           "without gpio.chip the box takes the 40-pin header's)")
+"""What to do about a gpiochip that is not there: said by the reader and at the box's start."""
+
 _CHIP_INFO = struct.Struct("<32s32sI")  # struct gpiochip_info: name, label, lines
 _GET_CHIPINFO_IOCTL = (2 << 30) | (_CHIP_INFO.size << 16) | (0xB4 << 8) | 0x01  # _IOR(0xB4, 0x01, ...)
 
@@ -131,19 +144,33 @@ def header_chip() -> str:
     return "/dev/gpiochip0"
 
 
+def line_request(pins: Sequence[int], sensors: Sequence[int] = ()) -> _LineRequest:
+    """The kernel's line request for the buttons' ``pins`` (both edges) and the light ``sensors``
+    (rising edges, by an attribute over their lines), all inputs pulled up."""
+    request = _LineRequest()
+    lines = list(pins) + list(sensors)
+    for i, pin in enumerate(lines):
+        request.offsets[i] = pin
+    request.num_lines = len(lines)
+    request.consumer = b"companion buttons"  # the virtual Pi's check looks for it
+    request.config.flags = _BUTTON_FLAGS if pins else _SENSOR_FLAGS
+    if pins and sensors:
+        request.config.num_attrs = 1
+        sensor_flags = request.config.attrs[0]
+        sensor_flags.attr.id, sensor_flags.attr.value = _ATTR_ID_FLAGS, _SENSOR_FLAGS
+        sensor_flags.mask = sum(1 << i for i in range(len(pins), len(lines)))
+    request.event_buffer_size = 16 * len(lines)
+    return request
+
+
 class KernelLines:
-    """The station lines of one gpiochip, as one line request with edge events on both edges."""
+    """The station lines of one gpiochip, as one line request: the buttons' ``pins`` with edge
+    events on both edges, the light ``sensors`` on rising edges."""
 
     margin_ns = KERNEL_MARGIN_NS
 
-    def __init__(self, chip: str, pins: list[int]) -> None:
-        request = _LineRequest()
-        for i, pin in enumerate(pins):
-            request.offsets[i] = pin
-        request.num_lines = len(pins)
-        request.consumer = b"companion buttons"
-        request.config.flags = _FLAG_INPUT | _FLAG_EDGE_RISING | _FLAG_EDGE_FALLING | _FLAG_BIAS_PULL_UP
-        request.event_buffer_size = 16 * len(pins)
+    def __init__(self, chip: str, pins: Sequence[int], sensors: Sequence[int] = ()) -> None:
+        request = line_request(pins, sensors)
         chip_fd = os.open(chip, os.O_RDWR | os.O_CLOEXEC)
         try:
             fcntl.ioctl(chip_fd, _GET_LINE_IOCTL, request)
@@ -176,21 +203,22 @@ class KernelLines:
 
 class MockLines:
     """gpiozero ``MockFactory`` pins with pull-ups, for tests: :meth:`drive` changes a level and
-    the pin's handler queues the edge with the pin's own ticks, in this thread."""
+    the pin's handler queues the edge with the pin's own ticks, in this thread (the ``sensors``
+    on rising edges only, as the kernel's lines)."""
 
     margin_ns = 0
 
-    def __init__(self, pins: list[int]) -> None:
+    def __init__(self, pins: Sequence[int], sensors: Sequence[int] = ()) -> None:
         from gpiozero.pins.mock import MockFactory
 
         self._factory = MockFactory()
         self._queued: list[LineEdge] = []
         self._pins = {}
-        for number in pins:
+        for number in list(pins) + list(sensors):
             pin = self._factory.pin(number)
             pin.function = "input"
             pin.pull = "up"
-            pin.edges = "both"
+            pin.edges = "rising" if number in sensors else "both"
             handler = self._changed_handler(number)
             pin.when_changed = handler  # the pin holds it weakly: kept here
             self._pins[number] = (pin, handler)
@@ -320,18 +348,24 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m companion.adapters.gpioreader",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--fd", type=int, required=True, help="the connected socket to the daemon")
-    parser.add_argument("--pins", required=True, help="GPIO numbers, comma-separated")
+    parser.add_argument("--pins", default="", help="the buttons' GPIO numbers, comma-separated")
+    parser.add_argument("--sensors", default="", help="the light sensors' GPIO numbers, comma-separated")
     parser.add_argument("--chip", help="the gpiochip device (default: the 40-pin header's)")
     parser.add_argument("--mock", action="store_true", help="gpiozero mock pins, driven by the daemon (tests)")
     parser.add_argument("--margin-ns", type=int, help="the kernel margin the mock pins pretend to have")
     args = parser.parse_args(argv)
     pins = [int(p) for p in args.pins.split(",") if p]
+    sensors = [int(p) for p in args.sensors.split(",") if p]
     sock = socket.socket(fileno=args.fd)
     chip = args.chip or header_chip()
     try:
-        lines = MockLines(pins) if args.mock else KernelLines(chip, pins)
+        lines = MockLines(pins, sensors) if args.mock else KernelLines(chip, pins, sensors)
+    except FileNotFoundError:
+        print(f"gpio reader: {chip} does not exist: {NO_CHIP}", file=sys.stderr, flush=True)
+        sys.exit(1)
     except OSError as e:
-        print(f"gpio reader: cannot claim GPIO {args.pins} on {chip}: {e}", file=sys.stderr, flush=True)
+        claimed = ",".join(map(str, pins + sensors))
+        print(f"gpio reader: cannot claim GPIO {claimed} on {chip}: {e}", file=sys.stderr, flush=True)
         sys.exit(1)
     if args.margin_ns is not None:
         lines.margin_ns = args.margin_ns

@@ -24,6 +24,7 @@ A source's watermark ``W`` promises that every event of that source with an edge
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 NOTHING_REPORTED = -(1 << 63)
 """The watermark of an explicit source that has not reported yet: before any edge time."""
@@ -86,22 +87,26 @@ class Watermarks:
         self._source(name)
         del self._sources[name]
 
-    def low(self, now_ns: int) -> int:
-        """The minimum watermark over all sources at ``now_ns``; ``now_ns`` with no sources."""
-        return min((s.mark(now_ns) for s in self._sources.values()), default=now_ns)
+    def low(self, now_ns: int, among: Iterable[str] | None = None) -> int:
+        """The minimum watermark over all sources (or those named ``among``) at ``now_ns``;
+        ``now_ns`` with no sources."""
+        return min((s.mark(now_ns) for s in self._among(among)), default=now_ns)
 
-    def reaches_at(self, target_ns: int) -> int | None:
-        """A ``now`` by which ``low(now) >= target_ns`` without further reports, to schedule a
-        wake-up (for a race: ``target_ns = decision_due_ns``). None while an explicit source has
-        not reported that far: only its next report can get there."""
+    def reaches_at(self, target_ns: int, among: Iterable[str] | None = None) -> int | None:
+        """A ``now`` by which ``low(now, among) >= target_ns`` without further reports, to
+        schedule a wake-up (for a race: ``target_ns = decision_due_ns``). None while an explicit
+        source has not reported that far: only its next report can get there."""
         due = target_ns
-        for source in self._sources.values():
+        for source in self._among(among):
             if source.reported_ns >= target_ns:
                 continue
             if source.latency_bound_ns is None:
                 return None
             due = max(due, target_ns + source.latency_bound_ns)
         return due
+
+    def _among(self, names: Iterable[str] | None) -> Iterable[_Source]:
+        return self._sources.values() if names is None else [self._source(name) for name in names]
 
     def _source(self, name: str) -> _Source:
         try:

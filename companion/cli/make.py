@@ -140,21 +140,39 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 def _light_check(daemon, profile):
     """The panels' light, measured by the box's light sensors over many reveals."""
+    from ..adapters.gpiolink import START_NS, ReaderWait
+    from ..adapters.lightsensor import LIGHT_WAIT_NS
     from ..games.options import SCREEN_TIE_WINDOW_MS
-    from ..selftest import LIGHT_REVEALS, BoardLight, light_report, measure_light
+    from ..selftest import LIGHT_REVEALS, BoardLight, bound_wait, light_report, measure_light
 
     print(f"Measuring every panel's light: {LIGHT_REVEALS} reveals (the panels blink). Ctrl-C to stop.", flush=True)
     names = tuple(st.name for st in profile.stations)
-    board = (BoardLight(daemon.box.board.port, daemon.board_session, daemon.box.light_sensors)
-             if profile.light_channels() else None)
+    waits = []
+    board = reading = None
+    if profile.light_channels():  # the board's link: read here, and waited for
+        board = BoardLight(daemon.box.board.port, daemon.board_session, daemon.box.light_sensors)
+        waits.append(board.wait)
+    if profile.light_sensor_pins():
+        if daemon.box.gpio_reader is not None:  # the loop has stopped: the reader is read here, and waited for
+            reading = ReaderWait(daemon.box.gpio_reader, daemon.gpio_session)
+            waits.append(lambda stamped: reading.past(max(stamped.values()) + LIGHT_WAIT_NS, START_NS / 1e9))
+        else:
+            waits.append(bound_wait)
+
+    def wait(stamped: dict[int, int]) -> None:
+        """Until every source of the sensors' edges has sent those of the light's wait (a reader
+        just started again may take as long as it is given at the box's start)."""
+        for each in waits:
+            each(stamped)
+
     try:
-        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names), LIGHT_REVEALS,
-                                wait=None if board is None else board.wait)
+        samples = measure_light(daemon.box.displays, daemon.box.light_sensors, len(names), LIGHT_REVEALS, wait)
     except KeyboardInterrupt:
         return None
     finally:
-        if board is not None:
-            board.close()
+        for source in (board, reading):
+            if source is not None:
+                source.close()
     return light_report(samples, names, SCREEN_TIE_WINDOW_MS)
 
 

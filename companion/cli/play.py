@@ -194,7 +194,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
     try:
         sim = Simulator(profile, journals, seed=args.seed, defaults=defaults,
                         scale=args.scale or (3 if args.screenshot else None),
-                        settings_path=settings_file(journals), table_screen=args.table_screen, bots=bots)
+                        settings_path=settings_file(journals), table_screen=args.table_screen, bots=bots,
+                        light_sensors=args.light_sensors)
     except OSError as e:
         return fail(f"journal directory {journals}: {e.strerror or e}")
     with closing(sim), suppress(KeyboardInterrupt):
@@ -270,6 +271,10 @@ def add_sim(sub: argparse._SubParsersAction) -> None:
     sim.add_argument("--table-screen", nargs="?", const=(1280, 720), type=screen_size, metavar="WxH",
                      help="open the table screen (the public state, as on a TV) in a second window "
                           "(default 1280x720); with --screenshot it is saved as FILE.table.png")
+    sim.add_argument("--light-sensors", action="store_true",
+                     help="a light sensor on every station, over a panel that lights as the datasheet's row "
+                          "scan says: races revealed on the screens are timed from each panel's light (as a "
+                          "profile's light_sensor does)")
     runner_options(sim)
     bot_options(sim)
     sim.set_defaults(func=cmd_sim)

@@ -178,7 +178,9 @@ class Daemon(Keeping, Sources, Presenting):
             self.watermarks.add_source(self.board_session.source)
         self.gpio_session: GpioSession | None = None
         if self.box.gpio_reader is not None:
-            self.gpio_session = GpioSession(profile.gpio_pins())
+            sensors = self.box.light_sensors
+            self.gpio_session = GpioSession(profile.gpio_pins(), profile.light_sensor_pins(),
+                                            None if sensors is None else sensors.rise)
             self.watermarks.add_source(gpiolink.SOURCE, in_order=False)
         elif profile.backend == "pi" and "gpio" in self.box.sources:
             log.warning("GPIO buttons are read in the daemon and races assume every press arrives within "
@@ -220,7 +222,7 @@ class Daemon(Keeping, Sources, Presenting):
             self._play(cues)  # the "go" sounds at the flip
             cues.clear()
             sensors = self.box.light_sensors
-            if not self._light_waited(now_ns, onsets):
+            if sensors is not None and not self._light_seen(onsets, now_ns):
                 break  # the sensors may still see the panels light up: the race waits for them
             self._shown_reveals.popleft()
             self.table.revealed(reveal, onsets, None if sensors is None else self._light_onsets(sensors, onsets))
@@ -257,16 +259,19 @@ class Daemon(Keeping, Sources, Presenting):
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
         tie window): wake when every source's watermark will have passed it."""
         due = self.table.wakeup_ns()
+        light = (self._light_target_ns(self._shown_reveals[0][2])
+                 if self._shown_reveals and self.box.light_sensors is not None else None)
+        if self.box.gpio_reader is not None:  # the reader's watermark the first of them needs
+            wanted = [t for t in (due, light) if t is not None]
+            if wanted:
+                self.box.gpio_reader.want(min(wanted))
         if due is not None:
-            if self.box.gpio_reader is not None:
-                self.box.gpio_reader.want(due)
             due = self.watermarks.reaches_at(due)  # None: a source's report wakes the loop
+        light_at = None if light is None else self.watermarks.reaches_at(light, self._light_sources())
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
         silent_at = [session.check_due_ns() for session in (self.board_session, self.gpio_session)
                      if session is not None]
         slow_at = None if self._unsaved_since_ns is None else self._unsaved_since_ns + SLOW_SAVE_NS
-        light_at = (self._light_due_ns(self._shown_reveals[0][2])
-                    if self._shown_reveals and self.box.light_sensors is not None else None)
         deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, *silent_at, self._blink_at_ns,
                                  self._retry_at_ns, slow_at, light_at) if d is not None]
         idle = IDLE_WAKE_S

@@ -200,25 +200,20 @@ class Presenting:
         self._unlit = set(onsets.keys() - light.keys())
         return light
 
-    def _light_due_ns(self, onsets: dict[int, int]) -> int | None:
-        """When every light sensor has had its time to see a reveal stamped at ``onsets``, and
-        its edge to reach the loop. A sensor on a GPIO is read in the daemon through gpiozero (not
-        by the GPIO reader process), so its edges may be as late as ``timing.gpio_latency_ms``; a
-        sensor on the button board is stamped by the board, whose watermark says when it has sent
-        every rise before a time. None while a live board has not reported that far: its next
-        report wakes the loop (a board that goes silent is given up, and then not waited for)."""
-        seen_by = max(onsets.values(), default=0) + LIGHT_WAIT_NS
-        board = self.board_session
-        if board is not None and board.sensors and board.live and board.reported_ns < seen_by:
-            return None
-        if any(st.light_sensor is not None for st in self.profile.stations):
-            return seen_by + round(self.profile.timing.gpio_latency_ms * 1e6)
-        return seen_by
+    @staticmethod
+    def _light_target_ns(onsets: dict[int, int]) -> int:
+        """How far the light sensors' edges must be known for a reveal stamped at ``onsets``:
+        :data:`LIGHT_WAIT_NS` after its last stamp."""
+        return max(onsets.values(), default=0) + LIGHT_WAIT_NS
 
-    def _light_waited(self, now_ns: int, onsets: dict[int, int]) -> bool:
-        """Whether a reveal stamped at ``onsets`` has waited long enough for its light (at once
-        on a box without light sensors)."""
-        if self.box.light_sensors is None:
-            return True
-        due = self._light_due_ns(onsets)
-        return due is not None and now_ns >= due
+    def _light_sources(self) -> list[str]:
+        """The sources of the sensors' edges that can deliver now (a GPIO reader found down holds
+        nothing: its edges cannot come)."""
+        return [source for source in self.box.light_sources if source in self.watermarks]
+
+    def _light_seen(self, onsets: dict[int, int], now_ns: int) -> bool:
+        """Whether every light sensor has had its time to see a reveal stamped at ``onsets`` and
+        its edge has reached the box: its sources' watermark has passed the light's wait (the GPIO
+        reader's report, or the button board's; with the fallback, ``timing.gpio_latency_ms``
+        later). A source that is down (a silent board, a stalled reader) is not waited for."""
+        return self.watermarks.low(now_ns, self._light_sources()) >= self._light_target_ns(onsets)

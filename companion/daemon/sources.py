@@ -65,6 +65,7 @@ class Sources:
             if isinstance(out, Watermark):
                 if out.source in self.watermarks:
                     self.watermarks.report(out.source, out.t_ns)
+                # worth a step if a race waits for it, or a reveal for its light
                 news = news or self.table.wakeup_ns() is not None or bool(self._shown_reveals)
             elif isinstance(out, Lit):
                 self.box.light_sensors.rise(out.station, out.t_ns)  # the reveal waits for the watermark after it

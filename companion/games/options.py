@@ -28,7 +28,7 @@ SCREEN_TIE_WINDOW_MS = 11
 
 Each panel shows a change at its own row scan, a free-running oscillator per panel: the light
 onsets of two stations can differ by up to a frame after the box has timed each from its own
-command (``bench/busmodel.py``). At the box's panel clock a frame is at most 10.4 ms by the
+command (:mod:`companion.adapters.panelscan`). At the box's panel clock a frame is at most 10.4 ms by the
 SSD1306 datasheet's own figures, so two presses closer than 11 ms cannot be told apart by the
 screens, and the race calls them a tie ("Too close for screens"). A box with a light sensor on
 every station times each from its light and can use a smaller window: ``companion selftest``

@@ -155,6 +155,10 @@ class Profile:
     displays: Displays = field(default_factory=Displays)
     board: BoardProfile | None = None
     table_screen: TableScreenProfile = field(default_factory=TableScreenProfile)
+    gpio_chip: str | None = None
+    """The gpiochip device the GPIO reader claims the stations' lines on (``[gpio] chip``), if the
+    40-pin header's is not the one: by default the reader takes the chip whose label names the
+    SoC's pin controller (:func:`~companion.adapters.gpioreader.header_chip`)."""
 
     @property
     def gpio_reader(self) -> bool:
@@ -164,6 +168,10 @@ class Profile:
     def gpio_pins(self) -> dict[int, tuple[int, str]]:
         """GPIO pin -> (station index, key), for every station key wired to a pin."""
         return {pin: (i, key) for i, st in enumerate(self.stations) for key, pin in st.pins.items()}
+
+    def light_sensor_pins(self) -> dict[int, int]:
+        """GPIO pin -> station index, for every light sensor."""
+        return {st.light_sensor: i for i, st in enumerate(self.stations) if st.light_sensor is not None}
 
     def board_channels(self) -> dict[int, tuple[int, str]]:
         """Board channel -> (station index, key)."""

@@ -64,9 +64,9 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
     c = _Checker()
     for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board",
-                                     "table_screen"}):
+                                     "table_screen", "gpio"}):
         c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, "
-                      "table_screen")
+                      "table_screen, gpio")
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         c.fail("name", f"must be text, not {name!r}")
@@ -122,6 +122,14 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         else:
             used_channels[channel] = where
 
+    gpio_chip = None
+    if "gpio" in data:
+        chip = c.table(data, "", "gpio", ("chip",)).get("chip")
+        if chip is not None and (not isinstance(chip, str) or not chip.startswith("/dev/") or chip == "/dev/"
+                                 or not chip.isprintable()):
+            c.fail("gpio.chip", f"must be the GPIO chip's device, e.g. \"/dev/gpiochip0\", not {chip!r}")
+        else:
+            gpio_chip = chip
     board = None
     if "board" in data:
         board_data = c.table(data, "", "board", ("port",))
@@ -240,7 +248,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
         raise ProfileError(source, c.problems)
-    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board, table_screen)
+    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board, table_screen, gpio_chip)
 
 
 def _light_sensor(c: _Checker, st: dict, where: str, has_board: bool, claim_pin, claim_channel):

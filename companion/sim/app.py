@@ -9,10 +9,12 @@ from typing import Any, Mapping
 
 from ..adapters.displays import DisplayWriter, open_device
 from ..adapters.lights import StationLights
+from ..adapters.lightsensor import LightSensors
 from ..daemon import Daemon
 from ..profile import DisplayProfile, Profile, StationProfile
 from ..script import ScriptPress
 from ..wiring import Box, EdgeCallback
+from .light import ScanLitWriter, scanned_panels
 from .sound import MixerBuzzer
 from .tablewindow import TableWindow
 from .window import SOURCE, Window
@@ -34,13 +36,20 @@ def players_profile(players: int) -> Profile:
 class SimBox(Box):
     """The box as the simulator builds it: luma ``dummy`` panels shown in the window, keys and
     clicks for buttons, the mixer for the buzzer. Panels are drawn upright whatever a profile's
-    rotation, as every player faces the screen."""
+    rotation, as every player faces the screen. With ``light_sensors`` every station has one,
+    over a panel that lights as the scan model says (:mod:`.light`; ``seed``: the same panels
+    every run), and races revealed on the screens are timed from that light."""
 
     def __init__(self, profile: Profile, on_edge: EdgeCallback, scale: int | None = None,
-                 table_screen: tuple[int, int] | None = None) -> None:
+                 table_screen: tuple[int, int] | None = None, light_sensors: bool = False,
+                 seed: int | None = None) -> None:
         panels = [open_device(replace(st.display, rotate=0), "mock") for st in profile.stations]
         buzzer = MixerBuzzer()
-        super().__init__(profile, None, [], DisplayWriter(panels), buzzer, {SOURCE: KEYBOARD_LATENCY_NS})
+        sensors = LightSensors() if light_sensors else None
+        writer = (ScanLitWriter(panels, sensors, scanned_panels(profile, seed)) if sensors is not None
+                  else DisplayWriter(panels))
+        super().__init__(profile, None, [], writer, buzzer, {SOURCE: KEYBOARD_LATENCY_NS},
+                         screens_take_time=sensors is not None, light_sensors=sensors)
         self.lights = StationLights({}, None)  # no pins: the window draws each station's lamp
         self.window = Window(profile, panels, buzzer, on_edge, scale, self.lights)
         self.table_window = TableWindow(table_screen) if table_screen else None
@@ -62,12 +71,15 @@ class Simulator:
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  scale: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
                  settings_path: Path | None = None, table_screen: tuple[int, int] | None = None,
-                 bots: dict[int, str] | None = None) -> None:
+                 bots: dict[int, str] | None = None, light_sensors: bool = False) -> None:
+        """``light_sensors``: every station has one over a modelled panel, as when the profile's
+        stations have ``light_sensor``."""
         settings = profile.table_screen
         if table_screen is None and settings.enabled:
             table_screen = (settings.width, settings.height)
+        sensed = light_sensors or bool(profile.light_sensor_pins() or profile.light_channels())
         self.daemon = Daemon(profile, journal_dir, seed, defaults=defaults,
-                             adapters=lambda on_edge: SimBox(profile, on_edge, scale, table_screen),
+                             adapters=lambda on_edge: SimBox(profile, on_edge, scale, table_screen, sensed, seed),
                              settings_path=settings_path, bots=bots)
         self.window: Window = self.daemon.box.window
         self.table_window: TableWindow | None = self.daemon.box.table_window
