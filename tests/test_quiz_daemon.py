@@ -193,6 +193,7 @@ def test_a_prelock_outlives_a_crash_mid_question_and_clears_at_the_next(tmp_path
     assert again.game.state == before
     assert again.game.view(BEN).big == "Too early: out" and again.game.lights() == {BEN: "blink"}
     assert "Ben: locked till next" in quiz_view(again.game).lines              # the table screen
+    assert again.game.waiting_on(BEN) == "" and again.game.waiting_on(CY) == "RACE!"
     # Ben's buzz is refused; Cy's counts. Cy is wrong, and the re-open still leaves Ben out.
     again.play([P(0.2, BEN, "slap"), P(0.4, CY, "slap")])
     assert again.game.state.answering == CY and again.game.state.order == (CY,)

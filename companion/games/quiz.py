@@ -175,7 +175,7 @@ class Quiz(Rules):
             return ()
         if state.phase == "open":  # the host skips when every player pressed too early
             return tuple(state.eligible()) or (HOST,)
-        return (HOST,) + (tuple(state.eligible()) if _prelocking(state) else ())
+        return (HOST,) + (tuple(state.eligible()) if prelocking(state) else ())
 
     def chance_needed(self, state: QuizState) -> bool:
         return state.phase == "tie" and state.options.tie == "draw"
@@ -196,7 +196,7 @@ class Quiz(Rules):
                        if LOWEST_SCORE <= state.scores[p] + d <= HIGHEST_SCORE]
         if phase == "over":
             return []
-        early = [{"action": "early", "player": p} for p in state.eligible()] if _prelocking(state) else []
+        early = [{"action": "early", "player": p} for p in state.eligible()] if prelocking(state) else []
         if phase == "open":
             buzzes = [{"action": "buzz", **winners, "order": order} for winners, order in _sample_orders(state)]
             return buzzes + early if state.eligible() else [{"action": "skip"}]
@@ -280,7 +280,7 @@ class Quiz(Rules):
     def _early(self, state: QuizState, action: Action) -> QuizState:
         need(state.options.early == "prelock",
              "an early press puts its player out of the question only with the option early = prelock")
-        need(_prelocking(state), "an early press comes while a question is read or its buzzers are armed")
+        need(prelocking(state), "an early press comes while a question is read or its buzzers are armed")
         p = player_field(action, state.players)
         need(p != HOST, "the host does not buzz")
         need(p not in state.prelocked, f"player {p} pressed too early already: out for this question")
@@ -397,7 +397,7 @@ def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
     return values[:i] + (value,) + values[i + 1:]
 
 
-def _prelocking(state: QuizState) -> bool:
+def prelocking(state: QuizState) -> bool:
     """True when a press would be too early and put its player out (``early``): the option
     ``early = "prelock"``, while a question is read (``ready``), its buzzers are armed (a press
     before the player's panel showed the cue) or a re-open is awaited."""

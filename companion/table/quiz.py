@@ -42,7 +42,7 @@ from PIL import Image
 
 from ..arbiter.inputs import InputEvent
 from ..arbiter.race import Race, RaceResult
-from ..games.quiz import HOST, QuizState
+from ..games.quiz import HOST, QuizState, prelocking
 from ..screens.quiz import quiz_screen
 from .game import RACE, YOUR_TURN, GameTable
 from .quiz_views import MS, S, QuizViews, delay_ms
@@ -121,7 +121,7 @@ class QuizTable(QuizViews, GameTable):
 
     def _prelock(self, seat: int) -> None:
         """Journal ``seat``'s prelock, unless it is out already (a prelock, a wrong answer)."""
-        if seat in self.state.eligible() and self.state.phase in ("ready", "open", "reopen"):
+        if prelocking(self.state) and seat in self.state.eligible():
             self.match.act({"action": "early", "player": seat})
 
     def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None) -> bool:
@@ -302,7 +302,7 @@ class QuizTable(QuizViews, GameTable):
         if seat == HOST:
             return YOUR_TURN if state.phase in ("ready", "reopen", "answering", "tie") else ""
         if state.phase == "open":
-            return RACE if state.team(seat) not in state.out else ""
+            return RACE if seat in state.eligible() else ""  # not a prelocked player, nor one out
         return YOUR_TURN if state.phase == "answering" and seat == state.answering else ""
 
     def lights(self) -> dict[int, str]:
