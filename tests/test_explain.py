@@ -99,6 +99,21 @@ def test_a_quiz_names_its_host_apart_from_the_scores(tmp_path, capsys):
     assert capsys.readouterr().out == f"{path.name}  Quiz  Ben 0, Cy 3 (host Hal)  won by Cy\n"
 
 
+def test_a_quiz_prelock_is_told_and_a_replay_names_who_is_out(tmp_path, capsys):
+    header = {"format": "companion-journal/1", "game": "quiz", "players": ["Hal", "Ben", "Cy", "Dee"],
+              "options": {"questions": 2, "early": "prelock"}}
+    lines = [header, {"type": "action", "action": "early", "player": 1}, {"type": "action", "action": "arm"},
+             {"type": "action", "action": "early", "player": 3}]
+    path = tmp_path / "20260101-200000-quiz.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    story, ok = explain(path.read_text().splitlines())
+    assert ok and story[1:4] == ["line 2: Ben (seat 2) pressed too early while question 1 was read: out for this question.",
+                                 "line 3: The host arms the buzzers for question 1.",
+                                 "line 4: Dee (seat 4) pressed too early: out for this question."]
+    assert main(["replay", str(path)]) == 0
+    assert "Pressed too early, out of question 1: Ben (seat 2), Dee (seat 4)" in capsys.readouterr().out.splitlines()
+
+
 def test_every_game_has_the_rules_protocols_invariant_check():
     """``Rules.check_invariants``'s default is a method of the protocol, not code after a return."""
     from companion.games.base import Rules

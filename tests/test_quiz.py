@@ -122,3 +122,70 @@ def test_what_a_wire_could_get_wrong_is_refused():
         QUIZ.apply(QUIZ.new(3, {}), SKIP)
     with pytest.raises(ValueError, match="3 to 17"):
         QUIZ.new(18, {})
+
+
+def early(p):
+    return {"action": "early", "player": p}
+
+
+def test_a_prelock_keeps_its_player_out_of_the_question_re_opens_included_until_it_closes():
+    # Player 2 presses while question 1 is read: out of its race, and of its re-open.
+    state = play(4, [early(2), ARM], early="prelock")
+    assert state.prelocked == (2,) and state.eligible() == [1, 3]
+    assert QUIZ.to_move(state) == (1, 3)
+    with pytest.raises(IllegalAction, match="only players whose team is not out"):
+        QUIZ.apply(state, buzz(2))
+    state = play(4, [early(2), ARM, buzz(1), WRONG], early="prelock", after_wrong="reopen")
+    assert state.phase == "reopen" and state.eligible() == [3]
+    state = QUIZ.apply(state, ARM)
+    assert state.prelocked == (2,) and state.eligible() == [3]
+    # The question closes: question 2 starts with nobody prelocked.
+    state = QUIZ.apply(QUIZ.apply(state, buzz(3)), RIGHT)
+    assert state.prelocked == () and QUIZ.apply(state, ARM).eligible() == [1, 2, 3]
+    # A false start once the buzzers are armed (before the player's panel showed the cue) too.
+    state = play(4, [ARM, early(3), buzz(1), RIGHT], early="prelock")
+    assert state.prelocked == () and state.scores == (0, 1, 0, 0)
+
+
+def test_a_prelock_is_one_players_not_their_teams():
+    state = play(5, [early(1), ARM], early="prelock", teams=2)
+    assert state.eligible() == [2, 3, 4]
+    state = QUIZ.apply(state, buzz(2, 3))
+    assert state.answering == 2
+
+
+def test_everyone_prelocked_leaves_the_host_to_skip_and_nobody_left_closes_the_question():
+    state = play(3, [early(1), early(2), ARM], early="prelock")
+    assert state.phase == "open" and QUIZ.to_move(state) == (0,)
+    assert QUIZ.legal_actions(state) == [SKIP]
+    assert QUIZ.apply(state, SKIP).phase == "ready"
+    # Player 1 is wrong and player 2, the only other, pressed early: nobody may answer.
+    state = play(3, [ARM, buzz(1)], early="prelock")
+    with pytest.raises(IllegalAction, match="while a question is read or its buzzers are armed"):
+        QUIZ.apply(state, early(2))
+    state = play(3, [early(2), ARM, buzz(1), WRONG], early="prelock")
+    assert state.phase == "ready" and state.asked[-1].wrong == (1,) and state.prelocked == ()
+
+
+def test_an_early_press_is_refused_with_the_lockout_for_the_prelocked_the_host_and_the_out():
+    with pytest.raises(IllegalAction, match="only with the option early = prelock"):
+        play(3, [early(1)])
+    with pytest.raises(IllegalAction, match="only with the option early = prelock"):
+        play(3, [ARM, early(1)], early="lockout")
+    with pytest.raises(IllegalAction, match="pressed too early already"):
+        play(3, [early(1), ARM, early(1)], early="prelock")
+    with pytest.raises(IllegalAction, match="the host does not buzz"):
+        play(3, [early(0)], early="prelock")
+    with pytest.raises(IllegalAction, match="team is out"):
+        play(4, [ARM, buzz(1), WRONG, early(1)], early="prelock", after_wrong="reopen")
+    with pytest.raises(IllegalAction, match="must be a player index"):
+        play(3, [early(3)], early="prelock")
+    with pytest.raises(IllegalAction, match="buzzers are armed"):
+        play(3, [ARM, buzz(1, 2, tied=2), early(1)], early="prelock", tie="host")
+    state = play(3, [ARM, buzz(1), RIGHT], early="prelock", questions=1)
+    with pytest.raises(IllegalAction, match="the quiz is over"):
+        QUIZ.apply(state, early(1))
+    # The legal actions offer the early press to exactly the players who may still make one.
+    state = play(4, [early(2)], early="prelock")
+    assert [a["player"] for a in QUIZ.legal_actions(state) if a["action"] == "early"] == [1, 3]
+    assert not [a for a in QUIZ.legal_actions(QUIZ.new(4, {})) if a["action"] == "early"]

@@ -18,6 +18,7 @@ from companion.profile import load_profile
 from companion.record.history import read_history
 from companion.record.journal import replay, summary
 from companion.script import ScriptPress as P
+from companion.tablescreen.public import quiz_view
 
 from helpers import FakeClock, journal_objects, play_on_fake_clock
 
@@ -163,13 +164,63 @@ def test_teams_prelock_and_a_drawn_tie(tmp_path, monkeypatch):
 
     lines = night.journal()
     assert [line.get("action", line.get("event")) for line in lines] == [
-        "arm", "buzz", "wrong", "right", "arm", "buzz", "tiebreak", "right"]
-    assert lines[5]["players"] == [CY, DEE] and lines[6]["player"] == drawn
+        "early", "arm", "buzz", "wrong", "right", "arm", "buzz", "tiebreak", "right"]
+    assert lines[0]["player"] == DEE                                  # Dee's prelock is journaled
+    assert lines[6]["players"] == [CY, DEE] and lines[7]["player"] == drawn
     result = summary(*replay(next(tmp_path.glob("*.jsonl")).read_text().splitlines()))
     scores = [0, 0, 0, 0, 1]
     scores[drawn] += 1
     assert result["scores"] == scores
     assert result["winners"] == ([DEE, EVE] if drawn == DEE else [BEN, CY, DEE, EVE])
+
+
+def test_a_prelock_outlives_a_crash_mid_question_and_clears_at_the_next(tmp_path, monkeypatch):
+    """Ben presses while question 1 is read (prelock): out of it. The box stops with the buzzers
+    armed; the resumed question still keeps him out, as the uninterrupted one would have."""
+    options = {"questions": 2, "early": "prelock", "after_wrong": "reopen"}
+    night = Night(tmp_path / "box", monkeypatch, options)
+    night.play(lobby_to_quiz(night.daemon))
+    night.play([P(0.0, BEN, "slap"), P(0.2, HOST, "slap")])
+    before = night.game.state
+    assert before.phase == "open" and before.prelocked == (BEN,)
+    assert night.game.view(BEN).big == "Too early: out" and night.game.lights() == {BEN: "blink"}
+    night.daemon.close()
+    assert [line["action"] for line in night.journal()] == ["early", "arm"]
+    assert replay(next((tmp_path / "box").glob("*.jsonl")).read_text().splitlines())[1].state == before
+
+    again = Night(tmp_path / "box", monkeypatch, {}, night.clock)
+    again.play([P(0.1, HOST, "ok")])                                  # resume
+    assert again.game.state == before
+    assert again.game.view(BEN).big == "Too early: out" and again.game.lights() == {BEN: "blink"}
+    assert "Ben: locked till next" in quiz_view(again.game).lines              # the table screen
+    assert again.game.waiting_on(BEN) == "" and again.game.waiting_on(CY) == "RACE!"
+    # Ben's buzz is refused; Cy's counts. Cy is wrong, and the re-open still leaves Ben out.
+    again.play([P(0.2, BEN, "slap"), P(0.4, CY, "slap")])
+    assert again.game.state.answering == CY and again.game.state.order == (CY,)
+    again.play([P(0.1, HOST, "left"), P(0.3, HOST, "slap"), P(0.5, BEN, "slap"), P(0.6, DEE, "slap")])
+    assert again.game.state.answering == DEE
+    again.play([P(0.1, HOST, "ok")])                                  # right: question 2
+    # Question 2: Ben may buzz again.
+    again.play([P(0.1, HOST, "slap"), P(0.3, BEN, "slap")])
+    assert again.game.state.prelocked == () and again.game.state.answering == BEN
+    assert again.game.view(BEN).big.startswith("YOU ANSWER")
+    again.play([P(0.1, HOST, "ok")])
+    again.daemon.close()
+    kinds = [line["action"] for line in again.journal()]
+    assert kinds == ["early", "arm", "buzz", "wrong", "arm", "buzz", "right", "arm", "buzz", "right"]
+
+    # The same presses with no crash: the same journal actions and the same end.
+    whole = Night(tmp_path / "whole", monkeypatch, options)
+    whole.play(lobby_to_quiz(whole.daemon))
+    for presses in ([P(0.0, BEN, "slap"), P(0.2, HOST, "slap")], [P(0.2, BEN, "slap"), P(0.4, CY, "slap")],
+                    [P(0.1, HOST, "left"), P(0.3, HOST, "slap"), P(0.5, BEN, "slap"), P(0.6, DEE, "slap")],
+                    [P(0.1, HOST, "ok")], [P(0.1, HOST, "slap"), P(0.3, BEN, "slap")], [P(0.1, HOST, "ok")]):
+        whole.play(presses)
+    whole.daemon.close()
+    assert [line["action"] for line in whole.journal()] == kinds
+    assert [{k: v for k, v in line.items() if k in ("action", "player", "order")} for line in whole.journal()] == \
+        [{k: v for k, v in line.items() if k in ("action", "player", "order")} for line in again.journal()]
+    assert whole.game.state == again.game.state and whole.game.state.scores == (0, 1, 0, 1, 0)
 
 
 def test_run_game_quiz_starts_the_lobby_on_the_quiz_and_plays_its_script(tmp_path, capsys):

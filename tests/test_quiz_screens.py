@@ -131,3 +131,24 @@ def test_a_tie_resumed_before_its_draw_is_drawn_as_the_box_would_have():
     cut.act({"action": "buzz", "players": [1, 2], "order": [1, 2]})
     resumed = QuizTable(rules, options, NAMES[:4], 4, 9, None, 0, match=cut)
     assert resumed.state == live.state and resumed.state.phase == "answering"
+
+
+def test_a_press_before_the_panel_showed_the_cue_is_a_prelock_once_the_onsets_tell_it():
+    """Prelock: Ana presses 5 ms after the host armed, while her panel (onset at 30 ms) is still
+    being written: early, so out of the question (journaled as an ``early`` action), re-open
+    included. Ben's press after his onset counts."""
+    rules = get("quiz")
+    table = QuizTable(rules, rules.checked_options(4, {"early": "prelock", "after_wrong": "reopen"}), NAMES[:4],
+                      4, 1, None, 0, screens_take_time=True)
+    press(table, 0, "slap", 100)
+    press(table, 1, "slap", 105)
+    assert table.state.prelocked == ()                     # not known to be early yet
+    table.revealed({0: 130 * MS, 1: 130 * MS, 2: 131 * MS, 3: 132 * MS})
+    assert table.state.prelocked == (1,)
+    assert shows(table.screen(1), "Too early: out") and table.lights() == {1: "blink"}
+    press(table, 2, "slap", 300)
+    table.tick(400 * MS, 400 * MS)
+    assert table.state.answering == 2 and table.state.order == (2,)
+    press(table, 0, "left", 500)                           # wrong: the rest may re-open
+    press(table, 0, "slap", 600)                           # re-open: Ana still out
+    assert table.state.phase == "open" and set(table.race.stations) == {3}

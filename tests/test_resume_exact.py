@@ -160,8 +160,9 @@ def _menus_quiz(game, resumed_ns):
 
 
 def _races_quiz(game, resumed_ns):
-    """A race not decided is armed again at the resume; early presses are forgotten."""
-    game.waiting, game.early, game.prelocked = [], {}, set()
+    """A race not decided is armed again at the resume; a lockout's early presses are forgotten
+    (prelocks are the match's: journaled)."""
+    game.waiting, game.early = [], {}
     game.now_ns = resumed_ns
     if game.state.phase == "open":
         game._open_race(resumed_ns)

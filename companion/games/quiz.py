@@ -17,7 +17,14 @@ A question:
   loses ``penalty`` and their team is out for the question. Then, with ``after_wrong = "next"``,
   the next in press order whose team is not out answers; when nobody is left in the order (and
   always with ``after_wrong = "reopen"``) the host may ``arm`` again for every team not out, or
-  ``skip``. Once every team is out the question is over.
+  ``skip``. Once nobody may answer (every team out, the rest prelocked) the question is over.
+- ``early`` (option ``early = "prelock"``): a player pressed before the buzzers were armed
+  (while the host reads the question, or before a re-open) or before their own panel showed the
+  cue. The table journals it when it happens, so it outlives a crash: that player is out of the
+  question, re-opens included, until it closes (their team mates are not). Every other player
+  prelocked too: nobody may answer, and the host skips. With ``early = "lockout"`` an early press
+  only locks its player out of the race for a moment (``lockout_ms``), the table's own business,
+  not journaled.
 - The game ends after ``questions`` questions, or at the end of the first question after which a
   player (a team, with teams) has ``target`` points or more (no ``target``: all the questions).
 
@@ -82,6 +89,9 @@ class QuizState:
     """Teams out for this question (a wrong answer), in the order they went out."""
     wrong: tuple[int, ...] = ()
     """Players who answered this question wrong, in order."""
+    prelocked: tuple[int, ...] = ()
+    """Players who pressed too early for this question (``early``), in order: out of it until it
+    closes. Between questions, those who pressed while the next one is read."""
     asked: tuple[Asked, ...] = ()
 
     @property
@@ -106,12 +116,14 @@ class QuizState:
         return sum(self.scores[p] for p in self.members(team))
 
     def eligible(self) -> list[int]:
-        """Players whose team is not out for this question."""
-        return [p for p in self.contestants if self.team(p) not in self.out]
+        """Players who may buzz: their team is not out for this question, and they did not
+        press too early for it."""
+        return [p for p in self.contestants if self.team(p) not in self.out and p not in self.prelocked]
 
     def queue(self) -> list[int]:
-        """The rest of the press order whose team is not out: who answers next."""
-        return [p for p in self.order if self.team(p) not in self.out and p != self.answering]
+        """The rest of the press order who may still answer: who answers next."""
+        eligible = self.eligible()
+        return [p for p in self.order if p in eligible and p != self.answering]
 
     def standings(self) -> list[tuple[int, list[int], int]]:
         """(rank, the players or teams of that rank, points), best first; equal points share
@@ -148,7 +160,7 @@ class Quiz(Rules):
     min_players = MIN_PLAYERS + 1
     max_players = MAX_PLAYERS + 1
     Options = QuizOptions
-    actions = ("arm", "buzz", "pick", "right", "wrong", "timeout", "skip", "correct")
+    actions = ("arm", "buzz", "early", "pick", "right", "wrong", "timeout", "skip", "correct")
     chance_events = ("tiebreak",)
     host_seat = True
 
@@ -161,9 +173,9 @@ class Quiz(Rules):
     def to_move(self, state: QuizState) -> tuple[int, ...]:
         if state.phase == "over":
             return ()
-        if state.phase == "open":
-            return tuple(state.eligible())
-        return (HOST,)
+        if state.phase == "open":  # the host skips when every player pressed too early
+            return tuple(state.eligible()) or (HOST,)
+        return (HOST,) + (tuple(state.eligible()) if prelocking(state) else ())
 
     def chance_needed(self, state: QuizState) -> bool:
         return state.phase == "tie" and state.options.tie == "draw"
@@ -184,10 +196,11 @@ class Quiz(Rules):
                        if LOWEST_SCORE <= state.scores[p] + d <= HIGHEST_SCORE]
         if phase == "over":
             return []
+        early = [{"action": "early", "player": p} for p in state.eligible()] if prelocking(state) else []
         if phase == "open":
-            return [{"action": "buzz", **winners, "order": order}
-                    for winners, order in _sample_orders(state)]
-        out = list(corrections)
+            buzzes = [{"action": "buzz", **winners, "order": order} for winners, order in _sample_orders(state)]
+            return buzzes + early if state.eligible() else [{"action": "skip"}]
+        out = list(corrections) + early
         if phase in ("ready", "reopen"):
             out.append({"action": "arm"})
         if phase == "tie" and state.options.tie == "host":
@@ -218,6 +231,8 @@ class Quiz(Rules):
         if kind == "buzz":
             need(state.phase == "open", "a buzz needs armed buzzers")
             return self._buzz(state, action)
+        if kind == "early":
+            return self._early(state, action)
         if kind == "pick":
             need(state.phase == "tie" and state.options.tie == "host",
                  "the host picks only among tied buzzers, with the option tie = host")
@@ -262,6 +277,16 @@ class Quiz(Rules):
         need(player_field(action, state.players) == order[0], "'player' (who answers) must be the first in 'order'")
         return replace(state, phase="answering", order=tuple(order), answering=order[0])
 
+    def _early(self, state: QuizState, action: Action) -> QuizState:
+        need(state.options.early == "prelock",
+             "an early press puts its player out of the question only with the option early = prelock")
+        need(prelocking(state), "an early press comes while a question is read or its buzzers are armed")
+        p = player_field(action, state.players)
+        need(p != HOST, "the host does not buzz")
+        need(p not in state.prelocked, f"player {p} pressed too early already: out for this question")
+        need(p in state.eligible(), f"player {p}'s team is out for this question")
+        return replace(state, prelocked=state.prelocked + (p,))
+
     def _later(self, state: QuizState, action: Action) -> QuizState:
         """``later`` of a ``wrong`` or ``timeout``: presses that came after the race's verdict,
         in press order, one per team not in ``order`` yet: who's next after those in it."""
@@ -293,7 +318,7 @@ class Quiz(Rules):
 
     def _close(self, state: QuizState, right: int | None) -> QuizState:
         """The question is over: the next one, or the end."""
-        state = replace(state, phase="ready", answering=None, tied=(),
+        state = replace(state, phase="ready", answering=None, tied=(), prelocked=(),
                         asked=state.asked + (Asked(state.question, right, state.wrong),))
         target = state.options.target
         if state.question >= state.options.questions or (target and state.standings()[0][2] >= target):
@@ -307,6 +332,8 @@ class Quiz(Rules):
         correction (``correct``), which every station sees."""
         if action.get("action") == "buzz":
             return "a race cannot be taken back"
+        if action.get("action") == "early":
+            return "a press cannot be taken back"
         return "the host corrects scores instead"
 
     def outcome(self, state: QuizState) -> Outcome | None:
@@ -323,7 +350,7 @@ class Quiz(Rules):
         out = {
             "host": HOST, "question": state.question, "phase": state.phase,
             "answering": state.answering, "order": list(state.order), "tied": list(state.tied),
-            "out": list(state.out),
+            "out": list(state.out), "prelocked": list(state.prelocked),
             "standings": [{"rank": r, "who": who, "points": pts} for r, who, pts in state.standings()],
             "asked": [{"question": a.question, "right": a.right, "wrong": list(a.wrong)} for a in state.asked],
         }
@@ -336,6 +363,9 @@ class Quiz(Rules):
         for rank, who, pts in state.standings():
             label = ", ".join((f"team {w + 1}" if state.options.teams else f"player {w}") for w in who)
             lines.append(f"{rank}. {label}: {pts}")
+        if state.prelocked:
+            who = ", ".join(f"player {p}" for p in state.prelocked)
+            lines.append(f"Pressed too early, out of question {state.question + (state.phase == 'ready')}: {who}")
         return lines
 
     def check_invariants(self, state: QuizState) -> None:
@@ -349,14 +379,29 @@ class Quiz(Rules):
         teams = [state.team(p) for p in state.order]
         assert len(set(teams)) == len(teams), "one press per team"
         assert HOST not in state.order and state.team(HOST) not in state.out
-        if state.phase in ("open", "tie", "answering", "reopen"):
+        if state.phase in ("tie", "answering"):
             assert state.eligible(), "a question in play has someone who may answer"
+        if state.phase in ("open", "reopen"):
+            assert state.eligible() or state.prelocked, \
+                "a question in play has someone who may answer, unless the rest pressed too early"
+        assert len(set(state.prelocked)) == len(state.prelocked) and HOST not in state.prelocked
+        if state.phase in ("open", "tie", "answering"):  # the race's order, not the last one's
+            assert not set(state.prelocked) & set(state.order), "a player who pressed too early is in no race"
+        if state.prelocked:
+            assert state.options.early == "prelock" and state.phase != "over"
         if state.answering is not None:
             assert state.team(state.answering) not in state.out
 
 
 def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
     return values[:i] + (value,) + values[i + 1:]
+
+
+def prelocking(state: QuizState) -> bool:
+    """True when a press would be too early and put its player out (``early``): the option
+    ``early = "prelock"``, while a question is read (``ready``), its buzzers are armed (a press
+    before the player's panel showed the cue) or a re-open is awaited."""
+    return state.options.early == "prelock" and state.phase in ("ready", "open", "reopen")
 
 
 def _corrected(state: QuizState) -> list[int]:

@@ -356,6 +356,9 @@ def _quiz(step: Step) -> str:
             return f"A tie: {names(event['players'])} pressed within the tie window; pressed: {names(event['order'])}."
         later = f"; then {names(event['order'][1:])}" if len(event["order"]) > 1 else ""
         return f"{step.who(event['player'])} pressed first and answers{later}."
+    if kind == "early":
+        when = {"ready": f" while question {before.question + 1} was read", "reopen": " for the re-open"}
+        return f"{step.who(event['player'])} pressed too early{when.get(before.phase, '')}: out for this question."
     if kind in ("pick", "tiebreak"):
         how = "The host picks" if kind == "pick" else "The draw picks"
         return f"{how} {step.who(after.answering)} to answer."

@@ -12,8 +12,9 @@ shown, not counted).
 **Early presses** (before the cue, or before the player's own panel showed it): with the option
 ``early = "lockout"`` each one locks its player out for ``lockout_ms`` from that press (another
 early press locks again), as on Jeopardy!; with ``early = "prelock"`` its player is out of the
-question, re-opens included, until the next question. The player's panel says so, and their
-light blinks while they are locked.
+question, re-opens included, until the next question: the table journals it (``early``), so the
+match keeps it (:attr:`~companion.games.quiz.QuizState.prelocked`) and a resume too. The
+player's panel says so, and their light blinks while they are locked.
 
 **Host keys** (also on the host's bottom line and in the rules pages):
 - between questions: ``slap`` arms the next question, ``ok`` opens the score corrections;
@@ -30,7 +31,8 @@ runs out, or the box writes ``timeout`` (counted wrong). The answering player's 
 players of a tie blink until it is settled.
 
 Resume: a question whose race was not decided is armed again by the box at the resume (the cue
-sounds again); early presses before the crash are forgotten; an answer timer starts again full.
+sounds again); prelocks stay (they are journaled), a lockout's early presses before the crash are
+forgotten (their ``lockout_ms`` is long over); an answer timer starts again full.
 What each station sees is :mod:`.quiz_views`.
 """
 
@@ -40,7 +42,7 @@ from PIL import Image
 
 from ..arbiter.inputs import InputEvent
 from ..arbiter.race import Race, RaceResult
-from ..games.quiz import HOST, QuizState
+from ..games.quiz import HOST, QuizState, prelocking
 from ..screens.quiz import quiz_screen
 from .game import RACE, YOUR_TURN, GameTable
 from .quiz_views import MS, S, QuizViews, delay_ms
@@ -65,8 +67,7 @@ class QuizTable(QuizViews, GameTable):
         self.waiting: list[InputEvent] = []
         """Presses since the question (or its re-open) was last closed: early, for the next race."""
         self.early: dict[int, int] = {}
-        """Seat -> until when it is told it pressed too early (prelock: the question's end)."""
-        self.prelocked: set[int] = set()
+        """Seat -> until when it is told it pressed too early (``lockout``; a prelock is the match's)."""
         self.answer_due_ns: int | None = None
         self.seconds_left: int | None = None
         self.cursor = 0
@@ -89,7 +90,7 @@ class QuizTable(QuizViews, GameTable):
     # --- the race ------------------------------------------------------------------------------
 
     def _open_race(self, t_ns: int) -> None:
-        stations = [p for p in self.state.eligible() if p not in self.prelocked]
+        stations = self.state.eligible()  # prelocked players are not
         self.race = Race(t_ns, self.window_ns, stations, "slap", self.lockout_ns, revealed=True)
         self.result = self.race_line = None
         for event in self.waiting:
@@ -110,14 +111,29 @@ class QuizTable(QuizViews, GameTable):
         self._too_early(event)
 
     def _too_early(self, event: InputEvent) -> None:
-        """An early press: its player is out until the question ends (prelock), or for
-        ``lockout_ms`` from this press, each early press again (lockout)."""
-        seat = event.station
+        """An early press: its player is out until the question ends (prelock, journaled), or
+        for ``lockout_ms`` from this press, each early press again (lockout)."""
         if self.prelock:
-            self.prelocked.add(seat)
-            self.early[seat] = PRELOCK_NS + event.t_ns
+            self._prelock(event.station)
         else:
+            seat = event.station
             self.early[seat] = max(self.early.get(seat, 0), event.t_ns + self.lockout_ns)
+
+    def _prelock(self, seat: int) -> None:
+        """Journal ``seat``'s prelock, unless it is out already (a prelock, a wrong answer)."""
+        if prelocking(self.state) and seat in self.state.eligible():
+            self.match.act({"action": "early", "player": seat})
+
+    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None) -> bool:
+        """A press made before its own panel showed the cue is early too: with prelock, it is
+        journaled once the onsets tell it."""
+        race = self.revealing
+        changed = super().revealed(onsets, light)
+        if self.prelock and race is not None and race is self.race:
+            for seat in race.stations:
+                if race.early(seat):
+                    self._prelock(seat)
+        return changed
 
     def _decided(self, result: RaceResult) -> None:
         self.result = result
@@ -202,11 +218,11 @@ class QuizTable(QuizViews, GameTable):
             self._question_over()
 
     def _question_over(self) -> None:
-        """Early presses and prelocks belong to a question: the next starts with none."""
+        """Early presses belong to a question: the next starts with none (the match clears
+        its prelocks when it closes the question)."""
         self.race = None
         self.waiting = []
         self.early = {}
-        self.prelocked = set()
         outcome = self.match.outcome
         if outcome is not None:
             self.cues.append("win" if len(outcome.winners) == 1 or self.match.options.teams else "draw")
@@ -286,12 +302,12 @@ class QuizTable(QuizViews, GameTable):
         if seat == HOST:
             return YOUR_TURN if state.phase in ("ready", "reopen", "answering", "tie") else ""
         if state.phase == "open":
-            return RACE if state.team(seat) not in state.out else ""
+            return RACE if seat in state.eligible() else ""  # not a prelocked player, nor one out
         return YOUR_TURN if state.phase == "answering" and seat == state.answering else ""
 
     def lights(self) -> dict[int, str]:
         state = self.state
-        lit = {p: "blink" for p, until in self.early.items() if until > self.now_ns}
+        lit = dict.fromkeys(self.told_early(), "blink")
         if state.phase == "answering":
             lit[state.answering] = "on"
         elif state.phase == "tie":

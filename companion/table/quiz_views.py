@@ -47,6 +47,12 @@ class QuizViews:
             teams.add(team)
         return out
 
+    def told_early(self) -> list[int]:
+        """Seats told now that they pressed too early: the question's prelocks (the match's), and
+        lockouts not over yet (the table's)."""
+        lockouts = {seat for seat, until in self.early.items() if until > self.now_ns}
+        return sorted(lockouts.union(self.state.prelocked))
+
     def race_lines(self, rows: int) -> list[str]:
         """``Ben first  Cy +12ms`` packed into at most ``rows`` 21-column lines."""
         words = []
@@ -117,8 +123,7 @@ class QuizViews:
                             tuple(self.race_lines(1)) + tuple(self.standings_text(2)),
                             "ok: lobby" if self.match.outcome is not None else "")
         big = self.status()
-        until = self.early.get(me)
-        if until is not None and until > self.now_ns or self.too_early(me):
+        if me in self.told_early() or self.too_early(me):
             big = "Too early: out" if self.prelock else "Too early! wait"
         elif state.team(me) in state.out:
             big = "Out: wrong" if me in state.wrong else "Team out"

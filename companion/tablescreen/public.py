@@ -272,7 +272,7 @@ def quiz_view(t) -> PublicView:
                       clock=clock, hurry=bool(clock) and t.seconds_left <= 3, late=t.late_note or "",
                       turn=f"Question {max(state.question, 1)} of {state.options.questions}",
                       lines=tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
-                                  for s, until in sorted(t.early.items()) if until > t.now_ns) + members,
+                                  for s in t.told_early()) + members,
                       footer=("host: " if t.names[0] == "Host" else f"host {t.names[0]}: ") + {"ready": "slap arms", "open": "right skips",
                                          "answering": "ok right, left wrong", "tie": "picks among the tied",
                                          "reopen": "slap re-opens, right skips", "over": ""}[state.phase])
