@@ -352,3 +352,15 @@ def test_a_buzzer_only_seat_is_drawn_as_a_slap_button_with_its_light_and_only_it
     assert edges == (tap(2, "slap") + tap(1, "left")                      # T, then F G H nothing, J
                      + tap(2, "slap") + tap(11, "slap")                   # Ben's and Kim's slap
                      + tap(1, "slap") + tap(1, "right"))                  # Ana's slap and right
+
+
+def test_a_simulated_box_with_a_button_board_does_not_say_the_board_is_missing(tmp_path):
+    """The quiz box's seats on board channels are pressed in the window: the simulator has no
+    board to wait for, and no station shows "Board not connected" once a board would be silent."""
+    simulator = Simulator(load_profile(QUIZ), None, seed=1, scale=1)
+    try:
+        asyncio.run(simulator.daemon.play_script(parse_script("1.0 2 left\n", 17)))
+        assert simulator.daemon.board_session is None
+        assert simulator.daemon.notice is None
+    finally:
+        simulator.close()
