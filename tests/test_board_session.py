@@ -265,3 +265,13 @@ def test_a_button_held_whose_press_never_arrived_is_counted_as_missed_not_invent
     feed(Heartbeat(6_000, 0b1, 0, 0))  # still held: counted once
     assert session.missed_presses == 1
     assert feed(Edge(7_000, 0, 0)) == [InputEvent(0, "slap", False, BOOT_NS + 7 * MS, "board")]
+
+
+def test_a_board_is_logged_once_per_connection_though_it_says_hello_twice(caplog):
+    caplog.set_level("INFO", logger="companion.board.session")
+    session, feed = connected()
+    feed(HELLO)  # its answer to the host's HELLO_PLEASE, after its start-up HELLO
+    assert [r.getMessage() for r in caplog.records].count("button board 7669727475616c21: 12 channels") == 1
+    session.handle(LinkUp())  # plugged in again: a new connection is logged again
+    Feed(session)(HELLO)
+    assert [r.getMessage() for r in caplog.records].count("button board 7669727475616c21: 12 channels") == 2

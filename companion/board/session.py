@@ -292,6 +292,7 @@ class BoardSession:
         return True
 
     def _hello(self, hello: Hello) -> list[Output]:
+        again = self.hello == hello  # a board answers its start-up HELLO and the host's request alike
         self.hello = hello
         if hello.version != PROTOCOL_VERSION:
             log.error("button board speaks protocol %d, this host %d", hello.version, PROTOCOL_VERSION)
@@ -301,7 +302,8 @@ class BoardSession:
         missing = sorted(c for c in (*self.channels, *self.sensors) if c >= hello.channels)
         if missing:
             log.error("button board has %d channels; the profile uses channels %s", hello.channels, missing)
-        log.info("button board %s: %d channels", hello.board_id.hex(), hello.channels)
+        if not again:
+            log.info("button board %s: %d channels", hello.board_id.hex(), hello.channels)
         return self._release_held()
 
     def _release_held(self) -> list[Output]:

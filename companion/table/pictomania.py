@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from PIL import Image
 
@@ -72,7 +72,12 @@ class Station:
     ready: bool = False
     unready: bool = False
     """Was ready, until a swapped card asked for another look."""
-    message: str = ""
+    message: str | Callable[[], str] = ""
+    """A line for this station's screen; a function for words naming a player, made when the
+    panel is drawn so the name reads as everywhere else on it (as :class:`~.game.Message`)."""
+
+    def told(self) -> str:
+        return self.message() if callable(self.message) else self.message
 
 
 class PictomaniaTable(Guessing, Review, GameTable):
@@ -203,7 +208,7 @@ class PictomaniaTable(Guessing, Review, GameTable):
             s.unready = s.unready or s.ready
             s.ready = False
             who = "You" if i == event.station else self.names[event.station]
-            s.message = fitting(lambda w: f"{abbreviate(who, w)} swapped card {'ABC'[index]}")
+            s.message = lambda who=who: fitting(lambda w: f"{abbreviate(who, w)} swapped card {'ABC'[index]}")
         self.cues.append("move")
 
     def _send(self, event: InputEvent, action: dict[str, Any]) -> None:
@@ -269,7 +274,7 @@ class PictomaniaTable(Guessing, Review, GameTable):
         status = self._waiting_line() if seat.ready else \
             "new card: ok again" if seat.unready else "ok: ready"
         if seat.page == 0:
-            heading = seat.message or f"Round {rnd.number}: {rnd.deck}"
+            heading = seat.told() or f"Round {rnd.number}: {rnd.deck}"
             if not self.box_words:
                 return screens.panel(heading, (
                     "lay out 3 cards", f"of the {rnd.deck} deck", "as A, B and C", status))
@@ -280,8 +285,8 @@ class PictomaniaTable(Guessing, Review, GameTable):
         letter, half = "ABC"[index // 2], index % 2
         start = (index // 2) * len(NUMBERS) + half * WORDS_PER_PAGE
         heading = f"Card {letter} {half + 1}/2" + (" ready" if seat.ready else "")
-        if seat.message:
-            heading = seat.message
+        if seat.told():
+            heading = seat.told()
         elif seat.unready:
             heading = f"Card {letter} {half + 1}/2 new card"
         return screens.words(screens.WordsView(heading, tuple(lines[start:start + WORDS_PER_PAGE - half])))

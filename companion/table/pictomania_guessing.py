@@ -173,7 +173,7 @@ class Guessing:
         item = items[seat.cursor % len(items)]
         hint = "done: wait for others" if self.done_guessing(station) else "</>: menu  ok: pick"
         return screens.play(screens.PlayView(secret, self.marks(station), self.item_label(station, item),
-                                             seat.message or hint, taken=self.refusal(station, item) is not None))
+                                             seat.told() or hint, taken=self.refusal(station, item) is not None))
 
     def marks(self, station: int) -> tuple[screens.GuessMark, ...]:
         """What ``station`` has guessed on each other drawing, waiting guesses marked."""

@@ -79,7 +79,7 @@ class Review:
         for other, s in enumerate(self.seats):  # every total may have changed: everyone is told,
             s.ready = False                      # and says ready again on the new scores
             if other != event.station:
-                s.message = fitting(lambda w: f"{abbreviate(name, w)} void: rescored")
+                s.message = lambda: fitting(lambda w: f"{abbreviate(name, w)} void: rescored")
 
     @property
     def last_result(self) -> RoundScore:
@@ -108,11 +108,11 @@ class Review:
             rows = tuple((self.names[p], None, totals[p]) for p in range(self.players))
             if seat.ready:
                 winners = self._waiting_line()
-            winners = seat.message or winners
+            winners = seat.told() or winners
             return screens.scores(screens.ScoresView("Totals  ok: lobby", rows, winners))
         rows = tuple((self.names[p], r.scores[p], totals[p]) for p in range(self.players))
-        if seat.message:
-            footer = seat.message
+        if seat.told():
+            footer = seat.told()
         elif seat.ready:
             footer = self._waiting_line()
         elif self.learning(r):
@@ -137,7 +137,7 @@ class Review:
         guesses = tuple(f"{abbreviate(self.names[c.player], 4)} {c.number} "
                         + ("-" if s.void else f"+{c.token}" if c.token else "x")
                         for c in s.guesses)
-        footer = self.seats[station].message or drawer_result(r, s)
+        footer = self.seats[station].told() or drawer_result(r, s)
         if self.may_declare_at_reveal(station):
             heading = "ok: next slap: wrong?"
         elif s.drawer == station:
