@@ -102,7 +102,7 @@ def test_the_simulator_draws_each_station_lamp(tmp_path):
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     from companion.sim.app import Simulator, players_profile
-    from companion.sim.window import LAMP_OFF, LAMP_ON
+    from companion.sim.look import LAMP_OFF, LAMP_ON
 
     sim = Simulator(players_profile(3), tmp_path, scale=1)
     try:

@@ -16,12 +16,15 @@ import pytest  # noqa: E402
 from PIL import Image, ImageChops  # noqa: E402
 
 from companion import cli  # noqa: E402
+from companion.arbiter.inputs import KEYS  # noqa: E402
 from companion.cues import CUES  # noqa: E402
+from companion.profile import DisplayProfile, Profile, StationProfile, load_profile  # noqa: E402
 from companion.script import parse_script  # noqa: E402
 from companion.sim import keys  # noqa: E402
 from companion.sim.app import Simulator, players_profile  # noqa: E402
+from companion.sim.look import BEZEL, LAMP_OFF, OLED_OFF, OLED_ON, SMALL  # noqa: E402
 from companion.sim.sound import MixerBuzzer, length_s  # noqa: E402
-from companion.sim.window import OLED_OFF, OLED_ON, layout  # noqa: E402
+from companion.sim.window import layout  # noqa: E402
 
 from helpers import PATIENCE_S, until  # noqa: E402
 
@@ -207,8 +210,12 @@ def test_every_station_button_has_its_own_real_key():
     assert not set(names) & {keys.MUTE, keys.QUIT, *keys.CONFIRM_QUIT}
     for name in names + [keys.MUTE, keys.QUIT, *keys.CONFIRM_QUIT]:
         assert pygame.key.name(pygame.key.key_code(name)) == name
-    assert keys.station_button("k", 3) == (1, "ok")
-    assert keys.station_button("m", 5) is None          # station 6's key on a five-station box
+    assert keys.station_button("k", [KEYS] * 3) == (1, "ok")
+    assert keys.station_button("m", [KEYS] * 5) is None          # station 6's key on a five-station box
+    quiz = [KEYS, KEYS, ("slap",)]                                # station 3 a buzzer-only seat
+    assert keys.station_button("t", quiz) == (2, "slap")
+    assert [keys.station_button(name, quiz) for name in "fgh"] == [None] * 3
+    assert keys.legend(2, ("slap",)) == "key T" and keys.legend(6, ("slap",)) == "click"
 
 
 @pytest.mark.parametrize("players", range(2, 7))
@@ -253,18 +260,32 @@ def test_a_scripted_screenshot_leaves_no_game_in_the_state_directory(tmp_path, m
     assert list(used.glob("*.jsonl")), "the game was journaled in the temporary folder"
 
 
+ROOT = pathlib.Path(__file__).parent.parent
+QUIZ = ROOT / "hardware/profiles/mock-quiz-16.toml"
+
+
+def box(stations, buzzers):
+    """A box of ``stations`` stations; with ``buzzers``, every one after the first a buzzer-only
+    seat (the first hosts). 17 with buzzers is the quiz demo's box: two full stations, 15 seats."""
+    if stations == 17 and buzzers:
+        return load_profile(ROOT / "companion/demo/quiz.toml")
+    seats = tuple(StationProfile(f"P{i + 1}", {}, DisplayProfile(), buzzer_only=buzzers and i > 0)
+                  for i in range(stations))
+    return Profile(f"{stations} stations", "mock", None, seats)
+
+
 @pytest.mark.parametrize("scale", [1, 2, 3])
+@pytest.mark.parametrize("buzzers", [False, True])
 @pytest.mark.parametrize("stations", [2, 3, 4, 5, 6, 17])
-def test_nothing_on_the_table_overlaps_at_any_station_count(stations, scale):
+def test_nothing_on_the_table_overlaps_at_any_station_count(stations, buzzers, scale):
     """The title, the buzzer lamp with its glow and label (the longest cue's too), the sound
     switch and "Esc quit" as drawn, each clear of the others and on the table; the table clear
-    of every station; the quit question inside the window. Two stations make a one-column
-    window (the lamp used to cover the title there); 17 are a quiz box's."""
-    from companion.profile import load_profile
+    of every station; each station's panel, buttons and light in its own box; the quit question
+    inside the window. Two stations make a one-column window (the lamp used to cover the title
+    there); 17 are a quiz box's; buzzer-only seats take narrower, shorter boxes."""
     from companion.sim.window import Window
 
-    root = pathlib.Path(__file__).parent.parent
-    profile = load_profile(root / "companion/demo/quiz.toml") if stations == 17 else players_profile(stations)
+    profile = box(stations, buzzers)
     assert len(profile.stations) == stations
     window = Window(profile, [type("Panel", (), {"image": None})()] * stations, MixerBuzzer(muted=True),
                     lambda event: None, scale)
@@ -281,6 +302,65 @@ def test_nothing_on_the_table_overlaps_at_any_station_count(stations, scale):
         cards = [area.card for area in plan.stations]
         assert all(whole.contains(card) and not card.colliderect(plan.table) for card in cards)
         assert all(not a.colliderect(b) for i, a in enumerate(cards) for b in cards[i + 1:])
+        for station, area in zip(profile.stations, plan.stations):
+            things = list(area.buttons.values()) + [area.lamp] + ([area.panel] if area.panel else [])
+            assert all(area.card.contains(thing) for thing in things), (station.name, area)
+            assert (area.panel is None) == station.buzzer_only
+            assert list(area.buttons) == (["slap"] if station.buzzer_only else list(KEYS))
         assert whole.contains(window._draw_quit_question())
     finally:
         window.close()
+
+
+def test_a_buzzer_only_seat_is_drawn_as_a_slap_button_with_its_light_and_only_its_slap_is_pressed(tmp_path):
+    """On the quiz box's window: Ben (station 3, key T) and Kim (station 12, clicked) are bare
+    slap buttons with a light ring, no panel and no left/ok/right keys; their slap is reached by
+    key and by click, the keys of buttons they lack reach nothing; Ana's station is whole."""
+    simulator = Simulator(load_profile(QUIZ), None, seed=1, scale=2)
+    shot = tmp_path / "quiz.png"
+    edges = []
+    try:
+        asyncio.run(simulator.screenshot(shot))
+        window = simulator.window
+        picture = Image.open(shot).convert("RGB")
+        ana, ben, kim = (window.layout.stations[i] for i in (1, 2, 11))
+        for seat in (ben, kim):
+            assert seat.panel is None and list(seat.buttons) == ["slap"]
+            assert seat.card.width < ana.card.width
+            colours = set(picture.crop((*seat.card.topleft, *seat.card.bottomright)).get_flattened_data())
+            assert not colours & {OLED_ON, OLED_OFF, SMALL}, "no panel, no left/ok/right keys"
+            assert picture.getpixel((seat.lamp.centerx, seat.lamp.y + 2)) == LAMP_OFF   # its light ring
+        assert kim.card.height < ana.card.height == ben.card.height   # a row of seats only is short
+        shown = set(picture.crop((*ana.panel.topleft, *ana.panel.bottomright)).get_flattened_data())
+        assert shown == {OLED_ON, OLED_OFF} and len(ana.buttons) == 4
+        for key in KEYS[1:]:                                 # each key's face and its shadow
+            rect = ana.buttons[key]
+            assert picture.getpixel((rect.x + 4, rect.centery)) == SMALL
+            assert picture.getpixel((rect.centerx, rect.bottom + 1)) == BEZEL
+
+        window.on_edge = lambda event: edges.append((event.station, event.key, event.pressed))
+        for name in "tfghj":
+            window.handle([pygame.event.Event(kind, key=pygame.key.key_code(name))
+                           for kind in (pygame.KEYDOWN, pygame.KEYUP)])
+        for seat in (ben, kim, ana):     # the slap, then where a full station's right key is
+            for pos in [seat.buttons["slap"].center, (seat.card.right - 20, seat.buttons["slap"].centery)]:
+                window.handle([pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1),
+                               pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=1)])
+    finally:
+        simulator.close()
+    tap = lambda station, key: [(station, key, True), (station, key, False)]  # noqa: E731
+    assert edges == (tap(2, "slap") + tap(1, "left")                      # T, then F G H nothing, J
+                     + tap(2, "slap") + tap(11, "slap")                   # Ben's and Kim's slap
+                     + tap(1, "slap") + tap(1, "right"))                  # Ana's slap and right
+
+
+def test_a_simulated_box_with_a_button_board_does_not_say_the_board_is_missing(tmp_path):
+    """The quiz box's seats on board channels are pressed in the window: the simulator has no
+    board to wait for, and no station shows "Board not connected" once a board would be silent."""
+    simulator = Simulator(load_profile(QUIZ), None, seed=1, scale=1)
+    try:
+        asyncio.run(simulator.daemon.play_script(parse_script("1.0 2 left\n", 17)))
+        assert simulator.daemon.board_session is None
+        assert simulator.daemon.notice is None
+    finally:
+        simulator.close()

@@ -173,7 +173,7 @@ class Daemon(Keeping, Sources, Presenting):
         self.watermarks = Watermarks()
         for source, latency_bound_ns in self.box.sources.items():
             self.watermarks.add_source(source, latency_bound_ns)
-        if profile.board is not None:
+        if self.box.board is not None:  # the simulator has none: its window presses every key
             self.board_session = BoardSession(profile.board_channels(), sensors=profile.light_channels())
             self.watermarks.add_source(self.board_session.source)
         self.gpio_session: GpioSession | None = None

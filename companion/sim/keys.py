@@ -7,6 +7,8 @@ Keys are pygame key names (``pygame.key.name``), which follow the keyboard's lay
 
 from __future__ import annotations
 
+from typing import Collection, Sequence
+
 STATION_KEYS: tuple[dict[str, str], ...] = (
     {"slap": "q", "left": "a", "ok": "s", "right": "d"},
     {"slap": "p", "left": "j", "ok": "k", "right": "l"},
@@ -23,11 +25,13 @@ CONFIRM_QUIT = ("y", "return")
 """While the window asks whether to quit, these quit; any other key keeps playing."""
 
 
-def station_button(key_name: str, stations: int) -> tuple[int, str] | None:
-    """The (station, button) a key stands for on a box of ``stations`` stations, if any."""
-    for station, keys in enumerate(STATION_KEYS[:stations]):
+def station_button(key_name: str, stations: Sequence[Collection[str]]) -> tuple[int, str] | None:
+    """The (station, button) a key stands for on a box whose stations have the ``stations``
+    buttons each (all four, or a buzzer-only seat's slap alone), if any: the keys of a button a
+    station does not have stand for nothing."""
+    for station, (keys, buttons) in enumerate(zip(STATION_KEYS, stations)):
         for button, name in keys.items():
-            if name == key_name:
+            if name == key_name and button in buttons:
                 return station, button
     return None
 
@@ -43,9 +47,12 @@ def button_label(station: int, button: str) -> str:
     return label(STATION_KEYS[station][button]) if station < len(STATION_KEYS) else ""
 
 
-def legend(station: int) -> str:
-    """The station's keys, for its card's header: ``keys Q  A S D``, or ``click`` beyond six."""
+def legend(station: int, buttons: Collection[str]) -> str:
+    """The keys of the station's ``buttons``, for its card's header: ``keys Q  A S D``, a
+    buzzer-only seat's ``key T``, or ``click`` beyond six."""
     if station >= len(STATION_KEYS):
         return "click"
     keys = STATION_KEYS[station]
+    if set(buttons) == {"slap"}:
+        return f"key {label(keys['slap'])}"
     return f"keys {label(keys['slap'])}  " + " ".join(label(keys[k]) for k in ("left", "ok", "right"))
