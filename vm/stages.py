@@ -348,6 +348,26 @@ def delivery(run: Run) -> None:
     run.guest.must(WAIT_ACTIVE + "systemctl start companion.service; wait_active 120", "service-back", 200)
 
 
+# --- a light sensor's line beside a button's, through the reader on the guest's kernel -------------
+
+SENSOR_LINES = (24, 25)
+"""A button's line and a sensor's that the guest's profile leaves free (mux-3.toml)."""
+SENSOR_EDGES = [[25, 1], [25, 1], [24, 0], [24, 1]]
+"""The sensor dark, lit, dark, lit: its two rises only; the button pressed and released: both."""
+
+
+def sensor_lines(run: Run) -> None:
+    button, sensor = SENSOR_LINES
+    out = run.guest.must(f"cd /share/tools && /opt/companion/venv/bin/python sensorlines.py {button} {sensor}",
+                         "sensor-lines", 200)
+    seen = json.loads(out.strip().splitlines()[-1])
+    run.summary["findings"]["sensor_lines"] = seen
+    if not seen["moves_read"] or seen["edges"] != SENSOR_EDGES:
+        raise RuntimeError(f"the reader's sensor and button lines reported {seen['edges']} (every move read: "
+                           f"{seen['moves_read']}), not {SENSOR_EDGES}; the reader said {seen['reader_said']}")
+    run.summary["sensor_lines_ok"] = True
+
+
 # --- issue 33 item 8: a button board plugged in after the service started --------------------------
 
 TTYACM = WAIT_ACTIVE + r"""
@@ -493,6 +513,7 @@ def all_stages(run: Run) -> None:
     else:
         result.fail(run.summary, "resumed_after_kill", "no game in progress: the gpio game stage made none")
     run.stage("delivery", lambda: delivery(run), "vm_gpio_delivery")
+    run.stage("sensor_lines", lambda: sensor_lines(run), "sensor_lines_ok")
     run.stage("ttyacm", lambda: ttyacm(run), "ttyacm_modules_load_fix_ok")
     run.stage("update_failure", lambda: update_failure(run), "update_failure_keeps_old")
     run.stage("uninstall", lambda: uninstall(run), "uninstall_ok")

@@ -12,7 +12,7 @@ import json
 
 CHECKS = (
     "install_ok", "reinstall_ok", "update_failure_keeps_old", "uninstall_ok", "unit_ready",
-    "watchdog_ok", "resumed_after_kill", "gpio_game_matches_mock", "panels_ok",
+    "watchdog_ok", "resumed_after_kill", "gpio_game_matches_mock", "panels_ok", "sensor_lines_ok",
 )
 FIGURES = ("vm_gpio_delivery_p50_ms", "vm_gpio_delivery_p99_ms")
 REQUIRED = ("release",) + CHECKS + FIGURES + ("seconds",)
