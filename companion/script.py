@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection, Sequence
 
 from .arbiter.inputs import KEYS
 from .untrusted import SCRIPT_BYTES, Unreadable, finite_number, read_text
@@ -33,7 +34,12 @@ class ScriptPress:
     hold_s: float = 0.05
 
 
-def parse_script(text: str, stations: int, source: str = "script") -> list[ScriptPress]:
+def parse_script(text: str, stations: int | Sequence[Collection[str]], source: str = "script") -> list[ScriptPress]:
+    """``stations``: how many, each with every key; or each station's keys (a profile's
+    :meth:`~companion.profile.Profile.station_keys`), so a press of a key a station does not
+    have (a buzzer-only seat's ``ok``) is refused here, not lost on a pin that is not wired."""
+    keys = [frozenset(KEYS)] * stations if isinstance(stations, int) else list(stations)
+    stations = len(keys)
     presses = []
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split("#", 1)[0].split()
@@ -54,11 +60,14 @@ def parse_script(text: str, stations: int, source: str = "script") -> list[Scrip
             raise ScriptError(f"{where}: station must be from 1 to {stations}, not {words[1]!r}")
         if words[2] not in KEYS:
             raise ScriptError(f"{where}: key must be one of {', '.join(KEYS)}, not {words[2]!r}")
+        if words[2] not in keys[station - 1]:
+            raise ScriptError(f"{where}: station {station} has no {words[2]} key, only "
+                              f"{', '.join(k for k in KEYS if k in keys[station - 1])}")
         presses.append(ScriptPress(at_s, station - 1, words[2], hold_s))
     return sorted(presses, key=lambda p: p.at_s)
 
 
-def load_script(path: Path | str, stations: int) -> list[ScriptPress]:
+def load_script(path: Path | str, stations: int | Sequence[Collection[str]]) -> list[ScriptPress]:
     """Read and check a script file; :class:`ScriptError` naming the file, line and reason."""
     try:
         text = read_text(path, SCRIPT_BYTES)

@@ -249,6 +249,14 @@ def test_scripts_refuse_times_that_never_come(line, reason, tmp_path, capsys):
     assert code == 2 and f"{script} {reason}" in err
 
 
+def test_a_script_pressing_a_key_a_buzzer_only_seat_lacks_is_refused_naming_it(tmp_path, capsys):
+    script = tmp_path / "s.txt"
+    script.write_text("0.5 1 ok\n1.0 3 slap\n1.5 3 ok\n")
+    code, out, err = run(["run", "--profile", str(ROOT / "hardware" / "profiles" / "mock-quiz-16.toml"),
+                          "--script", str(script), "--journal-dir", str(tmp_path / "j")], capsys)
+    assert code == 2 and f"{script} line 3: station 3 has no ok key, only slap" in err
+
+
 def test_a_script_that_is_not_a_file_is_refused(tmp_path, capsys):
     code, out, err = run(["run", "--profile", str(MOCK3), "--script", "/dev/zero",
                           "--journal-dir", str(tmp_path)], capsys)

@@ -109,7 +109,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     setup_logging()
     try:
         profile = load_profile(args.profile)
-        presses = load_script(args.script, len(profile.stations)) if args.script else None
+        presses = load_script(args.script, profile.station_keys()) if args.script else None
     except (ProfileError, ScriptError, OSError) as e:
         return fail(str(e))
     if presses is None and profile.backend == "mock":

@@ -85,7 +85,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return fail(problem)
     try:
         profile = load_profile(profile_path)
-        presses = load_script(script_path, len(profile.stations)) if script_path else None
+        presses = load_script(script_path, profile.station_keys()) if script_path else None
         defaults = option_settings(args.option)
         bots = bot_settings(args, len(profile.stations))
     except (ProfileError, ScriptError, OSError, ValueError) as e:
@@ -185,7 +185,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         return fail(problem)
     try:
         profile = load_profile(args.profile) if args.profile else players_profile(args.players)
-        presses = load_script(args.script, len(profile.stations)) if args.script else None
+        presses = load_script(args.script, profile.station_keys()) if args.script else None
         bots = bot_settings(args, len(profile.stations))
         defaults = option_settings(args.option)
     except (ProfileError, ScriptError, OSError, ValueError) as e:

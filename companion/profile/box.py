@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..arbiter.inputs import KEYS
+
 BACKENDS = ("mock", "pi")
 DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1315")
 """The luma.oled drivers of one-bit 128x64 panels, the only screens the box draws (luma.oled
@@ -168,6 +170,11 @@ class Profile:
     def gpio_pins(self) -> dict[int, tuple[int, str]]:
         """GPIO pin -> (station index, key), for every station key wired to a pin."""
         return {pin: (i, key) for i, st in enumerate(self.stations) for key, pin in st.pins.items()}
+
+    def station_keys(self) -> list[frozenset[str]]:
+        """The keys each station has, by station index: a buzzer-only seat ``slap`` alone, any
+        other station every key (the checks refuse one missing a key; the simulator's have all)."""
+        return [frozenset({"slap"}) if st.buzzer_only else frozenset(KEYS) for st in self.stations]
 
     def light_sensor_pins(self) -> dict[int, int]:
         """GPIO pin -> station index, for every light sensor."""
