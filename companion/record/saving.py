@@ -224,11 +224,8 @@ class Saving:
         """Write and fsync ``lines`` at the end of the journal; on failure, cut off whatever part
         of them reached the file (the next try writes them whole) and raise."""
         good = os.fstat(entry.fd).st_size
-        data = b"".join(lines)
         try:
-            written = 0
-            while written < len(data):
-                written += os.write(entry.fd, data[written:])
+            _write_whole(entry.fd, b"".join(lines))
             os.fsync(entry.fd)
         except OSError:
             try:
@@ -246,25 +243,15 @@ class Saving:
         (the first queued line), synced with its directory. Raises OSError with no file left
         behind (a full disk): the game pauses and this is tried again, ``prepare`` included."""
         entry.prepare()
-        entry.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        header = entry.queue[0]
         stem, n = entry.path.stem, 1
         while True:
             try:
-                fd = os.open(entry.path, flags, 0o644)
+                fd = _new_file(entry.path, header)
                 break
             except FileExistsError:  # a game started in the same second: number this one
                 n += 1
                 entry.path = entry.path.with_name(f"{stem}-{n}.jsonl")
-        header = entry.queue[0]
-        try:
-            os.write(fd, header)
-            os.fsync(fd)
-        except OSError:
-            os.close(fd)
-            entry.path.unlink(missing_ok=True)
-            raise
-        _sync_directory(entry.path.parent)
         with self._lock:
             entry.fd, entry.prepare = fd, None
             entry.queue.popleft()
@@ -289,29 +276,43 @@ class Saving:
                       "lines written: rewriting it from memory", entry.path.name, len(entry.lines))
             os.close(entry.fd)
             entry.fd = None
-        entry.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        data = b"".join(entry.lines)
         try:
-            fd = os.open(entry.path, flags, 0o644)
+            fd = _new_file(entry.path, data)
         except FileExistsError:  # something else took its name: keep both
             entry.path = entry.path.with_name(entry.path.stem + "-rewritten.jsonl")
-            fd = os.open(entry.path, flags, 0o644)
-        try:
-            data = b"".join(entry.lines)
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:])
-            os.fsync(fd)
-        except OSError:
-            os.close(fd)
-            os.unlink(entry.path)
-            raise
+            fd = _new_file(entry.path, data)
         entry.fd = fd
-        _sync_directory(entry.path.parent)
         log.warning("%s: rewritten with its %d lines", entry.path, len(entry.lines))
         with self._lock:
             self.news.append("JOURNAL REWRITTEN")
         return True
+
+
+def _write_whole(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` (one ``os.write`` may take only part of it)."""
+    written = 0
+    while written < len(data):
+        written += os.write(fd, data[written:])
+
+
+def _new_file(path: Path, data: bytes) -> int:
+    """Make ``path`` holding ``data``, fsync'd with its directory (made if gone); its fd, open
+    to append. Never over an existing file (``FileExistsError``: the caller picks another
+    name). On any other failure the file is removed again and the error raised, so no empty or
+    partial journal is left behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o644)
+    try:
+        _write_whole(fd, data)
+        os.fsync(fd)
+        _sync_directory(path.parent)
+    except OSError:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+        raise
+    return fd
 
 
 def _sync_directory(directory: Path) -> None:
