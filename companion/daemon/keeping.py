@@ -42,27 +42,27 @@ def journal_opener(directory: Path, saving: Saving | None = None):
 
     def open_journal(header: Header) -> JournalWriter | SavedJournal:
         stamp = time.strftime("%Y%m%d-%H%M%S")
+        header = replace(header, sequence=next_sequence(directory))
         if saving is not None and saving.unsaved:
-            header = replace(header, sequence=next_sequence(directory))
             log.info("game started: %s, not saved (read-only state directory)", header.game)
             return saving.journal(None, directory / f"{stamp}-{header.game}.jsonl", [sealed(header.as_json()).encode()])
-        if saving is None:
-            directory.mkdir(parents=True, exist_ok=True)
-            rotate(directory, KEEP_JOURNALS - 1)
-        header = replace(header, sequence=next_sequence(directory))
         path = directory / f"{stamp}-{header.game}.jsonl"
         n = 1
         while os.path.lexists(path):
             n += 1
             path = directory / f"{stamp}-{header.game}-{n}.jsonl"
         log.info("game started: %s (number %d on this box), journal %s", header.game, header.sequence, path)
-        if saving is not None:  # the writes off the loop: a frozen card holds the game, not the loop
-            def prepare(number: int = header.sequence) -> None:
-                rotate(directory, KEEP_JOURNALS - 1)
-                note_sequence(directory, number)
 
+        def prepare() -> None:
+            """What must be on disk before the game's journal: its directory (made again if it is
+            gone), the oldest finished games beyond what we keep removed, the game's number noted."""
+            directory.mkdir(parents=True, exist_ok=True)
+            rotate(directory, KEEP_JOURNALS - 1)
+            note_sequence(directory, header.sequence)
+
+        if saving is not None:  # the writes off the loop: a frozen card holds the game, not the loop
             return saving.begin(path, sealed(header.as_json()).encode(), prepare)
-        note_sequence(directory, header.sequence)
+        prepare()
         return JournalWriter(path, header)
 
     return open_journal
