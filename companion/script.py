@@ -39,7 +39,6 @@ def parse_script(text: str, stations: int | Sequence[Collection[str]], source: s
     :meth:`~companion.profile.Profile.station_keys`), so a press of a key a station does not
     have (a buzzer-only seat's ``ok``) is refused here, not lost on a pin that is not wired."""
     keys = [frozenset(KEYS)] * stations if isinstance(stations, int) else list(stations)
-    stations = len(keys)
     presses = []
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split("#", 1)[0].split()
@@ -56,8 +55,8 @@ def parse_script(text: str, stations: int | Sequence[Collection[str]], source: s
             raise ScriptError(f"{where}: {e}") from None
         if not 0 <= at_s <= LONGEST_S or not 0 < hold_s <= LONGEST_S:
             raise ScriptError(f"{where}: SECONDS must be from 0 and HOLD above 0, both at most {LONGEST_S:g}")
-        if not 1 <= station <= stations:
-            raise ScriptError(f"{where}: station must be from 1 to {stations}, not {words[1]!r}")
+        if not 1 <= station <= len(keys):
+            raise ScriptError(f"{where}: station must be from 1 to {len(keys)}, not {words[1]!r}")
         if words[2] not in KEYS:
             raise ScriptError(f"{where}: key must be one of {', '.join(KEYS)}, not {words[2]!r}")
         if words[2] not in keys[station - 1]:

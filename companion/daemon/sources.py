@@ -52,11 +52,11 @@ class Sources:
                 self._arrived_ns[out] = time.monotonic_ns()
         if self._source_outputs(outputs, "gpio"):
             self._wake.set()
-            due = self.table.wakeup_ns()
-            if self._loop is not None and due is not None and self.watermark(time.monotonic_ns()) >= due:
+            due, now = self.table.wakeup_ns(), time.monotonic_ns()
+            if self._loop is not None and due is not None and self.watermark(now) >= due:
                 # Decide the race in this callback, not two loop turns later: while the display
                 # writer packs a frame each turn's poll can wait a GIL switch interval for the GIL.
-                self.step(time.monotonic_ns())
+                self.step(now)
 
     def _source_outputs(self, outputs: list[Output], about: str = "board") -> bool:
         """Apply what the board's or GPIO reader's session says; True if the loop should step for it."""
