@@ -67,15 +67,15 @@ def test_the_first_reason_for_a_failed_check_is_kept_and_shown():
 
 
 def test_main_prints_json_and_exits_with_the_summary_code(monkeypatch, capsys):
-    import vm.checks
+    import vm.run
 
     failed = passed("bookworm")
     summary.fail(failed, "watchdog_ok", "no ping")
-    monkeypatch.setattr(vm.checks, "run_check", lambda release, tree, log, keep: failed)
+    monkeypatch.setattr(vm.run, "run_check", lambda release, tree, log, keep: failed)
     assert main(["check", "--release", "bookworm", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["release"] == "bookworm" and out["watchdog_ok"] is False
-    monkeypatch.setattr(vm.checks, "run_check", lambda release, tree, log, keep: passed())
+    monkeypatch.setattr(vm.run, "run_check", lambda release, tree, log, keep: passed())
     assert main(["check"]) == 0
 
 

@@ -34,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from vm.checks import run_check
+    from vm.run import run_check
 
     def log(message: str) -> None:
         print(f"vm: {message}", file=sys.stderr, flush=True)

@@ -7,14 +7,12 @@ stage where that still makes sense, so one defect does not hide the others.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from vm import image, summary as result, wheels
+from vm import summary as result
 from vm.guest import Guest, GuestError
 
 HERE = Path(__file__).resolve().parent
@@ -150,42 +148,3 @@ class Run:
 
     def show(self) -> dict[str, str]:
         return parse_show(self.guest.must(STATE, "unit-state", 60))
-
-
-def run_check(release: str, tree: Path, log, keep: bool = False) -> dict:
-    if str(tree) not in sys.path:
-        sys.path.insert(0, str(tree))  # the game and delivery stages use the product's own modules
-    run = Run(release, tree, log)
-    s = run.summary
-    start = time.monotonic()
-    run_dir = image.cache_root() / f"run-{release}"
-    paths: dict[str, Path] = {}
-
-    def host() -> None:
-        paths["wheels"] = wheels.fetch(tree, release, log)
-        paths["image"] = image.build(release, log)
-
-    def boot() -> None:
-        stage_share(tree, run_dir / "share", paths["wheels"])
-        run.guest = Guest(paths["image"], run_dir)
-        run.guest.start()
-        info = run.guest.wait_ready()
-        s["guest_kernel"] = info.get("kernel")
-        s["guest_boot_s"] = info.get("uptime_s")
-
-    if not run.stage("host", host, *result.CHECKS) or not run.stage("boot", boot, *result.CHECKS):
-        s["seconds"] = round(time.monotonic() - start, 1)
-        if run.guest:
-            run.guest.stop()
-        return s
-    try:
-        from vm import stages
-        stages.all_stages(run)
-    finally:
-        run.guest.stop()
-        s["seconds"] = round(time.monotonic() - start, 1)
-        (image.cache_root() / f"last-check-{release}.json").write_text(result.to_json(s))
-        if not keep:
-            shutil.rmtree(run_dir / "share" / "src", ignore_errors=True)
-            (run_dir / "disk.qcow2").unlink(missing_ok=True)
-    return s
