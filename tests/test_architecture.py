@@ -114,6 +114,37 @@ def test_every_layer_has_its_modules():
     assert named - present == set()
 
 
+def circles(package: Path) -> list[list[str]]:
+    """Every set of modules that import each other round a circle (any import, deferred and
+    ``TYPE_CHECKING`` ones too), each sorted: a module in a circle cannot be read alone."""
+    found = modules(package)
+    edges = {}
+    for name, path in found.items():
+        targets = set()
+        for target in imported(name, path):
+            while target and target not in found:
+                target = target.rpartition(".")[0]  # ``from .a import name``: the module ``a``
+            if target and target != name:
+                targets.add(target)
+        edges[name] = targets
+    reach = {}
+    for start in edges:
+        seen, todo = set(), list(edges[start])
+        while todo:
+            module = todo.pop()
+            if module not in seen:
+                seen.add(module)
+                todo.extend(edges[module])
+        reach[start] = seen
+    groups = {tuple(sorted({m for m in reach[name] if name in reach[m]})) for name in edges if name in reach[name]}
+    return sorted(list(group) for group in groups)
+
+
+@pytest.mark.parametrize("name", ["companion", "vm", "bench"])
+def test_no_modules_import_each_other_round_a_circle(name):
+    assert circles(ROOT / name) == []
+
+
 # --- the checker itself, on a small package of its own ---------------------------------------
 
 
@@ -149,6 +180,14 @@ def test_the_checker_passes_a_package_that_keeps_its_layers(tmp_path):
 def test_the_checker_finds_an_import_that_climbs(tmp_path, where, text, said):
     problems = climbs(package(tmp_path, {**CLEAN, where: text}), SMALL)
     assert len(problems) == 1 and problems[0] == said, problems
+
+
+def test_the_circle_checker_finds_modules_that_import_each_other(tmp_path):
+    assert circles(package(tmp_path, CLEAN)) == []
+    loop = {**CLEAN, "low.py": "def later():\n    from .side import y\n"}
+    assert circles(package(tmp_path, loop)) == [["box.low", "box.side"]]
+    three = {**CLEAN, "side.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .mid.part import z\n"}
+    assert circles(package(tmp_path, three)) == [["box.mid.part", "box.side"]]
 
 
 HARDWARE = ("gpiozero", "lgpio", "luma", "serial", "pygame")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from PIL import Image
 
@@ -43,6 +43,7 @@ from ..screens.canvas import WIDTH, abbreviate, fitting, measure
 from .game import YOUR_TURN, GameTable
 from .pictomania_guessing import Guessing
 from .pictomania_review import Review
+from .pictomania_station import Station
 
 log = logging.getLogger(__name__)
 
@@ -57,27 +58,6 @@ class Pending:
     tiebreak: float
     station: int = field(compare=False)
     action: dict[str, Any] = field(compare=False)
-
-
-@dataclass
-class Station:
-    """One station's place in the menus; the game state itself lives in the match."""
-
-    mode: str = "menu"
-    """menu, number (a guess), token (done), wrong (confirm wrong word), words."""
-    cursor: int = 0
-    target: int = 0
-    number: int = 1
-    page: int = 0
-    ready: bool = False
-    unready: bool = False
-    """Was ready, until a swapped card asked for another look."""
-    message: str | Callable[[], str] = ""
-    """A line for this station's screen; a function for words naming a player, made when the
-    panel is drawn so the name reads as everywhere else on it (as :class:`~.game.Message`)."""
-
-    def told(self) -> str:
-        return self.message() if callable(self.message) else self.message
 
 
 class PictomaniaTable(Guessing, Review, GameTable):

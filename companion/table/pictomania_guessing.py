@@ -15,7 +15,7 @@ this is what one player sees and picks while everybody draws.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PIL import Image
 
@@ -24,9 +24,7 @@ from ..games.pictomania import NUMBERS
 from ..screens import pictomania as screens
 from ..screens.canvas import COLUMNS, abbreviate, fitting
 from .pictomania_review import wrong_word_screen
-
-if TYPE_CHECKING:
-    from .pictomania import Station
+from .pictomania_station import Station
 
 ITEM_COLUMNS = COLUMNS - 4
 """The menu's line between its arrows."""

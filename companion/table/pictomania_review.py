@@ -9,8 +9,6 @@ and rescores the round for everyone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PIL import Image
 
 from .. import words as decks
@@ -19,9 +17,7 @@ from ..games.base import IllegalAction
 from ..games.pictomania import RoundScore
 from ..screens import pictomania as screens
 from ..screens.canvas import WIDTH, abbreviate, fitting, measure
-
-if TYPE_CHECKING:
-    from .pictomania import Station
+from .pictomania_station import Station
 
 
 def wrong_word_screen() -> Image.Image:
