@@ -1,5 +1,6 @@
 """What more than one command family uses: where journals live by default, the one way a
-command says what went wrong, the player's own word decks and the ``--speed`` option."""
+command says what went wrong (a bad output path too), the player's own word decks and the
+``--speed`` option."""
 
 from __future__ import annotations
 
@@ -22,6 +23,25 @@ def fail(message: str) -> int:
     """Say what is wrong on stderr, as ``companion: ...``; the exit status of a refused input (2)."""
     print(f"companion: {message}", file=sys.stderr)
     return 2
+
+
+def unwritable(what: str, path: Path | str, error: OSError) -> str:
+    """The sentence for an output path a command cannot write (``demo --out``, ``history --plot``,
+    ``words print --out``...): the option, the path that failed and why, so a typo in a path is
+    one line and exit 2 like any other bad input, never a traceback."""
+    failed = error.filename or path
+    if isinstance(error, FileExistsError):
+        return f"{what} {path}: {failed} is a file, not a folder"
+    return f"{what} {path}: cannot write {failed}: {error.strerror or error}"
+
+
+def output_folder(what: str, path: Path) -> str | None:
+    """Make the folder a command writes into, before it does any work; the problem as text if it cannot."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return unwritable(what, path, e)
+    return None
 
 
 def load_user_decks(args: argparse.Namespace) -> str | None:

@@ -8,7 +8,7 @@ import sys
 from contextlib import closing, suppress
 from pathlib import Path
 
-from .common import fail, load_user_decks, serve_or_play, speed_option
+from .common import fail, load_user_decks, output_folder, serve_or_play, speed_option, unwritable
 
 
 def _check_files(paths: list[str], load, error: type[Exception], describe, warnings) -> int:
@@ -61,9 +61,13 @@ def cmd_profile_diagram(args: argparse.Namespace) -> int:
     except ProfileError as e:
         return fail(str(e))
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if problem := output_folder("--out", out):
+        return fail(problem)
     for name, text in (("wiring.svg", wiring_svg(profile)), ("wiring.md", wiring_table(profile))):
-        (out / name).write_text(text, encoding="utf-8")
+        try:
+            (out / name).write_text(text, encoding="utf-8")
+        except OSError as e:
+            return fail(unwritable("--out", out, e))
         print(f"wrote {out / name}")
     return 0
 
@@ -90,6 +94,8 @@ def cmd_words_print(args: argparse.Namespace) -> int:
         written = save(chosen, args.out)
     except CardsError as e:
         return fail(str(e))
+    except OSError as e:
+        return fail(unwritable("--out", args.out, e))
     for path in written:
         print(f"wrote {path}")
     return 0

@@ -11,7 +11,7 @@ from contextlib import closing, suppress
 from pathlib import Path
 
 from ..profile import MAX_SIMULATED, MIN_STATIONS
-from .common import default_journal_dir, fail, load_user_decks, serve_or_play, speed_option
+from .common import default_journal_dir, fail, load_user_decks, output_folder, serve_or_play, speed_option, unwritable
 
 
 def journal_dir(args: argparse.Namespace, scripted: bool) -> Path:
@@ -92,6 +92,8 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         return fail(str(e))
     if presses is not None and profile.backend != "mock":
         return fail("a script drives simulated pins: use a profile with backend = \"mock\"")
+    if args.snapshots and (problem := output_folder("--snapshots", Path(args.snapshots))):
+        return fail(problem)
     journals = journal_dir(args, presses is not None)
     try:
         daemon = Daemon(profile, journals, seed=args.seed, defaults=defaults, settings_path=settings_file(journals),
@@ -99,7 +101,7 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
     except (TableScreenError, NoGpio) as e:
         return fail(str(e))
     except OSError as e:
-        return fail(f"journal directory {journals}: {e.strerror or e}")
+        return fail(unwritable("journal directory", journals, e))
     if getattr(args, "lobby_game", None):  # run --game: the lobby's menu starts on it
         offered = [g.name for g in daemon.table.lobby.games]
         if args.lobby_game not in offered:
@@ -135,6 +137,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
                     "leave out --speed")
     args.speed = (speed or 1.0) if args.speed is None else args.speed
     args.option = options + args.option
+    if problem := output_folder("--out", Path(args.out)):
+        return fail(problem)
     args.snapshots = args.out
     args.journal_dir = args.out
     status = _run_daemon(demo / profile, args, demo / script)
@@ -197,7 +201,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
                         settings_path=settings_file(journals), table_screen=args.table_screen, bots=bots,
                         light_sensors=args.light_sensors)
     except OSError as e:
-        return fail(f"journal directory {journals}: {e.strerror or e}")
+        return fail(unwritable("journal directory", journals, e))
     with closing(sim), suppress(KeyboardInterrupt):
         if args.screenshot:
             asyncio.run(sim.screenshot(Path(args.screenshot), presses, args.speed))

@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from .common import default_journal_dir, fail, load_user_decks
+from .common import default_journal_dir, fail, load_user_decks, output_folder, unwritable
 
 
 PLAYER_NUMBERS = re.compile(r"\b[Pp]layers? (\d+(?:, \d+)*)\b")
@@ -146,6 +146,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not history.games and not history.unreadable:
         print(f"no games in {directory}")
         return 0
+    if args.plot and (problem := output_folder("--plot", Path(args.plot))):
+        return fail(problem)
     print(json.dumps(as_json(history)) if args.json else "\n".join(report(history)))
     if args.plot:
         try:
@@ -153,6 +155,8 @@ def cmd_history(args: argparse.Namespace) -> int:
                 print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
         except ImportError as e:
             return fail(f"--plot needs matplotlib (pip install \".[plot]\"): {e}")
+        except OSError as e:
+            return fail(unwritable("--plot", args.plot, e))
     return 0
 
 
