@@ -98,3 +98,21 @@ def test_the_quiz_demo_races_sixteen_players_on_gpio_and_the_board(tmp_path):
     assert lines[1]["order"][:2] == [11, 2] and lines[1]["player"] == 11   # Kim (board), then Ben (GPIO)
     assert lines[5]["players"] == sorted(lines[5]["players"], key=lambda p: lines[5]["reaction_ms"][p])
     assert set(lines[5]["players"]) == {4, 13}                             # Dee (GPIO) and Max (board)
+
+
+def test_the_quiz_demo_pictures_only_the_panels_and_says_why(tmp_path, capsys):
+    """Fifteen of the quiz demo's seventeen stations are bare buzzers: they have no panel, so no
+    picture of one (a picture would show a screen no player sees); the command says so."""
+    assert main(["demo", "--game", "quiz", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["station-1.png", "station-2.png"]
+    out = capsys.readouterr().out
+    assert "no picture for Ben, Cy, Dee, Eve, Fay, Gus, Hal, Ida, Jo, Kim, Lou, Max, Ned, Ola, Pia: bare buzzers have no panel\n" in out
+
+
+def test_every_demo_is_named_in_its_help_and_in_commands_md(capsys):
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    described = " ".join(capsys.readouterr().out.split())
+    assert "Triangle" in described and "Pay-to-Play" in described and "quiz night" in described
+    commands = (Path(__file__).parent.parent / "docs" / "COMMANDS.md").read_text(encoding="utf-8")
+    assert "[--game " + "\\|".join(DEMOS) + "]" in commands

@@ -62,3 +62,18 @@ def test_the_readme_starts_with_the_two_commands_and_links_every_doc():
                 reached.add(goal)
                 todo.append(goal)
     assert set((ROOT / "docs").glob("*.md")) - reached == set()
+
+
+def test_the_readme_lists_the_games_in_the_lobby_menu_order():
+    """A new player reads the README's games table and then meets the lobby's menu: the same games in
+    the same order. Each row names its game by title (``Closest number`` as "The closest-number game")."""
+    from companion.games import all_games
+
+    def plain(words: str) -> str:
+        return words.lower().replace("-", " ")
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| game | players"):].split("\n\n")[0].splitlines()[2:]
+    games = all_games()
+    rows = [[g.name for g in games if plain(g.title) in plain(row.split("|")[1])] for row in table]
+    assert rows == [[g.name] for g in games]

@@ -113,6 +113,8 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         if args.snapshots:
             for path in daemon.snapshots(Path(args.snapshots)):
                 print(f"wrote {path}")
+            if bare := [st.name for st in profile.stations if st.buzzer_only]:
+                print(f"no picture for {', '.join(bare)}: bare buzzers have no panel")
     return 0
 
 
@@ -249,8 +251,10 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def add_demo(sub: argparse._SubParsersAction) -> None:
     demo = sub.add_parser("demo", help="play a scripted demo game headlessly and write the station images",
                           description="Plays a scripted game on simulated buttons without any display and "
-                                      "writes its journal and every station's last screen as PNG: a round of "
-                                      "Triangle with a race (default), or the seed game of Pay-to-Play.")
+                                      "writes its journal and every panel's last screen as PNG: a round of "
+                                      "Triangle with a race (default), the seed game of Pay-to-Play, or two "
+                                      "questions of a quiz night for a host and 16 players (15 of them on bare "
+                                      "buzzers, which have no panel and so no picture).")
     demo.add_argument("--out", default="demo-out", help="folder for the journal and PNGs (default demo-out)")
     demo.add_argument("--game", choices=sorted(DEMOS), default="triangle", help="which demo (default triangle)")
     runner_options(demo)

@@ -384,11 +384,14 @@ class Daemon(Keeping, Sources, Presenting):
         await runner
 
     def snapshots(self, directory: Path) -> list[Path]:
-        """Write what every station display shows now, one PNG each."""
+        """Write what every station's panel shows now, one PNG each. A bare buzzer has no panel
+        (its screens go nowhere), so it has no picture: one would show a panel no player sees."""
         directory.mkdir(parents=True, exist_ok=True)
         self.box.displays.flush()
         paths = []
         for station, device in enumerate(self.box.displays.devices):
+            if self.profile.stations[station].buzzer_only:
+                continue
             path = directory / f"station-{station + 1}.png"
             image = getattr(device, "image", None)
             if image is None:  # a real panel cannot be read back: save what it was sent
