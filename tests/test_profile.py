@@ -557,6 +557,20 @@ def test_profile_overlays_command_prints_the_config_lines(capsys):
         "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=7,i2c_gpio_scl=8"]
 
 
+@pytest.mark.parametrize("name, why", [
+    ("mux-3.toml", "every display is on the Pi's own I2C bus 1 (through its multiplexer), which the installer "
+                   "turns on with raspi-config"),
+    ("quiz-16.toml", "every display is on the Pi's own I2C bus 1, which the installer turns on with raspi-config"),
+    ("mock-3.toml", 'a simulated box (backend = "mock") has no Pi to configure'),
+])
+def test_profile_overlays_says_why_a_profile_needs_no_lines(name, why, capsys):
+    """Nothing on stdout (the installer reads it as the lines to add), and the reason for a person."""
+    path = ROOT / "hardware" / "profiles" / name
+    assert main(["profile", "overlays", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"no config.txt lines for {path}: {why}\n"
+
+
 def test_a_light_sensor_per_station_is_a_gpio_pin_of_its_own():
     text = GOOD.replace('name = "Ana"', 'name = "Ana"\nlight_sensor = 9').replace('name = "Ben"', 'name = "Ben"\nlight_sensor = 10')
     profile = parse_profile(tomllib.loads(text))

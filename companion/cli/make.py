@@ -38,17 +38,20 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
 
 def cmd_profile_overlays(args: argparse.Namespace) -> int:
     """The config.txt lines a profile's display buses need (for systemd/install.sh), one a line."""
-    from ..profile import ProfileError, boot_config, load_profile, unknown_buses
+    from ..profile import ProfileError, boot_config, load_profile, unknown_buses, why_no_overlays
 
     try:
         profile = load_profile(args.file)
     except ProfileError as e:
         return fail(str(e))
-    for line in boot_config(profile):
+    lines, unknown = boot_config(profile), unknown_buses(profile)
+    for line in lines:
         print(line)
-    for port in unknown_buses(profile):
+    for port in unknown:
         print(f"companion: display bus {port} is not one the installer sets up: provide /dev/i2c-{port} "
               "yourself (e.g. an i2c-mux overlay)", file=sys.stderr)
+    if not lines and not unknown:  # stdout stays the lines alone (the installer reads them); the why for a person
+        print(f"no config.txt lines for {args.file}: {why_no_overlays(profile)}", file=sys.stderr)
     return 0
 
 
@@ -218,8 +221,8 @@ def add_profile(sub: argparse._SubParsersAction) -> None:
     diagram.set_defaults(func=cmd_profile_diagram)
     overlays = prof_sub.add_parser("overlays", help="print the /boot/firmware/config.txt lines a profile's buses need",
                                    description="Prints the dtoverlay lines the profile's extra display buses "
-                                               "(I2C on GPIO pins) need in /boot/firmware/config.txt; nothing "
-                                               "for a profile on the Pi's own I2C bus.")
+                                               "(I2C on GPIO pins) need in /boot/firmware/config.txt; for a "
+                                               "profile on the Pi's own I2C bus, none, and why on stderr.")
     overlays.add_argument("file")
     overlays.set_defaults(func=cmd_profile_overlays)
 

@@ -25,3 +25,13 @@ def unknown_buses(profile: Profile) -> list[int]:
     if profile.backend != "pi":
         return []
     return sorted({st.display.port for st in profile.stations} - I2C_GPIO_BUSES.keys() - {1})
+
+
+def why_no_overlays(profile: Profile) -> str:
+    """Why a profile needs no ``config.txt`` lines, for ``profile overlays`` to say rather than print
+    nothing: a simulated box has no Pi, and I2C-1 (a multiplexer's panels too) is raspi-config's."""
+    if profile.backend != "pi":
+        return f"a simulated box (backend = \"{profile.backend}\") has no Pi to configure"
+    muxed = any(st.display.mux_channel is not None for st in profile.stations)
+    return (f"every display is on the Pi's own I2C bus 1{' (through its multiplexer)' if muxed else ''}, "
+            "which the installer turns on with raspi-config")
