@@ -172,3 +172,60 @@ def test_plot_without_matplotlib_says_how_to_get_it(played, tmp_path, capsys, mo
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
     assert main(["history", "--dir", str(played), "--plot", str(tmp_path / "charts")]) == 2
     assert 'companion: --plot needs matplotlib (pip install ".[plot]")' in capsys.readouterr().err
+
+
+def chart_legends(monkeypatch) -> dict[str, list]:
+    """What each chart written from now on shows, panel by panel: its title and legend, and the figure's title."""
+    import matplotlib.figure
+
+    legends = {}
+    save = matplotlib.figure.Figure.savefig
+
+    def saved(figure, path, **kwargs):
+        legends[Path(path).name] = [figure.get_suptitle()] + [
+            (ax.get_title(), [t.get_text() for t in ax.get_legend().get_texts()], ax.get_lines()[0].get_xdata()[-1])
+            for ax in figure.axes if ax.get_visible() and ax.get_legend()]
+        return save(figure, path, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", saved)
+    return legends
+
+
+def test_a_team_quiz_is_charted_as_its_teams(tmp_path, monkeypatch, capsys):
+    """A quiz of 16 players in four teams, played by the box from a script: the chart draws four
+    teams (their players' points added up, as the TV shows them), not sixteen players."""
+    pytest.importorskip("matplotlib")
+    demo = Path(__file__).parent.parent / "companion" / "demo"
+    assert main(["run", "--profile", str(demo / "quiz.toml"), "--script", str(demo / "quiz.txt"),
+                 "--option", "quiz.teams=4", "--journal-dir", str(tmp_path)]) == 0
+    [journal] = tmp_path.glob("*.jsonl")
+    assert main(["replay", str(journal)]) == 0
+    assert "1. team 1, team 4: 1" in capsys.readouterr().out
+    legends = chart_legends(monkeypatch)
+    assert main(["history", "--dir", str(tmp_path), "--plot", str(tmp_path / "charts")]) == 0
+    [title, (_, labels, _)] = legends["scores-quiz.png"]
+    assert labels == ["Team 1: Ana, Ben, Cy, Dee 1", "Team 2: Eve, Fay, Gus, Hal 0",
+                      "Team 3: Ida, Jo, Kim, Lou 0", "Team 4: Max, Ned, Ola, Pia 1"]
+
+
+def test_unfinished_games_are_charted_for_as_long_as_they_went_on_and_unbegun_ones_left_out(tmp_path, monkeypatch):
+    """A game stopped before any score changed draws its flat lines up to its last line (not
+    empty axes at 0 s); a journal with nothing after its header has nothing to draw: it is left
+    out and counted in the chart's title."""
+    pytest.importorskip("matplotlib")
+    assert main(["demo", "--out", str(tmp_path / "demo")]) == 0
+    [played] = (tmp_path / "demo").glob("*.jsonl")
+    lines = played.read_text().splitlines(keepends=True)
+    (tmp_path / "20260101-100000-triangle.jsonl").write_text("".join(lines[:3]))  # the deal and the claim
+    (tmp_path / "20260101-110000-triangle.jsonl").write_text(lines[0])
+    stopped_at = json.loads(lines[2])["t"]
+    legends = chart_legends(monkeypatch)
+    assert main(["history", "--dir", str(tmp_path), "--plot", str(tmp_path / "charts")]) == 0
+    [title, (panel, labels, end)] = legends["scores-triangle.png"]
+    assert title == "Triangle: score over time (1 more not begun, left out)"
+    assert panel == "20260101-100000-triangle (not finished)" and labels == ["Alice 0", "Bob 0", "Cy 0"]
+    assert end == stopped_at > 0
+    (tmp_path / "20260101-100000-triangle.jsonl").unlink()
+    legends.clear()
+    assert main(["history", "--dir", str(tmp_path), "--plot", str(tmp_path / "charts")]) == 0
+    assert "scores-triangle.png" not in legends  # only a header: no chart of empty axes

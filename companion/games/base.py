@@ -179,6 +179,12 @@ class Rules:
         """Game-specific detail for ``companion replay --json``."""
         return {}
 
+    def teams(self, state: Any) -> list[list[int]]:
+        """The seats that score together, a list per team, in a game played in teams; empty when
+        each player plays for themselves. A team's score is its players' added up, so a chart
+        of the game draws the team, not its players one by one."""
+        return []
+
     def describe(self, state: Any) -> list[str]:
         """A few text lines picturing the state for ``companion replay`` (a board, the cards);
         players by index (``player 1``), which the replay turns into names."""

@@ -346,6 +346,9 @@ class Quiz(Rules):
     def scores(self, state: QuizState) -> tuple[int, ...]:
         return state.scores
 
+    def teams(self, state: QuizState) -> list[list[int]]:
+        return [state.members(t) for t in state.teams()] if state.options.teams else []
+
     def detail(self, state: QuizState) -> dict[str, Any]:
         out = {
             "host": HOST, "question": state.question, "phase": state.phase,

@@ -67,11 +67,23 @@ class GameRecord:
     reactions: list[Reaction]
     late: list[LateNote] = field(default_factory=list)
     """The game's late presses: verdicts that stood, though a press came too late for them."""
+    ended: float = 0.0
+    """The journal time of its last line: how long the game was played, score changing or not."""
+    teams: tuple[tuple[int, ...], ...] = ()
+    """The seats that score together in a game played in teams (:meth:`~companion.games.base.Rules.teams`)."""
 
     @property
     def scoring(self) -> range:
         """The seats that play for points: all but a host's (the quiz's host referees)."""
         return range(1 if games.get(self.game).host_seat else 0, len(self.players))
+
+    def sides(self) -> list[tuple[str, tuple[int, ...]]]:
+        """What a chart draws a line for, with the seats whose scores it adds up: each team
+        (``Team 1: Ana, Ben``) in a game played in teams, else each player who scores."""
+        if self.teams:
+            return [(f"Team {i}: " + ", ".join(self.players[p] for p in seats), seats)
+                    for i, seats in enumerate(self.teams, start=1)]
+        return [(self.players[p], (p,)) for p in self.scoring]
 
 
 def read_game(path: Path) -> GameRecord:
@@ -82,13 +94,16 @@ def read_game(path: Path) -> GameRecord:
     late: list[LateNote] = []
     opens_at: float | None = None
 
+    ended = 0.0
+
     def follow(number: int, match: Match, events: list[dict[str, Any]], line: Any) -> None:
-        nonlocal opens_at
+        nonlocal opens_at, ended
         scores = tuple(match.rules.scores(match.state))
         if not trail:  # the header
             trail.append((0.0, scores))
             return
         t = line.get("t", 0)
+        ended = max(ended, t)
         if scores != trail[-1][1]:
             trail.append((t, scores))
         if line.get("type") == LATE:
@@ -101,7 +116,8 @@ def read_game(path: Path) -> GameRecord:
     outcome = match.outcome
     return GameRecord(path, header.game, match.rules.title, header.players, outcome is not None,
                       path.name.endswith(ABANDONED), tuple(outcome.winners) if outcome else (),
-                      tuple(match.rules.scores(match.state)), trail, reactions, late)
+                      tuple(match.rules.scores(match.state)), trail, reactions, late, ended,
+                      tuple(tuple(seats) for seats in match.rules.teams(match.state)))
 
 
 def _reactions(obj: dict, players: tuple[str, ...], game: str, match, opens_at: float | None) -> list[Reaction]:
@@ -225,11 +241,13 @@ def report(history: History) -> list[str]:
     return lines
 
 
-def _scores_figure(pyplot, records: list[GameRecord]):
+def _scores_figure(pyplot, records: list[GameRecord], left_out: int):
     """One panel per play, three to a row. Each panel has its own legend (the players differ from
-    play to play), naming every line with the player's last score, so a line hidden under
-    another (the same scores) is still named; a player keeps one colour in every panel."""
-    names = sorted({g.players[p] for g in records for p in g.scoring})
+    play to play), naming every line with the player's (or team's) last score, so a line hidden
+    under another (the same scores) is still named; a player keeps one colour in every panel.
+    Lines run to the play's last journal line, so a play whose scores never moved still shows
+    how long it went on; ``left_out`` plays had no line after their header and are only counted."""
+    names = sorted({label for g in records for label, _ in g.sides()})
     tint = {name: f"C{i % 10}" for i, name in enumerate(names)}
     columns = min(3, len(records))
     rows = -(-len(records) // columns)
@@ -238,18 +256,17 @@ def _scores_figure(pyplot, records: list[GameRecord]):
     for ax in axes.flat[len(records):]:
         ax.set_visible(False)
     for ax, g in zip(axes.flat, records):
-        times = [t for t, _ in g.trail] + [g.trail[-1][0]]
-        final = g.trail[-1][1]
-        for p in g.scoring:
-            name = g.players[p]
-            ax.step(times, [s[p] for _, s in g.trail] + [final[p]], where="post", color=tint[name],
-                    label=f"{name} {final[p]}")
+        times = [t for t, _ in g.trail] + [max(g.ended, g.trail[-1][0])]
+        for label, seats in g.sides():
+            points = [sum(s[p] for p in seats) for _, s in g.trail]
+            ax.step(times, points + points[-1:], where="post", color=tint[label], label=f"{label} {points[-1]}")
         ax.set_title(g.path.name.split(".")[0] + ("" if g.over else " (not finished)"), fontsize=8)
         ax.set_xlabel("seconds")
         ax.set_ylabel("score")
         ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), title="final" if g.over else "so far",
                   title_fontsize=8)
-    figure.suptitle(f"{records[0].title}: score over time")
+    unplayed = f" ({left_out} more not begun, left out)" if left_out else ""
+    figure.suptitle(f"{records[0].title}: score over time{unplayed}")
     return figure
 
 
@@ -268,7 +285,10 @@ def plot(history: History, directory: Path) -> list[Path]:
         if not g.abandoned:
             by_game.setdefault(g.game, []).append(g)
     for game, records in sorted(by_game.items()):
-        figure = _scores_figure(pyplot, records[-6:])
+        begun = [g for g in records if g.ended > 0 or len(g.trail) > 1]
+        if not begun:
+            continue  # nothing but headers: no score to draw, and the report lists them as not counted
+        figure = _scores_figure(pyplot, begun[-6:], len(records) - len(begun))
         path = directory / f"scores-{game}.png"
         figure.savefig(path, dpi=100)
         pyplot.close(figure)
