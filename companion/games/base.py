@@ -55,6 +55,9 @@ class Rules:
     host_seat: ClassVar[bool] = False
     """True for a game whose seat 0 is a host who referees and does not play (the quiz): on
     "Who plays?" a station takes it by choosing the name ``Host``."""
+    bots_play: ClassVar[bool] = False
+    """True for a game a bot can play a seat of (:mod:`companion.bots` has its moves): the lobby
+    seats bots in it, a leaving player's seat goes to one, and its journal may have seat lines."""
     scores_are: ClassVar[str] = ""
     """What a game's scores are when they are not points (Pay-to-Play's are ``balances``,
     money left, which a winner by three in a row may trail in): said beside them in lists."""

@@ -171,6 +171,7 @@ def leaders(totals: tuple[int, ...]) -> tuple[int, ...]:
 class Closest(Rules):
     name = "closest"
     title = "Closest number"
+    bots_play = True
     min_players = PLAYERS
     max_players = PLAYERS
     Options = ClosestOptions

@@ -184,6 +184,7 @@ def _pass_refused(state: PayToPlayState, player: int) -> bool:
 class PayToPlay(Rules):
     name = "paytoplay"
     title = "Pay-to-Play Tic-Tac-Toe"
+    bots_play = True
     scores_are = "balances"
     min_players = 2
     max_players = 2

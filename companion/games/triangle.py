@@ -206,6 +206,7 @@ def _card(value: Any, where: str) -> int:
 class Triangle(Rules):
     name = "triangle"
     title = "Triangle"
+    bots_play = True
     min_players = PLAYERS
     max_players = PLAYERS
     Options = TriangleOptions

@@ -107,9 +107,20 @@ station taking a bot's seat (docs/JOURNAL.md, "Seats changing hands"). It change
 game; a resumed game seats them so."""
 
 
+SEAT_FIELDS = ("player", "bot", "station")
+"""What every seat line names; ``when`` is optional, informational."""
+
+
 def parse_seat(obj: dict, players: int) -> tuple[int, str | None, int | None]:
     """A seat line's (player, bot level or None, 0-based station or None); ValueError naming the
-    field that is wrong. A bot has no station; a person has one."""
+    field that is wrong. A bot has no station; a person has one. Every field is there (a null
+    says "no bot" or "no station"; a missing one is no line the box writes) and no other."""
+    for name in SEAT_FIELDS:
+        if name not in obj:
+            raise ValueError(f"seat: {name} is missing: a seat line names its player, bot and station")
+    unknown = sorted(set(obj) - {*SEAT_FIELDS, "when", "type", "t", CRC})
+    if unknown:
+        raise ValueError(f"seat: unknown field {unknown[0]!r}: a seat line has player, bot, station and when")
     player, level, station = obj.get("player"), obj.get("bot"), obj.get("station")
     if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < players:
         raise ValueError(f"seat: player must be a player index from 0 to {players - 1}, not {player!r}")

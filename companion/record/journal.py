@@ -25,7 +25,7 @@ from .. import games
 from ..games.base import IllegalAction
 from ..games.options import OptionError, options_dict, parse_options
 from ..arbiter.latepress import LATE, late_notes, parse_late
-from .match import Match
+from .match import UNDO, Match
 from ..untrusted import JOURNAL_BYTES, Unreadable, read_bytes
 # The header, the CRC and the race fields live in modules of their own; what the rest of the box
 # and the tests import from here stays importable from here.
@@ -190,6 +190,12 @@ def _explain(match: Match, obj: Any, autos: list[tuple[Any, dict[str, Any]]], re
     if match is None or not isinstance(obj, dict):
         return reason
     player = obj.get("player")
+    if obj.get("action") == UNDO:  # the match's reason stands; the box's pass was never the player's move
+        passes = [line for _, line in autos if line.get("player") == player]
+        if passes:
+            return (f"{reason} ({match.players[player]}'s last move was the box's automatic "
+                    f"{passes[-1]['action']}, which is not taken back)")
+        return reason
     if player in match.rules.to_move(match.state):
         return reason
     for state, line in reversed(autos):
@@ -218,6 +224,8 @@ def _apply_line(match: Match, obj: Any) -> None:
     if kind == LATE:
         parse_late(obj, len(match.players))  # informational: checked, and read past
     elif kind == SEAT:
+        if not match.rules.bots_play:
+            raise ValueError(f"seat: no bot plays {match.rules.title}, so no seat changes hands in it")
         parse_seat(obj, len(match.players))  # who plays it changes nothing in the game
     elif kind == "chance":
         match.chance_or_draw(body)

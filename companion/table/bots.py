@@ -41,6 +41,7 @@ import random
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..arbiter.inputs import InputEvent
+from ..games import all_games
 from ..record.journal import BOT_LEVELS
 from ..arbiter.watermark import Watermarks
 
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 LEVELS = BOT_LEVELS
 SOURCE = "bot"
-GAMES = ("triangle", "closest", "paytoplay")
+GAMES = tuple(rules.name for rules in all_games() if rules.bots_play)
 """The games a bot can sit in."""
 FASTEST_MS = 150
 """No human hand is faster than this after a screen change."""
