@@ -75,7 +75,8 @@ def test_a_tie_shows_its_margins_and_blinks_the_tied():
     press(table, 3, "slap", 300.004)
     table.tick(400 * MS, 400 * MS)
     assert table.state.tied == (1, 3) and table.lights() == {1: "blink", 3: "blink"}
-    assert table.race_lines(1) == ["Ana first  Cy +4us"]
+    assert table.race_lines(1) == ["Ana tie  Cy +4us tie"]  # a margin, not a ranking, as on the TV
+    assert [(r.name, r.note) for r in quiz_view(table).race] == [("Ana", "tie"), ("Cy", "tie")]
     assert shows(table.screen(0), "Pick: < Ana >")
     assert delay_ms(12 * MS) == "+12ms" and delay_ms(2_100 * MS) == "+2.1s"
 

@@ -86,12 +86,12 @@ def quiz_seated(tmp_path, joining, host=None):
 def test_the_station_that_takes_the_name_host_hosts_a_quiz_from_the_first_seat(tmp_path):
     table = quiz_seated(tmp_path, (1, 2, 4), host=4)
     assert table.seats == (4, 1, 2) and table.game.names == ("Host", "Ben", "Cy")
-    assert shows(table.screen(4), "slap:arm ok:scores")     # the host's panel, with its keys
+    assert shows(table.screen(4), "slap:arm ok:correct")     # the host's panel, with its keys
 
 
 def test_a_quiz_with_nobody_named_host_is_hosted_by_the_lowest_station(tmp_path):
     table = quiz_seated(tmp_path, (5, 2, 3))
-    assert table.seats == (2, 3, 5) and shows(table.screen(2), "slap:arm ok:scores")
+    assert table.seats == (2, 3, 5) and shows(table.screen(2), "slap:arm ok:correct")
 
 
 def test_a_station_that_watches_neither_sets_the_options_nor_is_told_to_guess():

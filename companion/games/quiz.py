@@ -93,6 +93,9 @@ class QuizState:
     """Players who pressed too early for this question (``early``), in order: out of it until it
     closes. Between questions, those who pressed while the next one is read."""
     asked: tuple[Asked, ...] = ()
+    timed_out: bool = False
+    """The last answer judged ran out of time (``timeout``) rather than being judged wrong: the
+    screens say "Time up!", not "Wrong!"."""
 
     @property
     def players(self) -> int:
@@ -226,7 +229,7 @@ class Quiz(Rules):
                  else "the host arms only between questions, or to re-open after a wrong answer")
             if state.phase == "ready":
                 return replace(state, question=state.question + 1, phase="open", order=(), tied=(),
-                               answering=None, out=(), wrong=())
+                               answering=None, out=(), wrong=(), timed_out=False)
             return replace(state, phase="open", order=(), tied=(), answering=None)
         if kind == "buzz":
             need(state.phase == "open", "a buzz needs armed buzzers")
@@ -243,6 +246,7 @@ class Quiz(Rules):
         need(state.phase == "answering", f"nobody is answering: {kind} judges an answer")
         if kind == "timeout":
             need(state.options.answer_s is not None, "a timeout needs the answer timer (option answer_s)")
+        state = replace(state, timed_out=kind == "timeout")
         if kind == "right":
             p = state.answering
             scores = _with(state.scores, p, state.scores[p] + state.options.points)
@@ -345,6 +349,13 @@ class Quiz(Rules):
 
     def scores(self, state: QuizState) -> tuple[int, ...]:
         return state.scores
+
+    def lobby_options(self, players: int) -> list[tuple[str, tuple[Any, ...], str]]:
+        """Teams fewer than the players only: as many teams as players or more puts each player in
+        a team of their own, so the last quiz's four teams are not carried over to three players."""
+        contestants = players - 1
+        return [(name, tuple(t for t in values if t is None or t < contestants) if name == "teams" else values, about)
+                for name, values, about in super().lobby_options(players)]
 
     def teams(self, state: QuizState) -> list[list[int]]:
         return [state.members(t) for t in state.teams()] if state.options.teams else []

@@ -136,7 +136,11 @@ class Lobby:
         return None
 
     def players_label(self) -> str:
+        """``3 players``, ``3-6 players``; a game with a host counts the host apart, as its rules
+        say it (``host + 2-16``: the quiz is for a host and 2 to 16 players)."""
         g, n = self.game, self.players
+        if g.host_seat:
+            return f"host + {n - 1}" if g.min_players == n else f"host + {g.min_players - 1}-{n - 1}"
         return f"{n} players" if g.min_players == n else f"{g.min_players}-{n} players"
 
     def screen(self) -> Image.Image:

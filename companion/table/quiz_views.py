@@ -9,12 +9,14 @@ lines make the stations' panels and the table screen's public view.
 from __future__ import annotations
 
 from ..games.quiz import HOST
-from ..record.journal import reaction_times
+from ..record.journal import race_winners, reaction_times
 from ..screens.canvas import CHAR_W, COLUMNS, abbreviate, fitting, measure
 from ..screens.quiz import QuizView
 
 MS = 1_000_000
 S = 1_000_000_000
+ASKING = ("open", "tie", "answering", "reopen")
+"""The phases of a question still being asked: who is out of it is told only then."""
 
 
 def delay_ms(ns: int) -> str:
@@ -32,18 +34,23 @@ class QuizViews:
 
     def presses(self) -> list[tuple[int, int, str]]:
         """The race on screen as (seat, delay ns, note): counted presses by time, ``team`` for a
-        team mate's press that did not count. From the journal's line in a resumed question."""
+        team mate's press that did not count, ``tie`` for each press of a declared tie (the
+        later ones too: inside the tie window a margin is shown, never a ranking). From the
+        journal's line in a resumed question."""
         result = self.result
         if result is not None:
             timed = [(p.station, p.delta_ns) for p in result.order]
+            tied = set(result.winners) if result.tie else set()
         else:  # a resumed question: its journal line (later presses are not journaled)
             timed = reaction_times(self.race_line, len(self.names)) or []
             timed = [(p, round((ms - timed[0][0]) * MS)) for ms, p in timed]
+            named = race_winners(self.race_line, len(self.names)) if self.race_line else []
+            tied = set(named) if len(named) > 1 else set()
         teams: set[int] = set()
         out = []
         for seat, delta in timed:
             team = self.state.team(seat)
-            out.append((seat, delta, "team" if team in teams else ""))
+            out.append((seat, delta, "team" if team in teams else "tie" if seat in tied else ""))
             teams.add(team)
         return out
 
@@ -54,11 +61,12 @@ class QuizViews:
         return sorted(lockouts.union(self.state.prelocked))
 
     def race_lines(self, rows: int) -> list[str]:
-        """``Ben first  Cy +12ms`` packed into at most ``rows`` 21-column lines."""
+        """``Ben first  Cy +12ms`` packed into at most ``rows`` 21-column lines; a tie is
+        ``Cy tie  Eve +57us tie``, as the table screen says it."""
         words = []
         for seat, delta, note in self.presses():
-            when = "first" if delta == 0 else delay_ms(delta)
-            words.append(f"{self.name(seat, 5)} {when}" + ("(t)" if note else ""))
+            when = ("tie" if note == "tie" else "first") if delta == 0 else delay_ms(delta)
+            words.append(f"{self.name(seat, 5)} {when}" + {"team": "(t)", "tie": " tie"}.get(note, "") * (delta != 0))
         lines: list[str] = []
         for word in words:
             gap = next((g for g in ("  ", " ") if lines and len(lines[-1] + g + word) <= COLUMNS), None)
@@ -110,7 +118,7 @@ class QuizViews:
             clock = f" {self.seconds_left}s" if self.seconds_left else ""
             return fitting(lambda w: f"{self.name(state.answering, w)} answers{clock}", columns)
         if phase == "reopen":
-            return "Wrong! Re-open?"
+            return "Time up! Re-open?" if state.timed_out else "Wrong! Re-open?"
         return "Quiz over"
 
     def view(self, station: int) -> QuizView:
@@ -125,17 +133,25 @@ class QuizViews:
         big = self.status()
         if me in self.told_early() or self.too_early(me):
             big = "Too early: out" if self.prelock else "Too early! wait"
-        elif state.team(me) in state.out:
-            big = "Out: wrong" if me in state.wrong else "Team out"
+        elif state.team(me) in state.out and state.phase in ASKING:
+            big = "Team out" if me not in state.wrong else (
+                "Out: time up" if state.timed_out and me == state.wrong[-1] else "Out: wrong")
         elif state.phase == "answering" and state.answering == me:
             big = "YOU ANSWER" + (f" {self.seconds_left}s" if self.seconds_left else "")
         elif state.phase == "open":
             big = "BUZZ!"
-        ranks = {p: r for r, who, _ in state.standings() for p in
-                 ([q for t in who for q in state.members(t)] if state.options.teams else who)}
-        team = f" T{state.team(me) + 1}" if state.options.teams else ""
-        return QuizView(self.heading(), big, tuple(self.race_lines(2)),
-                        f"You{team}: {state.scores[me]}  rank {ranks[me]}")
+        return QuizView(self.heading(), big, tuple(self.race_lines(2)), self._standing_line(me))
+
+    def _standing_line(self, me: int) -> str:
+        """``You: 3  rank 1``; in a team quiz the team's score and rank first, as the table
+        screen shows them, and the player's own points after: ``T1: 3 rank 1 you 0``."""
+        state = self.state
+        if not state.options.teams:
+            rank = next(r for r, who, _ in state.standings() if me in who)
+            return f"You: {state.scores[me]}  rank {rank}"
+        team = state.team(me)
+        rank = next(r for r, who, _ in state.standings() if team in who)
+        return f"T{team + 1}: {state.team_score(team)} rank {rank} you {state.scores[me]}"
 
     def _host_view(self) -> QuizView:
         state = self.state
@@ -152,17 +168,20 @@ class QuizViews:
                                               f"{state.scores[self.correcting]} -> {self.edit}"),
                             ("</>: -1/+1", "ok: save  slap: back"), "everyone sees it")
         keys = {
-            "ready": "slap:arm ok:scores",
+            "ready": "slap:arm ok:correct",
             "open": "right: skip",
             "answering": "ok:right left:wrong",
-            "reopen": "slap:open right:skip",
+            "reopen": "slap:open ok:correct",
             "tie": "</>:choose ok:pick" if state.options.tie == "host" else "drawing...",
         }[state.phase]
         lines = self.race_lines(2)
         if state.phase == "tie" and state.options.tie == "host":
             p = state.tied[self.cursor % len(state.tied)]
             lines = [fitting(lambda w: f"Pick: < {self.name(p, w)} >")] + lines[:1]
-        elif state.phase == "answering":
+        elif state.phase in ("answering", "reopen"):
             lines.append("right: skip question")
-        title = f"Q{max(state.question, 1)} " + self.status(COLUMNS - 3 - len(str(state.question)))
+        if not state.asked and state.phase == "ready":
+            title = "Read Q1, then arm"  # not "Q1 Host reads Q1": the host is the one reading
+        else:
+            title = f"Q{max(state.question, 1)} " + self.status(COLUMNS - 3 - len(str(state.question)))
         return QuizView(title, "", tuple(lines), keys)

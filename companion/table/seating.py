@@ -144,8 +144,12 @@ class Seating:
     def screen(self, station: int) -> Image.Image:
         rules, count = self.rules, len(self.joined) + len(self.bots) + len(self.added)
         wanted = rules.players_allowed().replace(" to ", "-")
+        nobody = (rules.title,)
+        if rules.host_seat:  # one who joins hosts: the count is of the players beside the host
+            count, wanted = max(count - 1, 0), f"{rules.min_players - 1}-{rules.max_players - 1}"
+            nobody = (f"{rules.title}: a host and {wanted} players",)
         added = tuple(f"Bot:{level}" for level in self.added)
-        joined = tuple(self.joined[s] for s in sorted(self.joined)) + self.bots + added or (rules.title,)
+        joined = tuple(self.joined[s] for s in sorted(self.joined)) + self.bots + added or nobody
         if station in self.joined:
             name = self.joined[station]
             mine = f"You: {name}" if self.add_bots else f"You: <{name}>"

@@ -206,6 +206,12 @@ def _word_cards(p: Painter, view: PublicView, box: tuple[int, int, int, int]) ->
     return y + height + 6 * u
 
 
+def margin(ms: float) -> str:
+    """``+140 ms``; under a millisecond in microseconds, ``+57 us`` (a tie's margin), never a
+    ``+0 ms`` that reads as the same instant."""
+    return f"{ms * 1000:+.0f} us" if abs(ms) < 1 else f"{ms:+.0f} ms"
+
+
 def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, int]) -> int:
     """A race as a timeline: an axis from the first press to the last, a dot per press in its
     player's colour, and a row per press, ``Ben +140 ms`` (a late press may be before the
@@ -228,7 +234,7 @@ def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, 
         elif r.delta_ms == 0:
             when = r.note or "first"
         else:
-            when = f"{r.delta_ms:+.0f} ms" + (f" {r.note}" if r.note else "")
+            when = margin(r.delta_ms) + (f" {r.note}" if r.note else "")
         p.text(x0, y, f"{r.name} {when}", scale=scale, fill=colour(r.player), width=x1 - x0)
         y += p.line_h(scale)
     return y + 4 * u
