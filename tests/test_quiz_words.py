@@ -143,7 +143,7 @@ def test_the_box_plays_a_team_question_out_of_time_and_replay_reads_it(tmp_path)
     assert main(["replay", str(journal)]) == 0
 
     skipped = tmp_path / "skipped.txt"
-    skipped.write_text(TIMEOUT.read_text() + "10.5  1 right\n11.0  1 left\n")
+    skipped.write_text(TIMEOUT.read_text() + "12.5  1 right\n13.0  5 left\n")  # the host skips the question
     assert main(run + ["--script", str(skipped), "--journal-dir", str(tmp_path / "b"), "--snapshots", str(tmp_path / "b")]) == 0
     shot = {n: Image.open(tmp_path / "b" / f"station-{n}.png") for n in range(1, 6)}
     for n in (4, 5):
