@@ -77,3 +77,11 @@ def test_the_readme_lists_the_games_in_the_lobby_menu_order():
     games = all_games()
     rows = [[g.name for g in games if plain(g.title) in plain(row.split("|")[1])] for row in table]
     assert rows == [[g.name] for g in games]
+
+
+def test_every_page_about_installing_names_the_releases_the_installer_takes():
+    """The installer goes on only on Trixie or Bookworm (systemd/install.sh): the README, the Pi's
+    page and the service's page all say both, so none reads as if one were the only one."""
+    for page in (ROOT / "README.md", ROOT / "docs" / "RASPBERRY-PI.md", ROOT / "systemd" / "README.md"):
+        text = page.read_text(encoding="utf-8")
+        assert "Trixie" in text and "Bookworm" in text, page.name
