@@ -160,6 +160,35 @@ def test_a_frozen_file_system_delays_what_is_shown_but_not_the_loop_or_its_watch
         assert box.close() == 0
 
 
+def loop_steps(box: BoxProcess) -> int:
+    """How many steps the box's loop has taken, from its status line (SIGUSR1, as an operator asks)."""
+    box.proc.send_signal(signal.SIGUSR1)
+    line = box.expect("LOG INFO status:")
+    return int(line.rsplit(";", 1)[1].split()[0])
+
+
+def test_a_line_waiting_for_a_frozen_card_does_not_spin_the_loop(disk, watchdog):
+    """Once SAVING... is shown there is nothing to do until the card answers: the loop sleeps to
+    its next timer (the watchdog's ping here, one a second), it does not turn thousands of times."""
+    path, sock = watchdog
+    games = disk / "games"
+    box = BoxProcess(games, env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "2000000"})
+    try:
+        for station, key in demo_taps()[:10]:
+            box.tap(station, key)
+        with frozen(disk):
+            box.tap(1, "ok")
+            assert box.until_notice(lambda text: text != "-") == "SAVING..."
+            drain(sock)
+            before = loop_steps(box)
+            pings(sock, 4)  # four of the loop's own watchdog pings: some seconds of a frozen card
+            steps = loop_steps(box) - before
+        assert steps < 40, f"{steps} loop steps while the line waited"
+        box.until_notice(lambda text: text == "-")
+    finally:
+        assert box.close() == 0
+
+
 def full_demo_journal(directory: Path) -> Path:
     """The demo's Pay-to-Play game played to its end on a fake clock (tests/killpoint.py)."""
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "killpoint.py"), str(DEMO_PROFILE),

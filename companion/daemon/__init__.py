@@ -50,7 +50,7 @@ from ..settings import load_settings
 from ..table import Table
 from ..arbiter.watermark import Watermarks
 from ..wiring import Box, EdgeCallback, build_box
-from .keeping import RETRY_NS, SLOW_SAVE_NS, Keeping, journal_opener
+from .keeping import RETRY_NS, Keeping, journal_opener
 from .presenting import Presenting, displays_down
 from .sources import Sources
 
@@ -130,6 +130,10 @@ class Daemon(Keeping, Sources, Presenting):
         """When a journal write that failed is tried again (the game is paused until then)."""
         self._unsaved_since_ns: int | None = None
         """Since when a journal line waits to be written: said on the screens after a while."""
+        self._slow_save_said = False
+        """SAVING... is shown for the line waiting now: no timer is due for it until it lands."""
+        self.steps = 0
+        """How many times the loop has stepped (the status line says it)."""
         self._screens: dict[int, Any] = {}
         self._view = None
         """What the stations and the table screen last showed (without notices): shown again,
@@ -209,7 +213,9 @@ class Daemon(Keeping, Sources, Presenting):
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``; a race that finds a press
-        came too late for it tells :attr:`delivery`."""
+        came too late for it tells :attr:`delivery`. Counted in :attr:`steps` (the status line
+        says how often the loop turned: an idle box that turns thousands of times is spinning)."""
+        self.steps += 1
         with watching_late_presses(self._late_press):
             self._step(now_ns)
 
@@ -271,7 +277,7 @@ class Daemon(Keeping, Sources, Presenting):
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
         silent_at = [session.check_due_ns() for session in (self.board_session, self.gpio_session)
                      if session is not None]
-        slow_at = None if self._unsaved_since_ns is None else self._unsaved_since_ns + SLOW_SAVE_NS
+        slow_at = self._slow_save_due_ns()
         deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, *silent_at, self._blink_at_ns,
                                  self._retry_at_ns, slow_at, light_at) if d is not None]
         idle = IDLE_WAKE_S
@@ -341,10 +347,10 @@ class Daemon(Keeping, Sources, Presenting):
 
     def _log_status(self) -> None:
         game = getattr(self.table, "game", None)
-        log.info("status: %s; journal %s; notice %s", "in a game" if game is not None else "in the lobby",
+        log.info("status: %s; journal %s; notice %s; %d loop steps", "in a game" if game is not None else "in the lobby",
                  "not saved (read-only)" if self.saving.unsaved else
                  f"failing ({self.saving.fault.strerror})" if self.saving.fault is not None else
-                 "saving" if self.saving.pending else "saved", self.notice or "none")
+                 "saving" if self.saving.pending else "saved", self.notice or "none", self.steps)
 
     async def press_script(self, presses: list[ScriptPress], speed: float = 1.0) -> None:
         """Press and release the box's keys as a script says, ``speed`` times faster.

@@ -142,10 +142,19 @@ class Keeping:
             return True
         self._retry_at_ns = None
         if not saving.pending:
-            self._unsaved_since_ns = None
+            self._unsaved_since_ns, self._slow_save_said = None, False
             self._tell(None, "saving")
         elif self._unsaved_since_ns is None:
             self._unsaved_since_ns = now_ns
         elif now_ns - self._unsaved_since_ns >= SLOW_SAVE_NS:
             self._tell("SAVING...", "saving", "Saving: the card is slow to write", cue=False)
+            self._slow_save_said = True
         return False
+
+    def _slow_save_due_ns(self) -> int | None:
+        """When a line still waiting for the card is to be said on the screens; None when none
+        waits or it is said already (the writer thread wakes the loop once the line lands, so a
+        deadline left in the past would only spin the loop)."""
+        if self._unsaved_since_ns is None or self._slow_save_said:
+            return None
+        return self._unsaved_since_ns + SLOW_SAVE_NS
