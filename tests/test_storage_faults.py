@@ -189,6 +189,24 @@ def test_a_line_waiting_for_a_frozen_card_does_not_spin_the_loop(disk, watchdog)
         assert box.close() == 0
 
 
+def test_stopping_while_a_line_waits_for_a_frozen_card_names_the_stall(disk):
+    games = disk / "games"
+    box = BoxProcess(games)
+    try:
+        for station, key in demo_taps()[:10]:
+            box.tap(station, key)
+        with frozen(disk):
+            box.tap(1, "ok")
+            assert box.until_notice(lambda text: text != "-") == "SAVING..."
+            box.proc.send_signal(signal.SIGTERM)
+            box.expect("LOG ERROR")
+            [said] = [line for line in box.said if "could not be written before stopping" in line]
+            assert said.endswith("could not be written before stopping: the card did not finish "
+                                 "writing within 5 s (a stalled card)"), said
+    finally:
+        box.close()
+
+
 def full_demo_journal(directory: Path) -> Path:
     """The demo's Pay-to-Play game played to its end on a fake clock (tests/killpoint.py)."""
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "killpoint.py"), str(DEMO_PROFILE),

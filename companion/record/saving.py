@@ -128,10 +128,12 @@ class Saving:
         if self._thread is not None:
             self._thread.join(timeout_s)
         with self._lock:
+            why = (self.fault.strerror or str(self.fault) if self.fault is not None
+                   else f"the card did not finish writing within {timeout_s:g} s (a stalled card)")
             for entry in self._open:
                 if entry.queue:
                     log.error("%s: %d journal lines could not be written before stopping: %s",
-                              entry.path.name, len(entry.queue), self.fault)
+                              entry.path.name, len(entry.queue), why)
                 if entry.fd is not None:
                     os.close(entry.fd)
                     entry.fd = None
