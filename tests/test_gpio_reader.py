@@ -14,7 +14,8 @@ import time
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from companion.adapters.gpiolink import NOT_RESPONDING, SILENT_NS, START_NS, GpioReader, GpioSession, ReaderDown, ReaderEdge, ReaderMark
+from companion.adapters.gpiolink import (MISSED_NS, NOT_RESPONDING, SILENT_NS, START_NS, GpioReader, GpioSession,
+                                        ReaderDown, ReaderEdge, ReaderMark, Unread)
 from companion.adapters.gpioreader import EDGE, RECORD, WANT, WATERMARK, LineEdge, Reader
 from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
@@ -166,10 +167,21 @@ def test_the_session_turns_records_into_station_inputs_and_a_silent_reader_goes_
     assert session.handle(ReaderEdge(17, 0, 1_000)) == [InputEvent(1, "ok", True, 1_000, "gpio")]
     assert session.handle(ReaderEdge(99, 0, 1_000)) == []  # not a station's pin
     assert session.handle(ReaderMark(2_000)) == [Watermark("gpio", 2_000)]
-    assert session.check(2_000 + SILENT_NS - 1) == []
-    assert session.check(2_000 + SILENT_NS) == [Live("gpio", False), Notice(NOT_RESPONDING)]
+    assert session.check(2_000 + MISSED_NS - 1) == [] and session.check_due_ns() == 2_000 + MISSED_NS
+    # A heartbeat missed: told at once; races still wait for it, until half a second of silence.
+    assert session.check(2_000 + MISSED_NS) == [Notice(NOT_RESPONDING)]
+    assert session.check_due_ns() == 2_000 + SILENT_NS
+    assert session.check(2_000 + SILENT_NS) == [Live("gpio", False)]
+    assert session.check_due_ns() is None
     assert session.handle(ReaderMark(3 * SILENT_NS)) == [Live("gpio", True), Notice(None), Watermark("gpio", 3 * SILENT_NS)]
-    assert session.handle(ReaderDown("exited with status 1")) == [Live("gpio", False), Notice(NOT_RESPONDING)]
+    # Killed: told at once, and races wait up to START_NS from its last word for its successor,
+    # whose first watermark says how long nobody read the buttons.
+    assert session.handle(ReaderDown("exited with status -9")) == [Notice(NOT_RESPONDING)]
+    assert session.live and session.check_due_ns() == 3 * SILENT_NS + START_NS
+    assert session.handle(ReaderDown("could not start")) == []  # retried: said once
+    assert session.handle(ReaderMark(3 * SILENT_NS + 2_800 * MS)) == [
+        Unread("gpio", 2_800 * MS), Notice(None), Watermark("gpio", 3 * SILENT_NS + 2_800 * MS)]
+    assert session.downs == 2
 
 
 def test_a_stalled_reader_holds_a_race_until_it_is_reported_then_comes_back(tmp_path):
