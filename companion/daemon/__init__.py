@@ -45,6 +45,7 @@ from ..arbiter.race import watching_late_presses
 from ..rulebook import SHORT_TITLES
 from ..record.recovery import NotResumed, pick_up, postpone
 from ..record.saving import Saving
+from ..record.statedir import FolderLocks
 from ..script import ScriptPress, edges
 from ..settings import load_settings
 from ..table import Table
@@ -106,13 +107,14 @@ class Daemon(Keeping, Sources, Presenting):
         self._notices: dict[str, tuple[str, str]] = {}
         """What players must know now, by what it is about (:data:`NOTICE_ORDER`): the station
         line and the table screen's line."""
-        self._lock_fd: int | None = None
+        self._locks: FolderLocks | None = None
         self._state_dir: Path | None = None
         self.saving = Saving(self._saved, unsaved=True)
         """The journal writer thread (:mod:`companion.record.saving`)."""
         if journal_dir is not None and referee is None:
             self._open_state(journal_dir)
-        self.table = referee or Table(names, journal_opener(journal_dir, self.saving) if journal_dir else None,
+        opener = journal_opener(journal_dir, self.saving, self._locks) if journal_dir else None
+        self.table = referee or Table(names, opener,
                                       seed, defaults, self.settings, bots)
         self._inbox: deque[InputEvent] = deque()
         self._arrived_ns: dict[InputEvent, int] = {}
@@ -347,7 +349,8 @@ class Daemon(Keeping, Sources, Presenting):
 
     def _log_status(self) -> None:
         game = getattr(self.table, "game", None)
-        log.info("status: %s; journal %s; notice %s; %d loop steps", "in a game" if game is not None else "in the lobby",
+        log.info("status: %s; journal %s; notice %s; %d loop steps",
+                 "in a game" if game is not None else "in the lobby",
                  "not saved (read-only)" if self.saving.unsaved else
                  f"failing ({self.saving.fault.strerror})" if self.saving.fault is not None else
                  "saving" if self.saving.pending else "saved", self.notice or "none", self.steps)
@@ -409,6 +412,5 @@ class Daemon(Keeping, Sources, Presenting):
             log.info("button board frames: %s", self.board_session.counters())
         self.box.close()
         self.saving.close()
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # lets go of the state directory
-            self._lock_fd = None
+        if self._locks is not None:
+            self._locks.release()  # lets go of the state directory
