@@ -207,6 +207,49 @@ def test_stopping_while_a_line_waits_for_a_frozen_card_names_the_stall(disk):
         box.close()
 
 
+def test_a_card_turning_read_only_mid_game_pauses_it_and_the_game_resumes_from_what_is_on_it(disk, tmp_path):
+    """What a Pi does after an SD card error: ext4 (``errors=remount-ro``) turns itself read-only
+    under the running box. Here the card's error is ext4's own test trigger, on a real loop device."""
+    assert run("mount", "-o", "remount,errors=remount-ro", str(disk)).returncode == 0
+    device = run("findmnt", "-n", "-o", "SOURCE", str(disk)).stdout.strip()
+    trigger = Path("/sys/fs/ext4") / Path(device).name / "trigger_fs_error"
+    if not trigger.exists():
+        pytest.skip("this kernel's ext4 has no trigger_fs_error")
+    games = disk / "games"
+    box = BoxProcess(games)
+    try:
+        taps = demo_taps()
+        for station, key in taps[:11]:
+            box.tap(station, key)
+        box.until_notice(lambda text: text == "-")
+        saved = journal_lines(games)
+        before = box.snap(tmp_path / "before")
+        trigger.write_text("a card error\n")
+        box.tap(2, "ok")  # Bob's move: cannot be saved, so it is not shown either
+        assert box.until_notice(lambda text: text != "-") == "CANNOT SAVE: PAUSED"
+        assert box.logged("cannot save the game's journal: Read-only file system")
+        for shown, earlier in zip(box.snap(tmp_path / "paused"), before):
+            assert above_notice(shown) == above_notice(earlier)
+        assert journal_lines(games) == saved
+        box.proc.send_signal(signal.SIGTERM)
+        box.expect("DONE")
+        assert box.logged("journal lines could not be written before stopping: Read-only file system")
+    finally:
+        assert box.close() == 0
+    release_disk(disk)  # the card taken out, checked and put back
+    image = disk.parent / "disk.img"
+    assert run("e2fsck", "-fy", str(image)).returncode in (0, 1)
+    assert run("mount", "-o", "loop", str(image), str(disk)).returncode == 0
+    again = BoxProcess(games)
+    try:
+        assert again.logged("found paytoplay not over")
+    finally:
+        assert again.close() == 0
+    path = sorted(games.glob("*.jsonl"))[-1]
+    assert journal_lines(games) == saved
+    assert replay_file(path)[1].outcome is None
+
+
 def full_demo_journal(directory: Path) -> Path:
     """The demo's Pay-to-Play game played to its end on a fake clock (tests/killpoint.py)."""
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "killpoint.py"), str(DEMO_PROFILE),
