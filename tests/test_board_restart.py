@@ -5,6 +5,8 @@ dropped and counted, never a reason to refuse the live board's frames after it."
 
 from __future__ import annotations
 
+import pytest
+
 from companion.board.frames import Edge, Heartbeat
 from companion.board.virtual import VirtualBoard
 from test_board_attack import CHANNELS, Host
@@ -32,15 +34,17 @@ def press_and_release(board: VirtualBoard, host: Host, count: int) -> list[int]:
     return tapped
 
 
-def test_a_board_restarting_after_forty_thousand_frames_delivers_every_press(tmp_path):
+@pytest.mark.parametrize("sent", [100, 40_000])  # 40,000: more than half the sequence range
+def test_a_board_restarting_with_its_port_open_delivers_every_press(tmp_path, sent):
     board, host = started(tmp_path)
     try:
-        board.chatter(40_000)  # more than half the sequence range: arithmetic alone cannot tell
+        board.chatter(sent)
         host.pump_until(lambda: host.items.empty() and host.session.reported_ns > 0)
-        board.restart()
-        before = len(host.presses())
-        tapped = press_and_release(board, host, 20)
-        assert host.presses()[before:] == tapped
+        board.restart(pressed_at_boot=[1])  # held as it started: its press waits behind the HELLO
+        host.pump_until(lambda: host.presses() == [1])
+        board.press(1, False)
+        host.pump_until(lambda: host.releases() == [1])
+        assert press_and_release(board, host, 20) == host.presses()[1:]
         assert host.session.board_restarts == 1
         assert (host.session.stale_frames, host.session.out_of_step_frames) == (0, 0)
     finally:
@@ -48,43 +52,17 @@ def test_a_board_restarting_after_forty_thousand_frames_delivers_every_press(tmp
         board.close()
 
 
-def test_a_board_restarting_after_a_hundred_frames_delivers_every_press(tmp_path):
+@pytest.mark.parametrize("sent, back, bad", [
+    (5, -32_767, lambda board: Heartbeat(board.now_us(), 0, 0, 0)),  # one number jumped half the range ahead
+    (40_000, 33_000, lambda board: Edge(5_000, 2, 1)),  # a press from the board's first minute, replayed
+], ids=["jumped ahead", "replayed from 33000 back"])
+def test_one_frame_off_the_sequence_is_dropped_and_counted_and_costs_no_press(tmp_path, sent, back, bad):
     board, host = started(tmp_path)
     try:
-        board.chatter(100)
-        board.restart(pressed_at_boot=[1])
-        host.pump_until(lambda: host.presses() == [1])
-        board.press(1, False)
-        host.pump_until(lambda: host.releases() == [1])
-        assert press_and_release(board, host, 20) == host.presses()[1:]
-        assert host.session.board_restarts == 1
-    finally:
-        host.link.close()
-        board.close()
-
-
-def test_one_frame_jumped_ahead_half_the_sequence_range_is_dropped_and_counted(tmp_path):
-    board, host = started(tmp_path)
-    try:
-        board.chatter(5)
-        ahead = (board._seq + 32_767) & 0xFFFF
-        board.inject(Heartbeat(board.now_us(), 0, 0, 0), seq=ahead)
+        board.chatter(sent)
+        board.inject(bad(board), seq=(board._seq - back) & 0xFFFF)
         tapped = press_and_release(board, host, 200)
-        assert host.presses() == tapped, "every press after the bad frame delivered"
-        assert host.session.out_of_step_frames == 1 and host.session.lost_frames == 0
-    finally:
-        host.link.close()
-        board.close()
-
-
-def test_one_frame_replayed_from_thirty_three_thousand_frames_back_is_dropped_and_counted(tmp_path):
-    board, host = started(tmp_path)
-    try:
-        board.chatter(40_000)
-        old = (board._seq - 33_000) & 0xFFFF
-        board.inject(Edge(5_000, 2, 1), seq=old)  # a press from the board's first minute
-        tapped = press_and_release(board, host, 200)
-        assert host.presses() == tapped, "no phantom press, every real one delivered"
+        assert host.presses() == tapped, "no phantom press, every real one after the bad frame delivered"
         assert host.session.out_of_step_frames == 1 and host.session.lost_frames == 0
     finally:
         host.link.close()

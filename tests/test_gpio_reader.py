@@ -184,28 +184,45 @@ def test_the_session_turns_records_into_station_inputs_and_a_silent_reader_goes_
     assert session.downs == 2
 
 
-def test_a_stalled_reader_holds_a_race_until_it_is_reported_then_comes_back(tmp_path):
+def reader_daemon(tmp_path) -> Daemon:
+    """A daemon whose station 1 is on GPIO, read by the reader process, and station 2 on a board."""
     box = profile(tmp_path, GPIO[0], BOARD.format(0, 1, 2, 3))
     box = box.__class__(**{**box.__dict__, "timing": box.timing.__class__(gpio_watermark="reader")})
     daemon = Daemon(box)
     assert daemon.box.gpio_reader is not None and not daemon.box.buttons
+    return daemon
+
+
+class DecisionProbe(RaceProbe):
+    """A race probe that calls ``decided(now_ns)`` in the loop's step that decides the race."""
+
+    def __init__(self, race: Race, decided) -> None:
+        super().__init__(race)
+        self.decided = decided
+
+    def stuck(self, station, key):
+        pass
+
+    def tick(self, now_ns, watermark_ns):
+        undecided = self.result is None
+        super().tick(now_ns, watermark_ns)
+        if undecided and self.result is not None:
+            self.decided(now_ns)
+
+
+def test_a_stalled_reader_holds_a_race_until_it_is_reported_then_comes_back(tmp_path):
+    daemon = reader_daemon(tmp_path)
     seen = {}
 
-    class Probe(RaceProbe):
-        def stuck(self, station, key):
-            pass
-
-        def tick(self, now_ns, watermark_ns):
-            undecided = self.result is None
-            super().tick(now_ns, watermark_ns)
-            if undecided and self.result is not None:
-                seen["decided_ns"], seen["gpio_waited_for"] = now_ns, "gpio" in daemon.watermarks
+    def decided(now_ns):
+        seen["decided_ns"], seen["gpio_waited_for"] = now_ns, "gpio" in daemon.watermarks
 
     async def scenario():
         session = daemon.gpio_session
         await until(lambda: daemon.board_session.clock.synced and session._heard_ns is not None
                     and "gpio" in daemon.watermarks and daemon.watermarks.low(time.monotonic_ns()) > 0)
-        probe = daemon.table = Probe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(2)))
+        probe = daemon.table = DecisionProbe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(2)),
+                                             decided)
         reader = daemon.box.gpio_reader.pid
         os.kill(reader, signal.SIGSTOP)
         try:

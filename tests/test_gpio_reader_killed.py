@@ -14,10 +14,9 @@ from pathlib import Path
 
 from companion.adapters.gpiolink import NOT_RESPONDING
 from companion.arbiter.race import Race
-from companion.daemon import Daemon
 from helpers import MS, until, while_running
 from storage import DEMO_PROFILE, ROOT, BoxProcess, demo_taps
-from test_board_link import BOARD, GPIO, RaceProbe, profile
+from test_gpio_reader import DecisionProbe, reader_daemon
 
 
 def reader_profile(tmp_path: Path) -> Path:
@@ -74,26 +73,18 @@ def test_a_killed_reader_is_told_on_every_screen_and_its_blind_time_is_on_the_re
 def test_a_race_waits_for_the_watermark_of_a_killed_readers_successor(tmp_path):
     """A race opened (on the board) while the GPIO reader is dead is decided only once the reader
     started again has reported: a GPIO player's press is not ruled out by a reader's death."""
-    box = profile(tmp_path, GPIO[0], BOARD.format(0, 1, 2, 3))
-    box = box.__class__(**{**box.__dict__, "timing": box.timing.__class__(gpio_watermark="reader")})
-    daemon = Daemon(box)
+    daemon = reader_daemon(tmp_path)
     daemon.box.gpio_reader.retry_s = 0.05
     seen = {}
 
-    class Probe(RaceProbe):
-        def stuck(self, station, key):
-            pass
-
-        def tick(self, now_ns, watermark_ns):
-            undecided = self.result is None
-            super().tick(now_ns, watermark_ns)
-            if undecided and self.result is not None:
-                seen["reading"], seen["notice"] = daemon.gpio_session.reading, daemon.notice
+    def decided(now_ns):
+        seen["reading"], seen["notice"] = daemon.gpio_session.reading, daemon.notice
 
     async def scenario():
         await until(lambda: daemon.board_session.clock.synced and daemon.gpio_session.reading
                     and "gpio" in daemon.watermarks)
-        probe = daemon.table = Probe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(2)))
+        probe = daemon.table = DecisionProbe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(2)),
+                                             decided)
         first = daemon.box.gpio_reader.pid
         os.kill(first, signal.SIGKILL)
         await until(lambda: daemon.notice == NOT_RESPONDING)

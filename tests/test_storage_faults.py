@@ -5,6 +5,7 @@ or writes, never for a fixed time; the ones that need root (a loop-mounted ext4)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -167,6 +168,17 @@ def loop_steps(box: BoxProcess) -> int:
     return int(line.rsplit(";", 1)[1].split()[0])
 
 
+@contextlib.contextmanager
+def move_waiting_for_frozen_card(box: BoxProcess, disk: Path):
+    """For the block: the demo game's first move made on a frozen card, SAVING... on the screens."""
+    for station, key in demo_taps()[:10]:
+        box.tap(station, key)
+    with frozen(disk):
+        box.tap(1, "ok")
+        assert box.until_notice(lambda text: text != "-") == "SAVING..."
+        yield
+
+
 def test_a_line_waiting_for_a_frozen_card_does_not_spin_the_loop(disk, watchdog):
     """Once SAVING... is shown there is nothing to do until the card answers: the loop sleeps to
     its next timer (the watchdog's ping here, one a second), it does not turn thousands of times."""
@@ -174,11 +186,7 @@ def test_a_line_waiting_for_a_frozen_card_does_not_spin_the_loop(disk, watchdog)
     games = disk / "games"
     box = BoxProcess(games, env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "2000000"})
     try:
-        for station, key in demo_taps()[:10]:
-            box.tap(station, key)
-        with frozen(disk):
-            box.tap(1, "ok")
-            assert box.until_notice(lambda text: text != "-") == "SAVING..."
+        with move_waiting_for_frozen_card(box, disk):
             drain(sock)
             before = loop_steps(box)
             pings(sock, 4)  # four of the loop's own watchdog pings: some seconds of a frozen card
@@ -193,11 +201,7 @@ def test_stopping_while_a_line_waits_for_a_frozen_card_names_the_stall(disk):
     games = disk / "games"
     box = BoxProcess(games)
     try:
-        for station, key in demo_taps()[:10]:
-            box.tap(station, key)
-        with frozen(disk):
-            box.tap(1, "ok")
-            assert box.until_notice(lambda text: text != "-") == "SAVING..."
+        with move_waiting_for_frozen_card(box, disk):
             box.proc.send_signal(signal.SIGTERM)
             box.expect("LOG ERROR")
             [said] = [line for line in box.said if "could not be written before stopping" in line]
@@ -218,8 +222,7 @@ def test_a_card_turning_read_only_mid_game_pauses_it_and_the_game_resumes_from_w
     games = disk / "games"
     box = BoxProcess(games)
     try:
-        taps = demo_taps()
-        for station, key in taps[:11]:
+        for station, key in demo_taps()[:11]:  # the lobby and Alice's first move, saved
             box.tap(station, key)
         box.until_notice(lambda text: text == "-")
         saved = journal_lines(games)
