@@ -251,8 +251,8 @@ class BoardSession:
         self.clock.reset()
         self.hello = None
         self._held.clear()
+        self._drop_out_of_step()  # nothing follows on from it now
         self._next_seq = None
-        self._out_of_step = None
         self._board_upto_us = None
 
     def _down(self, text: str) -> list[Output]:
@@ -285,7 +285,6 @@ class BoardSession:
         if isinstance(frame.message, Hello) and frame.seq == 0 and self._next_seq is not None:
             self.board_restarts += 1
             log.warning("button board restarted (hello with sequence 0)")
-            self._drop_out_of_step()
             self._start_over()
         if self._next_seq is None or frame.seq == self._next_seq:
             self._drop_out_of_step()
