@@ -68,6 +68,14 @@ def test_a_killed_reader_is_told_on_every_screen_and_its_blind_time_is_on_the_re
     assert told.returncode == 0, told.stderr
     assert "the GPIO buttons were not read for" in told.stdout
     assert "a press made then is missing from the game" in told.stdout
+    again = BoxProcess(games)  # the game, unread line and all, is offered again and resumes
+    try:
+        assert again.logged("found paytoplay not over")
+        again.tap(1, "ok")
+        while not again.logged("resumed by the players"):
+            again.expect("LOG ")
+    finally:
+        assert again.close() == 0
 
 
 def test_a_race_waits_for_the_watermark_of_a_killed_readers_successor(tmp_path):
