@@ -170,6 +170,11 @@ class BoxProcess:
     def logged(self, text: str) -> bool:
         return any(line.startswith("LOG ") and text in line for line in self.said)
 
+    def until_logged(self, text: str) -> None:
+        """Wait for a log line holding ``text`` (one a thread of the box may still be writing)."""
+        while not self.logged(text):
+            self.expect("LOG ")
+
     def close(self) -> int:
         if self.proc.poll() is None:
             try:

@@ -52,7 +52,7 @@ def test_a_killed_reader_is_told_on_every_screen_and_its_blind_time_is_on_the_re
         box.tap(1, "ok")  # a press while nobody reads the buttons: it cannot be read
         box.until_notice(lambda text: text == "-")  # told until the reader is back
         assert reader_pid(box) != first
-        assert box.logged("GPIO buttons were not read for")
+        box.until_logged("GPIO buttons were not read for")
         for station, key in taps[8:12]:
             box.tap(station, key)
     finally:
@@ -72,8 +72,7 @@ def test_a_killed_reader_is_told_on_every_screen_and_its_blind_time_is_on_the_re
     try:
         assert again.logged("found paytoplay not over")
         again.tap(1, "ok")
-        while not again.logged("resumed by the players"):
-            again.expect("LOG ")
+        again.until_logged("resumed by the players")
     finally:
         assert again.close() == 0
 

@@ -230,7 +230,7 @@ def test_a_card_turning_read_only_mid_game_pauses_it_and_the_game_resumes_from_w
         trigger.write_text("a card error\n")
         box.tap(2, "ok")  # Bob's move: cannot be saved, so it is not shown either
         assert box.until_notice(lambda text: text != "-") == "CANNOT SAVE: PAUSED"
-        assert box.logged("cannot save the game's journal: Read-only file system")
+        box.until_logged("cannot save the game's journal: Read-only file system")
         for shown, earlier in zip(box.snap(tmp_path / "paused"), before):
             assert above_notice(shown) == above_notice(earlier)
         assert journal_lines(games) == saved
