@@ -24,7 +24,7 @@ own presses and sends them, or says which are held, when it is back)."""
 
 
 @dataclass(frozen=True)
-class Unread:
+class UnreadNote:
     """``source``'s buttons were not read for ``for_s`` seconds, up to journal time ``t``."""
 
     source: str
@@ -45,7 +45,7 @@ class Unread:
                 f"stopped): a press made then is missing from the game")
 
 
-def parse_unread(obj: dict[str, Any]) -> Unread:
+def parse_unread(obj: dict[str, Any]) -> UnreadNote:
     """An unread line's fields, checked; ValueError names the field and what it must be."""
     unknown = sorted(set(obj) - {"type", "t", "crc", "source", "for_s"})
     if unknown:
@@ -55,10 +55,10 @@ def parse_unread(obj: dict[str, Any]) -> Unread:
     for_s = obj.get("for_s")
     if isinstance(for_s, bool) or not isinstance(for_s, (int, float)) or for_s < 0:
         raise ValueError("for_s must be a number of seconds (0 or more) in an unread line")
-    return Unread(obj["source"], for_s, obj.get("t", 0))
+    return UnreadNote(obj["source"], for_s, obj.get("t", 0))
 
 
-def unread_notes(lines: Iterable[str | bytes]) -> list[Unread]:
+def unread_notes(lines: Iterable[str | bytes]) -> list[UnreadNote]:
     """The unread lines of a journal that replays, in journal order."""
     out = []
     for text in lines:

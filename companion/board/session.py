@@ -23,16 +23,17 @@ press, so nothing stays pressed and nothing is lost silently.
 
 Every frame must earn its place; each rule has its counter:
 
-- **Sequence** (:attr:`~BoardSession.out_of_step_frames`, :attr:`~BoardSession.lost_frames`): a frame carrying the expected 16-bit sequence number is
-  taken. One that does not is held back, not believed: one bad frame (a repeat, a frame replayed
-  from thousands back, a number jumped half the range ahead) must never make the board's own
-  frames after it look old, since 16-bit arithmetic cannot tell "far ahead" from "behind". If the
-  next frame is the expected one, the held frame is dropped and counted. If the next frame follows on from the held one, the board's count
-  really moved: the gap is counted as lost frames and both are taken, a frame late. A board that
-  restarts with its port still open says so: its HELLO with sequence 0 (``firmware/PROTOCOL.md``)
-  starts its count, its clock and its order afresh (:attr:`~BoardSession.board_restarts`)
-  wherever the count had got to. Its other HELLOs (answers to the host's HELLO_PLEASE) have other
-  numbers.
+- **Sequence** (:attr:`~BoardSession.out_of_step_frames`, :attr:`~BoardSession.lost_frames`):
+  a frame carrying the expected 16-bit sequence number is taken. One that does not is held back,
+  not believed: one bad frame (a repeat, a frame replayed from thousands back, a number jumped
+  half the range ahead) must never make the board's own frames after it look old, since 16-bit
+  arithmetic cannot tell "far ahead" from "behind". If the next frame is the expected one, the
+  held frame is dropped and counted. If the next frame follows on from the held one, the board's
+  count really moved: the gap is counted as lost frames and both are taken, a frame late. A board
+  that restarts with its port still open says so: its HELLO with sequence 0
+  (``firmware/PROTOCOL.md``) starts its count, its clock and its order afresh
+  (:attr:`~BoardSession.board_restarts`) wherever the count had got to. Its other HELLOs
+  (answers to the host's HELLO_PLEASE) have other numbers.
 - **Board order** (:attr:`~BoardSession.stale_frames`): the board sends edges and heartbeats in
   board-time order and a heartbeat promises that nothing older comes; an edge or heartbeat older
   than the board's own last watermark is stale and dropped (stamping it "now", or at its time

@@ -27,7 +27,6 @@ import logging
 import signal
 import sys
 import threading
-import os
 import time
 from collections import deque
 from pathlib import Path

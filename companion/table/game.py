@@ -25,7 +25,7 @@ from ..games.base import Rules
 from ..arbiter.inputs import InputEvent
 from ..record.journal import JournalWriter
 from ..arbiter.latepress import LateNote
-from ..arbiter.unread import Unread
+from ..arbiter.unread import UnreadNote
 from ..record.match import Match
 from ..arbiter.race import Race
 from ..screens.canvas import abbreviate, fitting
@@ -242,7 +242,7 @@ class GameTable:
         is back): journaled on an ``unread`` line (:mod:`companion.arbiter.unread`), so a press
         lost in that time is not silently missing from the game's record."""
         if self.journal is not None:
-            note = Unread(source, round(for_ns / 1e9, 3), self.seconds(now_ns))
+            note = UnreadNote(source, round(for_ns / 1e9, 3), self.seconds(now_ns))
             self.journal.write({**note.as_json(), "t": note.t})
 
     @property
