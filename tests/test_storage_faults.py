@@ -1,6 +1,7 @@
 """Storage faults on real file systems and real box processes: a disk that fills mid-game, a
-frozen file system, a second box program on the same directory, a journal directory deleted
-mid-game, a read-only or in-RAM state directory, signals. Each test waits for what the box says
+frozen file system (the loop asleep meanwhile, a stop naming the stall), a card turning read-only
+under a game, a second box program on the same directory, a journal directory deleted mid-game, a
+read-only or in-RAM state directory, signals. Each test waits for what the box says
 or writes, never for a fixed time; the ones that need root (a loop-mounted ext4) skip without."""
 
 from __future__ import annotations
