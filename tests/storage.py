@@ -194,6 +194,13 @@ class BoxProcess:
         return code
 
 
+def until_saved(box: BoxProcess, directory: Path, lines: int) -> list[dict]:
+    """Wait (asking the box, as :meth:`BoxProcess.until_notice` does) until the newest journal in
+    ``directory`` holds ``lines`` lines: the writer thread saves them a little after the taps."""
+    box.until_notice(lambda text: any(directory.glob("*.jsonl")) and len(journal_lines(directory)) >= lines)
+    return journal_lines(directory)
+
+
 def journal_lines(directory: Path) -> list[dict]:
     """The newest journal's lines in ``directory``, without ``t`` and ``crc``."""
     [path] = sorted(directory.glob("*.jsonl"))[-1:]

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from helpers import PATIENCE_S
-from storage import DEMO_PROFILE, DEMO_SCRIPT, ROOT, BoxProcess, demo_taps, journal_lines
+from storage import DEMO_PROFILE, DEMO_SCRIPT, ROOT, BoxProcess, demo_taps, until_saved
 
 
 def second_box(games: Path) -> subprocess.CompletedProcess:
@@ -33,8 +33,7 @@ def test_a_second_box_on_a_folder_deleted_and_made_again_in_the_lobby_is_refused
         assert not list(games.glob("*.jsonl")), "the second box played nothing there"
         for station, key in demo_taps()[:11]:  # the first box's game and its first move: in the folder made again
             first.tap(station, key)
-        first.until_notice(lambda text: text == "-")
-        assert len(journal_lines(games)) >= 2
+        until_saved(first, games, 2)  # the header and Alice's move
         again = second_box(games)
         assert again.returncode == 2, again.stderr
     finally:

@@ -26,7 +26,7 @@ from companion.screens.canvas import LINE_H
 
 from helpers import PATIENCE_S
 from storage import (DEMO_PROFILE, ROOT, BoxProcess, demo_taps, fill, frozen, journal_lines, release_disk, run,
-                     small_disk)
+                     small_disk, until_saved)
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_a_disk_filling_mid_game_pauses_it_loses_nothing_and_play_resumes_when_s
         taps = demo_taps()
         for station, key in taps[:6]:  # the lobby: the game starts, its header on disk
             box.tap(station, key)
-        box.until_notice(lambda text: any(games.glob("*.jsonl")))  # the writer thread made it (a busy machine)
+        until_saved(box, games, 1)
         filler = fill(disk)
         for n, (station, key) in enumerate(taps[6:], start=6):
             before = box.snap(tmp_path / f"before{n}")
@@ -225,8 +225,7 @@ def test_a_card_turning_read_only_mid_game_pauses_it_and_the_game_resumes_from_w
     try:
         for station, key in demo_taps()[:11]:  # the lobby and Alice's first move, saved
             box.tap(station, key)
-        box.until_notice(lambda text: text == "-")
-        saved = journal_lines(games)
+        saved = until_saved(box, games, 2)
         before = box.snap(tmp_path / "before")
         trigger.write_text("a card error\n")
         box.tap(2, "ok")  # Bob's move: cannot be saved, so it is not shown either
