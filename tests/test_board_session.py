@@ -136,6 +136,23 @@ def test_a_board_restarting_with_its_port_open_starts_over():
     assert (session.lost_frames, session.out_of_step_frames, session.stale_frames) == (0, 0, 0)
 
 
+def test_a_board_whose_first_frame_after_a_restart_is_a_pong_is_known_restarted_by_its_clock():
+    """Firmware flashed before HELLO went first answered a waiting ping first (PONG at sequence
+    0, HELLO at 1): the pong's board time, behind the last one's, says the board restarted."""
+    session, feed = synced_from(40_000)
+    for t_us in range(1_000, 40_000_000, 1_000_000):
+        feed(Heartbeat(t_us, 0, 0, 0), BOOT_NS + t_us * 1000 + MS)
+        session.handle(Exchanged(BOOT_NS + t_us * 1000, t_us, BOOT_NS + t_us * 1000))
+    restart_ns = BOOT_NS + 50_000 * MS  # the board's clock reads 0 again here
+    session.handle(Exchanged(restart_ns + 2 * MS, 2_000, restart_ns + 2 * MS))
+    feed.seq = 0
+    feed(Pong(1, 2_000), restart_ns + 3 * MS)
+    feed(HELLO, restart_ns + 3 * MS)
+    assert session.board_restarts == 1
+    assert feed(Edge(3_000, 0, 1), restart_ns + 4 * MS) == [InputEvent(0, "slap", True, restart_ns + 3 * MS, "board")]
+    assert (session.stale_frames, session.out_of_step_frames) == (0, 0)
+
+
 def test_an_edge_older_than_the_boards_own_watermark_is_stale_not_now():
     session, feed = connected()
     feed.sync(0)

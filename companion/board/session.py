@@ -33,7 +33,9 @@ Every frame must earn its place; each rule has its counter:
   that restarts with its port still open says so: its HELLO with sequence 0
   (``firmware/PROTOCOL.md``) starts its count, its clock and its order afresh
   (:attr:`~BoardSession.board_restarts`) wherever the count had got to. Its other HELLOs
-  (answers to the host's HELLO_PLEASE) have other numbers.
+  (answers to the host's HELLO_PLEASE) have other numbers. Firmware flashed before the HELLO
+  went first may answer a waiting ping before it: its clock, in that answer to one of the host's
+  own pings, going back is a restart too.
 - **Board order** (:attr:`~BoardSession.stale_frames`): the board sends edges and heartbeats in
   board-time order and a heartbeat promises that nothing older comes; an edge or heartbeat older
   than the board's own last watermark is stale and dropped (stamping it "now", or at its time
@@ -195,6 +197,7 @@ class BoardSession:
         self._held: deque[Received] = deque(maxlen=MAX_HELD)  # frames waiting for the hello and first clock sync
         self._next_seq: int | None = None
         self._out_of_step: Received | None = None  # a frame off the expected sequence, until the next says why
+        self._pong_us: int | None = None  # the board's clock in its last answer to a ping
         self._board_upto_us: int | None = None  # the board's own watermark, in its time
         self._floor = -(1 << 63)  # converted times never go backwards...
         self._floor_uncertainty = 0  # ...and the last one given was this sure
@@ -208,6 +211,9 @@ class BoardSession:
             log.warning("button board lost: %s", item.reason)
             return self._down(UNPLUGGED)
         if isinstance(item, Exchanged):
+            if self._pong_us is not None and item.board_us < self._pong_us:
+                self._restarted("its clock went back, answering a ping")
+            self._pong_us = item.board_us
             self.clock.add(item.sent_ns, item.board_us, item.received_ns)
             return self._release_held()
         return self._received(item)
@@ -254,7 +260,14 @@ class BoardSession:
         self._held.clear()
         self._drop_out_of_step()  # nothing follows on from it now
         self._next_seq = None
+        self._pong_us = None
         self._board_upto_us = None
+
+    def _restarted(self, how: str) -> None:
+        """The board started afresh with its port open (module docstring, Sequence)."""
+        self.board_restarts += 1
+        log.warning("button board restarted (%s)", how)
+        self._start_over()
 
     def _down(self, text: str) -> list[Output]:
         out: list[Output] = [Live(self.source, False)] if self.live else []
@@ -284,9 +297,7 @@ class BoardSession:
         none while an out-of-step frame waits for the next to say whether the count moved."""
         frame = received.frame
         if isinstance(frame.message, Hello) and frame.seq == 0 and self._next_seq is not None:
-            self.board_restarts += 1
-            log.warning("button board restarted (hello with sequence 0)")
-            self._start_over()
+            self._restarted("hello with sequence 0")
         if self._next_seq is None or frame.seq == self._next_seq:
             self._drop_out_of_step()
             self._next_seq = (frame.seq + 1) & 0xFFFF
