@@ -15,7 +15,7 @@ from pathlib import Path
 from companion.adapters.gpiolink import NOT_RESPONDING
 from companion.arbiter.race import Race
 from helpers import MS, until, while_running
-from storage import DEMO_PROFILE, ROOT, BoxProcess, demo_taps
+from storage import DEMO_PROFILE, DEMO_SCRIPT, ROOT, BoxProcess, demo_taps
 from test_gpio_reader import DecisionProbe, reader_daemon
 
 
@@ -104,3 +104,17 @@ def test_a_race_waits_for_the_watermark_of_a_killed_readers_successor(tmp_path):
     assert seen["reading"], "decided only once the reader started again had reported"
     assert probe.result.winners == {1}
     assert daemon.gpio_session.downs == 1
+
+
+def test_a_script_pressed_through_the_reader_loses_no_press_made_while_it_starts(tmp_path):
+    """``companion run --script`` on a box whose buttons the reader process reads: the script's
+    first presses come 0.4 s after the start, before a reader (a Python process) is up on a busy
+    machine; they wait for it instead of being driven on pins nobody reads."""
+    games = tmp_path / "games"
+    run = cli("run", "--profile", str(reader_profile(tmp_path)), "--script", str(DEMO_SCRIPT), "--speed", "4",
+              "--journal-dir", str(games))
+    assert run.returncode == 0, run.stderr
+    [journal] = games.glob("*.jsonl")
+    replayed = cli("replay", str(journal), "--json")
+    assert replayed.returncode == 0, replayed.stderr
+    assert json.loads(replayed.stdout)["over"], "every press of the game taken: it was played to its end"

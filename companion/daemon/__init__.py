@@ -361,7 +361,15 @@ class Daemon(Keeping, Sources, Presenting):
         with it instead of catching up: catching up would squeeze the next press and release
         together, and the debouncer would take the squeezed tap for contact bounce. For the same
         reason two edges of a key are never closer than twice the debounce time, however fast
-        the script plays (a finger's tap, and the gap between two taps, are longer still)."""
+        the script plays (a finger's tap, and the gap between two taps, are longer still).
+
+        With a GPIO reader process the keys are its mock pins: the script starts once the reader
+        holds them (its first watermark; at most :data:`~companion.adapters.gpiolink.START_NS`),
+        or its first presses would be driven on pins nobody reads yet."""
+        waited = time.monotonic()
+        while (self.gpio_session is not None and not self.gpio_session.reading
+               and time.monotonic() - waited < gpiolink.START_NS / 1e9):
+            await asyncio.sleep(0.01)
         shortest_s = 2 * self.debouncer.debounce_ns / 1e9
         start = time.monotonic()
         last: dict[tuple[int, str], float] = {}
