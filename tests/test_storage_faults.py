@@ -310,7 +310,7 @@ def test_a_journal_directory_gone_mid_game_is_rewritten_from_memory_and_the_next
         box.tap(1, "ok")  # leave the result: the lobby
         for station, key in taps[:6]:
             box.tap(station, key)
-        assert len(journals(games)) == 2, "the next game started"
+        box.until_notice(lambda text: len(journals(games)) == 2)  # the next game started
         assert box.notice() == "-"
     finally:
         assert box.close() == 0
