@@ -15,8 +15,8 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import (bots, fairness, latency, plot, process, quiz, replay_scaling, reveal, saving, tablescreen, throughput,
-               vm_delivery)
+from . import (bots, fairness, frozen_card, latency, plot, process, quiz, replay_scaling, reveal, saving, tablescreen,
+               throughput, vm_delivery)
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -56,6 +56,7 @@ def run(quick: bool) -> dict:
         out.update(process.daemon_run(Path(tmp), 5 if quick else 20, 3 if quick else 9))
         out.update(replay_scaling.replay_scaling(Path(tmp), 1 if quick else 3))
         out.update(saving.saving(Path(tmp) / "saving", 100 if quick else 1000))
+        out.update(frozen_card.frozen_card(Path(tmp) / "frozen", 5.0 if quick else 15.0))
     return out
 
 
@@ -139,6 +140,10 @@ def table(result: dict) -> str:
         ("daemon ready (first frames)", f"{result['ready_ms']:.0f} ms", f"{result['python_start_ms']:.0f} ms bare python", ""),
         ("idle CPU in a game", f"{result['idle_cpu_percent']:.2f} %", "", ""),
         ("idle RSS", f"{result['rss_mb']:.1f} MB", "", ""),
+        ("CPU while a line waits for a frozen card",
+         "-" if result["frozen_card_cpu_percent"] is None else f"{result['frozen_card_cpu_percent']:.2f} %",
+         "-" if result["frozen_card_idle_cpu_percent"] is None else
+         f"{result['frozen_card_idle_cpu_percent']:.2f} % idle, same game", result.get("frozen_card_skipped", "")),
     ]
     width = max(len(r[0]) for r in rows)
     lines = [f"{'measure':<{width}}  {'box':>18}  {'baseline':<26}  note", "-" * (width + 60)]

@@ -5,7 +5,7 @@ outside (a full disk, a frozen file system, a vanished directory, signals).
 
 The daemon of PROFILE (mock pins, dummy displays) runs as the service does (``Daemon.serve``:
 SIGTERM, SIGINT and SIGHUP stop it); its log lines go to stdout as ``LOG LEVEL message``. Once its
-loop turns it prints ``READY``. Commands, one a line on stdin, each answered on stdout:
+loop turns (and its GPIO reader process, if it has one, reads the buttons) it prints ``READY``. Commands, one a line on stdin, each answered on stdout:
 
 - ``tap STATION KEY``: press a key (station from 1) for 80 ms; ``TAPPED`` once it is released.
 - ``notice``: ``NOTICE text`` for the notice every screen shows now, ``NOTICE -`` for none.
@@ -83,8 +83,16 @@ async def main(argv: list[str]) -> None:
             return
         command(daemon, line)
 
+    def ready() -> None:
+        """Once the loop turns and, with a GPIO reader process, that has claimed the buttons (its
+        first watermark): a tap before that would be driven on pins nobody reads yet."""
+        if daemon.gpio_session is not None and not daemon.gpio_session.reading:
+            loop.call_later(0.02, ready)
+        else:
+            say("READY")
+
     loop.add_reader(sys.stdin.fileno(), read)
-    loop.call_soon(say, "READY")
+    loop.call_soon(ready)
     try:
         await daemon.serve()
     finally:

@@ -170,6 +170,11 @@ class BoxProcess:
     def logged(self, text: str) -> bool:
         return any(line.startswith("LOG ") and text in line for line in self.said)
 
+    def until_logged(self, text: str) -> None:
+        """Wait for a log line holding ``text`` (one a thread of the box may still be writing)."""
+        while not self.logged(text):
+            self.expect("LOG ")
+
     def close(self) -> int:
         if self.proc.poll() is None:
             try:
@@ -187,6 +192,13 @@ class BoxProcess:
         self.proc.stdin.close()
         self.proc.stdout.close()
         return code
+
+
+def until_saved(box: BoxProcess, directory: Path, lines: int) -> list[dict]:
+    """Wait (asking the box, as :meth:`BoxProcess.until_notice` does) until the newest journal in
+    ``directory`` holds ``lines`` lines: the writer thread saves them a little after the taps."""
+    box.until_notice(lambda text: any(directory.glob("*.jsonl")) and len(journal_lines(directory)) >= lines)
+    return journal_lines(directory)
 
 
 def journal_lines(directory: Path) -> list[dict]:

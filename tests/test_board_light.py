@@ -130,7 +130,7 @@ def test_repeated_stale_and_future_light_frames_add_no_onset(tmp_path):
         first = board.light(SENSOR[0])
         first_ns = session.clock.to_host_ns(first)
         board.repeat()                                     # the same frame, byte for byte
-        await until(lambda: session.duplicate_frames == 1)
+        await until(lambda: session.out_of_step_frames == 1)
         board.inject(Light(first - 1, SENSOR[1]))          # older than the board's watermark
         await until(lambda: session.stale_frames == 1)
         board.inject(Light(board.now_us() + 5_000_000, SENSOR[1]))  # 5 s ahead of the board's clock
@@ -170,7 +170,8 @@ def test_light_frames_follow_the_board_s_order_and_sequence_rules():
     assert feed(Light(2_500, 12)) == [Lit(0, BOOT_NS + 2_500_000), Watermark("board", BOOT_NS + 2_500_000)]
     feed.seq -= 1                                          # the same frame again
     assert feed(Light(2_500, 12)) == []
-    assert session.duplicate_frames == 1
+    feed(Heartbeat(3_000, 0, 0, 0))                        # the board's next frame: that one was a repeat
+    assert session.out_of_step_frames == 1
 
 
 def test_a_board_and_profile_that_disagree_on_a_sensor_are_named(caplog):

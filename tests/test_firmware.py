@@ -161,6 +161,16 @@ def test_the_first_turn_says_hello_then_heartbeat():
     assert messages == [Hello(1, 12, 5000, 10000, BOARD_ID), Heartbeat(1 * MS, 0, 0, 0)]
 
 
+def test_a_board_started_with_the_hosts_ping_waiting_says_hello_first_at_sequence_zero():
+    """A soft reset keeps USB up, and the host pings on: its first turn may read a ping. The
+    HELLO still goes first, with sequence 0: that is how the host knows the board restarted."""
+    b = new_board()
+    data = b.poll(1 * MS, wire.frame(wire.PING, 40_000, 77))
+    frames = Deframer().feed(data)
+    assert (frames[0].seq, frames[0].message) == (0, Hello(1, 12, 5000, 10000, BOARD_ID))
+    assert [f.message for f in frames[1:]] == [Pong(77, 1 * MS), Heartbeat(1 * MS, 0, 0, 0)]
+
+
 def test_a_ping_is_answered_with_the_boards_clock():
     b = new_board()
     b.poll(0)

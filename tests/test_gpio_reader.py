@@ -14,7 +14,8 @@ import time
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from companion.adapters.gpiolink import NOT_RESPONDING, SILENT_NS, START_NS, GpioReader, GpioSession, ReaderDown, ReaderEdge, ReaderMark
+from companion.adapters.gpiolink import (MISSED_NS, NOT_RESPONDING, SILENT_NS, START_NS, GpioReader, GpioSession,
+                                        ReaderDown, ReaderEdge, ReaderMark, Unread)
 from companion.adapters.gpioreader import EDGE, RECORD, WANT, WATERMARK, LineEdge, Reader
 from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
@@ -166,34 +167,62 @@ def test_the_session_turns_records_into_station_inputs_and_a_silent_reader_goes_
     assert session.handle(ReaderEdge(17, 0, 1_000)) == [InputEvent(1, "ok", True, 1_000, "gpio")]
     assert session.handle(ReaderEdge(99, 0, 1_000)) == []  # not a station's pin
     assert session.handle(ReaderMark(2_000)) == [Watermark("gpio", 2_000)]
-    assert session.check(2_000 + SILENT_NS - 1) == []
-    assert session.check(2_000 + SILENT_NS) == [Live("gpio", False), Notice(NOT_RESPONDING)]
+    assert session.check(2_000 + MISSED_NS - 1) == [] and session.check_due_ns() == 2_000 + MISSED_NS
+    # A heartbeat missed: told at once; races still wait for it, until half a second of silence.
+    assert session.check(2_000 + MISSED_NS) == [Notice(NOT_RESPONDING)]
+    assert session.check_due_ns() == 2_000 + SILENT_NS
+    assert session.check(2_000 + SILENT_NS) == [Live("gpio", False)]
+    assert session.check_due_ns() is None
     assert session.handle(ReaderMark(3 * SILENT_NS)) == [Live("gpio", True), Notice(None), Watermark("gpio", 3 * SILENT_NS)]
-    assert session.handle(ReaderDown("exited with status 1")) == [Live("gpio", False), Notice(NOT_RESPONDING)]
+    # Killed: told at once, and races wait up to START_NS from its last word for its successor,
+    # whose first watermark says how long nobody read the buttons.
+    assert session.handle(ReaderDown("exited with status -9")) == [Notice(NOT_RESPONDING)]
+    assert session.live and session.check_due_ns() == 3 * SILENT_NS + START_NS
+    assert session.handle(ReaderDown("could not start")) == []  # retried: said once
+    assert session.handle(ReaderMark(3 * SILENT_NS + 2_800 * MS)) == [
+        Unread("gpio", 2_800 * MS), Notice(None), Watermark("gpio", 3 * SILENT_NS + 2_800 * MS)]
+    assert session.downs == 2
 
 
-def test_a_stalled_reader_holds_a_race_until_it_is_reported_then_comes_back(tmp_path):
+def reader_daemon(tmp_path) -> Daemon:
+    """A daemon whose station 1 is on GPIO, read by the reader process, and station 2 on a board."""
     box = profile(tmp_path, GPIO[0], BOARD.format(0, 1, 2, 3))
     box = box.__class__(**{**box.__dict__, "timing": box.timing.__class__(gpio_watermark="reader")})
     daemon = Daemon(box)
     assert daemon.box.gpio_reader is not None and not daemon.box.buttons
+    return daemon
+
+
+class DecisionProbe(RaceProbe):
+    """A race probe that calls ``decided(now_ns)`` in the loop's step that decides the race."""
+
+    def __init__(self, race: Race, decided) -> None:
+        super().__init__(race)
+        self.decided = decided
+
+    def stuck(self, station, key):
+        pass
+
+    def tick(self, now_ns, watermark_ns):
+        undecided = self.result is None
+        super().tick(now_ns, watermark_ns)
+        if undecided and self.result is not None:
+            self.decided(now_ns)
+
+
+def test_a_stalled_reader_holds_a_race_until_it_is_reported_then_comes_back(tmp_path):
+    daemon = reader_daemon(tmp_path)
     seen = {}
 
-    class Probe(RaceProbe):
-        def stuck(self, station, key):
-            pass
-
-        def tick(self, now_ns, watermark_ns):
-            undecided = self.result is None
-            super().tick(now_ns, watermark_ns)
-            if undecided and self.result is not None:
-                seen["decided_ns"], seen["gpio_waited_for"] = now_ns, "gpio" in daemon.watermarks
+    def decided(now_ns):
+        seen["decided_ns"], seen["gpio_waited_for"] = now_ns, "gpio" in daemon.watermarks
 
     async def scenario():
         session = daemon.gpio_session
         await until(lambda: daemon.board_session.clock.synced and session._heard_ns is not None
                     and "gpio" in daemon.watermarks and daemon.watermarks.low(time.monotonic_ns()) > 0)
-        probe = daemon.table = Probe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(2)))
+        probe = daemon.table = DecisionProbe(Race(time.monotonic_ns(), tie_window_ns=5 * MS, stations=range(2)),
+                                             decided)
         reader = daemon.box.gpio_reader.pid
         os.kill(reader, signal.SIGSTOP)
         try:

@@ -133,7 +133,7 @@ def test_cli_replay_json(path, capsys):
     assert (code, err) == (0, "")
     assert out.endswith("\n") and out.count("\n") == 1, "exactly one JSON object, one line"
     result = json.loads(out)
-    assert set(result) == {"game", "over", "scores", "winners", "detail", "races", "late_presses"}
+    assert set(result) == {"game", "over", "scores", "winners", "detail", "races", "late_presses", "unread"}
     assert result["races"] == result["late_presses"] == []  # Pay-to-Play has no race
     assert result["game"] == "paytoplay"
     assert result["over"] is True
@@ -272,9 +272,13 @@ BAD = {
         text(HEADER, play(ALICE, 4), {"type": "chance", "event": "deal", "cards": [1, 2, 3]}), 3,
         "no chance event is due here"),
     "unknown type": (text(HEADER, {**play(ALICE, 4), "type": "move"}), 2,
-                     "type must be 'chance', 'action', 'late' or 'seat', not 'move'"),
+                     "type must be 'chance', 'action', 'late', 'unread' or 'seat', not 'move'"),
     "no type": (text(HEADER, {"action": "play", "player": 0, "cell": 4}), 2,
-                "type must be 'chance', 'action', 'late' or 'seat', not None"),
+                "type must be 'chance', 'action', 'late', 'unread' or 'seat', not None"),
+    "unread for no time": (text(HEADER, {"type": "unread", "source": "gpio", "for_s": -1}), 2,
+                           "for_s must be a number of seconds (0 or more) in an unread line"),
+    "unread from a board": (text(HEADER, {"type": "unread", "source": "board", "for_s": 1}), 2,
+                            "source must be one of gpio in an unread line"),
     "t is text": (text(HEADER, play(ALICE, 4, t="soon")), 2,
                   "t must be seconds since the game started (0 or more, at most a year), not 'soon'"),
     "t is negative": (text(HEADER, play(ALICE, 4, t=-1.5)), 2,

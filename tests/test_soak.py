@@ -50,7 +50,7 @@ def test_random_presses_with_kills_and_restarts_never_lose_an_action(tmp_path):
                     f.write(b'{"type": "action", "action": "pl')
         daemon.box.close()  # only the mock pins are released, so the next life can use them,
         daemon.saving.close()  # and what a kill ends: the journal writer thread and the
-        os.close(daemon._lock_fd)  # state directory's lock, which the kernel lets go of
+        daemon._locks.release()  # state directory's locks, which the kernel lets go of
     journals = sorted(tmp_path.glob("*.jsonl"))
     assert resumed >= 3, "several lives should have started by resuming a game"
     checked = 0

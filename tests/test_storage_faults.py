@@ -1,10 +1,12 @@
 """Storage faults on real file systems and real box processes: a disk that fills mid-game, a
-frozen file system, a second box program on the same directory, a journal directory deleted
-mid-game, a read-only or in-RAM state directory, signals. Each test waits for what the box says
+frozen file system (the loop asleep meanwhile, a stop naming the stall), a card turning read-only
+under a game, a second box program on the same directory, a journal directory deleted mid-game, a
+read-only or in-RAM state directory, signals. Each test waits for what the box says
 or writes, never for a fixed time; the ones that need root (a loop-mounted ext4) skip without."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -24,7 +26,7 @@ from companion.screens.canvas import LINE_H
 
 from helpers import PATIENCE_S
 from storage import (DEMO_PROFILE, ROOT, BoxProcess, demo_taps, fill, frozen, journal_lines, release_disk, run,
-                     small_disk)
+                     small_disk, until_saved)
 
 
 @pytest.fixture
@@ -56,7 +58,7 @@ def test_a_disk_filling_mid_game_pauses_it_loses_nothing_and_play_resumes_when_s
         taps = demo_taps()
         for station, key in taps[:6]:  # the lobby: the game starts, its header on disk
             box.tap(station, key)
-        assert len(journal_lines(games)) >= 1
+        until_saved(box, games, 1)
         filler = fill(disk)
         for n, (station, key) in enumerate(taps[6:], start=6):
             before = box.snap(tmp_path / f"before{n}")
@@ -160,6 +162,97 @@ def test_a_frozen_file_system_delays_what_is_shown_but_not_the_loop_or_its_watch
         assert box.close() == 0
 
 
+def loop_steps(box: BoxProcess) -> int:
+    """How many steps the box's loop has taken, from its status line (SIGUSR1, as an operator asks)."""
+    box.proc.send_signal(signal.SIGUSR1)
+    line = box.expect("LOG INFO status:")
+    return int(line.rsplit(";", 1)[1].split()[0])
+
+
+@contextlib.contextmanager
+def move_waiting_for_frozen_card(box: BoxProcess, disk: Path):
+    """For the block: the demo game's first move made on a frozen card, SAVING... on the screens."""
+    for station, key in demo_taps()[:10]:
+        box.tap(station, key)
+    with frozen(disk):
+        box.tap(1, "ok")
+        assert box.until_notice(lambda text: text != "-") == "SAVING..."
+        yield
+
+
+def test_a_line_waiting_for_a_frozen_card_does_not_spin_the_loop(disk, watchdog):
+    """Once SAVING... is shown there is nothing to do until the card answers: the loop sleeps to
+    its next timer (the watchdog's ping here, one a second), it does not turn thousands of times."""
+    path, sock = watchdog
+    games = disk / "games"
+    box = BoxProcess(games, env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "2000000"})
+    try:
+        with move_waiting_for_frozen_card(box, disk):
+            drain(sock)
+            before = loop_steps(box)
+            pings(sock, 4)  # four of the loop's own watchdog pings: some seconds of a frozen card
+            steps = loop_steps(box) - before
+        assert steps < 40, f"{steps} loop steps while the line waited"
+        box.until_notice(lambda text: text == "-")
+    finally:
+        assert box.close() == 0
+
+
+def test_stopping_while_a_line_waits_for_a_frozen_card_names_the_stall(disk):
+    games = disk / "games"
+    box = BoxProcess(games)
+    try:
+        with move_waiting_for_frozen_card(box, disk):
+            box.proc.send_signal(signal.SIGTERM)
+            box.expect("LOG ERROR")
+            [said] = [line for line in box.said if "could not be written before stopping" in line]
+            assert said.endswith("could not be written before stopping: the card did not finish "
+                                 "writing within 5 s (a stalled card)"), said
+    finally:
+        box.close()
+
+
+def test_a_card_turning_read_only_mid_game_pauses_it_and_the_game_resumes_from_what_is_on_it(disk, tmp_path):
+    """What a Pi does after an SD card error: ext4 (``errors=remount-ro``) turns itself read-only
+    under the running box. Here the card's error is ext4's own test trigger, on a real loop device."""
+    assert run("mount", "-o", "remount,errors=remount-ro", str(disk)).returncode == 0
+    device = run("findmnt", "-n", "-o", "SOURCE", str(disk)).stdout.strip()
+    trigger = Path("/sys/fs/ext4") / Path(device).name / "trigger_fs_error"
+    if not trigger.exists():
+        pytest.skip("this kernel's ext4 has no trigger_fs_error")
+    games = disk / "games"
+    box = BoxProcess(games)
+    try:
+        for station, key in demo_taps()[:11]:  # the lobby and Alice's first move, saved
+            box.tap(station, key)
+        saved = until_saved(box, games, 2)
+        before = box.snap(tmp_path / "before")
+        trigger.write_text("a card error\n")
+        box.tap(2, "ok")  # Bob's move: cannot be saved, so it is not shown either
+        assert box.until_notice(lambda text: text != "-") == "CANNOT SAVE: PAUSED"
+        box.until_logged("cannot save the game's journal: Read-only file system")
+        for shown, earlier in zip(box.snap(tmp_path / "paused"), before):
+            assert above_notice(shown) == above_notice(earlier)
+        assert journal_lines(games) == saved
+        box.proc.send_signal(signal.SIGTERM)
+        box.expect("DONE")
+        assert box.logged("journal lines could not be written before stopping: Read-only file system")
+    finally:
+        assert box.close() == 0
+    release_disk(disk)  # the card taken out, checked and put back
+    image = disk.parent / "disk.img"
+    assert run("e2fsck", "-fy", str(image)).returncode in (0, 1)
+    assert run("mount", "-o", "loop", str(image), str(disk)).returncode == 0
+    again = BoxProcess(games)
+    try:
+        assert again.logged("found paytoplay not over")
+    finally:
+        assert again.close() == 0
+    path = sorted(games.glob("*.jsonl"))[-1]
+    assert journal_lines(games) == saved
+    assert replay_file(path)[1].outcome is None
+
+
 def full_demo_journal(directory: Path) -> Path:
     """The demo's Pay-to-Play game played to its end on a fake clock (tests/killpoint.py)."""
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "killpoint.py"), str(DEMO_PROFILE),
@@ -217,7 +310,7 @@ def test_a_journal_directory_gone_mid_game_is_rewritten_from_memory_and_the_next
         box.tap(1, "ok")  # leave the result: the lobby
         for station, key in taps[:6]:
             box.tap(station, key)
-        assert len(journals(games)) == 2, "the next game started"
+        box.until_notice(lambda text: len(journals(games)) == 2)  # the next game started
         assert box.notice() == "-"
     finally:
         assert box.close() == 0

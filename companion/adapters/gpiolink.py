@@ -8,9 +8,14 @@ and started again every ``retry_s``.
 
 :class:`GpioSession`, owned by the daemon's loop, turns the records into station inputs and the
 GPIO source's watermark, exactly as :class:`~companion.board.session.BoardSession` does for a
-board: an explicit source. A reader that sends no watermark for :data:`SILENT_NS` (it stalled,
-it died) holds races no longer, and every screen says so, until its next watermark. The light
-sensors' rising edges go to the light sensors' store
+board: an explicit source. Every screen says "Buttons not responding" from the first heartbeat
+the reader misses (:data:`MISSED_NS`), or at once when it exits, until its next watermark.
+Races wait for that watermark meanwhile: a reader that stalled gets :data:`SILENT_NS` from its
+last word, one that died and is started again :data:`START_NS` (its restart's time); only past
+those do races go on without it. Presses made while a reader was dead were read by nobody and
+are lost for good; so when its successor's first watermark comes, the session says how long the
+buttons went unread (:class:`Unread`), which the game puts on its record
+(:mod:`companion.arbiter.unread`). The light sensors' rising edges go to the light sensors' store
 (:class:`~companion.adapters.lightsensor.LightSensors`), covered by the same watermark.
 """
 
@@ -29,19 +34,25 @@ from typing import Callable, Sequence
 
 from ..arbiter.inputs import InputEvent
 from ..board.session import Live, Notice, Output, Watermark
-from .gpioreader import DRIVE, EDGE, RECORD, WANT, WATERMARK
+from .gpioreader import DRIVE, EDGE, HEARTBEAT_NS, RECORD, WANT, WATERMARK
 
 log = logging.getLogger(__name__)
 
 SOURCE = "gpio"
 NOT_RESPONDING = "Buttons not responding"
 """The players' notice for a reader that stalled or died (one screen line)."""
+MISSED_NS = HEARTBEAT_NS * 3 // 2
+"""A running reader silent this long has missed a heartbeat (100 ms,
+:data:`~companion.adapters.gpioreader.HEARTBEAT_NS`, and half of one more for a busy machine):
+the screens say the buttons are not responding."""
 SILENT_NS = 500_000_000
-"""A reader silent this long is down: five of its idle heartbeats (100 ms,
-:data:`~companion.adapters.gpioreader.HEARTBEAT_NS`), the same half second a button board gets."""
+"""A running reader silent this long is down, races no longer wait for it: five of its idle
+heartbeats, the same half second a button board gets."""
 START_NS = 5_000_000_000
-"""A reader just started has this long for its first watermark: a Python process's start on a
-Pi Zero 2 takes about a second, more while the daemon itself starts."""
+"""A reader just started, or started again after it died, has this long from its predecessor's
+last word for its first watermark (races wait for it meanwhile): a Python process's start on a
+Pi Zero 2 takes about a second, more while the daemon itself starts, and a dead reader is started
+again a second after it is found gone."""
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -62,6 +73,14 @@ class ReaderMark:
 @dataclass(frozen=True, slots=True)
 class ReaderDown:
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """``source``'s buttons were read by nobody for ``for_ns`` (its reader died), up to now."""
+
+    source: str
+    for_ns: int
 
 
 ReaderItem = ReaderEdge | ReaderMark | ReaderDown
@@ -293,25 +312,32 @@ class GpioSession:
         self.sensors = sensors or {}
         self.light = light
         self.live = True
+        """Whether races wait for the reader."""
         self.notice: str | None = None
         self.downs = 0
         """Times the reader was found stalled or gone."""
         self._heard_ns: int | None = None
         self._started = False  # a watermark came from the reader running now
+        self._unread_from_ns: int | None = None  # the dead reader's last word, until its successor's first
 
-    def handle(self, item: ReaderItem) -> list[Output]:
+    def handle(self, item: ReaderItem) -> list[Output | Unread]:
         if isinstance(item, ReaderDown):
-            self._started, self._heard_ns = False, None
-            return self._down()
+            if self._started and self._heard_ns is not None:
+                self._unread_from_ns = self._heard_ns
+            self._started = False  # races wait START_NS from its last word for the next reader
+            return self._not_responding()
         if isinstance(item, ReaderMark):
+            out: list[Output | Unread] = []
+            if self._unread_from_ns is not None:
+                out.append(Unread(SOURCE, item.t_ns - self._unread_from_ns))
+                self._unread_from_ns = None
             self._started = True
             self._heard_ns = item.t_ns if self._heard_ns is None else max(self._heard_ns, item.t_ns)
-            out: list[Output] = []
             if not self.live:
                 self.live = True
                 log.info("GPIO reader is back: races wait for it again")
-                out += [Live(SOURCE, True)] + self._tell(None)
-            return out + [Watermark(SOURCE, item.t_ns)]
+                out.append(Live(SOURCE, True))
+            return out + self._tell(None) + [Watermark(SOURCE, item.t_ns)]
         if item.pin in self.sensors:
             if item.level and self.light is not None:
                 self.light(self.sensors[item.pin], item.t_ns)
@@ -321,31 +347,45 @@ class GpioSession:
             return []
         return [InputEvent(target[0], target[1], item.level == 0, item.t_ns, SOURCE)]
 
+    @property
+    def reading(self) -> bool:
+        """Whether the reader running now has sent its first watermark (it holds the lines)."""
+        return self._started
+
     def check(self, now_ns: int) -> list[Output]:
-        """Called by the daemon's loop on its clock: a reader silent too long is down."""
-        if not self.live:
-            return []
+        """Called by the daemon's loop on its clock: a reader that missed a heartbeat is told on
+        the screens; one silent too long no longer holds races."""
         if self._heard_ns is None:
             self._heard_ns = now_ns
-        elif now_ns - self._heard_ns >= self._silent_after_ns():
-            log.warning("GPIO reader silent for %.1f s: races no longer wait for it", (now_ns - self._heard_ns) / 1e9)
-            return self._down()
-        return []
+            return []
+        silent_ns = now_ns - self._heard_ns
+        out: list[Output] = []
+        if self.notice is None and silent_ns >= self._missed_after_ns():
+            out += self._not_responding()
+        if self.live and silent_ns >= self._silent_after_ns():
+            log.warning("GPIO reader silent for %.1f s: races no longer wait for it", silent_ns / 1e9)
+            self.live = False
+            out.insert(0, Live(SOURCE, False))
+        return out
 
     def check_due_ns(self) -> int | None:
-        if not self.live or self._heard_ns is None:
+        """When :meth:`check` may next find something to say (None: nothing to check)."""
+        if self._heard_ns is None:
             return None
-        return self._heard_ns + self._silent_after_ns()
+        due = [self._heard_ns + after for after, pending in ((self._missed_after_ns(), self.notice is None),
+                                                              (self._silent_after_ns(), self.live)) if pending]
+        return min(due, default=None)
+
+    def _missed_after_ns(self) -> int:
+        return MISSED_NS if self._started else START_NS
 
     def _silent_after_ns(self) -> int:
         return SILENT_NS if self._started else START_NS
 
-    def _down(self) -> list[Output]:
-        if not self.live:
-            return []
-        self.live = False
-        self.downs += 1
-        return [Live(SOURCE, False)] + self._tell(NOT_RESPONDING)
+    def _not_responding(self) -> list[Output]:
+        if self.notice is None:
+            self.downs += 1
+        return self._tell(NOT_RESPONDING)
 
     def _tell(self, text: str | None) -> list[Output]:
         if text == self.notice:

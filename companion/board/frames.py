@@ -213,7 +213,14 @@ def decode(packet: bytes) -> Frame:
 class Deframer:
     """Splits a byte stream at zeros and decodes each frame; bad ones are counted by kind in
     :attr:`errors` and dropped. Before the first zero of a connection the reader may have come in
-    mid-frame, so a bad first packet is dropped uncounted."""
+    mid-frame, so a bad first packet is dropped uncounted.
+
+    Garbage with no zero in it (a hostile or noisy line) runs into the next real frame: the two
+    arrive as one bad packet. The real frame is its tail, so a bad packet is counted and then its
+    tails, up to :data:`MAX_FRAME` bytes, are tried from the longest: one that decodes completely,
+    CRC and all, is the frame that was run into, and is kept (it still has to pass the session's
+    sequence and time rules, like any frame). For the same reason an unfinished packet keeps its
+    last bytes, not its first."""
 
     def __init__(self) -> None:
         self.errors: Counter[str] = Counter()
@@ -223,7 +230,7 @@ class Deframer:
     def feed(self, data: bytes) -> list[Frame]:
         self._buffer += data
         *packets, rest = self._buffer.split(b"\0")
-        self._buffer = rest[: MAX_FRAME + 1]  # enough to know an overlong frame is one
+        self._buffer = rest[-(MAX_FRAME + 1):]  # enough to know an overlong frame is one, and its tail
         frames = []
         for packet in packets:
             first, self._synced = not self._synced, True
@@ -234,9 +241,20 @@ class Deframer:
             except FrameError as e:
                 if not first:
                     self.errors[e.kind] += 1
+                frames += _frame_at_end(bytes(packet))
         return frames
 
     def reset(self) -> None:
         """A new connection: forget any partial frame."""
         self._buffer.clear()
         self._synced = False
+
+
+def _frame_at_end(packet: bytes) -> list[Frame]:
+    """The whole frame a bad packet ends with, if any (the longest tail that decodes)."""
+    for start in range(max(1, len(packet) - MAX_FRAME), len(packet) - HEADER.size - CRC.size):
+        try:
+            return [decode(packet[start:])]
+        except FrameError:
+            continue
+    return []

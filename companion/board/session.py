@@ -23,12 +23,19 @@ press, so nothing stays pressed and nothing is lost silently.
 
 Every frame must earn its place; each rule has its counter:
 
-- **Sequence** (:attr:`~BoardSession.duplicate_frames`, :attr:`~BoardSession.lost_frames`): a
-  frame whose 16-bit sequence number is not ahead of the last one accepted (a repeat, or an old
-  frame) is dropped, never turned into a press. A number ahead of the expected one by less than
-  half the range is a gap: that many frames lost. A board that restarts with its port still open
-  says HELLO with sequence 0 first (``firmware/PROTOCOL.md``); that starts its count, and its
-  clock, afresh (:attr:`~BoardSession.board_restarts`).
+- **Sequence** (:attr:`~BoardSession.out_of_step_frames`, :attr:`~BoardSession.lost_frames`):
+  a frame carrying the expected 16-bit sequence number is taken. One that does not is held back,
+  not believed: one bad frame (a repeat, a frame replayed from thousands back, a number jumped
+  half the range ahead) must never make the board's own frames after it look old, since 16-bit
+  arithmetic cannot tell "far ahead" from "behind". If the next frame is the expected one, the
+  held frame is dropped and counted. If the next frame follows on from the held one, the board's
+  count really moved: the gap is counted as lost frames and both are taken, a frame late. A board
+  that restarts with its port still open says so: its HELLO with sequence 0
+  (``firmware/PROTOCOL.md``) starts its count, its clock and its order afresh
+  (:attr:`~BoardSession.board_restarts`) wherever the count had got to. Its other HELLOs
+  (answers to the host's HELLO_PLEASE) have other numbers. Firmware flashed before the HELLO
+  went first may answer a waiting ping before it: its clock, in that answer to one of the host's
+  own pings, going back is a restart too.
 - **Board order** (:attr:`~BoardSession.stale_frames`): the board sends edges and heartbeats in
   board-time order and a heartbeat promises that nothing older comes; an edge or heartbeat older
   than the board's own last watermark is stale and dropped (stamping it "now", or at its time
@@ -164,8 +171,9 @@ class BoardSession:
         self.hello: Hello | None = None
         self.lost_frames = 0
         """Frames the board sent that never arrived (sequence gaps)."""
-        self.duplicate_frames = 0
-        """Frames dropped because their sequence number was not new (a repeat, an old frame)."""
+        self.out_of_step_frames = 0
+        """Frames dropped because their sequence number was not the next one and the frame after
+        them did not follow on from it: a repeat, an old frame replayed, a number jumped ahead."""
         self.board_restarts = 0
         """HELLOs with sequence 0 while the port stayed open: the board started afresh."""
         self.stale_frames = 0
@@ -188,6 +196,8 @@ class BoardSession:
         self._pressed: set[int] = set()  # channels held, as delivered
         self._held: deque[Received] = deque(maxlen=MAX_HELD)  # frames waiting for the hello and first clock sync
         self._next_seq: int | None = None
+        self._out_of_step: Received | None = None  # a frame off the expected sequence, until the next says why
+        self._pong_us: int | None = None  # the board's clock in its last answer to a ping
         self._board_upto_us: int | None = None  # the board's own watermark, in its time
         self._floor = -(1 << 63)  # converted times never go backwards...
         self._floor_uncertainty = 0  # ...and the last one given was this sure
@@ -201,13 +211,16 @@ class BoardSession:
             log.warning("button board lost: %s", item.reason)
             return self._down(UNPLUGGED)
         if isinstance(item, Exchanged):
+            if self._pong_us is not None and item.board_us < self._pong_us:
+                self._restarted("its clock went back, answering a ping")
+            self._pong_us = item.board_us
             self.clock.add(item.sent_ns, item.board_us, item.received_ns)
             return self._release_held()
         return self._received(item)
 
     def counters(self) -> str:
         """Every count of frames dropped or missed, for the log."""
-        names = ("lost_frames", "duplicate_frames", "stale_frames", "future_frames", "held_dropped",
+        names = ("lost_frames", "out_of_step_frames", "stale_frames", "future_frames", "held_dropped",
                  "missed_presses", "board_restarts", "unmapped_edges", "overflows", "board_rx_errors")
         return ", ".join(f"{name.replace('_', ' ')} {getattr(self, name)}" for name in names)
 
@@ -245,8 +258,16 @@ class BoardSession:
         self.clock.reset()
         self.hello = None
         self._held.clear()
+        self._drop_out_of_step()  # nothing follows on from it now
         self._next_seq = None
+        self._pong_us = None
         self._board_upto_us = None
+
+    def _restarted(self, how: str) -> None:
+        """The board started afresh with its port open (module docstring, Sequence)."""
+        self.board_restarts += 1
+        log.warning("button board restarted (%s)", how)
+        self._start_over()
 
     def _down(self, text: str) -> list[Output]:
         out: list[Output] = [Live(self.source, False)] if self.live else []
@@ -254,8 +275,9 @@ class BoardSession:
         return out + self._tell(text)
 
     def _received(self, received: Received) -> list[Output]:
-        if not self._new(received.frame):
-            return []
+        return [out for taken in self._in_step(received) for out in self._taken(taken)]
+
+    def _taken(self, received: Received) -> list[Output]:
         message = received.frame.message
         if isinstance(message, Hello):
             return self._hello(message)
@@ -270,26 +292,40 @@ class BoardSession:
             return []
         return self._message(received)
 
-    def _new(self, frame: Frame) -> bool:
-        """Whether ``frame`` comes after the last one accepted (counting a gap as lost frames);
-        a HELLO with sequence 0 always does: the board restarted."""
-        seq = frame.seq
-        if self._next_seq is not None:
-            ahead = (seq - self._next_seq) & 0xFFFF
-            if ahead >= SEQ_HALF and isinstance(frame.message, Hello) and seq == 0:
-                self.board_restarts += 1
-                log.warning("button board restarted (hello with sequence 0)")
-                self._start_over()
-            elif ahead >= SEQ_HALF:
-                self.duplicate_frames += 1
-                _sparingly(self.duplicate_frames, "button board: %d frames dropped, their sequence number "
-                                                  "was not new (repeated or old frames)")
-                return False
-            elif ahead:
+    def _in_step(self, received: Received) -> list[Received]:
+        """The frames to take now that ``received`` came, in order (module docstring, Sequence):
+        none while an out-of-step frame waits for the next to say whether the count moved."""
+        frame = received.frame
+        if isinstance(frame.message, Hello) and frame.seq == 0 and self._next_seq is not None:
+            self._restarted("hello with sequence 0")
+        if self._next_seq is None or frame.seq == self._next_seq:
+            self._drop_out_of_step()
+            self._next_seq = (frame.seq + 1) & 0xFFFF
+            return [received]
+        held = self._out_of_step
+        if held is not None and frame.seq == (held.frame.seq + 1) & 0xFFFF:
+            ahead = (held.frame.seq - self._next_seq) & 0xFFFF
+            if ahead < SEQ_HALF:
                 self.lost_frames += ahead
                 log.warning("button board: %d frames lost", ahead)
-        self._next_seq = (seq + 1) & 0xFFFF
-        return True
+            else:
+                log.warning("button board: its sequence numbers went back %d and carried on from there: "
+                            "counting from them", 0x10000 - ahead)
+            self._out_of_step = None
+            self._next_seq = (frame.seq + 1) & 0xFFFF
+            return [held, received]
+        self._drop_out_of_step()
+        self._out_of_step = received
+        return []
+
+    def _drop_out_of_step(self) -> None:
+        """The held out-of-step frame was not followed on from: one bad frame, dropped and counted."""
+        held, self._out_of_step = self._out_of_step, None
+        if held is not None:
+            self.out_of_step_frames += 1
+            _sparingly(self.out_of_step_frames, "button board: %d frames dropped, their sequence number was "
+                                                "not the next one and the board's frames did not follow on "
+                                                "from it (repeated, old or forged frames)")
 
     def _hello(self, hello: Hello) -> list[Output]:
         again = self.hello == hello  # a board answers its start-up HELLO and the host's request alike

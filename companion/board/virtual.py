@@ -13,8 +13,11 @@ USB cable does) behind the same path, a symbolic link like udev's ``/dev/serial/
 :meth:`stall` holds every frame back until :meth:`resume`, as a USB hiccup would.
 
 It can also misbehave, for the tests of a hostile board: :meth:`repeat` sends an earlier frame
-again, byte for byte; :meth:`inject` sends any message with the next sequence number, whatever it
-claims (an edge 5 s old, a heartbeat from the future).
+again, byte for byte; :meth:`inject` sends any message with the next sequence number, or any
+other, whatever it claims (an edge 5 s old, a heartbeat from the future, a number 32,767 ahead).
+:meth:`restart` starts the board afresh with its port still open (a soft reset: USB stays up), and
+:meth:`chatter` sends a long run of heartbeats at once, as a board that has been up for minutes
+has sent, so the host's sequence numbers have wrapped by the time a test gets there.
 """
 
 from __future__ import annotations
@@ -108,10 +111,39 @@ class VirtualBoard:
             data = self._sent[-frames_back]
             self._send(data)
 
-    def inject(self, message: Message) -> None:
-        """Send ``message`` as the next frame, unchecked: the board's state does not change."""
+    def inject(self, message: Message, seq: int | None = None) -> None:
+        """Send ``message`` as the next frame, unchecked: the board's state does not change. With
+        ``seq``, the frame carries that sequence number instead, and the board's own count goes
+        on as if it had not been sent."""
         with self._lock:
-            self._emit(message)
+            if seq is None:
+                self._emit(message)
+            else:
+                self._send(encode(seq, message))
+
+    def chatter(self, frames: int) -> None:
+        """Send ``frames`` heartbeats now, waiting for the host to read them (none is lost to a
+        full port): minutes of an idle board's stream in a moment."""
+        with self._lock:
+            for _ in range(frames):
+                self._report(self.now_us())
+                data = encode(self._seq, Heartbeat(self._upto, self._mask, 0, 0))
+                self._seq = (self._seq + 1) & 0xFFFF
+                while data and self._fds is not None:
+                    select.select([], [self._fds[0]], [], 1.0)
+                    try:
+                        data = data[os.write(self._fds[0], data):]
+                    except BlockingIOError:
+                        continue
+
+    def restart(self, pressed_at_boot: Iterable[int] = ()) -> None:
+        """The board starts afresh (clock and sequence from zero) while its port stays open, as
+        a soft reset leaves USB up: its HELLO, then the channels in ``pressed_at_boot`` pressed."""
+        with self._lock:
+            self._boot()
+            self._emit(self._hello())
+            for channel in pressed_at_boot:
+                self.press(channel)
 
     def stall(self) -> None:
         with self._lock:

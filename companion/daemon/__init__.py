@@ -27,7 +27,6 @@ import logging
 import signal
 import sys
 import threading
-import os
 import time
 from collections import deque
 from pathlib import Path
@@ -45,12 +44,13 @@ from ..arbiter.race import watching_late_presses
 from ..rulebook import SHORT_TITLES
 from ..record.recovery import NotResumed, pick_up, postpone
 from ..record.saving import Saving
+from ..record.statedir import FolderLocks
 from ..script import ScriptPress, edges
 from ..settings import load_settings
 from ..table import Table
 from ..arbiter.watermark import Watermarks
 from ..wiring import Box, EdgeCallback, build_box
-from .keeping import RETRY_NS, SLOW_SAVE_NS, Keeping, journal_opener
+from .keeping import RETRY_NS, Keeping, journal_opener
 from .presenting import Presenting, displays_down
 from .sources import Sources
 
@@ -106,13 +106,14 @@ class Daemon(Keeping, Sources, Presenting):
         self._notices: dict[str, tuple[str, str]] = {}
         """What players must know now, by what it is about (:data:`NOTICE_ORDER`): the station
         line and the table screen's line."""
-        self._lock_fd: int | None = None
+        self._locks: FolderLocks | None = None
         self._state_dir: Path | None = None
         self.saving = Saving(self._saved, unsaved=True)
         """The journal writer thread (:mod:`companion.record.saving`)."""
         if journal_dir is not None and referee is None:
             self._open_state(journal_dir)
-        self.table = referee or Table(names, journal_opener(journal_dir, self.saving) if journal_dir else None,
+        opener = journal_opener(journal_dir, self.saving, self._locks) if journal_dir else None
+        self.table = referee or Table(names, opener,
                                       seed, defaults, self.settings, bots)
         self._inbox: deque[InputEvent] = deque()
         self._arrived_ns: dict[InputEvent, int] = {}
@@ -130,6 +131,10 @@ class Daemon(Keeping, Sources, Presenting):
         """When a journal write that failed is tried again (the game is paused until then)."""
         self._unsaved_since_ns: int | None = None
         """Since when a journal line waits to be written: said on the screens after a while."""
+        self._slow_save_said = False
+        """SAVING... is shown for the line waiting now: no timer is due for it until it lands."""
+        self.steps = 0
+        """How many times the loop has stepped (the status line says it)."""
         self._screens: dict[int, Any] = {}
         self._view = None
         """What the stations and the table screen last showed (without notices): shown again,
@@ -209,7 +214,9 @@ class Daemon(Keeping, Sources, Presenting):
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``; a race that finds a press
-        came too late for it tells :attr:`delivery`."""
+        came too late for it tells :attr:`delivery`. Counted in :attr:`steps` (the status line
+        says how often the loop turned: an idle box that turns thousands of times is spinning)."""
+        self.steps += 1
         with watching_late_presses(self._late_press):
             self._step(now_ns)
 
@@ -271,7 +278,7 @@ class Daemon(Keeping, Sources, Presenting):
         dim_at = None if self.dimmed else self._last_input_ns + round(self.profile.displays.dim_after_s * 1e9)
         silent_at = [session.check_due_ns() for session in (self.board_session, self.gpio_session)
                      if session is not None]
-        slow_at = None if self._unsaved_since_ns is None else self._unsaved_since_ns + SLOW_SAVE_NS
+        slow_at = self._slow_save_due_ns()
         deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, *silent_at, self._blink_at_ns,
                                  self._retry_at_ns, slow_at, light_at) if d is not None]
         idle = IDLE_WAKE_S
@@ -341,10 +348,11 @@ class Daemon(Keeping, Sources, Presenting):
 
     def _log_status(self) -> None:
         game = getattr(self.table, "game", None)
-        log.info("status: %s; journal %s; notice %s", "in a game" if game is not None else "in the lobby",
+        log.info("status: %s; journal %s; notice %s; %d loop steps",
+                 "in a game" if game is not None else "in the lobby",
                  "not saved (read-only)" if self.saving.unsaved else
                  f"failing ({self.saving.fault.strerror})" if self.saving.fault is not None else
-                 "saving" if self.saving.pending else "saved", self.notice or "none")
+                 "saving" if self.saving.pending else "saved", self.notice or "none", self.steps)
 
     async def press_script(self, presses: list[ScriptPress], speed: float = 1.0) -> None:
         """Press and release the box's keys as a script says, ``speed`` times faster.
@@ -353,7 +361,15 @@ class Daemon(Keeping, Sources, Presenting):
         with it instead of catching up: catching up would squeeze the next press and release
         together, and the debouncer would take the squeezed tap for contact bounce. For the same
         reason two edges of a key are never closer than twice the debounce time, however fast
-        the script plays (a finger's tap, and the gap between two taps, are longer still)."""
+        the script plays (a finger's tap, and the gap between two taps, are longer still).
+
+        With a GPIO reader process the keys are its mock pins: the script starts once the reader
+        holds them (its first watermark; at most :data:`~companion.adapters.gpiolink.START_NS`),
+        or its first presses would be driven on pins nobody reads yet."""
+        waited = time.monotonic()
+        while (self.gpio_session is not None and not self.gpio_session.reading
+               and time.monotonic() - waited < gpiolink.START_NS / 1e9):
+            await asyncio.sleep(0.01)
         shortest_s = 2 * self.debouncer.debounce_ns / 1e9
         start = time.monotonic()
         last: dict[tuple[int, str], float] = {}
@@ -406,6 +422,5 @@ class Daemon(Keeping, Sources, Presenting):
             log.info("button board frames: %s", self.board_session.counters())
         self.box.close()
         self.saving.close()
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # lets go of the state directory
-            self._lock_fd = None
+        if self._locks is not None:
+            self._locks.release()  # lets go of the state directory

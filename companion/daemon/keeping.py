@@ -18,7 +18,7 @@ from pathlib import Path
 from ..record.journal import Header, JournalWriter, sealed
 from ..record.shelf import KEEP_JOURNALS, next_sequence, note_sequence, rotate
 from ..record.saving import Saving, SavedJournal
-from ..record.statedir import hold, in_ram, read_only
+from ..record.statedir import FolderLocks, in_ram, read_only
 
 log = logging.getLogger(__name__)
 
@@ -31,12 +31,13 @@ SLOW_SAVE_NS = 1_000_000_000
 """A line not yet on disk after this long (a stalled card) is said on the screens."""
 
 
-def journal_opener(directory: Path, saving: Saving | None = None):
+def journal_opener(directory: Path, saving: Saving | None = None, locks: FolderLocks | None = None):
     """Opens one new journal file per game in ``directory``, named by start time and game and
     numbered by its header's ``sequence``, deleting the oldest finished games beyond what we keep.
     With ``saving``, the game's lines then go through its writer thread; an unsaved ``saving``
     (a read-only state directory) keeps them in memory and opens no file. The directory is made
-    again for each game if it is gone (deleted mid-game), so the next game is never refused."""
+    again for each game if it is gone (deleted mid-game), so the next game is never refused;
+    with ``locks``, the folder's locks are then taken again where they are no longer held."""
     if saving is None or not saving.unsaved:
         directory.mkdir(parents=True, exist_ok=True)
 
@@ -57,6 +58,8 @@ def journal_opener(directory: Path, saving: Saving | None = None):
             """What must be on disk before the game's journal: its directory (made again if it is
             gone), the oldest finished games beyond what we keep removed, the game's number noted."""
             directory.mkdir(parents=True, exist_ok=True)
+            if locks is not None:  # a folder deleted and made again in the lobby: hold it again
+                locks.take()  # (another program holding it pauses the game: CANNOT SAVE)
             rotate(directory, KEEP_JOURNALS - 1)
             note_sequence(directory, header.sequence)
 
@@ -90,7 +93,12 @@ class Keeping:
             if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
                 raise
         self._state_dir = directory
-        self._lock_fd = hold(directory) if directory.is_dir() else None
+        self._locks = FolderLocks(directory)
+        try:
+            self._locks.take()
+        except OSError:
+            self._locks.release()
+            raise
         unsaved = not directory.is_dir() or read_only(directory)
         if unsaved:
             log.warning("%s is read-only: games are played but not saved (no resume after a stop)", directory)
@@ -104,13 +112,11 @@ class Keeping:
 
     def _hold_again(self) -> None:
         """The state directory was made again (it vanished mid-game): its lock file went with the
-        old one, so take the lock again in the new one."""
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
+        old one, so take the lock again in the new one (the old one stays held: a folder moved
+        away keeps its lock while this box lives)."""
         try:
-            self._lock_fd = hold(self._state_dir)
+            self._locks.take()
         except OSError as e:  # another program took the new directory meanwhile
-            self._lock_fd = None
             log.error("%s: cannot hold the state directory again: %s", self._state_dir, e.strerror or e)
 
     def _saved(self) -> None:
@@ -142,10 +148,19 @@ class Keeping:
             return True
         self._retry_at_ns = None
         if not saving.pending:
-            self._unsaved_since_ns = None
+            self._unsaved_since_ns, self._slow_save_said = None, False
             self._tell(None, "saving")
         elif self._unsaved_since_ns is None:
             self._unsaved_since_ns = now_ns
         elif now_ns - self._unsaved_since_ns >= SLOW_SAVE_NS:
             self._tell("SAVING...", "saving", "Saving: the card is slow to write", cue=False)
+            self._slow_save_said = True
         return False
+
+    def _slow_save_due_ns(self) -> int | None:
+        """When a line still waiting for the card is to be said on the screens; None when none
+        waits or it is said already (the writer thread wakes the loop once the line lands, so a
+        deadline left in the past would only spin the loop)."""
+        if self._unsaved_since_ns is None or self._slow_save_said:
+            return None
+        return self._unsaved_since_ns + SLOW_SAVE_NS

@@ -8,15 +8,18 @@ the loop only takes the inbox and the watermark from here.
 
 from __future__ import annotations
 
+import logging
 import time
 
 from ..adapters import gpiolink
-from ..adapters.gpiolink import ReaderItem
+from ..adapters.gpiolink import ReaderItem, Unread
 from ..arbiter.inputs import InputEvent
 from ..arbiter.latepress import LateNote
 from ..arbiter.race import LatePress
 from ..board.session import Lit, Live, LinkItem, Output, Watermark
 from ..table import Table
+
+log = logging.getLogger(__name__)
 
 
 class Sources:
@@ -58,7 +61,7 @@ class Sources:
                 # writer packs a frame each turn's poll can wait a GIL switch interval for the GIL.
                 self.step(now)
 
-    def _source_outputs(self, outputs: list[Output], about: str = "board") -> bool:
+    def _source_outputs(self, outputs: list[Output | Unread], about: str = "board") -> bool:
         """Apply what the board's or GPIO reader's session says; True if the loop should step for it."""
         news = False
         for out in outputs:
@@ -69,6 +72,12 @@ class Sources:
                 news = news or self.table.wakeup_ns() is not None or bool(self._shown_reveals)
             elif isinstance(out, Lit):
                 self.box.light_sensors.rise(out.station, out.t_ns)  # the reveal waits for the watermark after it
+            elif isinstance(out, Unread):
+                news = True
+                log.error("GPIO buttons were not read for %.1f s (their reader had stopped): a press made then "
+                          "is lost, and the game's journal says so", out.for_ns / 1e9)
+                if isinstance(self.table, Table):
+                    self.table.unread(out.source, out.for_ns)
             elif isinstance(out, Live):
                 news = True
                 if out.live and out.source not in self.watermarks:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 from ..games.base import Rules, standing
 from .journal import SEAT, JournalError, parse_seat, replay
 from ..arbiter.latepress import LATE, parse_late
+from ..arbiter.unread import UNREAD, parse_unread
 from .match import UNDO, Match
 
 
@@ -60,6 +61,9 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
             if event["type"] == LATE:  # changes nothing: the verdict stood
                 note = parse_late(event, len(match.players))
                 told.append(f"A late press: {note.told(lambda p: f'{match.players[p]} (seat {p + 1})')}.")
+                continue
+            if event["type"] == UNREAD:  # changes nothing: says what the game could not see
+                told.append(f"Before this, {parse_unread(event).told()}.")
                 continue
             if event["type"] == SEAT:  # who plays the seat changes, the game does not
                 player, level, station = parse_seat(event, len(match.players))

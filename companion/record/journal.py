@@ -25,6 +25,7 @@ from .. import games
 from ..games.base import IllegalAction
 from ..games.options import OptionError, options_dict, parse_options
 from ..arbiter.latepress import LATE, late_notes, parse_late
+from ..arbiter.unread import UNREAD, parse_unread, unread_notes
 from .match import UNDO, Match
 from ..untrusted import JOURNAL_BYTES, Unreadable, read_bytes
 # The header, the CRC and the race fields live in modules of their own; what the rest of the box
@@ -166,7 +167,7 @@ def replay(lines: Iterable[str | bytes], on_line: LineHook | None = None) -> tup
                 match = start_match(header, record)
             else:
                 _apply_line(match, obj)
-                if obj.get("type") in (LATE, SEAT):  # told along (replay --explain), never applied
+                if obj.get("type") in (LATE, SEAT, UNREAD):  # told along (replay --explain), never applied
                     events.append(obj)
         except IllegalAction as e:
             raise JournalError(number, _explain(match, obj, autos, str(e))) from None
@@ -223,6 +224,8 @@ def _apply_line(match: Match, obj: Any) -> None:
         raise ValueError(f"t must be seconds since the game started (0 or more, at most a year), not {t!r}")
     if kind == LATE:
         parse_late(obj, len(match.players))  # informational: checked, and read past
+    elif kind == UNREAD:
+        parse_unread(obj)  # informational too: buttons nobody could read for a while
     elif kind == SEAT:
         if not match.rules.bots_play:
             raise ValueError(f"seat: no bot plays {match.rules.title}, so no seat changes hands in it")
@@ -236,7 +239,7 @@ def _apply_line(match: Match, obj: Any) -> None:
             raise IllegalAction("the game is already over")
         match.act_or_draw(body)
     else:
-        raise ValueError(f"type must be 'chance', 'action', '{LATE}' or '{SEAT}', not {kind!r}")
+        raise ValueError(f"type must be 'chance', 'action', '{LATE}', '{UNREAD}' or '{SEAT}', not {kind!r}")
 
 
 def summary(header: Header, match: Match, lines: Iterable[str | bytes] = ()) -> dict[str, Any]:
@@ -254,6 +257,7 @@ def summary(header: Header, match: Match, lines: Iterable[str | bytes] = ()) -> 
         "detail": rules.detail(match.state),
         "races": [race_json(obj, players) for obj in race_lines(lines)],
         "late_presses": [note.record(lambda p: p) for note in late_notes(lines, players)],
+        "unread": [note.record() for note in unread_notes(lines)],
     }
 
 

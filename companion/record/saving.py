@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .journal import JournalWriter, sealed
+from .shelf import LEFT_BEHIND
 
 log = logging.getLogger(__name__)
 
@@ -128,10 +129,12 @@ class Saving:
         if self._thread is not None:
             self._thread.join(timeout_s)
         with self._lock:
+            why = (self.fault.strerror or str(self.fault) if self.fault is not None
+                   else f"the card did not finish writing within {timeout_s:g} s (a stalled card)")
             for entry in self._open:
                 if entry.queue:
                     log.error("%s: %d journal lines could not be written before stopping: %s",
-                              entry.path.name, len(entry.queue), self.fault)
+                              entry.path.name, len(entry.queue), why)
                 if entry.fd is not None:
                     os.close(entry.fd)
                     entry.fd = None
@@ -274,6 +277,7 @@ class Saving:
                     return False
             log.error("%s: the journal vanished (its file or directory was deleted or moved) with %d "
                       "lines written: rewriting it from memory", entry.path.name, len(entry.lines))
+            _set_aside_copy(entry.fd)
             os.close(entry.fd)
             entry.fd = None
         data = b"".join(entry.lines)
@@ -287,6 +291,26 @@ class Saving:
         with self._lock:
             self.news.append("JOURNAL REWRITTEN")
         return True
+
+
+def _set_aside_copy(fd: int) -> None:
+    """The journal open as ``fd`` vanished from its path: if it was moved away (its folder
+    renamed), not deleted, rename that copy so it is no longer named like a journal
+    (:data:`~companion.record.shelf.LEFT_BEHIND`): the game goes on in the file rewritten at its
+    own path, and a box started on the moved folder must not offer the same game again."""
+    try:
+        where = Path(os.readlink(f"/proc/self/fd/{fd}"))  # the kernel follows a file's renames
+        there, mine = os.stat(where, follow_symlinks=False), os.fstat(fd)
+    except OSError:
+        return  # deleted (or no /proc): nothing left to set aside
+    if (there.st_dev, there.st_ino) != (mine.st_dev, mine.st_ino) or mine.st_nlink == 0:
+        return
+    try:
+        os.rename(where, where.with_name(where.name + LEFT_BEHIND))
+        log.warning("%s: the copy left in the folder it was moved to is renamed %s: the game goes on here",
+                    where, where.name + LEFT_BEHIND)
+    except OSError as e:
+        log.error("%s: a copy of a game that goes on elsewhere, and cannot be renamed (%s)", where, e.strerror or e)
 
 
 def _write_whole(fd: int, data: bytes) -> None:

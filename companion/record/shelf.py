@@ -26,6 +26,9 @@ DISMISSED = ".dismissed"
 """The name of the last journal whose result screen the players left (not a journal itself)."""
 POSTPONED = ".postponed"
 """The name of the journal of an unfinished game set aside for a box with more stations."""
+LEFT_BEHIND = ".left-behind"
+"""Added to the name of a journal's copy left in a folder moved away mid-game (the game went on
+in the box's own folder): no longer named like a journal, so no box offers that game again."""
 HEADER_BYTES = 64 << 10
 """The most read to find a journal's header line."""
 

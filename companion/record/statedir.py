@@ -3,9 +3,18 @@ whether what is written there survives a power cut.
 
 One box program per state directory: two (two simulator windows on a laptop sharing
 ``~/.local/state/companion/games``) would both resume the same game and interleave their lines.
-The first holds an exclusive lock (``fcntl.flock`` on :data:`LOCK` in the directory) for its
-whole life; the kernel lets go of it when the process ends, however it ends, so a crash never
-leaves a stale lock. A second is refused with :class:`StateInUse`, naming the holder.
+The first holds an exclusive lock (``fcntl.flock``) for its whole life; the kernel lets go of it
+when the process ends, however it ends, so a crash never leaves a stale lock. A second is refused
+with :class:`StateInUse`, naming the holder.
+
+The lock is taken twice, because a folder can be deleted or moved from under a running box.
+:func:`hold_beside` locks a file beside the directory, in its parent (``.games.lock`` for
+``games``): deleting the folder and making it again leaves that file alone, so a second box on the
+folder made again is still refused. :func:`hold` locks :data:`LOCK` inside it: a folder moved
+away mid-game takes that lock with it, still held, so no box can open the moved copy while the
+first one plays on (and the copy left there is set aside, :mod:`companion.record.saving`). A
+lock is taken again, in the folder made again, before each game and whenever the folder is
+rewritten; a lock already held is never let go before the box stops.
 
 A read-only directory (Raspberry Pi OS remounts the root read-only after an SD card error) is
 found at start: the box then plays without saving and says so. A directory on a file system
@@ -21,6 +30,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -38,11 +48,35 @@ class StateInUse(OSError):
 
 
 def hold(directory: Path) -> int | None:
-    """Take ``directory``'s lock for this process's life: the lock file's descriptor (keep it
-    open; closing it lets go). None if no lock file can be made there (a read-only directory,
-    where nothing can be written either, or a full disk): logged. :class:`StateInUse` if another
-    process holds it."""
-    path = directory / LOCK
+    """Take the lock inside ``directory`` for this process's life: the lock file's descriptor
+    (keep it open; closing it lets go). None if no lock file can be made there (a read-only
+    directory, where nothing can be written either, or a full disk): logged. :class:`StateInUse`
+    if another process holds it."""
+    return _lock(directory / LOCK, directory)
+
+
+def beside(directory: Path) -> Path:
+    """The lock file beside ``directory``, in its parent: ``.games.lock`` for ``games``."""
+    return directory.parent / f".{directory.name}.lock"
+
+
+def hold_beside(directory: Path) -> int | None:
+    """Take the lock beside ``directory`` (:func:`beside`), which survives the directory being
+    deleted and made again; as :func:`hold` otherwise."""
+    return _lock(beside(directory), directory)
+
+
+def still_held(fd: int, path: Path) -> bool:
+    """Whether the lock file open as ``fd`` is still the one at ``path`` (not deleted, not
+    replaced by a folder made again or moved in)."""
+    try:
+        there, mine = os.stat(path, follow_symlinks=False), os.fstat(fd)
+    except OSError:
+        return False
+    return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _lock(path: Path, directory: Path) -> int | None:
     flags = os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | flags, 0o644)
@@ -80,6 +114,40 @@ def _holder(fd: int) -> str:
         return f"pid {found['pid']}, {found['command']}, since {found['since']}"
     except (OSError, ValueError, KeyError, TypeError):
         return "a process that did not say who it is"
+
+
+class FolderLocks:
+    """The locks one box holds on its journal folder (module docstring): taken at its start,
+    taken again wherever they are no longer its own (before each game, after the folder was made
+    again), all let go when it stops. Used from the loop and the journal writer thread alike."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._fds: list[int] = []
+        self._unlockable: set[Path] = set()  # no lock file could be made there: said once
+        self._guard = threading.Lock()
+
+    def take(self) -> None:
+        """Take each lock not held at its place now; :class:`StateInUse` if another program
+        holds one (it took the folder made again first). Locks held already are kept, even
+        those of a folder deleted or moved away."""
+        with self._guard:
+            for path, take in ((beside(self.directory), hold_beside), (self.directory / LOCK, hold)):
+                if path in self._unlockable or any(still_held(fd, path) for fd in self._fds):
+                    continue
+                if take is hold and not self.directory.is_dir():
+                    continue  # a folder deleted: its lock is taken once it is made again
+                fd = take(self.directory)
+                if fd is None:
+                    self._unlockable.add(path)
+                else:
+                    self._fds.append(fd)
+
+    def release(self) -> None:
+        with self._guard:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds.clear()
 
 
 def read_only(directory: Path) -> bool:

@@ -348,6 +348,12 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
             self.game.late_press(note, self.now_ns)
             self.version += 1
 
+    def unread(self, source: str, for_ns: int) -> None:
+        """``source``'s buttons could not be read for ``for_ns`` until now: the game in play (if
+        any) puts it on its record."""
+        if self.game is not None:
+            self.game.unread(source, for_ns, self.now_ns)
+
     def take_reveal(self) -> int | None:
         """If the screens now due open a race, the reveal's number (once): the daemon shows them
         on every panel at once and reports the onsets to :meth:`revealed` with that number."""

@@ -25,6 +25,7 @@ from ..games.base import Rules
 from ..arbiter.inputs import InputEvent
 from ..record.journal import JournalWriter
 from ..arbiter.latepress import LateNote
+from ..arbiter.unread import UnreadNote
 from ..record.match import Match
 from ..arbiter.race import Race
 from ..screens.canvas import abbreviate, fitting
@@ -234,6 +235,14 @@ class GameTable:
         note = replace(note, t=self.seconds(now_ns))
         self.late = note
         if self.journal is not None:
+            self.journal.write({**note.as_json(), "t": note.t})
+
+    def unread(self, source: str, for_ns: int, now_ns: int) -> None:
+        """``source``'s buttons could not be read for ``for_ns`` up to now (their reader died and
+        is back): journaled on an ``unread`` line (:mod:`companion.arbiter.unread`), so a press
+        lost in that time is not silently missing from the game's record."""
+        if self.journal is not None:
+            note = UnreadNote(source, round(for_ns / 1e9, 3), self.seconds(now_ns))
             self.journal.write({**note.as_json(), "t": note.t})
 
     @property

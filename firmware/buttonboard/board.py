@@ -42,7 +42,7 @@ class ButtonBoard:
     def poll(self, now_raw, received=b""):
         """One turn at raw ticks ``now_raw`` with the bytes the host sent; the bytes to send."""
         now = self.clock.extend(now_raw)
-        out = bytearray()
+        out = self._hello()  # at start, before any answer: the host knows a restart by HELLO at seq 0
         for kind, _seq, fields in self.reader.feed(received):
             if kind == wire.PING:
                 out += self._frame(wire.PONG, fields[0], now)
@@ -50,10 +50,7 @@ class ButtonBoard:
                 self._hello_due = True
             elif kind == wire.LEDS:
                 self.host_leds = fields[0]
-        if self._hello_due:
-            self._hello_due = False
-            out += self._frame(wire.HELLO, wire.VERSION, self.channels, self.debounce_us,
-                               self.heartbeat_us, self.board_id)
+        out += self._hello()
         while True:
             edge = self.ring.pop()
             if edge is None:
@@ -95,6 +92,14 @@ class ButtonBoard:
             if self.contacts.pressed[channel]:
                 lit |= 1 << led
         return lit
+
+    def _hello(self):
+        """HELLO, if one is due (at start, or the host asked): the frame's bytes, else none."""
+        if not self._hello_due:
+            return bytearray()
+        self._hello_due = False
+        return bytearray(self._frame(wire.HELLO, wire.VERSION, self.channels, self.debounce_us,
+                                     self.heartbeat_us, self.board_id))
 
     def _frame(self, kind, *fields):
         data = wire.frame(kind, self._seq, *fields)

@@ -76,6 +76,9 @@ frames = wire.Reader().feed(b.poll(1 * MS))
 check("logic", "hello then heartbeat", [f[0] for f in frames] == [wire.HELLO, wire.HEARTBEAT])
 frames = wire.Reader().feed(b.poll(3 * MS, wire.frame(wire.PING, 0, 77)))
 check("logic", "ping answered", frames == [(wire.PONG, 2, (77, 3 * MS))])
+started = board.ButtonBoard(12, b"\x00" * 8, 0)  # a restart with the host's ping waiting: HELLO first, seq 0
+frames = wire.Reader().feed(started.poll(1 * MS, wire.frame(wire.PING, 40000, 77)))
+check("logic", "hello first at restart", [(f[0], f[1]) for f in frames[:2]] == [(wire.HELLO, 0), (wire.PONG, 1)])
 for t, pressed in ((10, 1), (10.2, 0), (10.4, 1)):
     b.ring.push(int(t * MS), 4, pressed)
 frames = wire.Reader().feed(b.poll(20 * MS))
