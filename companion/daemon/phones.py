@@ -80,7 +80,7 @@ class Phones:
 
     async def _start_web(self) -> None:
         web = self.profile.web
-        host = {"lan": None, "loopback": "127.0.0.1"}.get(web.bind, web.bind)
+        host = {"lan": "0.0.0.0", "loopback": "127.0.0.1"}.get(web.bind, web.bind)  # lan: IPv4, one port
         shown = lan_address() if web.bind == "lan" else host
         url = await self.web.start(host, web.port, shown)
         log.info("phones: join at %s (room %s)", url, self.web.room.code)
