@@ -138,10 +138,9 @@ class Phones:
             self._wake_loop()
 
     def phone_view(self) -> dict[str, Any]:
-        """The public view as the TV shows it, the join details, and each station's name."""
-        view = self._with_room(self.public_view(self.table))
-        return {**as_json(view), "room": self.web.room.code, "join": self.web.join_url,
-                "names_by_station": list(self.table.names)}
+        """The public view as the TV shows it (the room code, and in the lobby the join
+        address), and each station's name."""
+        return {**as_json(self._with_room(self.public_view(self.table))), "names_by_station": list(self.table.names)}
 
     def phone_panel(self, station: int, screen=None) -> dict[str, Any]:
         """A phone station's panel as the protocol sends it: the picture, its keys, its light."""
