@@ -285,12 +285,13 @@ def _web_port(c: _Checker, data: dict) -> int:
 
 
 def _local_address(text: str) -> bool:
-    """Whether ``text`` is an IP address on the box's own network: private, link-local or loopback."""
+    """Whether ``text`` is one IP address on the box's own network: private, link-local or loopback
+    (not 0.0.0.0 or ::, every interface: that is ``lan``, which also checks each peer)."""
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
         return False
-    return address.is_private or address.is_link_local or address.is_loopback
+    return not address.is_unspecified and (address.is_private or address.is_link_local or address.is_loopback)
 
 
 def _phone_station(c: _Checker, st: dict, where: str, index: int, bare: bool, web: WebProfile) -> StationProfile:
