@@ -186,14 +186,15 @@ class GameTable:
         self.revealing = race
         self.reveal_asked = True
 
-    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None) -> bool:
+    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None,
+                 errors: dict[int, int] | None = None) -> bool:
         """Each station's onset of the race being revealed (and its light, where a sensor saw
         it: :meth:`~companion.arbiter.race.Race.reveal`); True if a screen changed (a press
         already made turned out to be before its station's onset)."""
         race, self.revealing = self.revealing, None
         if race is None:
             return False
-        race.reveal(onsets, light)
+        race.reveal(onsets, light, errors)
         return any(race.early(s) for s in race.stations)
 
     def _told_early_until(self) -> list[tuple[int, int]]:
@@ -263,8 +264,9 @@ class GameTable:
     def act_after(self, race: Race | None, action: dict[str, Any], **notes: Any) -> None:
         """Apply the action a race led to, journaled with the race's onsets and reaction times
         (informational: ``onset_ms`` from the race's opening and ``reaction_ms``, per player,
-        null for a player not in the race or without a counted press, and ``light_ms`` when the
-        race timed players from their light sensors; replay ignores them) and
+        null for a player not in the race or without a counted press, ``light_ms`` when the
+        race timed players from their light sensors, ``error_ms`` when a phone played in it;
+        replay ignores them) and
         ``notes``, the game's own race fields (:data:`companion.record.journal.NOTES`)."""
         if race is not None:
             self.judged(race)
@@ -277,6 +279,9 @@ class GameTable:
                                 for p in players],
                 **notes,
             }
+            errors = [race.error_ns(p) for p in players]
+            if any(errors):  # a phone played: how sure each reaction time is
+                self.aside["error_ms"] = [None if e is None else round(e / 1e6, 6) for e in errors]
             if race.light is not None:  # the race timed each player from their panel's light
                 self.aside["onset_ms"] = self._after(race.stamped, opens)
                 self.aside["light_ms"] = self._after(race.light, opens)
