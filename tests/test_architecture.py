@@ -28,7 +28,7 @@ TIERS: tuple[dict[str, tuple[str, ...]], ...] = (
      "hardware": ("adapters", "board", "diagram")},
     {"table": ("selftest", "table")},
     {"table screen": ("tablescreen",)},
-    {"box": ("daemon", "wiring")},
+    {"box": ("daemon", "web", "wiring")},
     {"front ends": ("__main__", "cli", "sim")},
 )
 

@@ -159,7 +159,7 @@ def test_cli_profile_check_bad_exits_2_naming_every_field(capsys):
     assert out.startswith(f"{good}: ok (")
     assert err.splitlines() == [
         f"companion: {BAD_SEVERAL}:",
-        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen, gpio",
+        "  colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen, gpio, web",
         "  timing.debounce_ms: must be a number from 0 to 50, not 100",
         "  buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not 20",
         "  stations[1].pins.right: GPIO 3 is reserved for the displays' I2C bus (GPIO 2 and 3)",
@@ -261,14 +261,14 @@ def test_bad_display_field(tmp_path, field, value, message):
 
 def test_unknown_top_level_field(tmp_path):
     assert problems(tmp_path, 'colour = "red"\n' + GOOD) == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen, gpio"]
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen, gpio, web"]
 
 
 def test_unknown_station_field_and_bad_name(tmp_path):
     text = GOOD.replace('name = "Ben"', 'name = " "\nseat = 2')
     assert problems(tmp_path, text) == [
         "stations[2].seat: unknown field; known fields are name, pins, channels, display, led, "
-        "light_sensor, buzzer_only",
+        "light_sensor, buzzer_only, phone",
         "stations[2].name: must be a non-empty name, not ' '",
     ]
 
@@ -376,7 +376,7 @@ def test_several_problems_are_reported_at_once(tmp_path):
     with pytest.raises(ProfileError) as e:
         load_profile(path)
     assert e.value.problems == [
-        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen, gpio",
+        "colour: unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, table_screen, gpio, web",
         "timing.stuck_after_s: must be a number from 0.5 to 60, not 0",
         "buzzer.pin: must be a PWM-capable pin (12, 13, 18, 19), not 20",
         "stations[2].pins.slap: GPIO 4 is already used by stations[1].pins.slap",

@@ -162,10 +162,11 @@ def check_bus_speed(profile: Profile, adapters: Path = I2C_ADAPTERS) -> list[str
 
 def display_openers(profile: Profile, buses: Buses) -> list[Callable[[], object]]:
     """One way to (re)open each station's display, for the writer to call; a buzzer-only seat's
-    is a panel in memory (luma's dummy): its screens go nowhere, and it shows a race at once."""
+    is a panel in memory (luma's dummy): its screens go nowhere, and it shows a race at once. So is a
+    phone station's: its phone is sent the screen (:mod:`companion.web`)."""
     if profile.backend == "pi":
         check_bus_speed(profile)
-    return [functools.partial(open_device, st.display, "mock" if st.buzzer_only else profile.backend, buses,
+    return [functools.partial(open_device, st.display, "mock" if st.buzzer_only or st.phone else profile.backend, buses,
                               profile.displays.mux_address)
             for st in profile.stations]
 

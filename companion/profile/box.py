@@ -88,6 +88,10 @@ class StationProfile:
     light_channel: int | None = None
     """The button board channel of the light sensor over the station's panel, if it is wired to
     the board instead (``light_sensor = { channel = N }``; the board's ``SENSOR_CHANNELS``)."""
+    phone: bool = False
+    """A seat with no physical station: a phone takes it over the web companion (:mod:`companion.web`),
+    sees its panel as a picture and presses on its touch screen (with ``buzzer_only``: a quiz
+    buzzer, one big button). No pins, channels, display or light; needs ``[web]`` enabled."""
     buzzer_only: bool = False
     """A bare slap button with no panel (a quiz player's buzzer): only ``slap`` is wired, and
     its light and the table screen tell its player what happened. Its screens go nowhere."""
@@ -147,6 +151,24 @@ class TableScreenProfile:
     fullscreen: bool = True
 
 
+WEB_BINDS = ("lan", "loopback")
+"""Where the web companion listens (``[web] bind``): ``lan``, every interface but only answering
+peers on the box's own network (private, link-local and loopback addresses); ``loopback``, this
+machine alone. An explicit address must itself be private, link-local or loopback: the box is
+never reachable from beyond its own network."""
+
+
+@dataclass(frozen=True)
+class WebProfile:
+    """The web companion (``[web]``): phones join, watch and play a seat over the box's own
+    network. Off by default on a profile (``companion sim`` turns it on)."""
+
+    enabled: bool = False
+    port: int = 8080
+    bind: str = "lan"
+    """``lan``, ``loopback`` or one private, link-local or loopback address (:data:`WEB_BINDS`)."""
+
+
 @dataclass(frozen=True)
 class Profile:
     name: str
@@ -161,11 +183,17 @@ class Profile:
     """The gpiochip device the GPIO reader claims the stations' lines on (``[gpio] chip``), if the
     40-pin header's is not the one: by default the reader takes the chip whose label names the
     SoC's pin controller (:func:`~companion.adapters.gpioreader.header_chip`)."""
+    web: WebProfile = field(default_factory=WebProfile)
+    """The web companion: phones joining over the box's network (``[web]``)."""
 
     @property
     def gpio_reader(self) -> bool:
         """Whether GPIO buttons are read by the reader process (``timing.gpio_watermark``)."""
         return self.timing.gpio_watermark == "reader" or (self.timing.gpio_watermark is None and self.backend == "pi")
+
+    def phone_stations(self) -> list[int]:
+        """The station indexes a phone plays (``phone = true``), in order."""
+        return [i for i, st in enumerate(self.stations) if st.phone]
 
     def gpio_pins(self) -> dict[int, tuple[int, str]]:
         """GPIO pin -> (station index, key), for every station key wired to a pin."""

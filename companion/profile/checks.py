@@ -7,6 +7,7 @@ addresses claimed twice are caught here, never on the Pi at start.
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from ..untrusted import PROFILE_BYTES, Unreadable, read_toml
 from .box import (BACKENDS, BOARD_CHANNELS, BOARD_LEDS, BoardProfile, DRIVERS, DisplayProfile,
                   Displays, GPIO_RANGE, I2C_GPIO_BUSES, I2C_PINS, MAX_NAME, MAX_STATIONS,
                   MIN_STATIONS, NAME_FITS, PANEL_SIZE, PWM_PINS, Profile, ProfileError, ROTATIONS,
-                  StationProfile, TableScreenProfile, Timing)
+                  StationProfile, TableScreenProfile, Timing, WEB_BINDS, WebProfile)
 
 class _Checker:
     """Collects problems instead of stopping at the first, so a maker fixes them in one pass."""
@@ -64,9 +65,9 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
     """Check a profile mapping (from TOML) and build it; :class:`ProfileError` lists every problem."""
     c = _Checker()
     for extra in sorted(set(data) - {"name", "backend", "buzzer", "stations", "timing", "displays", "board",
-                                     "table_screen", "gpio"}):
+                                     "table_screen", "gpio", "web"}):
         c.fail(extra, "unknown field; known fields are name, backend, buzzer, stations, timing, displays, board, "
-                      "table_screen, gpio")
+                      "table_screen, gpio, web")
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         c.fail("name", f"must be text, not {name!r}")
@@ -97,6 +98,7 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         height=c.number(screen_data, "table_screen", "height", 720, 180, 4320),
         fullscreen=c.flag(screen_data, "table_screen", "fullscreen", True),
     )
+    web = _web(c, c.table(data, "", "web", ("enabled", "port", "bind")))
     used: dict[int, str] = {}
     addresses: dict[tuple[int, int, int | None], str] = {}
     used_channels: dict[int, str] = {}
@@ -156,10 +158,14 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
         if not isinstance(st, dict):
             c.fail(where, "must be a table")
             continue
-        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led", "light_sensor", "buzzer_only"}):
+        for extra in sorted(set(st) - {"name", "pins", "channels", "display", "led", "light_sensor", "buzzer_only",
+                                       "phone"}):
             c.fail(f"{where}.{extra}", "unknown field; known fields are name, pins, channels, display, led, "
-                                       "light_sensor, buzzer_only")
+                                       "light_sensor, buzzer_only, phone")
         bare = c.flag(st, where, "buzzer_only", False)
+        if c.flag(st, where, "phone", False):
+            stations.append(_phone_station(c, st, where, i, bare, web))
+            continue
         st_name = st.get("name", f"P{i + 1}")
         if not isinstance(st_name, str) or not st_name.strip():
             c.fail(f"{where}.name", f"must be a non-empty name, not {st_name!r}")
@@ -240,15 +246,54 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                     c.fail(used[pin], f"GPIO {pin} is the {line} of I2C bus {port}, which a display uses "
                                       f"(port = {port}): wire this elsewhere")
     sensed = [i for i, st in enumerate(stations) if st.light_sensor is not None or st.light_channel is not None]
-    if sensed and len(sensed) < len(stations):
+    if sensed and len(sensed) < len(stations) - sum(st.phone for st in stations):  # a phone says when it painted
         c.fail("stations", "light_sensor on " + ", ".join(f"stations[{i + 1}]" for i in sensed)
-               + " but not on " + ", ".join(f"stations[{i + 1}]" for i in range(len(stations)) if i not in sensed)
+               + " but not on " + ", ".join(f"stations[{i + 1}]" for i in range(len(stations))
+                                            if i not in sensed and not stations[i].phone)
                + ": races time players from their light only when every station has a sensor")
     if board is not None and not used_channels:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
         raise ProfileError(source, c.problems)
-    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board, table_screen, gpio_chip)
+    return Profile(name, backend, buzzer_pin, tuple(stations), timing, displays, board, table_screen, gpio_chip,
+                   web)
+
+
+def _web(c: _Checker, data: dict) -> WebProfile:
+    """The ``[web]`` table: on or off, the port, and where to listen (never beyond the box's own
+    network: see :data:`~.box.WEB_BINDS`)."""
+    bind = data.get("bind", "lan")
+    if bind not in WEB_BINDS and not (isinstance(bind, str) and _local_address(bind)):
+        c.fail("web.bind", "must be \"lan\" (the box's own network), \"loopback\" (this machine only) or one "
+                           f"private, link-local or loopback address of the box, not {bind!r}: the box never "
+                           "listens beyond its own network")
+        bind = "lan"
+    return WebProfile(enabled=c.flag(data, "web", "enabled", False),
+                      port=c.number(data, "web", "port", 8080, 1024, 65535), bind=bind)
+
+
+def _local_address(text: str) -> bool:
+    """Whether ``text`` is an IP address on the box's own network: private, link-local or loopback."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return address.is_private or address.is_link_local or address.is_loopback
+
+
+def _phone_station(c: _Checker, st: dict, where: str, index: int, bare: bool, web: WebProfile) -> StationProfile:
+    """A station a phone plays: its name alone (and ``buzzer_only`` for a quiz buzzer), nothing wired."""
+    for wired in sorted({"pins", "channels", "display", "led", "light_sensor"} & set(st)):
+        c.fail(f"{where}.{wired}", "a phone station has nothing wired: the phone is its panel and buttons")
+    if index == 0:
+        c.fail(f"{where}.phone", "the first station needs a panel and buttons of its own: it walks the lobby")
+    if not web.enabled:
+        c.fail(f"{where}.phone", "a phone station needs the web companion: add [web] with enabled = true")
+    name = st.get("name", f"P{index + 1}")
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        c.fail(f"{where}.name", f"must be a printable name of 1 to {MAX_NAME} characters, not {name!r}")
+        name = f"P{index + 1}"
+    return StationProfile(name, {}, DisplayProfile(), phone=True, buzzer_only=bare)
 
 
 def _light_sensor(c: _Checker, st: dict, where: str, has_board: bool, claim_pin, claim_channel):

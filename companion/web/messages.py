@@ -1,0 +1,147 @@
+"""The frames a phone may send (``docs/PHONE-PROTOCOL.md``), read as untrusted input.
+
+Anyone on the box's network can open the WebSocket, so every frame is checked here before the
+box acts on it: its size, that it is one JSON object (with :func:`~companion.untrusted.json_value`'s
+limits on depth and numbers), that its ``type`` is known and every field has its kind and range.
+A frame that fails is a :class:`Refused` naming the rule it broke, which the server logs on one
+line before closing the connection; nothing a phone sends can raise anything else.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..arbiter.inputs import KEYS
+from ..untrusted import json_value
+
+FRAME_BYTES = 4096
+"""The largest frame a phone may send: its longest real frame (a hello with a token) is under 200."""
+ROLES = ("watch", "seat", "buzzer")
+NAME_CHARS = 10
+"""A phone's name as a station's: the screens show at most 10 characters."""
+ROOM_CHARS = 4
+TOKEN_CHARS = 64
+SEQ_MAX = 1 << 31
+PHONE_MS_MAX = 1 << 50
+"""The largest phone time taken (ms since 1970 is about 2**41 today): a bigger number is nonsense."""
+
+
+class Refused(ValueError):
+    """A frame the box will not take: the rule it broke, for the log line and the close."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    room: str
+    role: str
+    name: str | None
+    token: str | None
+    seat: int | None
+    """The station number (1-based) the phone asks for, if it asks for one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    id: int
+    t_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    key: str
+    down: bool
+    t_ms: float
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Painted:
+    frame: int
+    t_ms: float
+
+
+Message = Hello | Pong | Press | Painted
+
+
+def read_frame(text: str) -> Message:
+    """One text frame from a phone, checked; :class:`Refused` with the reason otherwise."""
+    if len(text.encode("utf-8", "surrogatepass")) > FRAME_BYTES:
+        raise Refused(f"a frame over {FRAME_BYTES} bytes")
+    try:
+        data = json_value(text)
+    except ValueError as e:
+        raise Refused(f"not JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise Refused("not a JSON object")
+    kind = data.get("type")
+    reader = _READERS.get(kind) if isinstance(kind, str) else None
+    if reader is None:
+        raise Refused(f"unknown type {str(kind)[:20]!r}")
+    return reader(_Fields(data, kind))
+
+
+class _Fields:
+    """One frame's fields, each read with its kind and range or refused naming it."""
+
+    def __init__(self, data: dict, kind: str) -> None:
+        self.data = data
+        self.kind = kind
+
+    def _fail(self, key: str, wanted: str) -> Refused:
+        return Refused(f"{self.kind}.{key} must be {wanted}")
+
+    def text(self, key: str, longest: int, required: bool = True) -> str | None:
+        value = self.data.get(key)
+        if value is None and not required:
+            return None
+        if not isinstance(value, str) or not 0 < len(value) <= longest or not value.isprintable():
+            raise self._fail(key, f"printable text of 1 to {longest} characters")
+        return value
+
+    def whole(self, key: str, low: int, high: int, required: bool = True) -> int | None:
+        value = self.data.get(key)
+        if value is None and not required:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise self._fail(key, f"a whole number from {low} to {high}")
+        return value
+
+    def time(self, key: str) -> float:
+        value = self.data.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not 0 <= value <= PHONE_MS_MAX:
+            raise self._fail(key, "the phone's time in ms, a number from 0")
+        return float(value)
+
+    def choice(self, key: str, allowed: tuple[str, ...]) -> str:
+        value = self.data.get(key)
+        if value not in allowed or not isinstance(value, str):
+            raise self._fail(key, " or ".join(allowed))
+        return value
+
+    def flag(self, key: str) -> bool:
+        value = self.data.get(key)
+        if not isinstance(value, bool):
+            raise self._fail(key, "true or false")
+        return value
+
+
+def _hello(f: _Fields) -> Hello:
+    return Hello(f.text("room", ROOM_CHARS).upper(), f.choice("role", ROLES), f.text("name", NAME_CHARS, False),
+                 f.text("token", TOKEN_CHARS, False), f.whole("seat", 1, 99, False))
+
+
+def _pong(f: _Fields) -> Pong:
+    return Pong(f.whole("id", 0, SEQ_MAX), f.time("t"))
+
+
+def _press(f: _Fields) -> Press:
+    return Press(f.choice("key", KEYS), f.flag("down"), f.time("t"), f.whole("seq", 1, SEQ_MAX))
+
+
+def _painted(f: _Fields) -> Painted:
+    return Painted(f.whole("frame", 0, SEQ_MAX), f.time("t"))
+
+
+_READERS = {"hello": _hello, "pong": _pong, "press": _press, "painted": _painted}

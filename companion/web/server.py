@@ -1,0 +1,355 @@
+"""The web companion's server: the page, its QR code and the phones' WebSocket, on the daemon's loop.
+
+aiohttp serves it on the same asyncio loop as the daemon, so a phone's frame is read, checked and
+handed to the box without a thread; the box hands back what to send (the table's public view, a
+seat's panel) the same way. Each connection is one phone: a watcher, or the holder of one phone
+station. A frame that breaks the protocol (:mod:`.messages`) closes its connection with one log
+line, never more: anyone on the box's network can connect.
+
+Who may connect at all is decided before any frame is read: with ``bind = "lan"`` the server
+listens on every interface but answers only peers on the box's own network (private, link-local
+and loopback addresses), so a box whose router forwards its port still says nothing beyond it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import ipaddress
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+import segno
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from .messages import FRAME_BYTES, Hello, Painted, Pong, Press, Refused, read_frame
+from .phoneclock import PhoneClock
+from .room import PhoneSeat, Room, RoomError
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+PING_NS = 250_000_000
+"""How often each phone is pinged: its clock sync and its watermark (a race waits for it)."""
+HELLO_S = 10.0
+SILENT_NS = 10_000_000_000
+"""A phone that answers no ping for this long is dropped (its seat waits for it to come back)."""
+FRAMES_PER_S = 60
+"""The most frames a phone sends in a second: a pong every 250 ms, and presses a thumb makes."""
+CONNECTIONS = 64
+"""Watchers and phone stations together; a quiz night is 33 stations and a few spectators."""
+CLOSE_REFUSED, CLOSE_REPLACED, CLOSE_SILENT = 4003, 4001, 4008
+
+
+class Box(Protocol):
+    """What the server asks of the box (the daemon's phones part)."""
+
+    def phone_joined(self, station: int, name: str | None) -> None: ...
+    def phone_left(self, station: int) -> None: ...
+    def phone_press(self, station: int, key: str, down: bool, t_ns: int, error_ns: int) -> None: ...
+    def phone_watermark(self, station: int, t_ns: int) -> None: ...
+    def phone_painted(self, station: int, frame: int, t_ns: int, error_ns: int) -> None: ...
+    def phone_view(self) -> dict[str, Any]: ...
+    def phone_panel(self, station: int) -> dict[str, Any]: ...
+
+
+def on_the_box_network(peer: str | None) -> bool:
+    """Whether a peer's address is on the box's own network: private, link-local or loopback."""
+    try:
+        address = ipaddress.ip_address((peer or "").split("%")[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_private or address.is_link_local or address.is_loopback
+
+
+@dataclass(eq=False)
+class Phone:
+    """One connection: a watcher, or a phone holding ``seat``."""
+
+    socket: web.WebSocketResponse
+    peer: str
+    seat: PhoneSeat | None = None
+    clock: PhoneClock = field(default_factory=PhoneClock)
+    pings: dict[int, int] = field(default_factory=dict)
+    """Ping id -> when it was sent (box ns), until its pong."""
+    next_ping: int = 0
+    last_heard_ns: int = 0
+    seqs: set[int] = field(default_factory=set)
+    frames_this_second: int = 0
+    second: int = 0
+    panel_frame: int = -1
+    panel_sent: dict[int, int] = field(default_factory=dict)
+    """Frame -> when it was sent, for the last few panels (a painted report must name one)."""
+
+
+class WebCompanion:
+    """The server and its connections; :meth:`start` on the daemon's loop, :meth:`close` at the end."""
+
+    def __init__(self, box: Box, room: Room, now_ns: Callable[[], int] = time.monotonic_ns) -> None:
+        self.box = box
+        self.room = room
+        self.now_ns = now_ns
+        self.phones: set[Phone] = set()
+        self.holders: dict[int, Phone] = {}
+        """Station -> the connection that holds it now."""
+        self.join_url = ""
+        self._runner: web.AppRunner | None = None
+        self._pinger: asyncio.Task | None = None
+        self._view: str | None = None
+        self._panels: dict[int, str] = {}
+        self.app = web.Application(middlewares=[self._only_the_box_network])
+        self.app.router.add_get("/", self._index)
+        self.app.router.add_get("/qr.svg", self._qr)
+        self.app.router.add_get("/ws", self._socket)
+        self.app.router.add_static("/static/", STATIC, follow_symlinks=False)
+        self.lan_only = True
+
+    async def start(self, host: str | None, port: int, shown_host: str) -> str:
+        """Listen on ``host`` (None: every interface) and ``port`` (0: any free one); return the
+        join address, as the TV shows it."""
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port, reuse_address=True)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.join_url = f"http://{shown_host}:{port}/?room={self.room.code}"
+        self._pinger = asyncio.ensure_future(self._ping_every())
+        return self.join_url
+
+    async def close(self) -> None:
+        if self._pinger is not None:
+            self._pinger.cancel()
+        for phone in list(self.phones):
+            await phone.socket.close(code=WSCloseCode.GOING_AWAY, message=b"the box is stopping")
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # What the box shows, pushed to the phones
+
+    def show_table(self, view: dict[str, Any]) -> None:
+        """The table screen's public view changed: every connection gets it."""
+        text = json.dumps({"type": "table", "view": view})
+        if text != self._view:
+            self._view = text
+            for phone in self.phones:
+                self._send(phone, text)
+
+    def show_panel(self, station: int, panel: dict[str, Any]) -> None:
+        """A phone station's panel changed: its holder (only) gets it."""
+        phone = self.holders.get(station)
+        frame = self._panel_frame(station, panel)
+        if phone is not None and frame is not None:
+            self._send_panel(phone, frame)
+
+    def _panel_frame(self, station: int, panel: dict[str, Any]) -> str | None:
+        text = json.dumps(panel, sort_keys=True)
+        if self._panels.get(station) == text:
+            return None
+        self._panels[station] = text
+        return text
+
+    def _send_panel(self, phone: Phone, panel_text: str) -> None:
+        phone.panel_frame += 1
+        phone.panel_sent[phone.panel_frame] = self.now_ns()
+        for old in [f for f in phone.panel_sent if f < phone.panel_frame - 16]:
+            del phone.panel_sent[old]
+        self._send(phone, json.dumps({"type": "panel", "frame": phone.panel_frame, **json.loads(panel_text)}))
+
+    @staticmethod
+    def _send(phone: Phone, text: str) -> None:
+        if not phone.socket.closed:
+            asyncio.ensure_future(_quietly(phone.socket.send_str(text)))
+
+    # HTTP
+
+    @web.middleware
+    async def _only_the_box_network(self, request: web.Request, handler):
+        if self.lan_only and not on_the_box_network(request.remote):
+            log.warning("web: refused %s: not on the box's network", request.remote)
+            raise web.HTTPForbidden(text="This box answers only its own network.")
+        return await handler(request)
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html", headers=_NO_CACHE)
+
+    async def _qr(self, request: web.Request) -> web.Response:
+        out = io.BytesIO()
+        segno.make(self.join_url, error="m").save(out, kind="svg", scale=8, border=2, xmldecl=False)
+        return web.Response(body=out.getvalue(), content_type="image/svg+xml", headers=_NO_CACHE)
+
+    # The WebSocket
+
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        socket = web.WebSocketResponse(max_msg_size=FRAME_BYTES, heartbeat=None, autoping=True)
+        await socket.prepare(request)
+        phone = Phone(socket, str(request.remote), last_heard_ns=self.now_ns())
+        if len(self.phones) >= CONNECTIONS:
+            await self._refuse(phone, "The box has as many phones as it can take.")
+            return socket
+        self.phones.add(phone)
+        try:
+            await self._converse(phone)
+        except Refused as e:
+            log.warning("web: %s closed: %s", phone.peer, e)
+            await socket.close(code=WSCloseCode.MESSAGE_TOO_BIG if "over" in str(e) and "bytes" in str(e)
+                               else WSCloseCode.POLICY_VIOLATION, message=b"protocol")
+        finally:
+            self._leave(phone)
+        return socket
+
+    async def _converse(self, phone: Phone) -> None:
+        try:
+            first = await asyncio.wait_for(self._next(phone), HELLO_S)
+        except asyncio.TimeoutError:
+            log.warning("web: %s closed: no hello within %g s", phone.peer, HELLO_S)
+            await phone.socket.close(code=CLOSE_SILENT, message=b"no hello")
+            return
+        if first is None:
+            return
+        if not isinstance(first, Hello):
+            raise Refused(f"the first frame must be hello, not {type(first).__name__.lower()}")
+        if not await self._welcome(phone, first):
+            return
+        while (message := await self._next(phone)) is not None:
+            self._take(phone, message)
+
+    async def _next(self, phone: Phone):
+        """The next frame, checked (None: the connection closed)."""
+        message = await phone.socket.receive()
+        if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+            return None
+        if message.type == WSMsgType.ERROR:
+            exception = phone.socket.exception()
+            raise Refused(f"a frame over {FRAME_BYTES} bytes" if "size" in str(exception).lower()
+                          else f"a broken frame ({type(exception).__name__})")
+        if message.type != WSMsgType.TEXT:
+            raise Refused("a binary frame (JSON text frames only)")
+        now = self.now_ns()
+        second = now // 1_000_000_000
+        if second != phone.second:
+            phone.second, phone.frames_this_second = second, 0
+        phone.frames_this_second += 1
+        if phone.frames_this_second > FRAMES_PER_S:
+            raise Refused(f"more than {FRAMES_PER_S} frames in a second")
+        phone.last_heard_ns = now
+        return read_frame(message.data)
+
+    async def _welcome(self, phone: Phone, hello: Hello) -> bool:
+        try:
+            self.room.check_code(hello.room)
+            seat, token = (None, None) if hello.role == "watch" and hello.token is None else \
+                self.room.take(hello.role, hello.token, hello.seat)
+        except RoomError as e:
+            await self._refuse(phone, str(e))
+            return False
+        phone.seat = seat
+        keys: list[str] = []
+        if seat is not None:
+            old = self.holders.get(seat.station)
+            self.holders[seat.station] = phone
+            if old is not None:
+                old.seat = None  # it no longer holds the seat: its leaving says nothing
+                asyncio.ensure_future(_quietly(old.socket.close(code=CLOSE_REPLACED, message=b"seat taken back")))
+            self.box.phone_joined(seat.station, hello.name)
+            keys = ["slap"] if seat.buzzer else ["slap", "left", "ok", "right"]
+        view = self.box.phone_view()
+        await phone.socket.send_str(json.dumps({
+            "type": "welcome", "role": "watch" if seat is None else ("buzzer" if seat.buzzer else "seat"),
+            "seat": None if seat is None else seat.station + 1, "token": token, "room": self.room.code,
+            "name": view["names_by_station"][seat.station] if seat is not None else None, "keys": keys}))
+        view.pop("names_by_station")
+        self._view = json.dumps({"type": "table", "view": view})
+        await phone.socket.send_str(self._view)
+        if seat is not None:
+            self._panels.pop(seat.station, None)
+            self.show_panel(seat.station, self.box.phone_panel(seat.station))
+        self._ping(phone)
+        return True
+
+    async def _refuse(self, phone: Phone, reason: str) -> None:
+        log.info("web: refused %s: %s", phone.peer, reason)
+        await _quietly(phone.socket.send_str(json.dumps({"type": "refused", "reason": reason})))
+        await phone.socket.close(code=CLOSE_REFUSED, message=b"refused")
+
+    def _take(self, phone: Phone, message) -> None:
+        now = self.now_ns()
+        if isinstance(message, Hello):
+            raise Refused("a second hello")
+        if isinstance(message, Pong):
+            sent = phone.pings.pop(message.id, None)
+            if sent is None:
+                return  # a pong for a ping forgotten (a duplicate): nothing to learn
+            try:
+                phone.clock.exchange(sent, message.t_ms, now)
+            except ValueError:
+                raise Refused("a pong whose time went backwards") from None
+            if phone.seat is not None and phone.clock.watermark_ns is not None:
+                self.box.phone_watermark(phone.seat.station, phone.clock.watermark_ns)
+            return
+        if phone.seat is None:
+            raise Refused(f"a {type(message).__name__.lower()} from a watcher")
+        if not phone.clock.synced:
+            raise Refused("a press before the first pong")  # the page answers pings before anything
+        t_ns, error_ns = phone.clock.to_box(message.t_ms)
+        if isinstance(message, Painted):
+            if message.frame in phone.panel_sent:
+                self.box.phone_painted(phone.seat.station, message.frame, t_ns, error_ns)
+            return
+        if message.key not in (("slap",) if phone.seat.buzzer else ("slap", "left", "ok", "right")):
+            raise Refused(f"a press of {message.key}, which a buzzer does not have")
+        if message.seq in phone.seqs:
+            return
+        phone.seqs.add(message.seq)
+        self.box.phone_press(phone.seat.station, message.key, message.down, t_ns, error_ns)
+        self._send(phone, json.dumps({"type": "got", "seq": message.seq}))
+
+    def _leave(self, phone: Phone) -> None:
+        self.phones.discard(phone)
+        if phone.seat is not None and self.holders.get(phone.seat.station) is phone:
+            del self.holders[phone.seat.station]
+            self.box.phone_left(phone.seat.station)
+
+    # Pings: sync and heartbeat
+
+    async def _ping_every(self) -> None:
+        while True:
+            await asyncio.sleep(PING_NS / 1e9)
+            now = self.now_ns()
+            for phone in list(self.phones):
+                if now - phone.last_heard_ns > SILENT_NS:
+                    log.warning("web: %s closed: silent for %g s", phone.peer, SILENT_NS / 1e9)
+                    asyncio.ensure_future(_quietly(phone.socket.close(code=CLOSE_SILENT, message=b"silent")))
+                elif phone.socket.prepared and not phone.socket.closed:
+                    self._ping(phone)
+
+    def _ping(self, phone: Phone) -> None:
+        phone.next_ping += 1
+        for old in [i for i in phone.pings if i < phone.next_ping - 40]:
+            del phone.pings[old]
+        phone.pings[phone.next_ping] = self.now_ns()
+        self._send(phone, json.dumps({"type": "ping", "id": phone.next_ping}))
+
+
+_NO_CACHE = {"Cache-Control": "no-store"}
+
+
+async def _quietly(awaitable) -> None:
+    """Send or close on a connection that may be gone: a phone that vanished is not an error."""
+    try:
+        await awaitable
+    except (ConnectionError, RuntimeError, asyncio.CancelledError):
+        pass
+
+
+def panel_png(image) -> str:
+    """A station's panel (a PIL image) as the base64 PNG the protocol sends."""
+    out = io.BytesIO()
+    image.convert("1").save(out, format="PNG", optimize=True)
+    return base64.b64encode(out.getvalue()).decode("ascii")
