@@ -32,6 +32,8 @@
   let keysShown = "";
   let lastHistory = "";
   let paintedFrame = null;
+  let synced = false;   // a ping answered on this connection: the box can place our times now
+  let unsent = null;    // a painted report made before that, sent right after the first pong
   const pressed = new Map();  // seq -> the key's button, until the box says it got that press
 
   // --- the seat token, kept per room so a reload or a dropped connection retakes the seat ----
@@ -68,8 +70,11 @@
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(scheme + "//" + location.host + "/ws");
     socket = ws;
+    synced = false;
+    unsent = null;
     ws.onopen = () => {
-      const hello = { type: "hello", room: joining.room, role: joining.role, name: joining.name };
+      const hello = { type: "hello", room: joining.room, role: joining.role };
+      if (joining.name) hello.name = joining.name;
       if (joining.token) hello.token = joining.token;
       ws.send(JSON.stringify(hello));
     };
@@ -125,7 +130,6 @@
       joining.name = m.name || joining.name;
       joining.token = m.token || joining.token;
       if (m.role !== "watch" && joining.token) keepSeat();
-      document.body.classList.remove("offline");
       document.body.dataset.role = m.role;
       $("join").hidden = true;
       $("table").hidden = false;
@@ -147,6 +151,12 @@
 
     ping(m) {
       send({ type: "pong", id: m.id, t: phoneMs() });
+      if (!synced) {
+        synced = true;
+        document.body.classList.remove("offline");
+        if (unsent) send(unsent);
+        unsent = null;
+      }
     },
 
     table(m) {
@@ -185,7 +195,10 @@
     img.decode().catch(() => null).then(() => {
       if (paintedFrame !== frame) return;  // a newer frame came: it reports itself
       requestAnimationFrame((ts) => {
-        if (paintedFrame === frame) send({ type: "painted", frame: frame, t: performance.timeOrigin + ts });
+        if (paintedFrame !== frame) return;
+        const painted = { type: "painted", frame: frame, t: performance.timeOrigin + ts };
+        if (synced) send(painted);
+        else unsent = painted;
       });
     });
   }
@@ -224,6 +237,7 @@
       return;
     }
     button.classList.toggle("down", down);
+    if (!synced) return;  // the box cannot place a touch on its clock before our first pong
     seq += 1;
     const sent = send({ type: "press", key: key, down: down,
       t: performance.timeOrigin + event.timeStamp, seq: seq });
