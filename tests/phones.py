@@ -1,0 +1,130 @@
+"""Phones in a real headless Chromium at a real box process: the box (tests/boxproc.py on a mock
+profile with ``[web]``, its stations pressed from stdin) and each phone its own browser context
+(its own storage, so its own seat token), on the page the box serves.
+
+Everything here waits for what the box or the page does (a line, a text on the page), never for
+a fixed time: Playwright's waits poll the page until the condition holds, up to PATIENCE_S.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+import socket
+import textwrap
+import time
+from pathlib import Path
+
+from PIL import Image
+
+from helpers import PATIENCE_S
+from storage import BoxProcess
+
+WAIT_MS = PATIENCE_S * 1000
+POLL_MS = 20
+"""How often a test looks again at what a phone was sent while it waits (never a deadline)."""
+PHONE_SIZE = {"width": 390, "height": 844}
+"""A phone's screen in CSS pixels (a common 6.1-inch phone)."""
+JOIN = re.compile(r"http://\S+/\?room=[A-Z]{4}")
+
+
+def free_port() -> int:
+    """A port nothing listens on now, for the box's ``[web]`` (a profile's port is 1024-65535)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def web_profile(directory: Path, name: str, stations: str) -> Path:
+    """A mock profile with the web companion on loopback at a free port, and ``stations``
+    (TOML ``[[stations]]`` tables)."""
+    path = directory / f"{name}.toml"
+    path.write_text(textwrap.dedent(f"""\
+        name = "{name}"
+        backend = "mock"
+
+        [buzzer]
+        pin = 18
+
+        [web]
+        enabled = true
+        port = {free_port()}
+        bind = "loopback"
+        """) + textwrap.dedent(stations))
+    return path
+
+
+class PhoneBox(BoxProcess):
+    """The real box with its web companion; :attr:`join_url` is the address its QR code holds."""
+
+    def __init__(self, journal_dir: Path, profile: Path, seed: int = 1) -> None:
+        super().__init__(journal_dir, profile, seed)
+        self.join_url = self.said_match(JOIN)
+
+    def said_match(self, pattern: re.Pattern) -> str:
+        """The first match of ``pattern`` in what the box said or says next."""
+        for line in self.said:
+            if found := pattern.search(line):
+                return found.group(0)
+        while True:
+            if found := pattern.search(self.expect("")):
+                return found.group(0)
+
+
+class Phone:
+    """One phone: a browser context of its own (touch screen, phone-sized), on the join address.
+
+    Every frame the box sends it is kept in :attr:`received` (parsed), so a test can check what
+    a phone was told as well as what it shows."""
+
+    def __init__(self, browser, url: str, storage_state: dict | None = None) -> None:
+        self.context = browser.new_context(viewport=PHONE_SIZE, has_touch=True, is_mobile=True,
+                                           storage_state=storage_state)
+        self.context.set_default_timeout(WAIT_MS)
+        self.page = self.context.new_page()
+        self.received: list[dict] = []
+        self.page.on("websocket", self._watch)
+        self.page.goto(url)
+
+    def _watch(self, ws) -> None:
+        ws.on("framereceived", lambda payload: self.received.append(json.loads(payload)))
+
+    def join(self, role: str, name: str = "") -> None:
+        """Type the name and press the role's button (the room code is filled in from the URL)."""
+        if name:
+            self.page.fill("#name", name)
+        self.page.click(f"#join button[data-role={role}]")
+
+    def key(self, key: str):
+        return self.page.locator(f"#keys .key-{key}")
+
+    def press(self, key: str) -> None:
+        """A tap of ``key`` on the touch screen; returns once the box has said it got the press."""
+        before = self.got()
+        self.key(key).tap()
+        self.wait(lambda: self.got() > before)
+
+    def got(self) -> int:
+        """How many presses the box has confirmed (``got`` frames)."""
+        return sum(1 for m in self.received if m.get("type") == "got")
+
+    def wait(self, condition) -> None:
+        """Wait until ``condition()`` holds; the page runs meanwhile (its frames are read)."""
+        end = time.monotonic() + PATIENCE_S
+        while not condition():
+            assert time.monotonic() < end, f"waited {PATIENCE_S} s in vain; the phone was sent: {self.received[-5:]}"
+            self.page.wait_for_timeout(POLL_MS)
+
+    def text(self, selector: str) -> str:
+        return self.page.locator(selector).inner_text()
+
+    def panel(self) -> Image.Image:
+        """The seat's panel as the page shows it (decoded from the image the box sent)."""
+        src = self.page.get_attribute("#panel", "src")
+        assert src and src.startswith("data:image/png;base64,")
+        return Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1])))
+
+    def close(self) -> None:
+        self.context.close()
