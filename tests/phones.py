@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import re
 import socket
 import textwrap
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 from PIL import Image
+from playwright.sync_api import expect
 
 from helpers import PATIENCE_S
 from storage import BoxProcess
@@ -85,11 +87,13 @@ class Phone:
         self.context.set_default_timeout(WAIT_MS)
         self.page = self.context.new_page()
         self.received: list[dict] = []
+        self.sent: list[dict] = []
         self.page.on("websocket", self._watch)
         self.page.goto(url)
 
     def _watch(self, ws) -> None:
         ws.on("framereceived", lambda payload: self.received.append(json.loads(payload)))
+        ws.on("framesent", lambda payload: self.sent.append(json.loads(payload)))
 
     def join(self, role: str, name: str = "") -> None:
         """Type the name and press the role's button (the room code is filled in from the URL)."""
@@ -117,14 +121,46 @@ class Phone:
             assert time.monotonic() < end, f"waited {PATIENCE_S} s in vain; the phone was sent: {self.received[-5:]}"
             self.page.wait_for_timeout(POLL_MS)
 
-    def text(self, selector: str) -> str:
-        return self.page.locator(selector).inner_text()
+    def painted_latest(self) -> bool:
+        """Whether the page has said it painted the last panel the box sent it (a race revealed
+        on it is timed from then: a press before would be too early)."""
+        panels = [m["frame"] for m in self.received if m.get("type") == "panel"]
+        return bool(panels) and any(m.get("type") == "painted" and m["frame"] == panels[-1] for m in self.sent)
 
-    def panel(self) -> Image.Image:
-        """The seat's panel as the page shows it (decoded from the image the box sent)."""
+    def see(self, selector: str, text: str) -> None:
+        """Wait until the element shows exactly ``text``."""
+        expect(self.page.locator(selector)).to_have_text(text, timeout=WAIT_MS)
+
+    def see_matching(self, selector: str, pattern: str) -> None:
+        expect(self.page.locator(selector)).to_have_text(re.compile(pattern), timeout=WAIT_MS)
+
+    def see_in(self, selector: str, text: str) -> None:
+        expect(self.page.locator(selector)).to_contain_text(text, timeout=WAIT_MS)
+
+    def see_not_in(self, selector: str, text: str) -> None:
+        expect(self.page.locator(selector)).not_to_contain_text(text, timeout=WAIT_MS)
+
+    def panel_bits(self) -> bytes:
+        """The seat's panel as the page shows it (the image the box sent), one byte per 8 pixels."""
         src = self.page.get_attribute("#panel", "src")
         assert src and src.startswith("data:image/png;base64,")
-        return Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1])))
+        return Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("1").tobytes()
 
     def close(self) -> None:
         self.context.close()
+
+
+class Pictures:
+    """What the phones showed, as PNGs: into ``PHONE_PICTURES`` if set (docs/phones/ is made so:
+    ``PHONE_PICTURES=docs/phones pytest tests/test_phones_triangle.py tests/test_phones_quiz.py``),
+    else into the test's own folder."""
+
+    def __init__(self, game: str, directory: Path) -> None:
+        self.game = game
+        self.directory = Path(os.environ.get("PHONE_PICTURES") or directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def take(self, phone: Phone, what: str) -> Path:
+        path = self.directory / f"{self.game}-{what}.png"
+        phone.page.screenshot(path=path, full_page=True, animations="disabled")
+        return path
