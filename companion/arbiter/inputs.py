@@ -20,7 +20,10 @@ class InputEvent:
 
     ``station`` is the 0-based station index, ``t_ns`` the edge time in integer ns on the host
     monotonic clock, ``source`` the adapter that reported it (its watermark says how far it
-    has reported everything; see :mod:`companion.arbiter.watermark`).
+    has reported everything; see :mod:`companion.arbiter.watermark`), ``error_ns`` how far
+    ``t_ns`` may be from the true edge: 0 for an edge the box timed itself (GPIO, the button
+    board, a script), a phone's clock sync error for a touch on a phone (:mod:`companion.web`).
+    A race never ranks two presses whose intervals overlap (:mod:`companion.arbiter.race`).
     """
 
     station: int
@@ -28,6 +31,7 @@ class InputEvent:
     pressed: bool
     t_ns: int
     source: str = "gpio"
+    error_ns: int = 0
 
     def __post_init__(self) -> None:
         if self.key not in KEYS:
@@ -36,3 +40,5 @@ class InputEvent:
             raise ValueError(f"station must be >= 0, not {self.station}")
         if not isinstance(self.t_ns, int):
             raise TypeError(f"t_ns must be integer nanoseconds, not {type(self.t_ns).__name__}")
+        if not isinstance(self.error_ns, int) or self.error_ns < 0:
+            raise ValueError(f"error_ns must be integer nanoseconds >= 0, not {self.error_ns!r}")

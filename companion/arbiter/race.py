@@ -12,6 +12,12 @@ Fairness is the point of the product (DESIGN.md section 4), so a race follows th
 - **Ties are ties.** Every station whose first counted press lies strictly within the tie window
   of the first press wins. Station number, pin, source and arrival order never break a tie;
   ``order`` lists equal times by station index only so that displays are stable.
+- **Never rank what the box cannot tell apart.** A phone's touch is timed by the phone's clock,
+  mapped to the box's with an error (``InputEvent.error_ns``, :mod:`companion.web.phoneclock`);
+  its screen's onset likewise. A reaction is then an interval, ``reaction +- error``, and every
+  station whose interval starts within the tie window of the earliest *end* of any interval wins:
+  two presses whose intervals overlap are a declared tie, never ranked. With no errors (wired
+  buttons, the button board) this is the rule above.
 
 A press before the race opens is a false start: recorded and shown, never counted, and with a
 lockout it also voids that station's presses until ``false_start + lockout``. Lockout is computed
@@ -69,6 +75,8 @@ class Press:
     station: int
     t_ns: int
     delta_ns: int
+    error_ns: int = 0
+    """How far the reaction time may be from the truth: a phone's press and onset errors (0 wired)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,18 +179,26 @@ class Race:
         # Every press of each station, false starts too: whether a press is early depends on
         # the station's onset, which may be reported after the press arrives.
         self._presses: dict[int, set[int]] = {}
+        self._errors: dict[tuple[int, int], int] = {}
+        """(station, edge time) -> the press's error, for the presses that have one (phones)."""
+        self.onset_errors: dict[int, int] = {}
+        """Station -> how far its onset may be from the truth (a phone's painted report)."""
+        self._bound_ns = 0  # the earliest end of any winner's reaction interval, frozen
         self._wrong: dict[int, set[int]] = {}  # station -> its wrong answers' edge times
         self._first_ns: int | None = None  # set, with the rest, when the race is decided
         self._fastest_ns = 0  # the winners' best reaction time, frozen
         self._winners: dict[int, int] = {}  # winning station -> its press time, frozen
 
-    def reveal(self, onsets: Mapping[int, int], light: Mapping[int, int] | None = None) -> None:
+    def reveal(self, onsets: Mapping[int, int], light: Mapping[int, int] | None = None,
+               errors: Mapping[int, int] | None = None) -> None:
         """When each station's screen showed the race (host monotonic ns, stamped as its panel
         took the display-on command); a station left out saw it as the race opened (an instant
         panel). ``light``: when each station's light sensor saw its panel light up (kernel or
         board time). The race times every station from its light when every station has one,
         else every station from its stamp: timing some from light (later by up to a frame of
-        the panel's scan) and others from stamps would favour those with sensors."""
+        the panel's scan) and others from stamps would favour those with sensors. ``errors``: how
+        far a station's onset may be from the truth (a phone's, reported from its own clock)."""
+        self.onset_errors = {s: e for s, e in (errors or {}).items() if s in self.stations and e}
         self.stamped = {s: onsets.get(s, self.opens_at_ns) for s in self.stations}
         self.light = ({s: light[s] for s in self.stations}
                       if light is not None and self.stations <= light.keys() else None)
@@ -203,6 +219,8 @@ class Race:
         current = self._counted_ns(station)
         verdict = self._verdict() if self._first_ns is not None else None
         self._presses.setdefault(station, set()).add(t)
+        if event.error_ns:
+            self._errors[station, t] = max(event.error_ns, self._errors.get((station, t), 0))
         if verdict is not None:
             self._check_late(station, t, verdict, wrong=False)
         if self.onsets is None:
@@ -274,13 +292,18 @@ class Race:
         so far plus the tie window (``first + tie_window`` when every onset is the opening): no
         station can still beat it. It moves earlier if a faster press arrives, so re-read it after
         each press. With nobody counted and every station knocked out, it is when
-        :meth:`nobody_can_win` can tell. None while the onsets are unknown."""
+        :meth:`nobody_can_win` can tell. None while the onsets are unknown.
+
+        With errors (phones) the fastest reaction is the earliest end of any reaction interval,
+        and an onset counts at its latest: a press not yet in could still tie until then (a
+        phone's watermark is its heartbeat less its error, so its later presses' intervals start
+        after it: :mod:`companion.web.phoneclock`)."""
         if self.onsets is None:
             return None
-        fastest = self._fastest_ns if self._first_ns is not None else min(self._reactions().values(), default=None)
-        if fastest is None:
+        bound = self._bound_ns if self._first_ns is not None else self._bound(self._reactions())
+        if bound is None:
             return self._everyone_out_ns()
-        return max(self.onsets.values()) + fastest + self.tie_window_ns
+        return max(t + self.onset_errors.get(s, 0) for s, t in self.onsets.items()) + bound + self.tie_window_ns
 
     def decide(self, watermark_ns: int) -> RaceResult | None:
         """The result once every source has reported past :attr:`decision_due_ns`, else None.
@@ -296,6 +319,7 @@ class Race:
             fastest = min(reactions.values())
             self._winners = {s: self.onsets[s] + reactions[s] for s in self._verdict(reactions)}
             self._fastest_ns = fastest
+            self._bound_ns = self._bound(reactions)
             self._first_ns = min(t for s, t in self._winners.items() if reactions[s] == fastest)
         counted = {s: self.onsets[s] + r for s, r in reactions.items()}
         counted.update(self._winners)
@@ -303,7 +327,7 @@ class Race:
         return RaceResult(
             first_ns=self._first_ns,
             winners=frozenset(self._winners),
-            order=tuple(Press(s, t, t - self.onsets[s] - self._fastest_ns)
+            order=tuple(Press(s, t, t - self.onsets[s] - self._fastest_ns, self._error(s, t))
                         for _, s, t in sorted((t - self.onsets[s], s, t) for s, t in counted.items())),
             false_starts=tuple(Press(s, t, t - self.onsets[s]) for t, s in early),
         )
@@ -311,6 +335,19 @@ class Race:
     def reaction_ns(self, station: int) -> int | None:
         """The station's counted press minus its onset, if it has one."""
         return self._reactions().get(station)
+
+    def error_ns(self, station: int) -> int | None:
+        """How far the station's reaction time may be from the truth, if it has a counted press:
+        its press's error and its onset's (0 for a wired station)."""
+        t = self._counted_ns(station)
+        return None if t is None else self._error(station, t)
+
+    def _error(self, station: int, t_ns: int) -> int:
+        return self._errors.get((station, t_ns), 0) + self.onset_errors.get(station, 0)
+
+    def _bound(self, reactions: Mapping[int, int]) -> int | None:
+        """The earliest end of any reaction interval: no press is surely faster than this."""
+        return min((r + self._error(s, self.onsets[s] + r) for s, r in reactions.items()), default=None)
 
     def _onset(self, station: int) -> int:
         """The station's onset; the opening while the onsets are unknown (no screen shows the
@@ -345,10 +382,13 @@ class Race:
 
     def _verdict(self, reactions: Mapping[int, int] | None = None) -> frozenset[int]:
         """The stations within the tie window of the fastest reaction among ``reactions`` (by
-        default every press that has arrived): who wins on them."""
+        default every press that has arrived): who wins on them. With errors, every station
+        whose reaction interval starts within the tie window of the earliest end of any: all
+        who may have been first."""
         reactions = self._reactions() if reactions is None else reactions
-        fastest = min(reactions.values(), default=0)
-        return frozenset(s for s, r in reactions.items() if r - fastest < self.tie_window_ns)
+        bound = self._bound(reactions) or 0
+        return frozenset(s for s, r in reactions.items()
+                         if r - self._error(s, self.onsets[s] + r) - bound < self.tie_window_ns)
 
     def _check_late(self, station: int, t_ns: int, before: frozenset[int], wrong: bool) -> None:
         """After the decision: report the press at ``t_ns`` if it changed what the race would

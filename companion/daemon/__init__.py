@@ -51,6 +51,7 @@ from ..table import Table
 from ..arbiter.watermark import Watermarks
 from ..wiring import Box, EdgeCallback, build_box
 from .keeping import RETRY_NS, SLOW_SAVE_NS, Keeping, journal_opener
+from .phones import Phones
 from .presenting import Presenting, displays_down
 from .sources import Sources
 
@@ -80,10 +81,10 @@ REPLAY_BYTES_PER_S = 500_000
 Replaying a journal longer than 10 s of this asks systemd for that much more start time."""
 
 
-class Daemon(Keeping, Sources, Presenting):
+class Daemon(Keeping, Sources, Presenting, Phones):
     """The one loop: it steps the arbiter and the table on every input and deadline; saving,
-    the sources and what is presented are its parts in :mod:`.keeping`, :mod:`.sources` and
-    :mod:`.presenting`."""
+    the sources, what is presented and the phones are its parts in :mod:`.keeping`,
+    :mod:`.sources`, :mod:`.presenting` and :mod:`.phones`."""
 
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  pin_factory=None, notifier: Notifier | None = None,
@@ -199,6 +200,7 @@ class Daemon(Keeping, Sources, Presenting):
             from ..tablescreen.public import public_view
 
             self.public_view = public_view
+        self._open_phones()
         self.ready = threading.Event()
         """Set once every display has been sent its first frame (shown, or failed and retrying)."""
 
@@ -224,12 +226,18 @@ class Daemon(Keeping, Sources, Presenting):
             sensors = self.box.light_sensors
             if sensors is not None and not self._light_seen(onsets, now_ns):
                 break  # the sensors may still see the panels light up: the race waits for them
+            phones = self._phone_onsets(reveal, now_ns) if self.web is not None else ({}, {})
+            if phones is None:
+                break  # a phone may still say when it painted the race
             self._shown_reveals.popleft()
-            self.table.revealed(reveal, onsets, None if sensors is None else self._light_onsets(sensors, onsets))
+            self.table.revealed(reveal, {**onsets, **phones[0]},
+                                None if sensors is None else self._light_onsets(sensors, onsets), phones[1])
         if self.board_session is not None:
             self._source_outputs(self.board_session.check(now_ns))
         if self.gpio_session is not None:
             self._source_outputs(self.gpio_session.check(now_ns), "gpio")
+        if self.web is not None:
+            self._phones_check(now_ns)
         while self._inbox:
             raw = self._inbox.popleft()
             self._measure_delivery(raw)
@@ -272,8 +280,9 @@ class Daemon(Keeping, Sources, Presenting):
         silent_at = [session.check_due_ns() for session in (self.board_session, self.gpio_session)
                      if session is not None]
         slow_at = None if self._unsaved_since_ns is None else self._unsaved_since_ns + SLOW_SAVE_NS
+        phones_at = self._phones_due_ns() if self.web is not None else None
         deadlines = [d for d in (self.debouncer.next_deadline(), due, dim_at, *silent_at, self._blink_at_ns,
-                                 self._retry_at_ns, slow_at, light_at) if d is not None]
+                                 self._retry_at_ns, slow_at, light_at, phones_at) if d is not None]
         idle = IDLE_WAKE_S
         if self.notifier.watchdog_interval_ns is not None:
             idle = min(idle, self.notifier.watchdog_interval_ns / 1e9)
@@ -292,12 +301,16 @@ class Daemon(Keeping, Sources, Presenting):
             self.box.board.start()
         if self.box.gpio_reader is not None:  # its records read by this loop: no thread hand-off
             self.box.gpio_reader.start(self._loop)
+        if self.web is not None:
+            await self._start_web()
         switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:
             await self._turn_until(stop or asyncio.Event())
         finally:
             sys.setswitchinterval(switch_interval)
+            if self.web is not None:
+                await self._stop_web()
             if self.box.board is not None:
                 self.box.board.close()  # its thread must not call into a loop that is gone
             if self.box.gpio_reader is not None:

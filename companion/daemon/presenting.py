@@ -28,9 +28,9 @@ def displays_down(down: list[int]) -> str:
     return f"Display {numbers} not working" if len(down) == 1 else f"Displays {numbers} failing"
 
 
-NOTICE_ORDER = ("board", "gpio", "saving", "displays", "journal", "storage")
-"""Which notice a screen's one notice line shows when there are several: the button board and
-the GPIO reader (which hold races) first, then a paused game, a dead display, news about the journal, and last the state
+NOTICE_ORDER = ("board", "gpio", "phones", "saving", "displays", "journal", "storage")
+"""Which notice a screen's one notice line shows when there are several: the button board, the
+GPIO reader and the phones (which hold races) first, then a paused game, a dead display, news about the journal, and last the state
 directory's standing warnings (read-only, in RAM), which show only in the lobby."""
 
 
@@ -141,6 +141,7 @@ class Presenting:
             if self.box.table_screen is not None and isinstance(self.table, Table):
                 self._view = self.public_view(self.table)
                 self._show_view()
+            self._show_phones(screens, reveal)
 
     def _show_view(self) -> None:
         notice = self._current_notice(1)

@@ -269,7 +269,7 @@ def _web(c: _Checker, data: dict) -> WebProfile:
                            "listens beyond its own network")
         bind = "lan"
     return WebProfile(enabled=c.flag(data, "web", "enabled", False),
-                      port=c.number(data, "web", "port", 8080, 1024, 65535), bind=bind)
+                      port=c.number(data, "web", "port", 8080, 0, 65535), bind=bind)
 
 
 def _local_address(text: str) -> bool:

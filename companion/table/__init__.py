@@ -356,16 +356,19 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
         self._reveal_due = False
         return self.reveals
 
-    def revealed(self, number: int, onsets: dict[int, int], light: dict[int, int] | None = None) -> None:
+    def revealed(self, number: int, onsets: dict[int, int], light: dict[int, int] | None = None,
+                 errors: dict[int, int] | None = None) -> None:
         """When each station showed reveal ``number`` (host monotonic ns; a station left out
-        showed it at once), and when its light sensor saw it (``light``, stations with one). A
+        showed it at once), and when its light sensor saw it (``light``, stations with one);
+        ``errors``: how far a station's onset may be from the truth (a phone's, by its clock). A
         reveal the table has moved past is ignored."""
         if number != self.reveals or self.game is None:
             return
         seats = {seat: onsets[station] for seat, station in enumerate(self.seats) if station in onsets}
         lit = None if light is None else {seat: light[station] for seat, station in enumerate(self.seats)
                                           if station in light}
-        if self.game.revealed(seats, lit):
+        off = {seat: errors[station] for seat, station in enumerate(self.seats) if station in (errors or {})}
+        if self.game.revealed(seats, lit, off):
             self.version += 1
 
     def wakeup_ns(self) -> int | None:

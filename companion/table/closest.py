@@ -162,11 +162,12 @@ class ClosestTable(GameTable):
             self.out.add(station)
             self.cues.append("wrong")
 
-    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None) -> bool:
+    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None,
+                 errors: dict[int, int] | None = None) -> bool:
         """The question's onsets: a wrong answer made between the race's opening and them knocks
         its player out only if it came after their own onset (before, it is a false start)."""
         race = self.revealing
-        changed = super().revealed(onsets, light)
+        changed = super().revealed(onsets, light, errors)
         for seat in sorted(race.stations) if race is not None else ():
             if race.knocked_out(seat) and seat not in self.out:
                 self._knocked_out(seat)

@@ -185,14 +185,15 @@ class GameTable:
         self.revealing = race
         self.reveal_asked = True
 
-    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None) -> bool:
+    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None,
+                 errors: dict[int, int] | None = None) -> bool:
         """Each station's onset of the race being revealed (and its light, where a sensor saw
         it: :meth:`~companion.arbiter.race.Race.reveal`); True if a screen changed (a press
         already made turned out to be before its station's onset)."""
         race, self.revealing = self.revealing, None
         if race is None:
             return False
-        race.reveal(onsets, light)
+        race.reveal(onsets, light, errors)
         return any(race.early(s) for s in race.stations)
 
     def _told_early_until(self) -> list[tuple[int, int]]:

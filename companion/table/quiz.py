@@ -124,11 +124,12 @@ class QuizTable(QuizViews, GameTable):
         if prelocking(self.state) and seat in self.state.eligible():
             self.match.act({"action": "early", "player": seat})
 
-    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None) -> bool:
+    def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None,
+                 errors: dict[int, int] | None = None) -> bool:
         """A press made before its own panel showed the cue is early too: with prelock, it is
         journaled once the onsets tell it."""
         race = self.revealing
-        changed = super().revealed(onsets, light)
+        changed = super().revealed(onsets, light, errors)
         if self.prelock and race is not None and race is self.race:
             for seat in race.stations:
                 if race.early(seat):

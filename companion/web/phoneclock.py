@@ -15,8 +15,9 @@ exchanges. Two things differ from the board's crystal timer:
   whose intervals overlap (:mod:`companion.arbiter.race`).
 
 Each pong is also the phone's watermark: the page sends every press before answering a ping, so
-every press with a phone time before the pong's has arrived, and on the box's clock that is the
-pong's time mapped, less its error.
+every press with a phone time before the pong's has arrived. On the box's clock that is the
+pong's time mapped less its error, and less once more the error a later press may carry: a race
+waits until no press still to come could start its interval early enough to tie.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class PhoneClock:
         """One ping sent at ``sent_ns``, answered at ``phone_ms`` on the phone, back at ``received_ns``."""
         self.sync.add(sent_ns, _us(phone_ms), received_ns)
         t_ns, error_ns = self.to_box(phone_ms)
-        mark = t_ns - error_ns
+        mark = t_ns - 2 * error_ns  # the pong's earliest, less the error a press after it may have
         self.watermark_ns = mark if self.watermark_ns is None else max(self.watermark_ns, mark)
 
     def to_box(self, phone_ms: float) -> tuple[int, int]:

@@ -41,6 +41,8 @@ SILENT_NS = 10_000_000_000
 """A phone that answers no ping for this long is dropped (its seat waits for it to come back)."""
 FRAMES_PER_S = 60
 """The most frames a phone sends in a second: a pong every 250 ms, and presses a thumb makes."""
+UNSYNCED = 32
+"""Frames a phone may send before its first pong (a thumb on a button while the first ping flies)."""
 CONNECTIONS = 64
 """Watchers and phone stations together; a quiz night is 33 stations and a few spectators."""
 CLOSE_REFUSED, CLOSE_REPLACED, CLOSE_SILENT = 4003, 4001, 4008
@@ -82,6 +84,8 @@ class Phone:
     next_ping: int = 0
     last_heard_ns: int = 0
     seqs: set[int] = field(default_factory=set)
+    unsynced: list = field(default_factory=list)
+    """Presses and painted reports sent before the first pong: taken once the clock is known."""
     frames_this_second: int = 0
     second: int = 0
     panel_frame: int = -1
@@ -154,6 +158,13 @@ class WebCompanion:
             return None
         self._panels[station] = text
         return text
+
+    def panel_sent(self, station: int) -> tuple[int, int] | None:
+        """The frame number a phone station's holder was last sent, and when (box ns)."""
+        phone = self.holders.get(station)
+        if phone is None or phone.panel_frame < 0:
+            return None
+        return phone.panel_frame, phone.panel_sent[phone.panel_frame]
 
     def _send_panel(self, phone: Phone, panel_text: str) -> None:
         phone.panel_frame += 1
@@ -290,13 +301,19 @@ class WebCompanion:
                 phone.clock.exchange(sent, message.t_ms, now)
             except ValueError:
                 raise Refused("a pong whose time went backwards") from None
+            waiting, phone.unsynced = phone.unsynced, []
+            for held in waiting:  # presses made before the first exchange, in the order sent
+                self._take(phone, held)
             if phone.seat is not None and phone.clock.watermark_ns is not None:
                 self.box.phone_watermark(phone.seat.station, phone.clock.watermark_ns)
             return
         if phone.seat is None:
             raise Refused(f"a {type(message).__name__.lower()} from a watcher")
-        if not phone.clock.synced:
-            raise Refused("a press before the first pong")  # the page answers pings before anything
+        if not phone.clock.synced:  # its time means nothing yet: kept until the first pong
+            if len(phone.unsynced) >= UNSYNCED:
+                raise Refused(f"more than {UNSYNCED} frames before the first pong")
+            phone.unsynced.append(message)
+            return
         t_ns, error_ns = phone.clock.to_box(message.t_ms)
         if isinstance(message, Painted):
             if message.frame in phone.panel_sent:
