@@ -364,3 +364,38 @@ def test_a_simulated_box_with_a_button_board_does_not_say_the_board_is_missing(t
         assert simulator.daemon.notice is None
     finally:
         simulator.close()
+
+
+def test_phones_can_watch_the_simulator_at_the_address_it_prints(tmp_path, capsys):
+    """The simulator serves phones by default: it prints the join address, and a phone that
+    joins there with the room code watches the table screen's public view."""
+    import aiohttp
+
+    from bench.phoneclient import PhoneClient
+
+    simulator = Simulator(players_profile(2), tmp_path / "games", seed=1, scale=2)
+    printed = []
+
+    async def scenario():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(simulator.run(stop=stop))
+        try:
+            await until(lambda: printed.append(capsys.readouterr().out) or "Phones join at http://" in "".join(printed))
+            web = simulator.daemon.web
+            assert f"{web.join_url} (room {web.room.code})" in "".join(printed)
+            port = web.join_url.split(":")[2].split("/")[0]
+            async with aiohttp.ClientSession() as session:
+                watcher = PhoneClient(session, f"http://127.0.0.1:{port}")
+                welcome = await watcher.join(web.room.code, "watch")
+                assert welcome["role"] == "watch" and welcome["seat"] is None and welcome["token"] is None
+                await until(lambda: watcher.view is not None)
+                assert watcher.view["names"] == ["Ana", "Ben"] and watcher.view["room"] == web.room.code
+                await watcher.close()
+        finally:
+            stop.set()
+            await runner
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        simulator.close()

@@ -21,6 +21,7 @@ holder alone: nothing else leaves the box.
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict, replace
 import socket
 import time
 from typing import Any
@@ -68,6 +69,7 @@ class Phones:
 
         seats = [PhoneSeat(i, self.profile.stations[i].buzzer_only) for i in sorted(self.phone_stations)]
         self.web = WebCompanion(self, Room(seats))
+        self.table.lobby.room = self.web.room.code
         if self.public_view is None:
             from ..tablescreen.public import public_view
 
@@ -78,7 +80,7 @@ class Phones:
 
     async def _start_web(self) -> None:
         web = self.profile.web
-        host = {"lan": None, "loopback": "127.0.0.1"}.get(web.bind, web.bind)
+        host = {"lan": "0.0.0.0", "loopback": "127.0.0.1"}.get(web.bind, web.bind)  # lan: IPv4, one port
         shown = lan_address() if web.bind == "lan" else host
         url = await self.web.start(host, web.port, shown)
         log.info("phones: join at %s (room %s)", url, self.web.room.code)
@@ -138,7 +140,7 @@ class Phones:
 
     def phone_view(self) -> dict[str, Any]:
         """The public view as the TV shows it, the join details, and each station's name."""
-        view = self.public_view(self.table)
+        view = self._with_room(self.public_view(self.table))
         return {**as_json(view), "room": self.web.room.code, "join": self.web.join_url,
                 "names_by_station": list(self.table.names)}
 
@@ -214,6 +216,13 @@ class Phones:
 
     # --- helpers ---------------------------------------------------------------------------------
 
+    def _with_room(self, view):
+        """The public view with the room code, and in the lobby the join address (its QR code)."""
+        if self.web is None:
+            return view
+        return replace(view, room=self.web.room.code,
+                       join=self.web.join_url if getattr(self.table, "game", None) is None else "")
+
     def _phone_trouble(self, station: int, trouble: tuple[str, str] | None) -> None:
         """Note (or with None clear) what is wrong with a phone station's phone; every screen
         says the first of them (the panels' line, the TV's) while the phone plays in a game."""
@@ -253,8 +262,6 @@ class Phones:
 
 def as_json(view) -> dict[str, Any]:
     """A :class:`~companion.tablescreen.publicview.PublicView` as plain JSON values."""
-    from dataclasses import asdict
-
     return asdict(view)
 
 

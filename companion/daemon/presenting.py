@@ -139,7 +139,7 @@ class Presenting:
                     screens = {station: marked(screen) for station, screen in screens.items()}
                 self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
             if self.box.table_screen is not None and isinstance(self.table, Table):
-                self._view = self.public_view(self.table)
+                self._view = self._with_room(self.public_view(self.table))
                 self._show_view()
             self._show_phones(screens, reveal)
 

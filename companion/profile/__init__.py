@@ -14,6 +14,6 @@ from __future__ import annotations
 from .box import (BACKENDS, BOARD_CHANNELS, BOARD_LEDS, DRIVERS, GPIO_RANGE, I2C_GPIO_BUSES, I2C_PINS,
                   MAX_NAME, MAX_SIMULATED, MAX_STATIONS, MIN_STATIONS, NAME_FITS, NAME_MAX, PANEL_SIZE,
                   PWM_PINS, ROTATIONS, BoardProfile, DisplayProfile, Displays, Profile, ProfileError,
-                  StationProfile, TableScreenProfile, Timing)
+                  StationProfile, TableScreenProfile, Timing, WebProfile)
 from .bootconfig import boot_config, unknown_buses
 from .checks import load_profile, parse_profile, warnings

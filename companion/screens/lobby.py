@@ -18,6 +18,8 @@ class GameMenuView:
     count: int
     keys: str = "ok: pick  slap: rules"
     """The bottom line: what the keys do on this page."""
+    room: str = ""
+    """The room code phones join with, when the box serves phones: it takes the title bar."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def _badged_title(draw: ImageDraw.ImageDraw, badge: str, heading: str, short: st
 def game_menu(view: GameMenuView) -> Image.Image:
     """The game's name (on two lines if long) between arrows, its player count, the keys."""
     image, draw = blank()
-    title(draw, "Choose a game")
+    title(draw, f"Phones: room {view.room}" if view.room else "Choose a game")
     names = lines_fit(textwrap.wrap(view.title, COLUMNS - 4), 2)
     top = LINE_H + 2 + (LINE_H // 2 if len(names) == 1 else 0)
     draw.rectangle((0, LINE_H + 2, WIDTH - 1, 3 * LINE_H + 1), fill=1)

@@ -11,7 +11,7 @@ from ..adapters.displays import DisplayWriter, open_device
 from ..adapters.lights import StationLights
 from ..adapters.lightsensor import LightSensors
 from ..daemon import Daemon
-from ..profile import DisplayProfile, Profile, StationProfile
+from ..profile import DisplayProfile, Profile, StationProfile, WebProfile
 from ..script import ScriptPress
 from ..wiring import Box, EdgeCallback
 from .light import ScanLitWriter, scanned_panels
@@ -74,6 +74,8 @@ class Simulator:
                  bots: dict[int, str] | None = None, light_sensors: bool = False) -> None:
         """``light_sensors``: every station has one over a modelled panel, as when the profile's
         stations have ``light_sensor``."""
+        if not profile.web.enabled:  # phones may always watch the simulator, on any free port
+            profile = replace(profile, web=WebProfile(enabled=True, port=0, bind=profile.web.bind))
         settings = profile.table_screen
         if table_screen is None and settings.enabled:
             table_screen = (settings.width, settings.height)
@@ -84,16 +86,26 @@ class Simulator:
         self.window: Window = self.daemon.box.window
         self.table_window: TableWindow | None = self.daemon.box.table_window
 
-    async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
-        """Until the players quit; a script, if given, presses keys for them meanwhile."""
-        stop = asyncio.Event()
+    async def run(self, presses: list[ScriptPress] | None = None, speed: float = 1.0,
+                  stop: asyncio.Event | None = None) -> None:
+        """Until the players quit (or ``stop`` is set); a script, if given, presses keys for them
+        meanwhile."""
+        stop = stop or asyncio.Event()
         self.daemon.stop_on_signals(stop)  # closing the terminal (SIGHUP) closes the window cleanly
         script = asyncio.ensure_future(self.daemon.press_script(presses or [], speed))
+        asyncio.ensure_future(self._say_where_phones_join())
         try:
             pumps = [self.window.pump(stop)] + ([self.table_window.pump(stop)] if self.table_window else [])
             await asyncio.gather(self.daemon.run(stop), *pumps)
         finally:
             script.cancel()
+
+    async def _say_where_phones_join(self) -> None:
+        """Print the phones' join address once the web companion listens."""
+        web = self.daemon.web
+        while not web.join_url:
+            await asyncio.sleep(0.05)
+        print(f"Phones join at {web.join_url} (room {web.room.code})", flush=True)
 
     async def screenshot(self, path: Path, presses: list[ScriptPress] | None = None, speed: float = 1.0) -> None:
         """Start up, play the script if any, then save the window as it looks as a PNG (and the

@@ -64,6 +64,8 @@ class Lobby:
         in the menu's "2/6"."""
         self.rules_page: int | None = None
         """The rules page shown for the selected game, from the game menu; None otherwise."""
+        self.room = ""
+        """The room code phones join with (the daemon sets it when the box serves phones)."""
 
     @property
     def game(self) -> Rules:
@@ -144,7 +146,7 @@ class Lobby:
             return rules_screen(self.game.name, self.rules_page)
         if self.row is None:
             return game_menu(GameMenuView(self.game.title, self.players_label(), self.index,
-                                          len(self.games) + self.pages_after))
+                                          len(self.games) + self.pages_after, room=self.room))
         options = self.game.Options
         rows = tuple((option_label(options, name)[0], show_value(options, name, self.values[name]))
                      for name, _ in self._rows())

@@ -71,6 +71,10 @@ class PublicView:
     notice: str = ""
     """Shown instead of the footer while set, as the panels show it on their bottom line: the
     game was just RESUMED, the button board is unplugged, a display is dead."""
+    room: str = ""
+    """The room code phones join with, when the box serves phones (in the header)."""
+    join: str = ""
+    """The address phones join at, room code and all: its QR code is drawn in the lobby."""
 
 
 def race_presses(result: RaceResult | None, names: tuple[str, ...],

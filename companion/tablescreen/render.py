@@ -5,6 +5,7 @@ every machine, and it hands the secret-leak test every string drawn).
 
 from __future__ import annotations
 
+import segno
 from PIL import Image
 
 from ..screens.canvas import overflow
@@ -41,9 +42,34 @@ def render(view: PublicView, size: tuple[int, int] = (1280, 720), drawn: list[st
                    w * (28 if columns == 1 else 48) // 100)
         _scores(p, view, (8 * u, top, 8 * u + side, bottom))
         left = side + 18 * u
-    box = (left, top, w - 8 * u, bottom)
+    right = w - 8 * u
+    if view.join:
+        right = _join_code(p, view, (left, top, right, bottom))
+    box = (left, top, right, bottom)
     _body(p, view, box)
     return p.image
+
+
+def _join_code(p: Painter, view: PublicView, box: tuple[int, int, int, int]) -> int:
+    """The QR code of the phones' join address at the box's right, the address under it: a phone
+    camera opens the page with the room code filled in. Returns where the body's room ends."""
+    x0, y0, x1, y1 = box
+    u = p.u
+    qr = segno.make(view.join, error="m")
+    modules = qr.symbol_size(border=2)[0]
+    cell = max(1, min((y1 - y0 - 2 * p.line_h(1)) // modules, (x1 - x0) // 3 // modules))
+    side = modules * cell
+    left = x1 - side
+    p.draw.rectangle((left, y0, x1 - 1, y0 + side - 1), fill=(255, 255, 255))
+    for row, line in enumerate(qr.matrix_iter(border=2)):
+        for col, dark in enumerate(line):
+            if dark:
+                x, y = left + col * cell, y0 + row * cell
+                p.draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=(0, 0, 0))
+    scale, rows = fit(view.join, side, 2 * p.line_h(1), range(u, 0, -1))
+    for i, row in enumerate(rows):
+        p.text(left + side // 2, y0 + side + u + i * p.line_h(scale), row, scale=scale, fill=DIM, align="centre")
+    return left - 8 * u
 
 
 def fit(s: str | tuple[str, ...], width: int, height: int, scales) -> tuple[int, list[str]]:
@@ -74,6 +100,8 @@ def _header(p: Painter, view: PublicView) -> None:
     p.draw.rectangle((0, 0, w - 1, 16 * u), fill=PANEL)
     title_end = 8 * u + p.text(8 * u, 3 * u, view.game, fill=ACCENT) + 8 * u
     right = w - 8 * u
+    if view.room:
+        right -= p.text(right, 3 * u, f"Room {view.room}", fill=ACCENT, align="right") + 8 * u
     if view.clock:
         right -= p.text(right, 3 * u, view.clock, fill=ALERT if view.hurry else TEXT, align="right") + 8 * u
     if view.turn and not view.over:  # smaller type rather than a cut
