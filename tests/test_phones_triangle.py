@@ -64,7 +64,7 @@ def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tm
         zoe = Phone(chromium, box.join_url)
         zoe.join("seat", ZOE)
         zoe.see("#status", f"Seat 3: {ZOE}")
-        watcher.see_in("#t-lines", f"{ZOE}")  # the lobby's line names every station
+        watcher.see_in("#t-scores", ZOE)  # her station takes her name, on every page
         start_triangle(box)
 
         # Round 1: the countdown, then the cards. Zoe slaps once her screen has painted them.

@@ -140,7 +140,7 @@ class Phones:
 
     def phone_view(self) -> dict[str, Any]:
         """The public view as the TV shows it, the join details, and each station's name."""
-        view = self._with_room(self.public_view(self.table))
+        view = self._noticed(self._with_room(self.public_view(self.table)))
         return {**as_json(view), "room": self.web.room.code, "join": self.web.join_url,
                 "names_by_station": list(self.table.names)}
 
