@@ -279,3 +279,31 @@ def test_a_display_that_fails_at_open_does_not_hold_back_ready_and_the_game_play
 
 
 
+
+
+PHONES = ROOT / "systemd" / "phones.conf"
+
+
+def with_phones(tmp_path: Path) -> Path:
+    """The unit with the phones' drop-in applied (a drop-in's settings follow the unit's)."""
+    unit = tmp_path / "companion.service"
+    unit.write_text(UNIT.read_text().replace("/opt/companion/venv/bin/companion", shutil.which("true"))
+                    + "\n" + PHONES.read_text())
+    return unit
+
+
+def test_the_phones_drop_in_opens_only_the_box_network():
+    settings = [line for line in PHONES.read_text().splitlines() if line and not line.startswith(("#", "["))]
+    assert settings == ["PrivateNetwork=no", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "IPAddressDeny=any",
+                        "IPAddressAllow=localhost link-local 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7"]
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_the_unit_with_phones_verifies_and_stays_rated_ok(tmp_path):
+    unit = with_phones(tmp_path)
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stderr.strip() == "", result.stderr
+    level = exposure(unit)
+    if level is None:
+        pytest.skip("this systemd-analyze cannot rate a unit file offline (needs systemd 252+)")
+    assert level <= 2.5, f"exposure {level} with the phones' network"

@@ -269,7 +269,16 @@ def _web(c: _Checker, data: dict) -> WebProfile:
                            "listens beyond its own network")
         bind = "lan"
     return WebProfile(enabled=c.flag(data, "web", "enabled", False),
-                      port=c.number(data, "web", "port", 8080, 0, 65535), bind=bind)
+                      port=_web_port(c, data), bind=bind)
+
+
+def _web_port(c: _Checker, data: dict) -> int:
+    """The web companion's port: 1024 or above (the service has no capability to bind lower), or 0
+    for any free port (the address shown says which)."""
+    port = data.get("port", 8080)
+    if port == 0 and not isinstance(port, bool):
+        return 0
+    return c.number(data, "web", "port", 8080, 1024, 65535)
 
 
 def _local_address(text: str) -> bool:

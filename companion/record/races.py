@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Iterator
 
-NOTES = ("onset_ms", "light_ms", "reaction_ms", "question")
+NOTES = ("onset_ms", "light_ms", "reaction_ms", "error_ms", "question")
 """Informational fields the box adds to the action line that ends a race (claim, draw, start, buzz):
 per player, ``onset_ms`` is when their screen showed the race, in ms after the race opened, and
 ``reaction_ms`` their counted press's time after that onset; null for a player not in the race
 or without a counted press. With a light sensor on every station the line also has
-``light_ms``, when each player's panel lit up, and ``reaction_ms`` counts from that instead. The closest game's ``start`` also names the ``question`` its race
+``light_ms``, when each player's panel lit up, and ``reaction_ms`` counts from that instead. A
+race a phone played in also has ``error_ms``: per player, how far their reaction time may be
+from the truth (a phone's clock sync, its press's and its screen's; 0 for a wired station, null
+where ``reaction_ms`` is). The closest game's ``start`` also names the ``question`` its race
 answered (``[a, b]`` for a x b). They are not part of the action: replay reads past them."""
 LONGEST_REACTION_MS = 3_600_000
 """A reaction time beyond an hour is no reaction time (a hand-edited or damaged line)."""
@@ -74,6 +77,8 @@ def race_json(obj: dict[str, Any], players: int) -> dict[str, Any]:
            "reaction_ms": _per_player(obj, "reaction_ms", players)}
     if isinstance(obj.get("light_ms"), list):
         out["light_ms"] = _per_player(obj, "light_ms", players)
+    if isinstance(obj.get("error_ms"), list):
+        out["error_ms"] = _per_player(obj, "error_ms", players)
     question = race_question(obj)
     if question is not None:
         out["question"] = list(question)

@@ -255,8 +255,9 @@ class GameTable:
     def act_after(self, race: Race | None, action: dict[str, Any], **notes: Any) -> None:
         """Apply the action a race led to, journaled with the race's onsets and reaction times
         (informational: ``onset_ms`` from the race's opening and ``reaction_ms``, per player,
-        null for a player not in the race or without a counted press, and ``light_ms`` when the
-        race timed players from their light sensors; replay ignores them) and
+        null for a player not in the race or without a counted press, ``light_ms`` when the
+        race timed players from their light sensors, ``error_ms`` when a phone played in it;
+        replay ignores them) and
         ``notes``, the game's own race fields (:data:`companion.record.journal.NOTES`)."""
         if race is not None:
             self.judged(race)
@@ -269,6 +270,9 @@ class GameTable:
                                 for p in players],
                 **notes,
             }
+            errors = [race.error_ns(p) for p in players]
+            if any(errors):  # a phone played: how sure each reaction time is
+                self.aside["error_ms"] = [None if e is None else round(e / 1e6, 6) for e in errors]
             if race.light is not None:  # the race timed each player from their panel's light
                 self.aside["onset_ms"] = self._after(race.stamped, opens)
                 self.aside["light_ms"] = self._after(race.light, opens)

@@ -26,6 +26,8 @@ class RacePress:
     delta_ms: float
     note: str = ""
     """``first``, ``tie``, ``false start``, ``late``, ``judging``..."""
+    error_ms: float = 0.0
+    """How far ``delta_ms`` may be from the truth: a phone's clock sync (0 for a wired station)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,8 @@ def race_presses(result: RaceResult | None, names: tuple[str, ...],
     first = "tie" if result.tie else "first"
     late_player = late.player if late is not None and late.press == "press" else None
     out = [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6),
-                     first if p.station in result.winners else "late" if p.station == late_player else "")
+                     first if p.station in result.winners else "late" if p.station == late_player else "",
+                     round(p.error_ns / MS, 6))
            for p in result.order if p.station < len(names)]
     out += [RacePress(names[p.station], p.station, round(p.delta_ns / MS, 6), "false start")
             for p in result.false_starts if p.station < len(names)]
@@ -104,5 +107,14 @@ def journaled_presses(line: dict | None, names: tuple[str, ...]) -> tuple[RacePr
     winners = race_winners(line, len(names))
     first = "tie" if len(winners) > 1 else "first"
     fastest = timed[0][0]
-    return tuple(RacePress(names[p], p, round(ms - fastest, 6), first if p in winners else "")
+    errors = _errors(line, len(names))
+    return tuple(RacePress(names[p], p, round(ms - fastest, 6), first if p in winners else "", errors[p])
                  for ms, p in timed)
+
+
+def _errors(line: dict, players: int) -> list[float]:
+    """Each player's ``error_ms`` on a race line (0 where it has none: a wired station, an older journal)."""
+    values = line.get("error_ms") if isinstance(line, dict) else None
+    values = values if isinstance(values, list) else []
+    return [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 3_600_000 else 0.0
+            for v in values[:players]] + [0.0] * max(0, players - len(values))
