@@ -270,6 +270,12 @@
     return (ms > 0 ? "+" : "") + Math.round(ms) + " ms";
   }
 
+  /** A phone's press is placed within its clock's error: the margin the verdict allowed it, as
+   * the TV says it (a wired station's is 0, and not said). */
+  function margin(r) {
+    return r.error_ms >= 0.5 && r.note !== "false start" ? " \u00B1" + Math.round(r.error_ms) + " ms" : "";
+  }
+
   function showTable(view) {
     const names = view.names || [];
     text("t-game", view.game);
@@ -303,8 +309,8 @@
       who.textContent = r.name;
       const at = document.createElement("span");
       at.className = "when";
-      at.textContent = r.delta_ms === 0 && r.note !== "false start" ? (r.note || "first")
-        : when(r.delta_ms) + (r.note ? " " + r.note : "");
+      at.textContent = (r.delta_ms === 0 && r.note !== "false start" ? (r.note || "first")
+        : when(r.delta_ms) + (r.note ? " " + r.note : "")) + margin(r);
       const bar = document.createElement("i");
       bar.style.width = Math.max(0, Math.min(100, 100 * r.delta_ms / span)) + "%";
       li.append(who, at, bar);
