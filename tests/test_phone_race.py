@@ -87,3 +87,10 @@ def test_the_true_first_press_always_wins_or_ties(presses):
     first = min(truth.values())
     winners = decided(race).winners
     assert any(truth[s] == first for s in winners)
+
+
+def test_a_station_not_in_the_race_has_no_error():
+    race = Race(0, TIE, [1, 2], revealed=True)
+    race.reveal({1: 0, 2: 0})
+    race.press(press(1, 100, error_ms=5))
+    assert race.error_ns(0) is None and race.error_ns(2) is None and race.error_ns(1) == 5 * MS

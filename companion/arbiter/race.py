@@ -339,7 +339,7 @@ class Race:
     def error_ns(self, station: int) -> int | None:
         """How far the station's reaction time may be from the truth, if it has a counted press:
         its press's error and its onset's (0 for a wired station)."""
-        t = self._counted_ns(station)
+        t = self._counted_ns(station) if station in self.stations else None
         return None if t is None else self._error(station, t)
 
     def _error(self, station: int, t_ns: int) -> int:

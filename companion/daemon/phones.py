@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict, replace
 import socket
-import time
 from typing import Any
 
 from ..arbiter.inputs import InputEvent
@@ -129,7 +128,7 @@ class Phones:
             self._phone_trouble(station, None)
             log.info("phones: station %d's phone answers again", station + 1)
         self.watermarks.report(source, t_ns)
-        self._phone_heard[station] = time.monotonic_ns()
+        self._phone_heard[station] = self.web.now_ns()  # the clock the pings are stamped on
         if self.table.wakeup_ns() is not None or self._shown_reveals:
             self._wake_loop()
 

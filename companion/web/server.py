@@ -338,13 +338,17 @@ class WebCompanion:
     async def _ping_every(self) -> None:
         while True:
             await asyncio.sleep(PING_NS / 1e9)
-            now = self.now_ns()
-            for phone in list(self.phones):
-                if now - phone.last_heard_ns > SILENT_NS:
-                    log.warning("web: %s closed: silent for %g s", phone.peer, SILENT_NS / 1e9)
-                    asyncio.ensure_future(_quietly(phone.socket.close(code=CLOSE_SILENT, message=b"silent")))
-                elif phone.socket.prepared and not phone.socket.closed:
-                    self._ping(phone)
+            self.ping_all()
+
+    def ping_all(self) -> None:
+        """Ping every phone (a phone silent for :data:`SILENT_NS` is closed instead)."""
+        now = self.now_ns()
+        for phone in list(self.phones):
+            if now - phone.last_heard_ns > SILENT_NS:
+                log.warning("web: %s closed: silent for %g s", phone.peer, SILENT_NS / 1e9)
+                asyncio.ensure_future(_quietly(phone.socket.close(code=CLOSE_SILENT, message=b"silent")))
+            elif phone.socket.prepared and not phone.socket.closed:
+                self._ping(phone)
 
     def _ping(self, phone: Phone) -> None:
         phone.next_ping += 1
