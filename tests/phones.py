@@ -140,6 +140,9 @@ class Phone:
     def see_not_in(self, selector: str, text: str) -> None:
         expect(self.page.locator(selector)).not_to_contain_text(text, timeout=WAIT_MS)
 
+    def text(self, selector: str) -> str:
+        return self.page.locator(selector).inner_text()
+
     def panel_bits(self) -> bytes:
         """The seat's panel as the page shows it (the image the box sent), one byte per 8 pixels."""
         src = self.page.get_attribute("#panel", "src")

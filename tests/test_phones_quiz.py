@@ -144,6 +144,8 @@ def test_a_quiz_with_eight_phone_buzzers_beside_the_box_s_own(chromium, tmp_path
     kim_seat = FIRST_PHONE - 1 + PLAYERS.index("Kim")
     races = replayed["races"]
     assert [race["winners"] for race in races[:2]] == [[kim_seat], [BEN - 1]]
-    # A phone's reaction carries its error; a wired station's is 0.
-    assert races[0]["error_ms"][kim_seat] > 0 and races[1]["error_ms"][BEN - 1] == 0
-    assert all(races[2]["error_ms"][seat] > 0 for seat in phone_seats if races[2]["reaction_ms"][seat] is not None)
+    assert FIRST_PHONE - 1 in races[2]["winners"]  # Ida, or a tie with her
+    # A race a phone played in journals each phone's error; one of wired buzzers alone has none.
+    assert races[0]["error_ms"][kim_seat] > 0 and "error_ms" not in races[1]
+    timed = [seat for seat in phone_seats if races[2]["reaction_ms"][seat] is not None]
+    assert timed and all(races[2]["error_ms"][seat] > 0 for seat in timed)
