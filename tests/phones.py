@@ -153,6 +153,13 @@ class Phone:
         self.context.close()
 
 
+def scores(phone: Phone) -> dict[str, str]:
+    """The scores as a page shows them: name -> points."""
+    rows = phone.page.locator("#t-scores li")
+    return {rows.nth(i).locator("span").inner_text(): rows.nth(i).locator("b").inner_text()
+            for i in range(rows.count())}
+
+
 class Pictures:
     """What the phones showed, as PNGs: into ``PHONE_PICTURES`` if set (docs/phones/ is made so:
     ``PHONE_PICTURES=docs/phones pytest tests/test_phones_triangle.py tests/test_phones_quiz.py``),

@@ -13,7 +13,7 @@ from companion.cli import main
 from companion.games import get
 from companion.games.options import lobby_choices
 
-from phones import Phone, PhoneBox, Pictures, web_profile
+from phones import Phone, PhoneBox, Pictures, scores, web_profile
 
 PLAYERS = ("Ida", "Jo", "Kim", "Lou", "Max", "Nia", "Oz", "Pam")
 STATIONS = """
@@ -103,6 +103,18 @@ def test_a_quiz_with_eight_phone_buzzers_beside_the_box_s_own(chromium, tmp_path
         box.tap(HOST, "ok")
         watcher.see("#t-heading", "Kim was right!")
 
+        # Kim's phone loses the network without a word: her page gives the link up and says so,
+        # the table says her phone is silent; back on the network, the page takes her seat back
+        # by itself with its token, her point kept.
+        kim.context.set_offline(True)
+        kim.see("#status", "Connection lost: rejoining your seat\u2026")
+        pictures.take(kim, "buzzer-lost")
+        watcher.see_in("#t-footer", "Kim's phone")
+        kim.context.set_offline(False)
+        kim.see("#status", "Seat 7: Kim")
+        watcher.see_not_in("#t-footer", "Kim's phone")
+        assert scores(kim)["Kim"] == "1"
+
         # Q2: Ben's bare buzzer on the box's pins, alone: every phone sees him answer.
         arm(box, phones)
         box.tap(BEN, "slap")
@@ -126,9 +138,8 @@ def test_a_quiz_with_eight_phone_buzzers_beside_the_box_s_own(chromium, tmp_path
         answering = watcher.text("#t-heading").removesuffix(" answers")
         box.tap(HOST, "ok")
         watcher.see("#t-heading", f"{answering} was right!")
-        shown = {li.split("\n")[0]: li.split("\n")[1] for li in watcher.page.locator("#t-scores li").all_inner_texts()}
         right = Counter(["Kim", "Ben", answering])
-        assert shown == {name: str(right[name]) for name in ("Ana", "Ben", "Cy", *PLAYERS)}
+        assert scores(watcher) == {name: str(right[name]) for name in ("Ana", "Ben", "Cy", *PLAYERS)}
         for phone in phones:  # no phone was ever sent a panel: a buzzer has none, and no one else's
             assert all(m["type"] != "panel" or m["keys"] == ["slap"] for m in phone.received)
     finally:

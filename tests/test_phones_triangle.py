@@ -15,7 +15,7 @@ from companion.cli import main
 from companion.games import get
 from companion.games.options import lobby_choices
 
-from phones import Phone, PhoneBox, Pictures, web_profile
+from phones import Phone, PhoneBox, Pictures, scores, web_profile
 
 ZOE = "<u>Zoe</u>"
 STATIONS = """
@@ -41,13 +41,6 @@ def start_triangle(box: PhoneBox) -> None:
     """Ana walks the lobby: Triangle (the first game), its options as they are, Start."""
     for _ in range(1 + len(lobby_choices(get("triangle").Options)) + 1):
         box.tap(ANA, "ok")
-
-
-def scores(phone: Phone) -> dict[str, str]:
-    """The scores as a page shows them: name -> points."""
-    rows = phone.page.locator("#t-scores li")
-    return {rows.nth(i).locator("span").inner_text(): rows.nth(i).locator("b").inner_text()
-            for i in range(rows.count())}
 
 
 def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tmp_path, capsys):

@@ -20,6 +20,7 @@
   const KEY_LABELS = { slap: "SLAP", left: "\u25C0", ok: "OK", right: "\u25B6" };
   const RETRY_MS = [250, 500, 1000, 2000, 4000];
   const TAKEN_BACK = 4001;
+  const SILENT_MS = 3000;  // the box pings every 250 ms: this long without a word, the link is gone
   const HISTORY = 30;
   const HAPTIC_MS = 15;
 
@@ -29,6 +30,7 @@
   let retries = 0;
   let retryTimer = null;
   let seq = 0;
+  let heard = 0;        // when the box last said anything (phone ms)
   let keysShown = "";
   let lastHistory = "";
   let paintedFrame = null;
@@ -73,12 +75,14 @@
     synced = false;
     unsent = null;
     ws.onopen = () => {
+      heard = phoneMs();
       const hello = { type: "hello", room: joining.room, role: joining.role };
       if (joining.name) hello.name = joining.name;
       if (joining.token) hello.token = joining.token;
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (event) => {
+      heard = phoneMs();
       let message;
       try {
         message = JSON.parse(event.data);
@@ -109,6 +113,19 @@
     retries += 1;
     retryTimer = setTimeout(connect, wait);
   }
+
+  /** A link that dies without a word (Wi-Fi gone, the phone asleep) never closes by itself: the
+   * box's pings stop, so the page gives it up and rejoins, instead of showing a seat that is
+   * not connected. */
+  function checkSilence() {
+    const ws = socket;
+    if (!ws || ws.readyState !== WebSocket.OPEN || phoneMs() - heard < SILENT_MS) return;
+    socket = null;
+    ws.close();
+    dropped();
+  }
+
+  setInterval(checkSilence, SILENT_MS / 4);
 
   function rejoinNow() {
     if (joining && !refused && !socket) connect();
