@@ -82,6 +82,8 @@ def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tm
         snapped = box.snap(tmp_path / "snap")[PHONE - 1]
         assert zoe.panel_bits() == Image.open(snapped).convert("1").tobytes()
 
+        answered_as_the_protocol_says(zoe)
+
         # Her phone drops (the browser is gone); the table says so and waits for her.
         kept = zoe.context.storage_state()
         zoe.close()
@@ -93,6 +95,10 @@ def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tm
         assert scores(zoe) == after_round_1
         watcher.see_not_in("#t-footer", "phone left")
         assert box.logged("station 3 taken by a phone")
+
+        # A reload takes the seat back too.
+        zoe.page.reload()
+        zoe.see("#status", f"Seat 3: {ZOE}")
 
         # Round 2: Ana deals; Ben slaps alone, states a fact; Zoe's phone sees it all.
         box.tap(ANA, "ok")
@@ -134,6 +140,24 @@ def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tm
         zoe.see_in("#refused", "room code")
     finally:
         assert box.close() == 0
+
+
+def answered_as_the_protocol_says(phone: Phone) -> None:
+    """What the page sent (docs/PHONE-PROTOCOL.md): a hello first; a pong for each ping, once,
+    in order, its time on the phone's clock never going back; presses numbered from 1, each down
+    then up, at the touch's own time on that clock; a painted report only of a frame it was sent."""
+    sent = phone.sent
+    assert sent[0]["type"] == "hello"
+    pings = [m["id"] for m in phone.received if m["type"] == "ping"]
+    pongs = [m for m in sent if m["type"] == "pong"]
+    assert [m["id"] for m in pongs] == pings[:len(pongs)] and len(pongs) >= len(pings) - 1
+    assert all(a["t"] <= b["t"] for a, b in zip(pongs, pongs[1:]))
+    presses = [m for m in sent if m["type"] == "press"]
+    assert [m["seq"] for m in presses] == list(range(1, len(presses) + 1))
+    assert [(m["key"], m["down"]) for m in presses] == [("slap", True), ("slap", False), ("ok", True), ("ok", False)]
+    assert all(pongs[0]["t"] < m["t"] < pongs[-1]["t"] for m in presses)
+    frames = {m["frame"] for m in phone.received if m["type"] == "panel"}
+    assert {m["frame"] for m in sent if m["type"] == "painted"} <= frames
 
 
 def kept_room(storage_state: dict) -> str:
