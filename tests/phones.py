@@ -1,5 +1,5 @@
 """Phones in a real headless Chromium at a real box process: the box (tests/boxproc.py on a mock
-profile with ``[web]``, its stations pressed from stdin) and each phone its own browser context
+profile with ``[web]``, :func:`phonebox.profile_with_phones`; its wired stations pressed from stdin) and each phone its own browser context
 (its own storage, so its own seat token), on the page the box serves.
 
 Everything here waits for what the box or the page does (a line, a text on the page), never for
@@ -13,8 +13,6 @@ import io
 import json
 import os
 import re
-import socket
-import textwrap
 import time
 from pathlib import Path
 
@@ -32,33 +30,7 @@ PHONE_SIZE = {"width": 390, "height": 844}
 JOIN = re.compile(r"http://\S+/\?room=[A-Z]{4}")
 
 
-def free_port() -> int:
-    """A port nothing listens on now, for the box's ``[web]`` (a profile's port is 1024-65535)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def web_profile(directory: Path, name: str, stations: str) -> Path:
-    """A mock profile with the web companion on loopback at a free port, and ``stations``
-    (TOML ``[[stations]]`` tables)."""
-    path = directory / f"{name}.toml"
-    path.write_text(textwrap.dedent(f"""\
-        name = "{name}"
-        backend = "mock"
-
-        [buzzer]
-        pin = 18
-
-        [web]
-        enabled = true
-        port = {free_port()}
-        bind = "loopback"
-        """) + textwrap.dedent(stations))
-    return path
-
-
-class PhoneBox(BoxProcess):
+class WebBox(BoxProcess):
     """The real box with its web companion; :attr:`join_url` is the address its QR code holds."""
 
     def __init__(self, journal_dir: Path, profile: Path, seed: int = 1) -> None:

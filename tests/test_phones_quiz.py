@@ -13,44 +13,16 @@ from companion.cli import main
 from companion.games import get
 from companion.games.options import lobby_choices
 
-from phones import Phone, PhoneBox, Pictures, scores, web_profile
+from phonebox import profile_with_phones, wired
+from phones import Phone, Pictures, WebBox, scores
 
 PLAYERS = ("Ida", "Jo", "Kim", "Lou", "Max", "Nia", "Oz", "Pam")
-STATIONS = """
-[[stations]]
-name = "Host"
-pins = { slap = 4, left = 17, ok = 27, right = 22 }
-display = { driver = "ssd1306", port = 1, address = 0x3C }
-
-[[stations]]
-name = "Ana"
-pins = { slap = 5, left = 6, ok = 13, right = 19 }
-display = { driver = "ssd1306", port = 1, address = 0x3D }
-led = 26
-
-[[stations]]
-name = "Ben"
-buzzer_only = true
-pins = { slap = 23 }
-led = 7
-
-[[stations]]
-name = "Cy"
-buzzer_only = true
-pins = { slap = 24 }
-led = 8
-""" + "".join(f"""
-[[stations]]
-name = "P{n}"
-phone = true
-buzzer_only = true
-""" for n in range(5, 13))
 HOST, BEN, CY = 1, 3, 4
 """Station numbers, as the box and its taps count them (from 1)."""
 FIRST_PHONE = 5
 
 
-def start_quiz(box: PhoneBox, watcher: Phone) -> None:
+def start_quiz(box: WebBox, watcher: Phone) -> None:
     """The host turns the menu to the quiz (as the watching phone sees it), picks it, keeps its
     options, starts it, and with nobody joined on "Who plays?" seats every station."""
     menu = watcher.page.locator("#t-lines li").first
@@ -62,7 +34,7 @@ def start_quiz(box: PhoneBox, watcher: Phone) -> None:
         box.tap(HOST, "ok")
 
 
-def arm(box: PhoneBox, phones: list[Phone]) -> None:
+def arm(box: WebBox, phones: list[Phone]) -> None:
     """The host arms the buzzers; every phone has shown it (a press before would be too early)."""
     box.tap(HOST, "slap")
     for phone in phones:
@@ -76,8 +48,9 @@ def lights(phones: list[Phone]) -> list[str]:
 
 def test_a_quiz_with_eight_phone_buzzers_beside_the_box_s_own(chromium, tmp_path, capsys):
     pictures = Pictures("quiz", tmp_path)
-    profile = web_profile(tmp_path, "quiz-phones", STATIONS)
-    box = PhoneBox(tmp_path / "games", profile, seed=3)
+    profile = profile_with_phones(tmp_path, wired("Host", "Ana") + [("Ben", {"slap": 23}), ("Cy", {"slap": 24})],
+                                  [(FIRST_PHONE - 1 + n, f"P{FIRST_PHONE + n}", True) for n in range(len(PLAYERS))])
+    box = WebBox(tmp_path / "games", profile, seed=3)
     phones: list[Phone] = []
     try:
         watcher = Phone(chromium, box.join_url)

@@ -8,6 +8,7 @@ Zoe's name is markup (``<u>Zoe</u>``): every page must show it as the text it is
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from PIL import Image
 
@@ -15,29 +16,15 @@ from companion.cli import main
 from companion.games import get
 from companion.games.options import lobby_choices
 
-from phones import Phone, PhoneBox, Pictures, scores, web_profile
+from phonebox import profile_with_phones, wired
+from phones import Phone, Pictures, WebBox, scores
 
 ZOE = "<u>Zoe</u>"
-STATIONS = """
-[[stations]]
-name = "Ana"
-pins = { slap = 4, left = 17, ok = 27, right = 22 }
-display = { driver = "ssd1306", address = 0x3C }
-
-[[stations]]
-name = "Ben"
-pins = { slap = 5, left = 6, ok = 13, right = 19 }
-display = { driver = "ssd1306", address = 0x3C }
-
-[[stations]]
-name = "P3"
-phone = true
-"""
 ANA, BEN, PHONE = 1, 2, 3
 """Station numbers, as the box and its taps count them (from 1)."""
 
 
-def start_triangle(box: PhoneBox) -> None:
+def start_triangle(box: WebBox) -> None:
     """Ana walks the lobby: Triangle (the first game), its options as they are, Start."""
     for _ in range(1 + len(lobby_choices(get("triangle").Options)) + 1):
         box.tap(ANA, "ok")
@@ -45,8 +32,8 @@ def start_triangle(box: PhoneBox) -> None:
 
 def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tmp_path, capsys):
     pictures = Pictures("triangle", tmp_path)
-    profile = web_profile(tmp_path, "triangle-phone", STATIONS)
-    box = PhoneBox(tmp_path / "games", profile, seed=8)
+    profile = profile_with_phones(tmp_path, wired("Ana", "Ben"), [(PHONE - 1, "P3", False)])
+    box = WebBox(tmp_path / "games", profile, seed=8)
     try:
         watcher = Phone(chromium, box.join_url)
         assert watcher.page.input_value("#room") == box.join_url[-4:]  # filled in from the QR's address
@@ -126,8 +113,12 @@ def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tm
     assert [(r["action"], r["winners"]) for r in replayed["races"]] == [("claim", [PHONE - 1]), ("claim", [BEN - 1])]
     assert replayed["scores"] == [int(final[name]) for name in ("Ana", "Ben", ZOE)]
 
-    # The box starts again: it offers the game back, and a phone that watches sees it resumed.
-    box = PhoneBox(tmp_path / "games", profile, seed=8)
+    # The box starts again, on the port it had (a real box's profile names one): it offers the
+    # game back, and a phone that watches sees it resumed.
+    port = urlsplit(box.join_url).port
+    profile.write_text(profile.read_text().replace("port = 0", f"port = {port}"))
+    box = WebBox(tmp_path / "games", profile, seed=8)
+    assert urlsplit(box.join_url).port == port
     try:
         watcher = Phone(chromium, box.join_url)
         watcher.join("watch")

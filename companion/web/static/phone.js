@@ -151,6 +151,7 @@
       $("join").hidden = true;
       $("table").hidden = false;
       $("seat").hidden = m.role === "watch";
+      $("history-box").open = m.role === "watch";  // a watcher has the room for it
       const seat = m.role === "watch" ? ""
         : "Seat " + m.seat + (joining.name ? ": " + joining.name : "");
       say(m.role === "watch" ? "Watching room " + m.room : seat);
