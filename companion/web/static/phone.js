@@ -74,6 +74,7 @@
     socket = ws;
     synced = false;
     unsent = null;
+    document.body.classList.add("unsynced");
     ws.onopen = () => {
       heard = phoneMs();
       const hello = { type: "hello", room: joining.room, role: joining.role };
@@ -171,7 +172,7 @@
       send({ type: "pong", id: m.id, t: phoneMs() });
       if (!synced) {
         synced = true;
-        document.body.classList.remove("offline");
+        document.body.classList.remove("offline", "unsynced");
         if (unsent) send(unsent);
         unsent = null;
       }
