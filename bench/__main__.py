@@ -15,8 +15,8 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import (bots, fairness, latency, plot, process, quiz, replay_scaling, reveal, saving, tablescreen, throughput,
-               vm_delivery)
+from . import (bots, fairness, latency, phones, plot, process, quiz, replay_scaling, reveal, saving, tablescreen,
+               throughput, vm_delivery)
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -50,6 +50,7 @@ def run(quick: bool) -> dict:
     out["bot_move_ms"] = bots.other_moves_ms(100 if quick else 500)
     out.update(bots.paytoplay())
     out.update(tablescreen.table_screen(10 if quick else 50))
+    out.update(phones.figures(quick))
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
         out.update(process.help_ms(Path(tmp), 3 if quick else 9))

@@ -19,7 +19,7 @@ from companion.daemon import Daemon
 from companion.profile import load_profile
 from companion.web.server import PING_NS
 
-from helpers import MS, FakeClock, until
+from helpers import MS, PATIENCE_S, FakeClock, until
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = '\n[web]\nenabled = true\nport = 0\nbind = "loopback"\n'
@@ -119,10 +119,14 @@ class PhoneBox:
         self.daemon.step(self.clock.ns)
 
     async def settle(self) -> None:
-        """Let every frame in flight arrive (the box's and the phones')."""
+        """Let every frame in flight arrive (the box's and the phones'), once the journal has
+        saved what the box decided (nothing is shown before it is saved)."""
+        if self.daemon.saving.pending:
+            self.daemon.saving.wait(PATIENCE_S)
+            self.step()
         for _ in range(20):
             await asyncio.sleep(0)
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.002)
 
     async def tap(self, station: int, key: str = "slap", hold_ms: float = 60.0) -> None:
         """Press and release a wired station's key (0-based), stepping the box at each edge."""

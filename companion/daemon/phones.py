@@ -138,9 +138,9 @@ class Phones:
             self._wake_loop()
 
     def phone_view(self) -> dict[str, Any]:
-        """The public view as the TV shows it, the join details, and each station's name."""
-        view = self._noticed(self._with_room(self.public_view(self.table)))
-        return {**as_json(view), "room": self.web.room.code, "join": self.web.join_url,
+        """The public view as the TV shows it (the room code, and in the lobby the join
+        address; the notice every screen shows), and each station's name."""
+        return {**as_json(self._noticed(self._with_room(self.public_view(self.table)))),
                 "names_by_station": list(self.table.names)}
 
     def phone_panel(self, station: int, screen=None) -> dict[str, Any]:
