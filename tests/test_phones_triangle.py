@@ -8,6 +8,7 @@ Zoe's name is markup (``<u>Zoe</u>``): every page must show it as the text it is
 from __future__ import annotations
 
 import json
+import math
 from urllib.parse import urlsplit
 
 from PIL import Image
@@ -55,6 +56,10 @@ def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tm
         watcher.see("#t-heading", f"{ZOE} speaks")
         race = watcher.page.locator("#t-race li").all_inner_texts()
         assert race[0].split("\n")[0] == ZOE and "first" in race[0]
+        # Her press is placed within her phone's clock error, and the page says the margin.
+        [claim] = [m["view"]["race"] for m in watcher.received if m["type"] == "table" and m["view"]["race"]][-1:]
+        margin = claim[0]["error_ms"]
+        assert margin > 0 and race[0].endswith(f"\u00b1{math.floor(margin + 0.5)} ms") == (margin >= 0.5), (margin, race)
         zoe.see("#t-heading", f"{ZOE} speaks")
         # She states the first fact her panel offers.
         zoe.wait(zoe.painted_latest)
