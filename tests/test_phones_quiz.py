@@ -111,6 +111,11 @@ def test_a_quiz_with_eight_phone_buzzers_beside_the_box_s_own(chromium, tmp_path
         answering = watcher.text("#t-heading").removesuffix(" answers")
         box.tap(HOST, "ok")
         watcher.see("#t-heading", f"{answering} was right!")
+        # The watcher's history: one entry a question, newest first, each with its verdict.
+        history = watcher.page.locator("#history li").all_inner_texts()
+        assert [entry.split(" \u2014 ")[0] for entry in history] == [f"{answering} was right!", "Ben was right!",
+                                                                       "Kim was right!"]
+        assert history[1:] == ["Ben was right! \u2014 Ben", "Kim was right! \u2014 Kim"]
         right = Counter(["Kim", "Ben", answering])
         assert scores(watcher) == {name: str(right[name]) for name in ("Ana", "Ben", "Cy", *PLAYERS)}
         for phone in phones:  # no phone was ever sent a panel: a buzzer has none, and no one else's

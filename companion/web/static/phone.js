@@ -32,7 +32,7 @@
   let seq = 0;
   let heard = 0;        // when the box last said anything (phone ms)
   let keysShown = "";
-  let lastHistory = "";
+  let lastRace = [];     // the race the newest history entry tells
   let paintedFrame = null;
   let synced = false;   // a ping answered on this connection: the box can place our times now
   let unsent = null;    // a painted report made before that, sent right after the first pong
@@ -343,18 +343,23 @@
     remember(view);
   }
 
-  /** The page's history: each verdict with its race as it came, newest first (the TV shows only
-   * the latest; a phone can scroll back). */
+  /** The page's history: each race with its latest verdict, newest first (the TV shows only the
+   * latest; a phone can scroll back). A race that grows (later presses) or is judged ("was
+   * right!") stays one entry, brought up to date. */
   function remember(view) {
-    const race = view.race || [];
+    const race = (view.race || []).map((r) => r.name + (r.delta_ms === 0 ? "" : " " + when(r.delta_ms)));
     if (!race.length && !view.over) return;
-    const entry = view.heading + (race.length ? " \u2014 " + race.map((r) =>
-      r.name + (r.delta_ms === 0 ? "" : " " + when(r.delta_ms))).join(", ") : "");
-    if (entry === lastHistory) return;
-    lastHistory = entry;
+    const entry = view.heading + (race.length ? " \u2014 " + race.join(", ") : "");
+    const list = $("history");
+    const same = lastRace.length > 0 && race.length >= lastRace.length
+      && lastRace.every((press, i) => press === race[i]);
+    lastRace = race;
+    if (same && list.firstChild) {
+      list.firstChild.textContent = entry;
+      return;
+    }
     const li = document.createElement("li");
     li.textContent = entry;
-    const list = $("history");
     list.prepend(li);
     while (list.children.length > HISTORY) list.lastChild.remove();
   }
