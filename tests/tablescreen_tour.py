@@ -13,6 +13,17 @@ NAMES = ("Ana", "Ben", "Cy", "Dee")
 WEIGHTS = {"slap": 3, "ok": 4, "left": 2, "right": 2}
 
 
+def next_in_lobby(table, game: str) -> tuple[range, str]:
+    """On the way to ``game`` with its default options: the stations that take a seat with
+    ``slap`` now (every one that fits, if the lobby asks who plays), then station 1's key."""
+    if table.seating is not None:
+        return range(min(table.lobby.game.max_players, table.stations)), "ok"
+    if table.offer is None and table.abandoned is None and table.lobby.rules_page is None \
+            and table.lobby.row is None and (table.on_settings_page or table.lobby.game.name != game):
+        return range(0), "right"
+    return range(0), "ok"
+
+
 def start(table, game: str, t_ms: float) -> float:
     """Pick ``game`` in the lobby with its default options, every station that fits taking a seat
     if the lobby asks who plays; returns the clock after."""
@@ -20,17 +31,10 @@ def start(table, game: str, t_ms: float) -> float:
         if table.game is not None:
             return t_ms
         t_ms += 100
-        if table.seating is not None:
-            seats = range(min(table.lobby.game.max_players, table.stations))
-            for station in seats:
-                tap(table, station, "slap", t_ms)
-                t_ms += 100
-            key = "ok"
-        elif table.offer is None and table.abandoned is None and table.lobby.rules_page is None \
-                and table.lobby.row is None and (table.on_settings_page or table.lobby.game.name != game):
-            key = "right"
-        else:
-            key = "ok"
+        seats, key = next_in_lobby(table, game)
+        for station in seats:
+            tap(table, station, "slap", t_ms)
+            t_ms += 100
         tap(table, 0, key, t_ms)
     raise AssertionError(f"the lobby never started {game}")
 

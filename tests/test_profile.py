@@ -292,17 +292,27 @@ def test_unknown_backend(tmp_path):
 ])
 def test_wrong_number_of_stations(tmp_path, stations):
     text = 'name = "x"\nbackend = "mock"\n' + stations
-    assert "stations: must be a list of 2 to 17 [[stations]] tables" in problems(tmp_path, text)
+    assert "stations: must be a list of 2 to 33 [[stations]] tables" in problems(tmp_path, text)
 
 
 def test_eighteen_stations_only_the_count_is_wrong(tmp_path):
     text = 'backend = "mock"\n[[stations]]\npins = { slap = 4, left = 5, ok = 6, right = 7 }\ndisplay = {}\n' + \
         "\n".join("[[stations]]\nbuzzer_only = true\npins = { slap = 25 }\n" for _ in range(17))
     found = problems(tmp_path, text)
-    assert found[0] == "stations: must be a list of 2 to 17 [[stations]] tables"
     # Every station is still checked: the shared slap pin is reported for stations 3 to 18.
-    assert found[1:] == [f"stations[{i}].pins.slap: GPIO 25 is already used by stations[2].pins.slap"
-                         for i in range(3, 19)]
+    assert found[:-1] == [f"stations[{i}].pins.slap: GPIO 25 is already used by stations[2].pins.slap"
+                          for i in range(3, 19)]
+    assert found[-1] == ("stations: at most 17 stations are wired (GPIO or the button board); "
+                         "more players join on phones (phone = true)")
+
+
+def test_a_quiz_night_of_a_host_and_32_players_16_of_them_on_phones(tmp_path):
+    host = ('backend = "mock"\n[web]\nenabled = true\n[[stations]]\nname = "Host"\n'
+            'pins = { slap = 20, left = 21, ok = 22, right = 23 }\ndisplay = {}\n')
+    wired = "".join(f"[[stations]]\nbuzzer_only = true\npins = {{ slap = {pin} }}\n" for pin in range(4, 20))
+    phones = "".join(f"[[stations]]\nname = \"Ph{i}\"\nphone = true\nbuzzer_only = true\n" for i in range(16))
+    profile = load_profile(write(tmp_path, host + wired + phones))
+    assert len(profile.stations) == 33 and len(profile.phone_stations()) == 16
 
 
 BEN = 'pins = { slap = 5, left = 6, ok = 13, right = 19 }\ndisplay = { driver = "sh1106", port = 3, address = 0x3D }'

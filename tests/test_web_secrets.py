@@ -22,7 +22,7 @@ from companion.arbiter.inputs import KEYS
 from companion.daemon.phones import as_json
 
 from phonebox import PhoneBox, profile_with_phones, wired
-from tablescreen_tour import WEIGHTS
+from tablescreen_tour import WEIGHTS, next_in_lobby
 from test_tablescreen import secret_words
 
 GAMES = ("triangle", "closest", "trio", "pictomania", "paytoplay", "quiz")
@@ -45,15 +45,9 @@ async def start(box: PhoneBox, game: str) -> None:
     for _ in range(300):
         if table.game is not None:
             return
-        if table.seating is not None:
-            for station in range(min(table.lobby.game.max_players, table.stations)):
-                await press(box, phones, station, "slap")
-            key = "ok"
-        elif table.offer is None and table.abandoned is None and table.lobby.rules_page is None \
-                and table.lobby.row is None and (table.on_settings_page or table.lobby.game.name != game):
-            key = "right"
-        else:
-            key = "ok"
+        seats, key = next_in_lobby(table, game)
+        for station in seats:
+            await press(box, phones, station, "slap")
         await press(box, phones, 0, key)
     raise AssertionError(f"the lobby never started {game}")
 

@@ -3,7 +3,7 @@
 Seat 0 is the **host**: it never buzzes and never scores. It arms the buzzers (``arm``), judges
 the answer (``right``, ``wrong``), skips a question (``skip``), picks among tied buzzers
 (``pick``, with the option ``tie = "host"``) and corrects any score (``correct``). Seats 1 and up
-are the players, 2 to 16 of them.
+are the players, 2 to 32 of them.
 
 A question:
 
@@ -55,8 +55,8 @@ from .quiz_options import QuizOptions
 
 HOST = 0
 """The host's seat."""
-MIN_PLAYERS, MAX_PLAYERS = 2, 16
-"""Players besides the host."""
+MIN_PLAYERS, MAX_PLAYERS = 2, 32
+"""Players besides the host: up to 16 on wired buzzers and the button board, 32 with phones."""
 PHASES = ("ready", "open", "tie", "answering", "reopen", "over")
 """``ready``: the host arms the next question; ``open``: the buzzers are armed; ``tie``: a tie
 waits for the host's pick or the draw; ``answering``: a player answers and the host judges;

@@ -31,8 +31,11 @@ PWM_PINS = (12, 13, 18, 19)
 software PWM on any pin; keeping to these leaves room for a hardware-PWM driver."""
 GPIO_RANGE = range(2, 28)
 """BCM 0 and 1 are the HAT ID EEPROM bus; 2..27 are on the 40-pin header."""
-MIN_STATIONS, MAX_STATIONS = 2, 17
-"""A quiz night's host and 16 players; each game seats as many as it takes, the others watch."""
+MIN_STATIONS, MAX_STATIONS = 2, 33
+"""A quiz night's host and 32 players; each game seats as many as it takes, the others watch."""
+MAX_WIRED = 17
+"""Stations wired to the box (GPIO or the button board): a host and 16 players; the rest of a
+quiz night's 32 players join on phones (``phone = true``)."""
 MAX_SIMULATED = 6
 """The most stations ``companion sim --players`` makes: a window of panels, one per name."""
 NAME_MAX = 32

@@ -14,7 +14,7 @@ from typing import Any
 from ..arbiter.inputs import KEYS
 from ..untrusted import PROFILE_BYTES, Unreadable, read_toml
 from .box import (BACKENDS, BOARD_CHANNELS, BOARD_LEDS, BoardProfile, DRIVERS, DisplayProfile,
-                  Displays, GPIO_RANGE, I2C_GPIO_BUSES, I2C_PINS, MAX_NAME, MAX_STATIONS,
+                  Displays, GPIO_RANGE, I2C_GPIO_BUSES, I2C_PINS, MAX_NAME, MAX_STATIONS, MAX_WIRED,
                   MIN_STATIONS, NAME_FITS, PANEL_SIZE, PWM_PINS, Profile, ProfileError, ROTATIONS,
                   StationProfile, TableScreenProfile, Timing, WEB_BINDS, WebProfile)
 
@@ -251,6 +251,9 @@ def parse_profile(data: dict[str, Any], source: str = "profile") -> Profile:
                + " but not on " + ", ".join(f"stations[{i + 1}]" for i in range(len(stations))
                                             if i not in sensed and not stations[i].phone)
                + ": races time players from their light only when every station has a sensor")
+    if sum(not st.phone for st in stations) > MAX_WIRED:
+        c.fail("stations", f"at most {MAX_WIRED} stations are wired (GPIO or the button board); "
+                           "more players join on phones (phone = true)")
     if board is not None and not used_channels:
         c.fail("board", "no station uses the board: give a station channels instead of pins")
     if c.problems:
@@ -282,12 +285,13 @@ def _web_port(c: _Checker, data: dict) -> int:
 
 
 def _local_address(text: str) -> bool:
-    """Whether ``text`` is an IP address on the box's own network: private, link-local or loopback."""
+    """Whether ``text`` is one IP address on the box's own network: private, link-local or loopback
+    (not 0.0.0.0 or ::, every interface: that is ``lan``, which also checks each peer)."""
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
         return False
-    return address.is_private or address.is_link_local or address.is_loopback
+    return not address.is_unspecified and (address.is_private or address.is_link_local or address.is_loopback)
 
 
 def _phone_station(c: _Checker, st: dict, where: str, index: int, bare: bool, web: WebProfile) -> StationProfile:

@@ -47,6 +47,15 @@ class QuizViews:
             teams.add(team)
         return out
 
+    def margins_ms(self) -> dict[int, float]:
+        """Each seat's error on the race on screen, in ms, where it has one (a phone's): from the
+        result, or in a resumed question from its journal line's ``error_ms``."""
+        if self.result is not None:
+            return {p.station: p.error_ns / MS for p in self.result.order if p.error_ns}
+        errors = (self.race_line or {}).get("error_ms")
+        return {seat: float(e) for seat, e in enumerate(errors if isinstance(errors, list) else [])
+                if isinstance(e, (int, float)) and not isinstance(e, bool) and 0 < e < 3_600_000}
+
     def told_early(self) -> list[int]:
         """Seats told now that they pressed too early: the question's prelocks (the match's), and
         lockouts not over yet (the table's)."""

@@ -260,8 +260,10 @@ def quiz_view(t) -> PublicView:
         members = ()
         colour = {p: p - 1 for p in state.contestants}
         trail = tuple(tuple(row[1:]) for row in t.match.trail)
+    margins = t.margins_ms()
     race = tuple(RacePress(t.names[seat], colour[seat], round(delta / MS, 6),
-                           "team mate" if note else ("tie" if delta == 0 and state.tied else ""))
+                           "team mate" if note else ("tie" if delta == 0 and state.tied else ""),
+                           round(margins.get(seat, 0.0), 6))
                  for seat, delta, note in t.presses())
     mark = colour.get(state.answering)
     clock = f"{t.seconds_left}s" if state.phase == "answering" and t.seconds_left else ""

@@ -113,7 +113,6 @@ class WebCompanion:
         self.app.router.add_get("/qr.svg", self._qr)
         self.app.router.add_get("/ws", self._socket)
         self.app.router.add_static("/static/", STATIC, follow_symlinks=False)
-        self.lan_only = True
 
     async def start(self, host: str | None, port: int, shown_host: str) -> str:
         """Listen on ``host`` (None: every interface) and ``port`` (0: any free one); return the
@@ -182,7 +181,7 @@ class WebCompanion:
 
     @web.middleware
     async def _only_the_box_network(self, request: web.Request, handler):
-        if self.lan_only and not on_the_box_network(request.remote):
+        if not on_the_box_network(request.remote):
             log.warning("web: refused %s: not on the box's network", request.remote)
             raise web.HTTPForbidden(text="This box answers only its own network.")
         return await handler(request)

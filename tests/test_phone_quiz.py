@@ -1,0 +1,79 @@
+"""A quiz night with eight phones as buzzers beside four wired ones, over real WebSockets on a fake
+clock: the first press by its own time answers, and every view shows a phone's margin."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from companion.games import get
+from companion.games.options import lobby_choices
+
+from helpers import until
+from phonebox import PhoneBox, profile_with_phones
+
+HOST = ("Host", {"slap": 4, "left": 17, "ok": 27, "right": 22})
+BUZZERS = [(name, {"slap": pin}) for name, pin in (("Ana", 5), ("Ben", 6), ("Cy", 13), ("Dee", 19))]
+PHONES = [(5 + i, name, True) for i, name in enumerate(("Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lou"))]
+
+
+async def start_quiz(box: PhoneBox) -> None:
+    """The host walks the lobby to the quiz and starts it, every station seated (the host first)."""
+    steps = [g.name for g in box.daemon.table.lobby.games].index("quiz")
+    for key in ["right"] * steps + ["ok"] + ["ok"] * len(lobby_choices(get("quiz").Options)) + ["ok", "ok"]:
+        await box.tap(0, key)
+    assert box.daemon.table.game is not None and box.daemon.table.game.match.rules.name == "quiz"
+
+
+async def arm(box: PhoneBox) -> None:
+    await box.tap(0, "slap")
+    game = box.daemon.table.game
+    while game.race is None or game.race.onsets is None:  # every panel shows it, every phone painted it
+        await box.run_for(10)
+
+
+def test_eight_phone_buzzers_beside_four_wired_ones_the_first_by_its_own_time_answers(tmp_path, monkeypatch):
+    profile = profile_with_phones(tmp_path, [HOST, *BUZZERS], PHONES)
+    box = PhoneBox(profile, tmp_path / "games", seed=2, monkeypatch=monkeypatch)
+
+    async def night():
+        async with box:
+            phones = [await box.join("buzzer") for _ in PHONES]
+            assert [p.welcome["seat"] for p in phones] == list(range(6, 14))
+            assert all(p.welcome["keys"] == ["slap"] for p in phones)
+            await start_quiz(box)
+            game = box.daemon.table.game
+            # Question 1: Gus's phone (seat 7) buzzes 300 ms after the cue, Ben's button 80 ms after him,
+            # the other phones later still.
+            await arm(box)
+            await box.run_for(300)
+            await box.phone_tap(phones[2])
+            await box.run_for(80)
+            await box.tap(2)
+            for phone in phones[3:6]:
+                await box.run_for(40)
+                await box.phone_tap(phone)
+            while game.state.phase == "open":
+                await box.run_for(20)
+            assert game.state.answering == 7  # Gus, on his phone
+            await box.tap(0, "ok")  # right
+            await box.run_for(50)
+            assert game.state.scores[7] == 1
+            # Question 2: Kim's phone, then Ana's button 100 ms later: Kim answers, her margin shown.
+            await arm(box)
+            await box.run_for(300)
+            await box.phone_tap(phones[6])
+            await box.run_for(100)
+            await box.tap(1)
+            while game.state.phase == "open":
+                await box.run_for(20)
+            assert game.state.answering == 11
+            await box.settle()
+            race = {r["name"]: r for r in phones[0].view["race"]}
+            assert race["Kim"]["error_ms"] > 0 and race["Ana"]["error_ms"] == 0  # the TV's timeline too
+            assert race["Ana"]["delta_ms"] > race["Kim"]["error_ms"]
+            return sorted((tmp_path / "games").glob("*quiz.jsonl"))[-1]
+
+    journal = asyncio.run(night())
+    buzzes = [json.loads(line) for line in journal.read_text().splitlines() if '"buzz"' in line]
+    assert buzzes[0]["player"] == 7 and buzzes[0]["error_ms"][7] > 0 and buzzes[0]["error_ms"][2] == 0
