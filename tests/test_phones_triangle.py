@@ -12,13 +12,14 @@ import math
 from urllib.parse import urlsplit
 
 from PIL import Image
+from playwright.sync_api import expect
 
 from companion.cli import main
 from companion.games import get
 from companion.games.options import lobby_choices
 
 from phonebox import profile_with_phones, wired
-from phones import Phone, Pictures, WebBox, scores
+from phones import WAIT_MS, Phone, Pictures, WebBox, scores
 
 ZOE = "<u>Zoe</u>"
 ANA, BEN, PHONE = 1, 2, 3
@@ -88,7 +89,13 @@ def test_a_triangle_game_with_a_phone_seat_a_spectator_and_a_rejoin(chromium, tm
         watcher.see_not_in("#t-footer", "phone left")
         assert box.logged("station 3 taken by a phone")
 
-        # A reload takes the seat back too.
+        # The seat opened in a second tab of her browser moves there; the first tab says so and
+        # lets it go (two tabs never take it from each other in turn). A reload takes it back.
+        tab = zoe.context.new_page()
+        tab.goto(box.join_url)
+        expect(tab.locator("#status")).to_have_text(f"Seat 3: {ZOE}", timeout=WAIT_MS)
+        zoe.see("#status", "This seat is played on another page now")
+        tab.close()
         zoe.page.reload()
         zoe.see("#status", f"Seat 3: {ZOE}")
 
