@@ -27,6 +27,7 @@ async def start_quiz(box: PhoneBox) -> None:
 
 async def arm(box: PhoneBox) -> None:
     await box.tap(0, "slap")
+    await box.settle()  # every phone gets the cue and says when it painted it
     game = box.daemon.table.game
     while game.race is None or game.race.onsets is None:  # every panel shows it, every phone painted it
         await box.run_for(10)

@@ -12,7 +12,8 @@ differs is how its presses and its screen travel, and how sure the box is of the
   so) until it answers again, and a press of it that would have changed a verdict is a late press;
 - a race revealed on the screens times a phone from when its page painted the panel (its
   ``painted`` report), as a real panel from its onset; a phone that does not say so within
-  :data:`PAINT_WAIT_NS` is timed from the whole span it may have painted in, as its error.
+  :data:`PAINT_WAIT_NS` is timed from when the box sent it the race (no touch after that is a
+  false start), the whole span since as its error.
 
 The table screen's public view goes to every connection, and each phone station's panel to its
 holder alone: nothing else leaves the box.
@@ -185,9 +186,9 @@ class Phones:
                 onsets[station], errors[station] = painted[1], painted[2]
             elif now_ns - sent_ns < PAINT_WAIT_NS and station in self.web.holders:
                 return None
-            else:  # it painted somewhere between the send and now, if at all: all of it is error
-                onsets[station] = (sent_ns + now_ns) // 2
-                errors[station] = (now_ns - sent_ns) // 2
+            else:  # it painted between the send and now, if at all: timed from the send, the span its error
+                onsets[station] = sent_ns  # the earliest it could have shown: no touch after it is early
+                errors[station] = now_ns - sent_ns
                 log.warning("phones: station %d did not say when it painted a race: timed from %d ms either way",
                             station + 1, errors[station] // 1_000_000)
         return onsets, errors

@@ -325,6 +325,8 @@ class WebCompanion:
         phone.seqs.add(message.seq)
         self.box.phone_press(phone.seat.station, message.key, message.down, t_ns, error_ns)
         self._send(phone, json.dumps({"type": "got", "seq": message.seq}))
+        if message.down:  # a race may wait on every phone's watermark: ask for it now, not at the next tick
+            self.ping_all()
 
     def _leave(self, phone: Phone) -> None:
         self.phones.discard(phone)
