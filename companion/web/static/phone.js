@@ -194,10 +194,6 @@
       void button.offsetWidth;  // restart the flash's animation
       button.classList.add("flash");
     },
-
-    notice(m) {
-      text("notice", m.text);
-    },
   };
 
   // --- a seat's panel and keys ---------------------------------------------------------------
