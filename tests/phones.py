@@ -1,6 +1,7 @@
 """Phones in a real headless Chromium at a real box process: the box (tests/boxproc.py on a mock
-profile with ``[web]``, :func:`phonebox.profile_with_phones`; its wired stations pressed from stdin) and each phone its own browser context
-(its own storage, so its own seat token), on the page the box serves.
+profile with ``[web]``, made by :func:`phonebox.profile_with_phones`; its wired stations pressed
+from stdin) and each phone its own browser context (its own storage, so its own seat token), on
+the page the box serves.
 
 Everything here waits for what the box or the page does (a line, a text on the page), never for
 a fixed time: Playwright's waits poll the page until the condition holds, up to PATIENCE_S.
