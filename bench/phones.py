@@ -150,6 +150,7 @@ class Referee:
         """(arrival ns, station) of the round's presses."""
         self.mapped: dict[int, tuple[int, int]] = {}
         """Station -> (mapped ns, error ns) of its press this round."""
+        self.web: WebCompanion | None = None
 
     def open(self, at_ns: int, stations: range) -> None:
         self.race, self.verdict, self.arrivals, self.mapped = Race(at_ns, TIE_WINDOW_NS, stations), None, [], {}
@@ -174,6 +175,8 @@ class Referee:
         self.mapped.setdefault(station, (t_ns, error_ns))
         self.race.press(InputEvent(station, key, True, t_ns, f"phone{station}", error_ns))
         self._decide()
+        if self.verdict is None and self.web is not None:
+            self.web.want(self.race.decision_due_ns)  # as the daemon asks, from its loop
 
     def phone_watermark(self, station: int, t_ns: int) -> None:
         self.watermarks.report(f"phone{station}", t_ns)
@@ -207,7 +210,7 @@ def _clock(rng: random.Random):
 async def _run_profile(profile: Profile, phones: int, rounds: int, seed: int) -> dict:
     rng = random.Random(seed)
     referee = Referee(phones)
-    web = WebCompanion(referee, Room([PhoneSeat(i, True) for i in range(phones)]))
+    web = referee.web = WebCompanion(referee, Room([PhoneSeat(i, True) for i in range(phones)]))
     await web.start("127.0.0.1", 0, "127.0.0.1")
     port = int(web.join_url.split(":")[2].split("/")[0])
     horizon = 5 + rounds * 3.5

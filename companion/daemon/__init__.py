@@ -273,6 +273,8 @@ class Daemon(Keeping, Sources, Presenting, Phones):
             wanted = [t for t in (due, light) if t is not None]
             if wanted:
                 self.box.gpio_reader.want(min(wanted))
+        if self.web is not None and self._loop is not None:  # ask the phones when their answers can pass it
+            self.web.want(due)
         if due is not None:
             due = self.watermarks.reaches_at(due)  # None: a source's report wakes the loop
         light_at = None if light is None else self.watermarks.reaches_at(light, self._light_sources())

@@ -37,6 +37,8 @@ class PhoneClock:
         self.sync = ClockSync(window_ns=30_000_000_000, interval_ns=500_000_000, max_drift=MAX_DRIFT)
         self.watermark_ns: int | None = None
         """Every press of this phone with a box time before this has arrived."""
+        self.error_ns = 0
+        """The error of the latest exchange's mapped time: what a press made now will carry."""
 
     @property
     def synced(self) -> bool:
@@ -46,6 +48,7 @@ class PhoneClock:
         """One ping sent at ``sent_ns``, answered at ``phone_ms`` on the phone, back at ``received_ns``."""
         self.sync.add(sent_ns, _us(phone_ms), received_ns)
         t_ns, error_ns = self.to_box(phone_ms)
+        self.error_ns = error_ns
         mark = t_ns - 2 * error_ns  # the pong's earliest, less the error a press after it may have
         self.watermark_ns = mark if self.watermark_ns is None else max(self.watermark_ns, mark)
 

@@ -108,6 +108,8 @@ class WebCompanion:
         self._pinger: asyncio.Task | None = None
         self._view: str | None = None
         self._panels: dict[int, str] = {}
+        self._wanted_ns: int | None = None
+        self._want_timer: asyncio.TimerHandle | None = None
         self.app = web.Application(middlewares=[self._only_the_box_network])
         self.app.router.add_get("/", self._index)
         self.app.router.add_get("/qr.svg", self._qr)
@@ -127,8 +129,9 @@ class WebCompanion:
         return self.join_url
 
     async def close(self) -> None:
-        if self._pinger is not None:
-            self._pinger.cancel()
+        for timer in (self._pinger, self._want_timer):
+            if timer is not None:
+                timer.cancel()
         for phone in list(self.phones):
             await phone.socket.close(code=WSCloseCode.GOING_AWAY, message=b"the box is stopping")
         if self._runner is not None:
@@ -340,6 +343,22 @@ class WebCompanion:
         while True:
             await asyncio.sleep(PING_NS / 1e9)
             self.ping_all()
+
+    def want(self, due_ns: int | None) -> None:
+        """A race is decided once every phone's watermark passes ``due_ns`` (box time): ping every
+        phone as soon as its answer can pass it, rather than at the next tick. A pong's watermark
+        is its time less twice its error, so that is ``due_ns`` plus twice the largest error, less
+        the half round trip the pong takes to be read (about one error)."""
+        if due_ns is None or due_ns == self._wanted_ns:
+            return
+        self._wanted_ns = due_ns
+        if self._want_timer is not None:
+            self._want_timer.cancel()
+        errors = [p.clock.error_ns for p in self.holders.values() if p.clock.synced]
+        if not errors:
+            return
+        delay_s = max(0.0, (due_ns + max(errors) - self.now_ns()) / 1e9)
+        self._want_timer = asyncio.get_running_loop().call_later(delay_s, self.ping_all)
 
     def ping_all(self) -> None:
         """Ping every phone (a phone silent for :data:`SILENT_NS` is closed instead)."""
