@@ -32,10 +32,12 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-back
 """Headless, as root in a container (no sandbox), and quiet: nothing fetched from outside."""
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """One headless Chromium for the session; each phone in a test is its own context of it
-    (its own storage, so its own seat token), as each phone is its own browser."""
+    """One headless Chromium for a test module; each phone in a test is its own context of it
+    (its own storage, so its own seat token), as each phone is its own browser. Not for the
+    whole session: while Playwright's sync API runs, its event loop is this thread's running
+    loop, and every later test's ``asyncio.run`` would refuse to start."""
     from pathlib import Path
 
     if not Path(CHROMIUM).exists():
