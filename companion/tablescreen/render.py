@@ -258,7 +258,7 @@ def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, 
         else:
             when = f"{r.delta_ms:+.0f} ms" + (f" {r.note}" if r.note else "")
         if r.error_ms >= 0.5 and r.note != "false start":  # a phone's: the margin the verdict allowed it
-            when += f" (phone +-{r.error_ms:.0f} ms)"
+            when += f" +-{r.error_ms:.0f} ms"
         p.text(x0, y, f"{r.name} {when}", scale=scale, fill=colour(r.player), width=x1 - x0)
         y += p.line_h(scale)
     return y + 4 * u
