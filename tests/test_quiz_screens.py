@@ -115,7 +115,7 @@ def test_the_table_screen_never_shows_the_buzzers_armed_before_the_panels_and_th
     press(table, 0, "slap", 100)
     assert table.state.phase == "open" and table.reveal_asked
     assert quiz_view(table).heading == "Question 1"
-    table.revealed({0: 130 * MS, 1: 131 * MS, 2: 132 * MS})
+    assert table.revealed({0: 130 * MS, 1: 131 * MS, 2: 132 * MS}), "the view changed: it must be shown again"
     assert quiz_view(table).heading == "Buzzers armed!"
 
 

@@ -140,8 +140,9 @@ class Phones:
 
     def phone_view(self) -> dict[str, Any]:
         """The public view as the TV shows it (the room code, and in the lobby the join
-        address), and each station's name."""
-        return {**as_json(self._with_room(self.public_view(self.table))), "names_by_station": list(self.table.names)}
+        address; the notice every screen shows), and each station's name."""
+        return {**as_json(self._noticed(self._with_room(self.public_view(self.table)))),
+                "names_by_station": list(self.table.names)}
 
     def phone_panel(self, station: int, screen=None) -> dict[str, Any]:
         """A phone station's panel as the protocol sends it: the picture, its keys, its light."""

@@ -144,8 +144,13 @@ class Presenting:
             self._show_phones(screens, reveal)
 
     def _show_view(self) -> None:
+        self.box.table_screen.show(self._noticed(self._view))
+
+    def _noticed(self, view):
+        """The public view with the notice every screen shows now, in the table screen's words
+        (the TV's and the phones' alike)."""
         notice = self._current_notice(1)
-        self.box.table_screen.show(self._view if notice is None else replace(self._view, notice=notice))
+        return view if notice is None else replace(view, notice=notice)
 
     def _show_again(self) -> None:
         """The screens shown last, with the notice now due (the game is paused or saving)."""

@@ -127,14 +127,17 @@ class QuizTable(QuizViews, GameTable):
     def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None,
                  errors: dict[int, int] | None = None) -> bool:
         """A press made before its own panel showed the cue is early too: with prelock, it is
-        journaled once the onsets tell it."""
+        journaled once the onsets tell it. The table screen says the buzzers are armed only now
+        (:func:`~companion.tablescreen.public.quiz_view`), so the arming race's onsets always
+        change what is shown: left unsaid, the TV and the phones kept "Question N" until the next
+        press."""
         race = self.revealing
         changed = super().revealed(onsets, light, errors)
         if self.prelock and race is not None and race is self.race:
             for seat in race.stations:
                 if race.early(seat):
                     self._prelock(seat)
-        return changed
+        return changed or (race is not None and race is self.race)
 
     def _decided(self, result: RaceResult) -> None:
         self.result = result

@@ -278,8 +278,8 @@ class WebCompanion:
             "seat": None if seat is None else seat.station + 1, "token": token, "room": self.room.code,
             "name": view["names_by_station"][seat.station] if seat is not None else None, "keys": keys}))
         view.pop("names_by_station")
-        self._view = json.dumps({"type": "table", "view": view})
-        await phone.socket.send_str(self._view)
+        await phone.socket.send_str(json.dumps({"type": "table", "view": view}))  # to it alone: the others
+        # are sent a changed view (its name, say) when the box next shows one
         if seat is not None:
             self._panels.pop(seat.station, None)
             self.show_panel(seat.station, self.box.phone_panel(seat.station))

@@ -1,0 +1,408 @@
+"use strict";
+/*
+ * The phone's page: join a room, then watch the table, play a seat or buzz in a quiz
+ * (docs/PHONES.md; the messages are docs/PHONE-PROTOCOL.md's).
+ *
+ * The page decides nothing. The box keeps the phone's clock synced and judges every race, so the
+ * page only says, on its own clock, when things happened: a touch's own event time, the frame an
+ * image was painted in, and the time it answered each ping. Those answers are sent at once and
+ * never adjusted here: the box's offset and error for this phone are measured from them.
+ *
+ * Everything a player typed (names) reaches the page as text and is shown with textContent,
+ * never as markup.
+ */
+(function () {
+  const $ = (id) => document.getElementById(id);
+
+  /** Now, on the phone's clock, in ms: the same clock as a touch's event time. */
+  const phoneMs = () => performance.timeOrigin + performance.now();
+
+  const KEY_LABELS = { slap: "SLAP", left: "\u25C0", ok: "OK", right: "\u25B6" };
+  const RETRY_MS = [250, 500, 1000, 2000, 4000];
+  const TAKEN_BACK = 4001;
+  const SILENT_MS = 3000;  // the box pings every 250 ms: this long without a word, the link is gone
+  const HISTORY = 30;
+  const HAPTIC_MS = 15;
+
+  let socket = null;
+  let joining = null;   // {room, role, name, token}: what the next hello says
+  let refused = false;  // the box said no: no rejoining until the player asks again
+  let retries = 0;
+  let retryTimer = null;
+  let seq = 0;
+  let heard = 0;        // when the box last said anything (phone ms)
+  let keysShown = "";
+  let lastRace = [];     // the race the newest history entry tells
+  let paintedFrame = null;
+  let synced = false;   // a ping answered on this connection: the box can place our times now
+  let unsent = null;    // a painted report made before that, sent right after the first pong
+  const pressed = new Map();  // seq -> the key's button, until the box says it got that press
+
+  // --- the seat token, kept per room so a reload or a dropped connection retakes the seat ----
+
+  const tokenKey = (room) => "companion.seat." + room;
+
+  function storedSeat(room) {
+    try {
+      const seat = JSON.parse(localStorage.getItem(tokenKey(room)));
+      return seat && typeof seat.token === "string" ? seat : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function keepSeat() {
+    localStorage.setItem(tokenKey(joining.room), JSON.stringify(
+      { token: joining.token, role: joining.role, name: joining.name }));
+  }
+
+  // --- the connection ------------------------------------------------------------------------
+
+  function send(message) {
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify(message));
+      return true;
+    }
+    return false;
+  }
+
+  function connect() {
+    clearTimeout(retryTimer);
+    retryTimer = null;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(scheme + "//" + location.host + "/ws");
+    socket = ws;
+    synced = false;
+    unsent = null;
+    document.body.classList.add("unsynced");
+    ws.onopen = () => {
+      heard = phoneMs();
+      const hello = { type: "hello", room: joining.room, role: joining.role };
+      if (joining.name) hello.name = joining.name;
+      if (joining.token) hello.token = joining.token;
+      ws.send(JSON.stringify(hello));
+    };
+    ws.onmessage = (event) => {
+      heard = phoneMs();
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch (e) {
+        return;
+      }
+      const handler = HANDLERS[message.type];
+      if (handler) handler(message);
+    };
+    ws.onclose = (event) => {
+      if (socket !== ws) return;
+      socket = null;
+      if (event.code === TAKEN_BACK) {  // never take it back in turn: two tabs would fight
+        refused = true;
+        say("This seat is played on another page now");
+      }
+      dropped();
+    };
+  }
+
+  /** The connection is gone: unless the box refused us, try again with the seat's token. */
+  function dropped() {
+    document.body.classList.add("offline");
+    if (refused || !joining) return;
+    say(joining.role === "watch" ? "Connection lost: reconnecting\u2026"
+      : "Connection lost: rejoining your seat\u2026");
+    const wait = RETRY_MS[Math.min(retries, RETRY_MS.length - 1)];
+    retries += 1;
+    retryTimer = setTimeout(connect, wait);
+  }
+
+  /** A link that dies without a word (Wi-Fi gone, the phone asleep) never closes by itself: the
+   * box's pings stop, so the page gives it up and rejoins, instead of showing a seat that is
+   * not connected. */
+  function checkSilence() {
+    const ws = socket;
+    if (!ws || ws.readyState !== WebSocket.OPEN || phoneMs() - heard < SILENT_MS) return;
+    socket = null;
+    ws.close();
+    dropped();
+  }
+
+  setInterval(checkSilence, SILENT_MS / 4);
+
+  function rejoinNow() {
+    if (joining && !refused && !socket) connect();
+  }
+
+  window.addEventListener("online", rejoinNow);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") rejoinNow();
+  });
+
+  // --- what the box sends --------------------------------------------------------------------
+
+  const HANDLERS = {
+    welcome(m) {
+      retries = 0;
+      pressed.clear();
+      refused = false;
+      joining.role = m.role;
+      joining.name = m.name || joining.name;
+      joining.token = m.token || joining.token;
+      if (m.role !== "watch" && joining.token) keepSeat();
+      document.body.dataset.role = m.role;
+      $("join").hidden = true;
+      $("table").hidden = false;
+      $("seat").hidden = m.role === "watch";
+      $("history-box").open = m.role === "watch";  // a watcher has the room for it
+      const seat = m.role === "watch" ? ""
+        : "Seat " + m.seat + (joining.name ? ": " + joining.name : "");
+      say(m.role === "watch" ? "Watching room " + m.room : seat);
+      $("seat-name").textContent = seat;
+      $("panel").alt = seat + ", its panel";
+      if (m.keys && m.keys.length) showKeys(m.keys);
+    },
+
+    refused(m) {
+      refused = true;
+      if (joining && joining.token) localStorage.removeItem(tokenKey(joining.room));
+      joining = null;
+      showJoin(m.reason || "The box refused to join.");
+    },
+
+    ping(m) {
+      send({ type: "pong", id: m.id, t: phoneMs() });
+      if (!synced) {
+        synced = true;
+        document.body.classList.remove("offline", "unsynced");
+        if (unsent) send(unsent);
+        unsent = null;
+      }
+    },
+
+    table(m) {
+      showTable(m.view || {});
+    },
+
+    panel(m) {
+      showPanel(m);
+    },
+
+    got(m) {
+      const button = pressed.get(m.seq);
+      pressed.delete(m.seq);
+      if (!button) return;
+      button.classList.remove("flash");
+      void button.offsetWidth;  // restart the flash's animation
+      button.classList.add("flash");
+    },
+  };
+
+  // --- a seat's panel and keys ---------------------------------------------------------------
+
+  /** Show the seat's panel; once the frame that paints it starts, say so with that frame's time
+   * (the box times a reveal on this phone from it, as it does from a panel's onset). */
+  function showPanel(m) {
+    const img = $("panel");
+    const frame = m.frame;
+    paintedFrame = frame;
+    img.src = "data:image/png;base64," + m.png;
+    $("light").className = "light " + (m.light || "off");
+    showKeys(m.keys || ["slap"]);
+    img.decode().catch(() => null).then(() => {
+      if (paintedFrame !== frame) return;  // a newer frame came: it reports itself
+      requestAnimationFrame((ts) => {
+        if (paintedFrame !== frame) return;
+        const painted = { type: "painted", frame: frame, t: performance.timeOrigin + ts };
+        if (synced) send(painted);
+        else unsent = painted;
+      });
+    });
+  }
+
+  function showKeys(keys) {
+    const shown = keys.join(" ");
+    if (shown === keysShown) return;
+    keysShown = shown;
+    const box = $("keys");
+    box.replaceChildren();
+    box.classList.toggle("buzzer", shown === "slap");
+    for (const key of keys) {
+      if (!(key in KEY_LABELS)) continue;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "key key-" + key;
+      button.dataset.key = key;
+      button.textContent = shown === "slap" ? "BUZZ" : KEY_LABELS[key];
+      button.setAttribute("aria-label", key);
+      button.addEventListener("pointerdown", (e) => touch(e, key, true));
+      button.addEventListener("pointerup", (e) => touch(e, key, false));
+      button.addEventListener("pointercancel", (e) => touch(e, key, false));
+      button.addEventListener("contextmenu", (e) => e.preventDefault());
+      box.appendChild(button);
+    }
+  }
+
+  /** A key goes down or up: sent with the touch's own time. The phone buzzes at the touch
+   * (where it can), and the key flashes once the box says it got the press. */
+  function touch(event, key, down) {
+    const button = event.currentTarget;
+    event.preventDefault();
+    if (down) {
+      button.setPointerCapture(event.pointerId);
+    } else if (!button.classList.contains("down")) {
+      return;
+    }
+    button.classList.toggle("down", down);
+    if (!synced) return;  // the box cannot place a touch on its clock before our first pong
+    seq += 1;
+    const sent = send({ type: "press", key: key, down: down,
+      t: performance.timeOrigin + event.timeStamp, seq: seq });
+    if (!down || !sent) return;
+    pressed.set(seq, button);
+    if (navigator.vibrate) navigator.vibrate(HAPTIC_MS);
+  }
+
+  // --- the table screen's public view --------------------------------------------------------
+
+  function text(id, value) {
+    const el = $(id);
+    el.textContent = value || "";
+    el.hidden = !value;
+  }
+
+  function items(id, values, fill) {
+    const list = $(id);
+    list.replaceChildren();
+    for (const value of values) {
+      const li = document.createElement("li");
+      fill(li, value);
+      list.appendChild(li);
+    }
+    list.hidden = values.length === 0;
+  }
+
+  function when(ms) {
+    if (Math.abs(ms) < 1 && ms !== 0) return (ms > 0 ? "+" : "") + Math.round(ms * 1000) + " \u00B5s";
+    return (ms > 0 ? "+" : "") + Math.round(ms) + " ms";
+  }
+
+  /** A phone's press is placed within its clock's error: the margin the verdict allowed it, as
+   * the TV says it (a wired station's is 0, and not said). */
+  function margin(r) {
+    return r.error_ms >= 0.5 && r.note !== "false start" ? " \u00B1" + Math.round(r.error_ms) + " ms" : "";
+  }
+
+  function showTable(view) {
+    const names = view.names || [];
+    text("t-game", view.game);
+    text("t-heading", view.heading);
+    text("t-late", view.late);
+    text("t-count", view.count === null || view.count === undefined ? "" : String(view.count));
+    text("t-clock", view.clock);
+    $("t-clock").classList.toggle("hurry", !!view.hurry);
+    text("t-turn", view.turn);
+    text("t-board", view.board ? view.board.match(/.{1,3}/g).join("\n") : "");
+    text("t-footer", view.notice || view.footer);
+    $("t-footer").classList.toggle("notice", !!view.notice);
+
+    const scores = view.scores || [];
+    const winners = view.winners || [];
+    items("t-scores", names.map((name, i) => i), (li, i) => {
+      const who = document.createElement("span");
+      who.textContent = names[i];
+      const points = document.createElement("b");
+      points.textContent = i < scores.length ? String(scores[i]) : "";
+      li.append(who, points);
+      li.classList.toggle("mark", view.mark === i);
+      li.classList.toggle("winner", winners.includes(i));
+    });
+
+    const race = view.race || [];
+    const counted = race.filter((r) => r.note !== "false start").map((r) => r.delta_ms);
+    const span = Math.max(1, ...counted);
+    items("t-race", race, (li, r) => {
+      const who = document.createElement("span");
+      who.textContent = r.name;
+      const at = document.createElement("span");
+      at.className = "when";
+      at.textContent = (r.delta_ms === 0 && r.note !== "false start" ? (r.note || "first")
+        : when(r.delta_ms) + (r.note ? " " + r.note : "")) + margin(r);
+      const bar = document.createElement("i");
+      bar.style.width = Math.max(0, Math.min(100, 100 * r.delta_ms / span)) + "%";
+      li.append(who, at, bar);
+      li.className = (r.note || "").replace(/\s+/g, "-");
+    });
+
+    items("t-cards", view.cards || [], (el, card) => {
+      el.textContent = card.letter + ": " + (card.words || []).join(", ");
+    });
+    items("t-lines", view.lines || [], (li, line) => { li.textContent = line; });
+    remember(view);
+  }
+
+  /** The page's history: each race with its latest verdict, newest first (the TV shows only the
+   * latest; a phone can scroll back). A race that grows (later presses) or is judged ("was
+   * right!") stays one entry, brought up to date. */
+  function remember(view) {
+    const race = (view.race || []).map((r) => r.name + (r.delta_ms === 0 ? "" : " " + when(r.delta_ms)));
+    if (!race.length && !view.over) return;
+    const entry = view.heading + (race.length ? " \u2014 " + race.join(", ") : "");
+    const list = $("history");
+    const same = lastRace.length > 0 && race.length >= lastRace.length
+      && lastRace.every((press, i) => press === race[i]);
+    lastRace = race;
+    if (same && list.firstChild) {
+      list.firstChild.textContent = entry;
+      return;
+    }
+    const li = document.createElement("li");
+    li.textContent = entry;
+    list.prepend(li);
+    while (list.children.length > HISTORY) list.lastChild.remove();
+  }
+
+  // --- joining -------------------------------------------------------------------------------
+
+  function say(message) {
+    $("status").textContent = message;
+  }
+
+  function showJoin(reason) {
+    $("join").hidden = false;
+    $("seat").hidden = true;
+    $("table").hidden = true;
+    $("refused").textContent = reason || "";
+    say("Not joined");
+  }
+
+  function join(room, role, name, token) {
+    refused = false;
+    retries = 0;
+    joining = { room: room, role: role, name: name, token: token || null };
+    history.replaceState(null, "", "?room=" + encodeURIComponent(room));
+    say("Joining room " + room + "\u2026");
+    connect();
+  }
+
+  $("join").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const room = $("room").value.trim().toUpperCase();
+    const name = $("name").value.trim();
+    const role = event.submitter ? event.submitter.dataset.role : "watch";
+    if (!room) return;
+    const kept = storedSeat(room);
+    localStorage.setItem("companion.name", name);
+    join(room, role, name, kept && kept.role === role ? kept.token : null);
+  });
+
+  const params = new URLSearchParams(location.search);
+  const room = (params.get("room") || "").trim().toUpperCase();
+  $("room").value = room;
+  $("name").value = localStorage.getItem("companion.name") || "";
+  const kept = room ? storedSeat(room) : null;
+  if (kept) {
+    join(room, kept.role, kept.name, kept.token);  // a reload: back to the same seat
+  } else {
+    showJoin("");
+    $(room ? "name" : "room").focus();
+  }
+})();
