@@ -399,3 +399,40 @@ def test_phones_can_watch_the_simulator_at_the_address_it_prints(tmp_path, capsy
         asyncio.run(scenario())
     finally:
         simulator.close()
+
+
+def test_a_phone_takes_the_seat_sim_phones_adds_and_sees_that_seats_panel(tmp_path, capsys):
+    """``companion sim --phones 1``: a seat after the keyboard's stations that a phone takes with
+    the printed room code; the phone is sent that seat's panel, and its slap reaches the game as
+    that station's (the window draws the seat too, named as a phone's)."""
+    import aiohttp
+
+    from bench.phoneclient import PhoneClient
+
+    profile = players_profile(2, phones=1)
+    assert [st.phone for st in profile.stations] == [False, False, True]
+    assert profile.name == "2 stations and 1 phone, simulated"
+    simulator = Simulator(profile, tmp_path / "games", seed=1, scale=2)
+
+    async def scenario():
+        stop = asyncio.Event()
+        runner = asyncio.ensure_future(simulator.run(stop=stop))
+        try:
+            web = simulator.daemon.web
+            await until(lambda: bool(web.join_url))
+            port = web.join_url.split(":")[2].split("/")[0]
+            async with aiohttp.ClientSession() as session:
+                phone = PhoneClient(session, f"http://127.0.0.1:{port}")
+                welcome = await phone.join(web.room.code, "seat", name="Zoe")
+                assert welcome["role"] == "seat" and welcome["seat"] == 3 and welcome["token"]  # seats count from 1
+                await until(lambda: phone.panel is not None)
+                await until(lambda: simulator.daemon.table.names[2] == "Zoe")
+                await phone.close()
+        finally:
+            stop.set()
+            await runner
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        simulator.close()

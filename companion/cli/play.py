@@ -190,7 +190,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if problem := load_user_decks(args):
         return fail(problem)
     try:
-        profile = load_profile(args.profile) if args.profile else players_profile(args.players)
+        profile = load_profile(args.profile) if args.profile else players_profile(args.players, args.phones)
         presses = load_script(args.script, profile.station_keys()) if args.script else None
         bots = bot_settings(args, len(profile.stations))
         defaults = option_settings(args.option)
@@ -270,6 +270,9 @@ def add_sim(sub: argparse._SubParsersAction) -> None:
     stations.add_argument("--players", type=int, default=3, choices=range(MIN_STATIONS, MAX_SIMULATED + 1),
                           help="how many stations (default 3)")
     stations.add_argument("--profile", help="take the stations (names, panel sizes, timing) from a hardware profile")
+    sim.add_argument("--phones", type=int, default=0, choices=range(0, MAX_SIMULATED),
+                     help="seats after the stations that phones take, with the room code the simulator prints "
+                          "(default 0: phones may still watch); with --profile, its phone stations")
     sim.add_argument("--script", help="a script of timed presses to play in the window")
     sim.add_argument("--screenshot", metavar="FILE",
                      help="start up (and play the script), save the window as PNG and exit; needs no display")

@@ -27,10 +27,14 @@ KEYBOARD_LATENCY_NS = 20_000_000
 the loop is doing (at most drawing one frame)."""
 
 
-def players_profile(players: int) -> Profile:
-    """A simulated box of ``players`` stations with standard 128x64 panels."""
-    stations = tuple(StationProfile(NAMES[i], {}, DisplayProfile()) for i in range(players))
-    return Profile(f"{players} stations, simulated", "mock", None, stations)
+def players_profile(players: int, phones: int = 0) -> Profile:
+    """A simulated box of ``players`` stations with standard 128x64 panels, and ``phones`` seats
+    after them that a phone takes over the web companion (``companion sim --phones N``). A phone's
+    seat is drawn in the window too, with keys, so one person can try a game with a phone in it."""
+    stations = tuple(StationProfile(NAMES[i], {}, DisplayProfile(), phone=i >= players)
+                     for i in range(players + phones))
+    what = f"{players} stations" + (f" and {phones} phone{'s' * (phones > 1)}" if phones else "")
+    return Profile(f"{what}, simulated", "mock", None, stations)
 
 
 class SimBox(Box):

@@ -213,7 +213,8 @@ class Window:
         self.surface.fill(BACKGROUND)
         for station, area in enumerate(self.layout.stations):
             down = {key for key in area.buttons if self.is_down(station, key)}
-            draw_station(self.canvas, station, self.profile.stations[station].name, area,
+            st = self.profile.stations[station]
+            draw_station(self.canvas, station, f"{st.name} (phone)" if st.phone else st.name, area,
                          self._panel_surface(station) if area.panel else None, self.lamp_lit(station), down)
         self._draw_table()
         if self.asking:
