@@ -373,15 +373,25 @@ class Daemon(Keeping, Sources, Presenting):
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
         """Run the loop while a script drives the box's keys; stop ``tail_s`` after the box has
-        taken the last edge (however long a busy machine takes to get there)."""
+        taken the last edge (however long a busy machine takes to get there). If the loop fails,
+        the script stops there and the failure is raised: the run ends with its traceback, never
+        waits for the box to take presses a loop that is gone never takes."""
         stop = asyncio.Event()
         runner = asyncio.ensure_future(self.run(stop))
+        script = asyncio.ensure_future(self._play_out(presses, speed, tail_s))
+        await asyncio.wait({runner, script}, return_when=asyncio.FIRST_COMPLETED)
+        if runner.done():
+            script.cancel()
+            await asyncio.gather(script, return_exceptions=True)
+        stop.set()
+        await runner
+
+    async def _play_out(self, presses: list[ScriptPress], speed: float, tail_s: float) -> None:
+        """Press the script's keys, wait until the box has taken every edge, then ``tail_s``."""
         await self.press_script(presses, speed)
         while not self.quiet():
             await asyncio.sleep(0.01)
         await asyncio.sleep(tail_s)
-        stop.set()
-        await runner
 
     def snapshots(self, directory: Path) -> list[Path]:
         """Write what every station display shows now, one PNG each."""
