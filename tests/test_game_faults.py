@@ -90,3 +90,13 @@ def test_a_journal_whose_resume_fails_is_set_aside_and_offered_again_later(tmp_p
     assert run_box(PAY_TO_PLAY, "0.5 1 ok\n1.5 2 ok\n", journals).code == 0
     assert [line["player"] for line in lines_of(path)[1:] if line.get("auto") is not True] == [0, 1]
     read_back(path)
+
+
+def test_a_game_whose_screen_fails_to_draw_is_set_aside_too(tmp_path):
+    journals = tmp_path / "games"
+    lobby_to_start = "".join(f"{0.4 * n:.1f} 1 ok\n" for n in range(1, 7))
+    run = run_box(PAY_TO_PLAY, lobby_to_start, journals, "--speed", "2", "--snapshots", str(tmp_path / "screens"),
+                  python=faulty("companion.table.paytoplay:PayToPlayTable.screen"))
+    assert run.code == 1 and "Traceback" in run.log
+    assert shows(tmp_path / "screens", KEPT)
+    assert read_back(journal_of(journals, "paytoplay"))["detail"]["board"] == "........."

@@ -21,8 +21,11 @@ class StationScreens:
 
     def screen(self, station: int) -> Image.Image:
         """The station's panel, each player's name in one form all over it (the shortest its
-        lines need: :func:`~companion.screens.canvas.one_form_per_name`)."""
-        return self.stuck_buttons.mark(station, one_form_per_name(lambda: self._screen(station)))
+        lines need: :func:`~companion.screens.canvas.one_form_per_name`). A game whose screen
+        fails to draw is set aside (:mod:`.faults`): the station shows the sentence that says so."""
+        with self.refereeing():
+            return self.stuck_buttons.mark(station, one_form_per_name(lambda: self._screen(station)))
+        return self.screen(station)
 
     def _screen(self, station: int) -> Image.Image:
         if self.fault_notice is not None:
