@@ -12,6 +12,7 @@ fault in ``test_game_faults.py``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,7 +69,7 @@ PLAYED = [
     Played("pictomania: a guess", "pictomania", MOCK3, SCRIPTS / "as-played" / "pictomania.txt",
            ("--game", "pictomania"), ("cards", "assign", "guess 0"), "0.5 1 ok\n1.5 2 ok\n1.9 2 ok\n", ("guess 1",)),
     Played("quiz: every host action", "quiz", MOCK3, SCRIPTS / "as-played" / "quiz.txt", ("--game", "quiz"),
-           ("arm", "buzz 1", "right", "arm", "buzz 2", "wrong", "skip", "correct"),
+           ("arm", "buzz 1", "right", "arm", "buzz 2", "wrong", "skip", "arm", "buzz", "pick", "right", "correct"),
            "0.5 1 ok\n1.5 1 slap\n2.0 3 slap\n2.5 1 ok\n", ("arm", "buzz 2", "right")),
     Played("a bot in a seat, and the rules read mid-game", "paytoplay", DEMO / "profile.toml",
            SCRIPTS / "as-played" / "bots.txt", ("--bot", "2=easy"), ("play 0", "play 1 bot"),
@@ -97,3 +98,14 @@ def test_as_played(played: Played, tmp_path):
         assert (journals / DISMISSED).read_text().strip() == path.name
     if played.feature == "abandoned":  # never offered again: the ok at the restart was the lobby's
         assert path.name.endswith(".abandoned.jsonl") and "abandoned" in result["games"]
+
+
+def test_the_box_settings_are_kept_from_one_start_to_the_next(tmp_path):
+    """Box settings, before the first game: ``left`` turns to it, ``ok`` opens it, ``left`` takes
+    the buzzer a step quieter, ``ok`` closes it; the next start begins from what was kept."""
+    journals = tmp_path / "games"
+    quieter = "0.3 1 left\n0.6 1 ok\n0.9 1 left\n1.2 1 ok\n"
+    for volume in (4, 3):
+        run = run_box(MOCK3, quieter, journals)
+        assert run.code == 0 and "Traceback" not in run.log, run.log
+        assert json.loads((journals / "settings.json").read_text()) == {"volume": volume}
