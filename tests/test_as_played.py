@@ -1,6 +1,6 @@
 """Every documented feature as played: each game, a take-back, a bot in a seat, reading the rules
-mid-game, abandoning and the quiz host's actions, played by a script through the real box
-process (``companion run --script``), its journal read back by ``companion replay`` (plain,
+mid-game, abandoning, the quiz host's actions (a tie picked, a score corrected) and the box
+settings, played by a script through the real box process (``companion run --script``), its journal read back by ``companion replay`` (plain,
 ``--json``, ``--explain``) and ``companion games``, then resumed by a second run that plays on.
 
 One row per feature: the script (``tests/scripts/as-played/``, each runnable by hand with the
