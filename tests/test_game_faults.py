@@ -149,3 +149,11 @@ def test_a_game_whose_table_screen_view_fails_is_set_aside(tmp_path, monkeypatch
         assert daemon._view.heading == KEPT
     finally:
         daemon.close()
+
+
+def test_a_fault_outside_any_game_ends_a_scripted_run_with_its_traceback(tmp_path):
+    """The lobby's own fault is the box's: the run ends at once, non-zero, with the traceback;
+    before, the script went on pressing keys a loop that was gone never took, and hung."""
+    run = run_box(PAY_TO_PLAY, "0.4 1 ok\n0.8 1 ok\n1.2 1 ok\n", tmp_path / "games",
+                  python=faulty("companion.table.lobby:Lobby.handle", "ok"))
+    assert run.code == 1 and "Traceback" in run.log and "PutInFault" in run.log
