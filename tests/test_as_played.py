@@ -1,7 +1,8 @@
-"""Every documented feature as played: each game, a take-back, a bot in a seat, reading the rules
-mid-game, abandoning, the quiz host's actions (a tie picked, a score corrected) and the box
-settings, played by a script through the real box process (``companion run --script``), its journal read back by ``companion replay`` (plain,
-``--json``, ``--explain``) and ``companion games``, then resumed by a second run that plays on.
+"""Every documented feature as played: each game, take-backs, a bot in a seat, reading the rules
+mid-game, abandoning, the quiz host's actions (a tie picked, a score corrected), bare buzzers and
+the box settings, played by a script through the real box process (``companion run --script``),
+its journal read back by ``companion replay`` (plain, ``--json``, ``--explain``) and ``companion
+games``, then resumed by a second run that plays on.
 
 One row per feature: the script (``tests/scripts/as-played/``, each runnable by hand with the
 command in its first lines), what its journal must tell, the presses after the restart and what
@@ -64,10 +65,12 @@ PLAYED = [
            ("--game", "closest", "--option", "closest.start=seat1"),
            ("place 0", "place 1", "undo 1", "place 1", "place 2"), "0.5 1 ok\n1.5 1 ok\n2.0 2 ok\n2.5 2 ok\n",
            ("place 1",)),
-    Played("pictionary: a word guessed", "trio", MOCK3, SCRIPTS / "as-played" / "trio.txt", ("--game", "trio"),
-           ("word", "timer", "guessed 1", "word"), "0.5 1 ok\n1.5 2 ok\n2.0 2 ok\n", ("timer",)),
-    Played("pictomania: a guess", "pictomania", MOCK3, SCRIPTS / "as-played" / "pictomania.txt",
-           ("--game", "pictomania"), ("cards", "assign", "guess 0"), "0.5 1 ok\n1.5 2 ok\n1.9 2 ok\n", ("guess 1",)),
+    Played("pictionary: a word guessed, the judgement taken back", "trio", MOCK3, SCRIPTS / "as-played" / "trio.txt",
+           ("--game", "trio"), ("word", "timer", "guessed 1", "word", "correct"),
+           "0.5 1 ok\n1.5 2 ok\n2.0 2 ok\n", ("timer",)),
+    Played("pictomania: a guess taken back", "pictomania", MOCK3, SCRIPTS / "as-played" / "pictomania.txt",
+           ("--game", "pictomania"), ("cards", "assign", "guess 0", "undo 0"),
+           "0.5 1 ok\n1.5 2 ok\n1.9 2 ok\n", ("guess 1",)),
     Played("quiz: every host action", "quiz", MOCK3, SCRIPTS / "as-played" / "quiz.txt", ("--game", "quiz"),
            ("arm", "buzz 1", "right", "arm", "buzz 2", "wrong", "skip", "arm", "buzz", "pick", "right", "correct"),
            "0.5 1 ok\n1.5 1 slap\n2.0 3 slap\n2.5 1 ok\n", ("arm", "buzz 2", "right")),
