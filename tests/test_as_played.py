@@ -78,8 +78,9 @@ PLAYED = [
            SCRIPTS / "as-played" / "quiz-16.txt", (), ("arm", "buzz 11", "right"),
            "0.5 1 ok\n1.5 1 slap\n2.0 3 slap\n2.5 1 left\n", ("arm", "buzz 2", "wrong")),
     Played("a bot in a seat, and the rules read mid-game", "paytoplay", DEMO / "profile.toml",
-           SCRIPTS / "as-played" / "bots.txt", ("--bot", "2=easy"), ("play 0", "play 1 bot"),
-           "0.5 1 ok\n3.5 2 slap\n", ("play 1 bot",)),
+           SCRIPTS / "as-played" / "bots.txt", ("--bot", "2=easy", "--seed", "1"),
+           ("play 0", "play 1 bot", "play 1 bot"), "0.5 1 ok\n1.5 1 ok\n8.0 2 slap\n",
+           ("play 0", "play 1 bot", "play 1 bot")),
     Played("abandoned", "paytoplay", DEMO / "profile.toml", SCRIPTS / "as-played" / "abandon.txt", (),
            ("play 0",), "0.5 1 ok\n", ()),
 ]
