@@ -33,7 +33,8 @@ class Played:
     feature: str
     game: str
     profile: Path
-    script: Path
+    script: Path | str
+    """A script file, or the text of one."""
     args: tuple[str, ...]
     story: tuple[str, ...]
     then: str
@@ -54,10 +55,16 @@ def story(lines: list[dict]) -> list[str]:
     return told
 
 
+PAY_TO_PLAY_DEMO = ("play 0", "play 1", "play 1", "play 0", "play 1", "play 0", "play 1", "pass 0", "play 1", "play 0")
+"""The seed's worked game, as the demo script plays it (``companion/demo/paytoplay.txt``)."""
+
 PLAYED = [
     Played("pay-to-play to its end", "paytoplay", DEMO / "profile.toml", DEMO / "paytoplay.txt", ("--speed", "4"),
-           ("play 0", "play 1", "play 1", "play 0", "play 1", "play 0", "play 1", "pass 0", "play 1", "play 0"),
-           "0.5 1 ok\n", ()),
+           PAY_TO_PLAY_DEMO, "0.5 1 ok\n", ()),
+    Played("pay-to-play: a tournament's second game", "paytoplay", DEMO / "profile.toml",
+           (DEMO / "paytoplay.txt").read_text() + "16.4 1 ok\n17.2 2 ok\n",  # ok goes on; Bob is X now
+           ("--option", "paytoplay.games=2", "--speed", "4"), PAY_TO_PLAY_DEMO + ("play 1",),
+           "0.5 1 ok\n1.5 1 ok\n", ("play 0",)),
     Played("triangle: a race, a claim, a fact", "triangle", DEMO / "triangle.toml", DEMO / "triangle.txt",
            ("--option", "triangle.countdown_ms=250"),
            ("deal", "claim 1", "state 1"), "0.5 1 ok\n1.5 2 ok\n3.5 1 slap\n", ("deal", "claim 0")),
