@@ -72,6 +72,8 @@ PLAYED = [
            ("--game", "closest", "--option", "closest.start=seat1"),
            ("place 0", "place 1", "undo 1", "place 1", "place 2"), "0.5 1 ok\n1.5 1 ok\n2.0 2 ok\n2.5 2 ok\n",
            ("place 1",)),
+    Played("closest: the start race", "closest", MOCK3, SCRIPTS / "as-played" / "closest-start.txt",
+           ("--game", "closest", "--seed", "1"), ("start 1", "place 1"), "0.5 1 ok\n1.5 3 ok\n", ("place 2",)),
     Played("pictionary: a word guessed, the judgement taken back", "trio", MOCK3, SCRIPTS / "as-played" / "trio.txt",
            ("--game", "trio"), ("word", "timer", "guessed 1", "word", "correct"),
            "0.5 1 ok\n1.5 2 ok\n2.0 2 ok\n", ("timer",)),
