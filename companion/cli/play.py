@@ -115,6 +115,10 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
                 print(f"wrote {path}")
             if bare := [st.name for st in profile.stations if st.buzzer_only]:
                 print(f"no picture for {', '.join(bare)}: bare buzzers have no panel")
+    if presses is not None and daemon.table.faults:  # the box played on; the script still fails
+        print(f"companion: {daemon.table.faults} game(s) hit a fault and were set aside (the log above has "
+              "the traceback)", file=sys.stderr)
+        return 1
     return 0
 
 
