@@ -55,7 +55,8 @@ class StationScreens:
         since = self.chords.since.get(station)
         if since is not None:
             left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
-            image = with_notice(image, f"ABANDON? HOLD ON {max(left_s, 1)}s")  # as the dialog says
+            asking = "LEAVE" if self._bots_may_sit() else "ABANDON"  # as the dialog it opens says
+            image = with_notice(image, f"{asking}? HOLD ON {max(left_s, 1)}s")
         elif self.announced is not None:
             image = with_notice(image, self.announced[0]())
         elif self.resumed_until_ns is not None:
