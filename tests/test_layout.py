@@ -70,10 +70,10 @@ def phase(table) -> str:
     return "?"
 
 
-STEPS = {"paytoplay": 2500, "pictomania": 1000}
+STEPS = {"paytoplay": 2500, "pictomania": 1400}
 """Presses and ticks per run: Pay-to-Play's screens are quick, and a draw offer needs passes by
-both players in a row; Pictomania's menu keeps every drawing in its place, so six players
-pressing at random take longer to reach Done."""
+both players in a row; Pictomania's menu keeps every drawing in its place and asks again before
+a guess, so six players pressing at random take longer to reach Done."""
 
 REACHED = {
     "triangle": {"race", "speak", "result", "end"},

@@ -64,7 +64,7 @@ class Station:
     """One station's place in the menus; the game state itself lives in the match."""
 
     mode: str = "menu"
-    """menu, number (a guess), token (done), wrong (confirm wrong word), words."""
+    """menu, number (a guess), sure (confirm the guess), token (done), wrong (confirm wrong word), words."""
     cursor: int = 0
     target: int = 0
     number: int = 1
@@ -82,7 +82,6 @@ class Station:
 
 class PictomaniaTable(Guessing, Review, GameTable):
     game = "pictomania"
-    takeback_words = {"guess": "a guess", "done": "a token"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -217,10 +216,6 @@ class PictomaniaTable(Guessing, Review, GameTable):
         seat = self.seats[event.station]
         seat.mode = "menu"
         seat.cursor = 0
-
-    def after_takeback(self, seat: int) -> None:
-        """The player who took back a guess or a token is back on their menu, guessing."""
-        self.seats[seat].__init__()
 
     # --- time: sent actions in edge-time order ------------------------------------------------
 
