@@ -183,3 +183,32 @@ def test_a_game_resumed_after_a_player_left_seats_the_bot_and_the_watcher(tmp_pa
     assert again.seats == (0, None) and again.game.bots == {1: "hard"}
     assert again.bot_seats is not None and again.bot_seats.levels == {1: "hard"}
     assert again.game.flagged(1) == "Ben (bot from move 2)" and again.game.flagged(0) == "Ana"
+
+
+def test_a_closest_number_card_taken_back_in_round_2_is_as_if_never_placed_not_round_1_scores(tmp_path):
+    """The first card of round 2 taken back: every station is where it was before the card
+    (Ben's "Round 2: your turn"), not on round 1's scores asking for another ok."""
+    table, clock, journals = box(tmp_path)
+    choose(table, clock, 0, "closest")
+    lobby = table.lobby
+    while lobby.row is not None:
+        if lobby.row < len(lobby._rows()) and lobby._rows()[lobby.row][0] == "start":
+            while lobby.values["start"] != "seat1":        # seat 1 starts: no race
+                press(table, clock, 0, "right")
+        press(table, clock, 0, "ok")
+    game = table.game
+    for station in (0, 1, 2):                              # round 1: a card each
+        press(table, clock, station, "ok")
+    assert game.showing is not None
+    press(table, clock, 0, "ok")                           # round 1's scores left
+    assert game.state.round == 2 and game.state.mover() == 1
+    before = [table.screen(s).tobytes() for s in range(3)]
+    assert shows(table.screen(1), "Round 2: your turn")
+    press(table, clock, 1, "ok", "ok")                     # Ben's first card, counting
+    assert len(game.state.cards) == 1
+    hold_left_press_ok(table, 1, clock)
+    tap(table, 1, "ok", clock.next())
+    assert game.state.cards == () and game.showing is None
+    later = table.now_ns + ANNOUNCED_NS
+    table.tick(later, later)
+    assert [table.screen(s).tobytes() for s in range(3)] == before
