@@ -337,9 +337,10 @@ class SavedJournal:
     def __init__(self, saving: Saving, entry: _Open) -> None:
         self._saving = saving
         self._entry = entry
-        self.lines = len(entry.lines)
-        """How many lines the journal holds, handed over ones included: the number of the line
-        written last, which an ``undo`` names (as :attr:`JournalWriter.lines`)."""
+        self.lines = len(entry.lines) + len(entry.queue)
+        """How many lines the journal holds, handed over ones included (a new game's header is
+        still queued): the number of the line written last, which an ``undo`` names (as
+        :attr:`JournalWriter.lines`)."""
 
     @property
     def path(self) -> Path:
