@@ -79,7 +79,7 @@ def _menus_paytoplay(game, resumed_ns):
 
 
 def _notes_paytoplay(game, resumed_ns):
-    game.message, game.offer_from = "", None
+    game.message, game.passed, game.offer_from = "", (), None
 
 
 def _menus_triangle(game, resumed_ns):

@@ -28,6 +28,7 @@ from ..arbiter.latepress import LateNote
 from ..record.match import Match
 from ..arbiter.race import Race
 from ..screens.canvas import abbreviate, fitting
+from ..screens.seating import spectator
 
 
 TABLES: dict[str, type["GameTable"]] = {}
@@ -369,6 +370,12 @@ class GameTable:
     def screen(self, station: int) -> Image.Image:
         """What ``station`` shows; stations beyond the players watch the public state."""
         raise NotImplementedError
+
+    def watching_screen(self) -> Image.Image:
+        """What a station without a seat shows (one that watches, or whose seat a bot plays):
+        the public state under a "Watching" title bar. A game whose panel has no title bar to
+        give up says it in its own layout instead."""
+        return spectator(self.screen(len(self.names)), self.match.rules.title)
 
     def waiting_on(self, seat: int) -> str:
         """What the game wants from ``seat`` now, said in a word or two: ``RACE!`` while a race

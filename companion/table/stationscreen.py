@@ -11,7 +11,6 @@ from __future__ import annotations
 from PIL import Image
 
 from ..screens.canvas import one_form_per_name, with_notice
-from ..screens.seating import spectator
 from ..screens.table import abandoned_screen, not_resumed_screen, resume_screen
 from .dialogs import ABANDON_HOLD_NS, S
 from .lobby import rules_screen
@@ -45,7 +44,7 @@ class StationScreens:
             return dialog
         seat = self.seat_of(station)
         if seat is None:
-            image = spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
+            image = self.game.watching_screen()
             return with_notice(image, self.announced[0]()) if self.announced is not None else image
         if station in self.rules_open:
             image = rules_screen(self.game.match.rules.name, self.rules_open[station],
