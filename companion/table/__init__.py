@@ -201,6 +201,8 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
                 _, chord = self.chords.feed(event)  # a watcher's keys never reach the game
                 if chord == "takeback":
                     self.joining[event.station] = self._seat_to_take(event.station)
+                elif chord == "abandon" and any(s is not None for s in self.seats):
+                    del self.chords.since[event.station]  # the players' game: not a watcher's to abandon
             return
         if self._turn_rules_page(event):
             return
