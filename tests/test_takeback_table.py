@@ -212,3 +212,46 @@ def test_a_closest_number_card_taken_back_in_round_2_is_as_if_never_placed_not_r
     later = table.now_ns + ANNOUNCED_NS
     table.tick(later, later)
     assert [table.screen(s).tobytes() for s in range(3)] == before
+
+
+def test_seats_a_bot_took_over_are_flagged_in_triangles_own_units_on_panels_replay_explain_and_games(
+        tmp_path, capsys):
+    """Ana and Ben leave a one-turn Triangle in its first round; Cy plays it out with their bots.
+    The result flags both seats by turn and round ("Turn 1 Round 1/6" on the screens), not by a
+    bare round number: Cy's end panel, the table screen, ``companion replay``, ``replay --explain``
+    and ``companion games``."""
+    from companion.cli import main
+    from companion.screens.canvas import checking
+
+    table, clock, journals = box(tmp_path)
+    choose(table, clock, 0, "triangle")
+    lobby = table.lobby
+    while lobby.row is not None:
+        if lobby.row < len(lobby._rows()) and lobby._rows()[lobby.row][0] == "turns":
+            while lobby.values["turns"] != 1:
+                press(table, clock, 0, "right")
+        press(table, clock, 0, "ok")
+    leave(table, 0, clock, "left")
+    leave(table, 1, clock, "right")
+    game = table.game
+    while not (game.match.outcome is not None and not game.holding_last_round):
+        run_bots(table, clock, 1)
+        if game.match.outcome is not None or game.current is None or game.claimer == 2:
+            press(table, clock, 2, "ok")              # Cy: the next round, a fact, the end screen
+    with checking() as cut:
+        end = table.screen(2)
+    assert not cut, [str(c) for c in cut]
+    assert shows(end, "Ana: bot from T1 R1") and shows(end, "Ben: bot from T1 R1") and shows(end, "ok: back")
+    assert "Ana (bot from turn 1 round 1)" in public_view(table).lines
+
+    path = journals[0]
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Ana (seat 1, bot from turn 1 round 1):" in out and "Ben (seat 2, bot from turn 1 round 1):" in out
+    assert "Cy (seat 3):" in out
+    assert main(["replay", "--explain", str(path)]) == 0
+    told = capsys.readouterr().out.splitlines()
+    assert "Ana (seat 1) leaves: an easy bot plays the seat from here (turn 1 round 1)." in "\n".join(told)
+    assert told[-1].endswith(" Ana (seat 1): bot from turn 1 round 1. Ben (seat 2): bot from turn 1 round 1.")
+    assert main(["games", "--journal-dir", str(path.parent)]) == 0
+    assert "Ana (bot from turn 1 round 1); Ben (bot from turn 1 round 1)" in capsys.readouterr().out

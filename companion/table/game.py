@@ -25,6 +25,7 @@ from ..games.base import Rules
 from ..arbiter.inputs import InputEvent
 from ..record.journal import JournalWriter
 from ..arbiter.latepress import LateNote
+from ..record import seats
 from ..record.match import Match
 from ..arbiter.race import Race
 from ..screens.canvas import abbreviate, fitting
@@ -293,6 +294,8 @@ class GameTable:
         """Where the game is, in players' words, for "Ana (bot from round 4)": the round, the game
         of a tournament, else the move."""
         detail = self.match.rules.detail(self.match.state)
+        if "turn" in detail:  # Triangle's rounds count again in each turn, as its screens say
+            return f"turn {detail['turn']} round {detail['round']}"
         if "round" in detail:
             return f"round {detail['round']}"
         if detail.get("games", 1) > 1:
@@ -316,20 +319,14 @@ class GameTable:
         moves' lines say ``"bot": true`` while a bot plays it, and the result flags the seat."""
         if level is None:
             self.bots.pop(player, None)
-            if player in self.bot_played:
-                self.bot_played[player] = (self.bot_played[player][0], when)
         else:
             self.bots[player] = level
-            self.bot_played[player] = (when, None)
+        seats.seat_changed(self.bot_played, player, level, when)
 
     def flagged(self, player: int) -> str:
         """``player``'s name as the result gives it: ``Ana (bot from round 4)`` for a seat a bot
         took over (``... to round 6`` if the player came back)."""
-        name = self.names[player]
-        if player not in self.bot_played:
-            return name
-        since, until = self.bot_played[player]
-        return f"{name} (bot from {since}{f' to {until}' if until else ''})"
+        return seats.flagged(self.names[player], player, self.bot_played)
 
     takeback_words: ClassVar[dict[str, str]] = {}
     """What each action the game lets a player take back is, in players' words (``play``: ``a
