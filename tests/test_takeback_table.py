@@ -255,3 +255,29 @@ def test_seats_a_bot_took_over_are_flagged_in_triangles_own_units_on_panels_repl
     assert told[-1].endswith(" Ana (seat 1): bot from turn 1 round 1. Ben (seat 2): bot from turn 1 round 1.")
     assert main(["games", "--journal-dir", str(path.parent)]) == 0
     assert "Ana (bot from turn 1 round 1); Ben (bot from turn 1 round 1)" in capsys.readouterr().out
+
+
+def test_a_closest_number_game_all_its_players_left_goes_on_from_each_rounds_scores_by_itself(tmp_path):
+    """Every player leaves the closest-number game to a bot: each round's scores stay on the
+    screens READ_MS, then a bot goes on to the next round, where a person would press ok."""
+    from companion.table.bots import READ_MS
+
+    table, clock, journals = box(tmp_path)
+    choose(table, clock, 0, "closest")
+    lobby = table.lobby
+    while lobby.row is not None:
+        if lobby.row < len(lobby._rows()) and lobby._rows()[lobby.row][0] == "start":
+            while lobby.values["start"] != "seat1":
+                press(table, clock, 0, "right")
+        press(table, clock, 0, "ok")
+    for station in range(3):
+        leave(table, station, clock, "left")
+    game = table.game
+    for _ in range(120):
+        run_bots(table, clock, 1)
+        if game.state.round >= 3 or game.match.outcome is not None:
+            break
+    assert game.state.round >= 3 or game.match.outcome is not None, "the bots went on from round 1's scores"
+    cards = [x for x in journal_objects(journals[0]) if x.get("action") == "place"]
+    last_of_round_1 = len(game.state.scored[0].cards) - 1
+    assert cards[last_of_round_1 + 1]["t"] - cards[last_of_round_1]["t"] >= READ_MS / 1000

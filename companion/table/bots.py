@@ -202,7 +202,6 @@ class BotSeats:
             game.now_ns = game.since_ns = now_ns
             MOVES[game.game](self, game, seat)
 
-
     def _next_round(self, game, state, now_ns: int) -> None:
         """At a table of bots alone, nobody would press the ``ok`` that goes on from a round's
         result: the first bot does, once the result has been on the screens :data:`READ_MS`."""
