@@ -23,6 +23,7 @@ from helpers import MS, FakeClock
 
 PROFILE = Path(__file__).parent.parent / "hardware" / "profiles" / "mock-3.toml"
 ANA, BEN, BOT = 0, 1, 2
+NAMES = ("Ana", "Ben", "Cy")
 
 
 class Box:
@@ -186,7 +187,7 @@ def test_two_people_play_the_closest_number_game_with_a_bot(box, level):
     run(play)
 
 
-def test_a_table_of_bots_alone_plays_triangle_on_by_itself_at_a_readable_pace(tmp_path, monkeypatch):
+def test_a_table_of_bots_alone_plays_triangle_on_by_itself_at_a_readable_pace(tmp_path, monkeypatch, capsys):
     """Three people leave Triangle one by one, each to a bot: every seat a bot, each round's
     result stays on the screens for READ_MS, then a bot deals the next (no person is there to
     press ok). A watching station is asked only whether to abandon, never offered to let a bot
@@ -228,7 +229,10 @@ def test_a_table_of_bots_alone_plays_triangle_on_by_itself_at_a_readable_pace(tm
         assert len(waits) >= 2 and all(wait >= READ_MS / 1000 for wait in waits), (ends, deals)
         assert all(x.get("bot") for x in lines[after:] if x["type"] == "action")
         (path,) = b.journals.glob("*.jsonl")
-        assert main(["replay", str(path)]) == 0
+        capsys.readouterr()
+        assert main(["replay", str(path)]) == 0           # every seat flagged, by Triangle's turn and round
+        out = capsys.readouterr().out
+        assert all(f"{name} (seat {n}, bot from turn 1 round " in out for n, name in enumerate(NAMES, 1)), out
 
         shown = hold_both(b, ANA)
         assert shows(shown, "ABANDON? HOLD ON")
