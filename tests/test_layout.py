@@ -24,8 +24,8 @@ from companion.screens.canvas import checking, one_form_per_name
 from companion.table import Table
 from companion.table.game import RACE, YOUR_TURN, table_for
 from companion.table.lobby import rules_screen
-from companion.screens.table import (abandoned_screen, confirm_screen, join_screen, leave_screen,
-                                     not_resumed_screen, resume_screen, takeback_screen)
+from companion.screens.table import (abandoned_screen, bots_screen, confirm_screen, join_screen,
+                                     leave_screen, not_resumed_screen, resume_screen, takeback_screen)
 from companion.tablescreen.public import VIEWS
 from companion.tablescreen.render import render as draw_table
 
@@ -154,8 +154,8 @@ def test_no_text_is_cut_off_on_any_screen_of_a_game(name):
 def test_no_text_is_cut_off_in_the_tables_dialogs():
     """The questions a chord opens and the table's notices over any game, with every game's
     title and the longest names: abandon or leave, take a seat, the game abandoned, the offer to
-    resume and why a game was not resumed (the take-backs' refusals are checked as games are
-    played above)."""
+    resume, why a game was not resumed, and the seats bots played after a game's end (the
+    take-backs' refusals are checked as games are played above)."""
     from companion.daemon import DAMAGED, too_big
 
     with checking() as overflows:
@@ -168,6 +168,12 @@ def test_no_text_is_cut_off_in_the_tables_dialogs():
                 join_screen(name)
                 abandoned_screen(rules.title, name)
         not_resumed_screen(DAMAGED)
+        for name, spans in (("paytoplay", {0: ("move 12", "move 31"), 1: ("game 2", None)}),
+                            ("closest", {0: ("round 10", "round 12"), 1: ("round 2", "round 9"), 2: ("round 1", None)})):
+            game = table_for(name)(games.get(name), parse_options(games.get(name).Options, {}), NAMES[:len(spans)],
+                                   len(spans), 1, None, 0)
+            game.bot_played = spans   # what a game's seat lines leave, the longest the panel takes
+            bots_screen(game.bots_lines())
     assert not [str(o) for o in overflows]
 
 

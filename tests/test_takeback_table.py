@@ -169,6 +169,12 @@ def test_a_player_leaves_a_bot_plays_on_and_the_player_takes_the_seat_back(tmp_p
     _, replayed = replay(journals[0].read_text().splitlines())
     assert replayed.outcome == table.game.match.outcome
     assert f"Ben (bot from move 2 to {back['when']})" in public_view(table).lines
+    press(table, clock, 0, "ok")                           # the end screen's ok: the seats bots played
+    for station in range(3):
+        told = table.screen(station)
+        assert shows(told, "Bots played") and shows(told, "Ben: bot from move 2") and shows(told, f"to {back['when']}")
+    press(table, clock, 2, "ok")
+    assert table.game is None
 
 
 def test_a_game_resumed_after_a_player_left_seats_the_bot_and_the_watcher(tmp_path):

@@ -52,12 +52,17 @@ def flag(since: str, until: str | None) -> str:
 
 
 def short_flag(since: str, until: str | None) -> str:
-    """:func:`flag` for a panel's line: ``bot from T3 R2``, ``bot T1 R2-T3 R6``, ``bot in round 2``
-    (Triangle's turn and round as its title bar counts them, shortened)."""
+    """:func:`flag` for a panel's line: ``bot from T3 R2``, ``bot T1 R2-T3 R6``, ``bot round 2-4``,
+    ``bot in round 2`` (Triangle's turn and round as its title bar counts them, shortened)."""
     since, until = _compact(since), until and _compact(until)
     if until == since:
         return f"bot in {since}"
-    return f"bot {since}-{until}" if until else f"bot from {since}"
+    if not until:
+        return f"bot from {since}"
+    unit = since.rpartition(" ")[0]  # "round 2-4", "T1 R2-R5": the unit once
+    if unit and until.startswith(unit + " "):
+        until = until[len(unit) + 1:]
+    return f"bot {since}-{until}"
 
 
 def _compact(when: str) -> str:

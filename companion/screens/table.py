@@ -57,6 +57,16 @@ def takeback_screen(what: str, refusal: str | None) -> Image.Image:
     return _screen("Take back?", what, ("ok: take it back", "other key: keep it"))
 
 
+def bots_screen(lines: list[str]) -> Image.Image:
+    """Every station, after a game's end screen where bots took over seats: which, and from
+    when (``Ana: bot from round 4``), then back to the games."""
+    image, draw = blank()
+    title(draw, "Bots played")
+    for i, line in enumerate((*lines_fit(lines, LINES - 1), "ok: back to lobby")):
+        centred(draw, (i + 1) * LINE_H + 3, line)
+    return image
+
+
 def abandoned_screen(game: str, by: str) -> Image.Image:
     """Every station, once a game was abandoned, and by whom."""
     return _screen("Game abandoned", game, (f"by {by}", "ok: back to games"))

@@ -106,6 +106,9 @@ class GameTable:
         """``since_ns``: edge time of the input that last changed the state: older inputs are stale."""
         self.cues: list[str] = []
         self.finished = False
+        self.bots_told = self.tells_bots_on_end_screen
+        """True once every screen has said which seats a bot took over (:meth:`bots_lines`),
+        after the end screen's ``ok``; then ``ok`` returns to the lobby."""
         """True once a player has dismissed the end screen: the table returns to the lobby."""
         self.screens_take_time = screens_take_time
         self.reveal_asked = False
@@ -154,7 +157,9 @@ class GameTable:
             return
         self.now_ns = event.t_ns
         if self.match.outcome is not None and self.showing_end(event.station):
-            if event.pressed and event.key == "ok":
+            if event.pressed and event.key == "ok" and self.bot_played and not self.bots_told:
+                self.bots_told = True  # the end screen's ok shows the seats bots played first
+            elif event.pressed and event.key == "ok":
                 self.finished = True
             return
         self.on_input(event)
@@ -322,6 +327,22 @@ class GameTable:
         else:
             self.bots[player] = level
         seats.seat_changed(self.bot_played, player, level, when)
+
+    tells_bots_on_end_screen: ClassVar[bool] = False
+    """The game's end screen flags the seats a bot took over itself (Triangle's has room)."""
+
+    def bots_lines(self) -> list[str]:
+        """The seats a bot took over, for a panel's three lines: ``Ana: bot from round 4`` and
+        ``to round 6`` on a line of its own if the player came back; shortened to a line a seat
+        (``Ana: bot round 4-6``) when that takes more."""
+        lines = []
+        for player, (since, until) in sorted(self.bot_played.items()):
+            lines.append(fitting(lambda w: f"{abbreviate(self.names[player], w)}: bot from {since}"))
+            lines += [f"to {until}"] if until else []
+        if len(lines) <= 3:
+            return lines
+        return [fitting(lambda w: f"{abbreviate(self.names[p], w)}: {seats.short_flag(*span)}")
+                for p, span in sorted(self.bot_played.items())]
 
     def flagged(self, player: int) -> str:
         """``player``'s name as the result gives it: ``Ana (bot from round 4)`` for a seat a bot

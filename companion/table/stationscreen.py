@@ -11,7 +11,7 @@ from __future__ import annotations
 from PIL import Image
 
 from ..screens.canvas import one_form_per_name, with_notice
-from ..screens.table import abandoned_screen, not_resumed_screen, resume_screen
+from ..screens.table import abandoned_screen, bots_screen, not_resumed_screen, resume_screen
 from .dialogs import ABANDON_HOLD_NS, S
 from .lobby import rules_screen
 
@@ -42,6 +42,8 @@ class StationScreens:
         dialog = self._dialog_screen(station)
         if dialog is not None:
             return dialog
+        if self.game.bots_told and not self.game.tells_bots_on_end_screen:
+            return bots_screen(self.game.bots_lines())
         seat = self.seat_of(station)
         if seat is None:
             image = self.game.watching_screen()
