@@ -106,10 +106,11 @@ class GameTable:
         """``since_ns``: edge time of the input that last changed the state: older inputs are stale."""
         self.cues: list[str] = []
         self.finished = False
+        """True once a player has dismissed the end screen: the table returns to the lobby."""
         self.bots_told = self.tells_bots_on_end_screen
         """True once every screen has said which seats a bot took over (:meth:`bots_lines`),
-        after the end screen's ``ok``; then ``ok`` returns to the lobby."""
-        """True once a player has dismissed the end screen: the table returns to the lobby."""
+        after the end screen's ``ok`` (from the start where the end screen says it itself);
+        then ``ok`` returns to the lobby."""
         self.screens_take_time = screens_take_time
         self.reveal_asked = False
         """Set by :meth:`reveal` until the table passes it on to the daemon."""
