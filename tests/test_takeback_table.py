@@ -110,7 +110,8 @@ def test_pictionary_the_artist_takes_back_a_judgement_with_the_chord(tmp_path):
     assert table.game.match.state.judged is not None
     watcher = next(s for s in range(3) if s not in (artist, table.game.match.state.artist))
     hold_left_press_ok(table, watcher, clock)             # neither the artist who judged nor the new one
-    assert shows(table.screen(watcher), "Can't take back")
+    refused = table.screen(watcher)
+    assert shows(refused, "Can't take back") and shows(refused, "taken back"), "the reason whole, on three lines"
     tap(table, watcher, "ok", clock.next())
     hold_left_press_ok(table, artist, clock)
     assert shows(table.screen(artist), "a judgement")
