@@ -107,6 +107,7 @@ def _pictomania_round(table, t: int) -> int:
                 t = tap(table, s, "right", t)
             t = tap(table, s, "ok", t)
             t = tap(table, s, "ok", t)
+            t = tap(table, s, "ok", t)          # a guess is final: asked once more
             settle(table, t)
         while table.menu(s)[table.seats[s].cursor % len(table.menu(s))][0] != "done":
             t = tap(table, s, "right", t)

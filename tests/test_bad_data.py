@@ -18,9 +18,10 @@ from companion.arbiter.inputs import InputEvent
 from companion.record.journal import Header, JournalWriter
 from companion.profile import load_profile, parse_profile
 from companion.record.recovery import ABANDONED, find_interrupted, journals, pick_up, rotate
-from companion.screens.canvas import blank, shown, text
+from companion.screens.canvas import blank, checking, shown, text
 from companion.table import Table
 
+from glyphs import shows
 from helpers import MS, tap
 
 ROOT = Path(__file__).parent.parent
@@ -69,7 +70,9 @@ def test_a_bad_journal_never_stops_the_daemon_and_the_good_game_is_resumed(name,
     daemon = Daemon(load_profile(MOCK3), tmp_path)
     try:
         assert daemon.table.game is None                     # the newest game cannot be resumed,
-        assert daemon.table.not_resumed[0] == "its journal is damaged"  # and the players are told
+        with checking() as cut:                               # and the players are told, whole
+            told = daemon.table.screen(0)
+        assert cut == [] and shows(told, "journal is damaged") and shows(told, "companion games")
         assert reason in caplog.text
     finally:
         daemon.close()

@@ -10,6 +10,7 @@ from pathlib import Path
 import gpiozero.pins.mock
 import pytest
 
+from companion.cli import main
 from companion.daemon import Daemon
 from companion.games import get
 from companion.games.options import lobby_choices
@@ -22,19 +23,23 @@ from helpers import MS, FakeClock
 
 PROFILE = Path(__file__).parent.parent / "hardware" / "profiles" / "mock-3.toml"
 ANA, BEN, BOT = 0, 1, 2
+NAMES = ("Ana", "Ben", "Cy")
 
 
 class Box:
     """A two-station box (the first two stations of mock-3) with a bot in seat 3, driven step by
     step on a fake clock: every 5 ms a daemon step, presses as pin edges."""
 
-    def __init__(self, tmp_path, monkeypatch, level: str, seed: int = 1) -> None:
-        self.clock = FakeClock()
+    def __init__(self, tmp_path, monkeypatch, level: str | None, seed: int = 1, clock=None) -> None:
+        """``level`` None: the three stations of mock-3 and no bot (``clock``: carry on another
+        box's)."""
+        self.clock = clock or FakeClock()
         monkeypatch.setattr(gpiozero.pins.mock, "monotonic", self.clock.monotonic)
         profile = load_profile(PROFILE)
-        profile = replace(profile, stations=profile.stations[:2])
+        if level is not None:
+            profile = replace(profile, stations=profile.stations[:2])
         self.journals = tmp_path / "games"
-        self.daemon = Daemon(profile, self.journals, seed=seed, bots={BOT: level})
+        self.daemon = Daemon(profile, self.journals, seed=seed, bots={BOT: level} if level else {})
         self.daemon.step(self.clock.ns)
 
     def run(self, ms: float) -> None:
@@ -179,4 +184,70 @@ def test_two_people_play_the_closest_number_game_with_a_bot(box, level):
         bot_places = [x for x in lines if x.get("action") == "place" and x["player"] == BOT]
         assert len(bot_places) >= 3 and all(x["bot"] is True for x in bot_places)
         assert sum(x["decoy"] for x in bot_places if x.get("decoy")) >= 1, "the bot played a decoy in round 2"
+    run(play)
+
+
+def test_a_table_of_bots_alone_plays_triangle_on_by_itself_at_a_readable_pace(tmp_path, monkeypatch, capsys):
+    """Three people leave Triangle one by one, each to a bot: every seat a bot, each round's
+    result stays on the screens for READ_MS, then a bot deals the next (no person is there to
+    press ok). A watching station is asked only whether to abandon, never offered to let a bot
+    play a seat it does not have. The journal replays, and the game resumed from it plays on
+    by itself."""
+    from companion.screens.table import confirm_screen
+    from companion.table import ABANDON_HOLD_NS
+    from companion.table.bots import READ_MS
+    from glyphs import shows
+
+    def hold_both(b, station):
+        left, right = b.daemon.box.pin(station, "left"), b.daemon.box.pin(station, "right")
+        left.drive_low()
+        b.run(20)
+        right.drive_low()
+        b.run(200)
+        shown = b.daemon.table.screen(station)
+        b.run(ABANDON_HOLD_NS / MS)
+        right.drive_high()
+        left.drive_high()
+        b.run(20)
+        return shown
+
+    def play():
+        b = Box(tmp_path, monkeypatch, None)
+        while b.game is None:
+            b.tap(ANA, "ok")                      # Triangle, every station plays: its options
+        for station in range(3):
+            assert shows(hold_both(b, station), "LEAVE? HOLD ON")
+            b.tap(station, "left")                # an easy bot plays the seat on
+        assert b.daemon.table.seats == (None, None, None)
+        start = len(b.game.match.state.history)
+        b.run_until(lambda: len(b.game.match.state.history) >= start + 3, limit_ms=120_000)
+        lines = b.lines()
+        after = next(i for i, x in enumerate(lines) if x.get("type") == "seat" and x["player"] == 2)
+        deals = [x["t"] for x in lines[after:] if x["type"] == "chance"]
+        ends = [x["t"] for x in lines[after:] if x.get("action") == "state"]
+        waits = [min(d for d in deals if d > end) - end for end in ends if deals[-1] > end]
+        assert len(waits) >= 2 and all(wait >= READ_MS / 1000 for wait in waits), (ends, deals)
+        assert all(x.get("bot") for x in lines[after:] if x["type"] == "action")
+        (path,) = b.journals.glob("*.jsonl")
+        capsys.readouterr()
+        assert main(["replay", str(path)]) == 0           # every seat flagged, by Triangle's turn and round
+        out = capsys.readouterr().out
+        assert all(f"{name} (seat {n}, bot from turn 1 round " in out for n, name in enumerate(NAMES, 1)), out
+
+        shown = hold_both(b, ANA)
+        assert shows(shown, "ABANDON? HOLD ON")
+        asked = b.daemon.table.screen(ANA)
+        assert asked.tobytes() == confirm_screen("Triangle").tobytes() and not shows(asked, "bot plays")
+        b.tap(ANA, "left")                        # no seat to leave: plays on
+        assert b.game is not None and b.daemon.table.seats == (None, None, None)
+        rounds = len(b.game.match.state.history)
+        b.close()
+
+        again = Box(tmp_path, monkeypatch, None, clock=b.clock)
+        try:
+            assert again.daemon.table.offer is not None
+            again.tap(ANA, "ok")                  # resume
+            again.run_until(lambda: len(again.game.match.state.history) > rounds + 1, limit_ms=120_000)
+        finally:
+            again.close()
     run(play)

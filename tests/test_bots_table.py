@@ -11,11 +11,11 @@ from companion.bots.paytoplay import best_action, prepare
 from companion.cli import bot_settings
 from companion.games import get
 from companion.arbiter.inputs import InputEvent
-from companion.screens.seating import spectator
 from companion.table import Table
 from companion.table.bots import THINK_MS
 from companion.table.lobby import StartGame
 
+from glyphs import shows
 from helpers import MS, journaled_table
 
 S = 1000 * MS
@@ -54,8 +54,9 @@ def test_a_person_plays_pay_to_play_against_the_hard_bot_in_seat_2(tmp_path):
     state = table.game.match.state
     tap(table, 1, "ok", t)
     assert table.game.match.state is state
-    watcher = spectator(table.game.screen(2), table.game.match.rules.title)
+    watcher = table.game.watching_screen()   # "Watching" in the side's top line: no title bar over the board
     assert ImageChops.difference(table.screen(1).convert("L"), watcher.convert("L")).getbbox() is None
+    assert shows(table.screen(1), "Watching") and shows(table.screen(1), "X Ana")
 
 
 def test_bots_beyond_the_stations_let_two_stations_choose_a_three_player_game():

@@ -23,10 +23,11 @@ GAMES = (("triangle", 3), ("closest", 3), ("trio", 3), ("pictomania", 4), ("payt
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
-    """Every game played to its end (several times) by random presses, journaled in one folder."""
+    """Every game played to its end (several times) by random presses, journaled in one folder
+    (Pictomania asks again before each guess: random presses take longer to finish a round)."""
     directory = tmp_path_factory.mktemp("games")
     for game, players in GAMES:
-        for _ in tour(directory, game, seed=4, steps=1500, players=players):
+        for _ in tour(directory, game, seed=4, steps=4000 if game == "pictomania" else 1500, players=players):
             pass
     return directory
 

@@ -24,6 +24,8 @@ from companion.screens.canvas import checking, one_form_per_name
 from companion.table import Table
 from companion.table.game import RACE, YOUR_TURN, table_for
 from companion.table.lobby import rules_screen
+from companion.screens.table import (abandoned_screen, bots_screen, confirm_screen, join_screen,
+                                     leave_screen, not_resumed_screen, resume_screen, takeback_screen)
 from companion.tablescreen.public import VIEWS
 from companion.tablescreen.render import render as draw_table
 
@@ -70,10 +72,10 @@ def phase(table) -> str:
     return "?"
 
 
-STEPS = {"paytoplay": 2500, "pictomania": 1000}
+STEPS = {"paytoplay": 2500, "pictomania": 1400}
 """Presses and ticks per run: Pay-to-Play's screens are quick, and a draw offer needs passes by
-both players in a row; Pictomania's menu keeps every drawing in its place, so six players
-pressing at random take longer to reach Done."""
+both players in a row; Pictomania's menu keeps every drawing in its place and asks again before
+a guess, so six players pressing at random take longer to reach Done."""
 
 REACHED = {
     "triangle": {"race", "speak", "result", "end"},
@@ -101,6 +103,9 @@ def play(name: str, seed: int, steps: int, options: dict, seen: set, problems: d
         with checking() as overflows:
             for s in range(stations):  # each panel as a station draws it: one form per name
                 one_form_per_name(lambda: table.screen(s))
+            for seat in range(players):  # what the take-back chord would ask or refuse now
+                refusal = table.takeback_refusal(seat)
+                takeback_screen("" if refusal else table.takeback_word(seat), refusal)
             view = VIEWS[name](table)
             if view not in views:  # the table screen, every new view at every supported size
                 views.add(view)
@@ -144,6 +149,32 @@ def test_no_text_is_cut_off_on_any_screen_of_a_game(name):
         play(name, seed, STEPS.get(name, 700), options, seen, problems)
     assert not problems, "\n".join(problems.values())
     assert REACHED[name] <= seen, f"random play never reached {REACHED[name] - seen}"
+
+
+def test_no_text_is_cut_off_in_the_tables_dialogs():
+    """The questions a chord opens and the table's notices over any game, with every game's
+    title and the longest names: abandon or leave, take a seat, the game abandoned, the offer to
+    resume, why a game was not resumed, and the seats bots played after a game's end (the
+    take-backs' refusals are checked as games are played above)."""
+    from companion.daemon import DAMAGED, too_big
+
+    with checking() as overflows:
+        leave_screen()
+        for rules in games.all_games():
+            confirm_screen(rules.title)
+            resume_screen(rules.title, "23:59")
+            not_resumed_screen(too_big(rules, rules.max_players))
+            for name in NAMES:
+                join_screen(name)
+                abandoned_screen(rules.title, name)
+        not_resumed_screen(DAMAGED)
+        for name, spans in (("paytoplay", {0: ("move 12", "move 31"), 1: ("game 2", None)}),
+                            ("closest", {0: ("round 10", "round 12"), 1: ("round 2", "round 9"), 2: ("round 1", None)})):
+            game = table_for(name)(games.get(name), parse_options(games.get(name).Options, {}), NAMES[:len(spans)],
+                                   len(spans), 1, None, 0)
+            game.bot_played = spans   # what a game's seat lines leave, the longest the panel takes
+            bots_screen(game.bots_lines())
+    assert not [str(o) for o in overflows]
 
 
 def test_no_text_is_cut_off_in_the_lobby():

@@ -59,8 +59,8 @@ def test_two_guesses_2_ms_apart_on_mock_pins_take_tokens_in_edge_order(tmp_path,
             await tap(station, "ok")                       # ready: the box deals
         game = table.game
         ana = game.state.round.numbers[ANA]
-        for station in (BEN, CY):                          # Guess Ana, number Ana's
-            await tap(station, "ok", *["right"] * (ana - 1))
+        for station in (BEN, CY):                          # Guess Ana, number Ana's, ok: "a guess is final"
+            await tap(station, "ok", *["right"] * (ana - 1), "ok")
 
         # Cy presses ok 2 ms after Ben, but Cy's edge reaches the loop first.
         t0 = clock.ns

@@ -61,11 +61,14 @@ def ready_all(table, clock):
 
 
 def open_guess(table, clock, station, target, number):
-    """Walk ``station``'s menu to a guess on ``target`` with ``number`` chosen, not yet sent."""
+    """Walk ``station``'s menu to a guess on ``target`` with ``number`` chosen and ``ok`` pressed
+    once: the panel asks whether to make it (a guess is final), not yet sent."""
     game = table.game
     index = game.menu(station).index(("guess", target))
     press(table, clock, station, *["right"] * index, "ok", *["right"] * (number - 1))
     assert game.seats[station].mode == "number" and game.seats[station].number == number
+    press(table, clock, station, "ok")
+    assert game.seats[station].mode == "sure" and station not in {p.station for p in game.pending}
 
 
 def confirm(table, station, t_ms):

@@ -348,8 +348,8 @@ def test_a_game_with_more_players_than_stations_is_told_why_and_offered_again_la
     try:
         table = daemon.table
         assert table.game is None and table.offer is None
-        assert table.not_resumed == ("Pictomania", "4 players, 3 stations", "kept for a bigger box")
-        assert shows(table.screen(0), "4 players") and shows(table.screen(0), "bigger box")
+        assert table.not_resumed == ("Pictomania", "needs 4 stations", "kept for a bigger box")
+        assert shows(table.screen(0), "needs 4 stations") and shows(table.screen(0), "bigger box")
         assert public_view(table).heading == "Game not resumed"
     finally:
         daemon.close()

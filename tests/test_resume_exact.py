@@ -79,7 +79,7 @@ def _menus_paytoplay(game, resumed_ns):
 
 
 def _notes_paytoplay(game, resumed_ns):
-    game.message, game.offer_from = "", None
+    game.message, game.passed, game.offer_from = "", (), None
 
 
 def _menus_triangle(game, resumed_ns):
@@ -421,10 +421,11 @@ def test_a_game_with_bots_interrupted_at_every_moment_resumes_to_the_same_state_
     assert checked >= 100
 
 
-@pytest.mark.parametrize("game", ["paytoplay", "closest", "pictomania", "trio"])
+@pytest.mark.parametrize("game", ["paytoplay", "closest", "trio"])
 def test_a_game_with_take_backs_interrupted_at_every_moment_resumes_to_the_same_state_and_screens(game, tmp_path):
     """Players take back their last actions now and then (``undo`` lines, Pictionary's
-    corrections): the resumed game is the uninterrupted one, and allows the same take-backs."""
+    corrections): the resumed game is the uninterrupted one, and allows the same take-backs.
+    (Pictomania takes nothing back: a guess is final.)"""
     checked = 0
     for seed in range(21, 41):
         path = tmp_path / str(seed)

@@ -9,7 +9,7 @@ from companion.table.chord import CHORD_WINDOW_NS
 from companion.arbiter.inputs import InputEvent
 
 from glyphs import shows
-from helpers import MS, Clock, journal_objects, journaled_table, tap
+from helpers import MS, Clock, journal_objects, journaled_table, take_seats, tap
 
 
 @pytest.fixture
@@ -294,7 +294,8 @@ def test_holding_left_and_right_counts_down_asks_then_abandons(box):
     while (due := table.wakeup_ns()) < since + ABANDON_HOLD_NS:
         table.tick(due, due)
         countdown.append(table.screen(1))
-    assert [shows(image, f"ABANDON? HOLD ON {n}s") for image, n in zip(countdown, (2, 1))] == [True, True]
+    # Pay-to-Play: a bot may take the seat, so the hold counts down to leaving, as the dialog asks
+    assert [shows(image, f"LEAVE? HOLD ON {n}s") for image, n in zip(countdown, (2, 1))] == [True, True]
     assert not shows(table.screen(0), "HOLD ON")        # on the holding station only
     assert table.game.view(1) == before                       # the game never saw left or right
     table.tick(due, due)
@@ -309,6 +310,18 @@ def test_holding_left_and_right_counts_down_asks_then_abandons(box):
     assert journals[0].name not in [p.name for p in journals[0].parent.iterdir()]  # marked abandoned
     tap(table, 2, "ok", due / MS + 400)
     assert table.screen(2).tobytes() == table.lobby.screen().tobytes()
+
+
+def test_in_a_game_bots_do_not_play_the_hold_counts_down_to_abandoning_as_its_dialog_asks(box):
+    table, clock, journals = box
+    choose(table, clock, 0, "trio")
+    take_seats(table, [0, 1, 2], clock.next)
+    while table.lobby.row is not None:
+        press(table, clock, 0, "ok")
+    since = hold_chord(table, 1, clock.next())
+    assert shows(table.screen(1), "ABANDON? HOLD ON 2s") and not shows(table.screen(1), "LEAVE?")
+    table.tick(since + ABANDON_HOLD_NS, since + ABANDON_HOLD_NS)
+    assert shows(table.screen(1), "Abandon the game?")
 
 
 def test_any_other_key_at_the_confirmation_keeps_playing(box):

@@ -102,7 +102,7 @@ def test_every_take_back_allowed_leaves_the_game_as_if_the_action_was_never_made
         assert (replayed.state, replayed.trail, replayed.moves) == (played.match.state, played.match.trail,
                                                                    played.match.moves)
     assert refused
-    if game.name not in ("triangle", "trio", "quiz"):
+    if game.name not in ("triangle", "trio", "quiz", "pictomania"):
         assert taken, "the playouts took nothing back"
 
 
@@ -198,31 +198,37 @@ def test_closest_a_card_and_its_decoy_until_the_next_card_not_the_start_nor_the_
     assert refusal(played, mover) == f"{NAMES[after]} has played since"
 
 
-def test_pictomania_a_guess_or_a_token_until_someone_acts_not_the_last_token_nor_a_wrong_word():
+def test_pictomania_a_guess_is_final_as_the_seed_says_and_so_are_done_and_a_wrong_word():
     played = Played(get("pictomania"), 3)
     while played.match.needs_chance:
         played.draw()
     assert refusal(played, 0) == "you have made no move to take back"
     played.act({"action": "guess", "player": 0, "target": 1, "number": 3})
-    played.act({"action": "guess", "player": 0, "target": 2, "number": 4})
-    played.take_back(0)
-    assert refusal(played, 0) is None, "the guess before is hers too, and nobody acted since"
-    played.take_back(0)
-    same_game(played.match, played.without_it())
+    assert refusal(played, 0) == "a guess is final"
+    played.act({"action": "guess", "player": 1, "target": 0, "number": 4})
+    assert refusal(played, 0) == "a guess is final", "the reason, not that Ben has played since"
     played.act({"action": "done", "player": 1})
-    assert refusal(played, 1) is None
-    played.take_back(1)
-    played.act({"action": "done", "player": 1})
-    played.act({"action": "guess", "player": 2, "target": 0, "number": 1})
-    assert refusal(played, 1) == "Cy has played since"
-    played.act({"action": "wrong_word", "player": 0})
-    assert refusal(played, 0) == "a wrong word cannot be taken back"
-    played.act({"action": "done", "player": 2})
-    played.act({"action": "done", "player": 0})
-    assert refusal(played, 0) == "the drawings are revealed"
-    while played.match.needs_chance:
-        played.draw()
-    assert refusal(played, 0) == "the next round is dealt"
+    assert refusal(played, 1) == "done guessing is final"
+    played.act({"action": "wrong_word", "player": 2})
+    assert refusal(played, 2) == "a wrong word cannot be taken back"
+    before = played.match.state
+    with pytest.raises(IllegalAction, match="done guessing is final"):
+        played.match.act({"action": "undo", "player": 1})
+    assert played.match.state is before
+
+
+PICTOMANIA_GUESS = ['{"format": "companion-journal/1", "game": "pictomania", "players": ["Ana", "Ben", "Cy"], '
+                    '"options": {"words": "physical"}}',
+                    '{"type": "chance", "event": "assign", "letters": ["A", "B", "C"], "numbers": [1, 2, 3]}',
+                    '{"type": "action", "action": "guess", "player": 0, "target": 1, "number": 2}',
+                    '{"type": "action", "action": "undo", "player": 0, "line": 3}']
+
+
+def test_replay_refuses_an_undo_of_a_pictomania_guess_naming_its_line():
+    _, match = replay(PICTOMANIA_GUESS[:3])
+    assert len(match.state.round.guesses) == 1
+    with pytest.raises(Exception, match="line 4: a guess is final"):
+        replay(PICTOMANIA_GUESS)
 
 
 def test_triangle_neither_a_race_nor_a_statement():

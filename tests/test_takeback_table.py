@@ -110,7 +110,8 @@ def test_pictionary_the_artist_takes_back_a_judgement_with_the_chord(tmp_path):
     assert table.game.match.state.judged is not None
     watcher = next(s for s in range(3) if s not in (artist, table.game.match.state.artist))
     hold_left_press_ok(table, watcher, clock)             # neither the artist who judged nor the new one
-    assert shows(table.screen(watcher), "Can't take back")
+    refused = table.screen(watcher)
+    assert shows(refused, "Can't take back") and shows(refused, "taken back"), "the reason whole, on three lines"
     tap(table, watcher, "ok", clock.next())
     hold_left_press_ok(table, artist, clock)
     assert shows(table.screen(artist), "a judgement")
@@ -169,6 +170,12 @@ def test_a_player_leaves_a_bot_plays_on_and_the_player_takes_the_seat_back(tmp_p
     _, replayed = replay(journals[0].read_text().splitlines())
     assert replayed.outcome == table.game.match.outcome
     assert f"Ben (bot from move 2 to {back['when']})" in public_view(table).lines
+    press(table, clock, 0, "ok")                           # the end screen's ok: the seats bots played
+    for station in range(3):
+        told = table.screen(station)
+        assert shows(told, "Bots played") and shows(told, "Ben: bot from move 2") and shows(told, f"to {back['when']}")
+    press(table, clock, 2, "ok")
+    assert table.game is None
 
 
 def test_a_game_resumed_after_a_player_left_seats_the_bot_and_the_watcher(tmp_path):
@@ -183,3 +190,101 @@ def test_a_game_resumed_after_a_player_left_seats_the_bot_and_the_watcher(tmp_pa
     assert again.seats == (0, None) and again.game.bots == {1: "hard"}
     assert again.bot_seats is not None and again.bot_seats.levels == {1: "hard"}
     assert again.game.flagged(1) == "Ben (bot from move 2)" and again.game.flagged(0) == "Ana"
+
+
+def test_a_closest_number_card_taken_back_in_round_2_is_as_if_never_placed_not_round_1_scores(tmp_path):
+    """The first card of round 2 taken back: every station is where it was before the card
+    (Ben's "Round 2: your turn"), not on round 1's scores asking for another ok."""
+    table, clock, journals = box(tmp_path)
+    choose(table, clock, 0, "closest")
+    lobby = table.lobby
+    while lobby.row is not None:
+        if lobby.row < len(lobby._rows()) and lobby._rows()[lobby.row][0] == "start":
+            while lobby.values["start"] != "seat1":        # seat 1 starts: no race
+                press(table, clock, 0, "right")
+        press(table, clock, 0, "ok")
+    game = table.game
+    for station in (0, 1, 2):                              # round 1: a card each
+        press(table, clock, station, "ok")
+    assert game.showing is not None
+    press(table, clock, 0, "ok")                           # round 1's scores left
+    assert game.state.round == 2 and game.state.mover() == 1
+    before = [table.screen(s).tobytes() for s in range(3)]
+    assert shows(table.screen(1), "Round 2: your turn")
+    press(table, clock, 1, "ok", "ok")                     # Ben's first card, counting
+    assert len(game.state.cards) == 1
+    hold_left_press_ok(table, 1, clock)
+    tap(table, 1, "ok", clock.next())
+    assert game.state.cards == () and game.showing is None
+    later = table.now_ns + ANNOUNCED_NS
+    table.tick(later, later)
+    assert [table.screen(s).tobytes() for s in range(3)] == before
+
+
+def test_seats_a_bot_took_over_are_flagged_in_triangles_own_units_on_panels_replay_explain_and_games(
+        tmp_path, capsys):
+    """Ana and Ben leave a one-turn Triangle in its first round; Cy plays it out with their bots.
+    The result flags both seats by turn and round ("Turn 1 Round 1/6" on the screens), not by a
+    bare round number: Cy's end panel, the table screen, ``companion replay``, ``replay --explain``
+    and ``companion games``."""
+    from companion.cli import main
+    from companion.screens.canvas import checking
+
+    table, clock, journals = box(tmp_path)
+    choose(table, clock, 0, "triangle")
+    lobby = table.lobby
+    while lobby.row is not None:
+        if lobby.row < len(lobby._rows()) and lobby._rows()[lobby.row][0] == "turns":
+            while lobby.values["turns"] != 1:
+                press(table, clock, 0, "right")
+        press(table, clock, 0, "ok")
+    leave(table, 0, clock, "left")
+    leave(table, 1, clock, "right")
+    game = table.game
+    while not (game.match.outcome is not None and not game.holding_last_round):
+        run_bots(table, clock, 1)
+        if game.match.outcome is not None or game.current is None or game.claimer == 2:
+            press(table, clock, 2, "ok")              # Cy: the next round, a fact, the end screen
+    with checking() as cut:
+        end = table.screen(2)
+    assert not cut, [str(c) for c in cut]
+    assert shows(end, "Ana: bot from T1 R1") and shows(end, "Ben: bot from T1 R1") and shows(end, "ok: back")
+    assert "Ana (bot from turn 1 round 1)" in public_view(table).lines
+
+    path = journals[0]
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Ana (seat 1, bot from turn 1 round 1):" in out and "Ben (seat 2, bot from turn 1 round 1):" in out
+    assert "Cy (seat 3):" in out
+    assert main(["replay", "--explain", str(path)]) == 0
+    told = capsys.readouterr().out.splitlines()
+    assert "Ana (seat 1) leaves: an easy bot plays the seat from here (turn 1 round 1)." in "\n".join(told)
+    assert told[-1].endswith(" Ana (seat 1): bot from turn 1 round 1. Ben (seat 2): bot from turn 1 round 1.")
+    assert main(["games", "--journal-dir", str(path.parent)]) == 0
+    assert "Ana (bot from turn 1 round 1); Ben (bot from turn 1 round 1)" in capsys.readouterr().out
+
+
+def test_a_closest_number_game_all_its_players_left_goes_on_from_each_rounds_scores_by_itself(tmp_path):
+    """Every player leaves the closest-number game to a bot: each round's scores stay on the
+    screens READ_MS, then a bot goes on to the next round, where a person would press ok."""
+    from companion.table.bots import READ_MS
+
+    table, clock, journals = box(tmp_path)
+    choose(table, clock, 0, "closest")
+    lobby = table.lobby
+    while lobby.row is not None:
+        if lobby.row < len(lobby._rows()) and lobby._rows()[lobby.row][0] == "start":
+            while lobby.values["start"] != "seat1":
+                press(table, clock, 0, "right")
+        press(table, clock, 0, "ok")
+    for station in range(3):
+        leave(table, station, clock, "left")
+    game = table.game
+    for _ in range(120):
+        run_bots(table, clock, 1)
+        if game.state.round >= 3 or game.match.outcome is not None:
+            break
+    assert game.state.round >= 3 or game.match.outcome is not None, "the bots went on from round 1's scores"
+    cards = [x for x in journal_objects(journals[0]) if x.get("action") == "place"]
+    last_of_round_1 = len(game.state.scored[0].cards) - 1
+    assert cards[last_of_round_1 + 1]["t"] - cards[last_of_round_1]["t"] >= READ_MS / 1000

@@ -29,9 +29,10 @@ def named(line: str, names: tuple[str, ...]) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..record.journal import JournalError, reaction_lines, read_journal, replay, summary
+    from ..record.journal import JournalError, reaction_lines, read_journal, summary
     from ..arbiter.latepress import late_notes
     from ..record.recovery import ABANDONED
+    from ..record.seats import flag, replayed
     from ..untrusted import Unreadable
 
     if problem := load_user_decks(args):
@@ -40,7 +41,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _explain(args.file)
     try:
         lines = read_journal(args.file, follow_symlinks=True)
-        header, match = replay(lines)
+        header, match, spans = replayed(lines)
     except Unreadable as e:
         return fail(str(e))
     except JournalError as e:
@@ -51,7 +52,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 0
     print(f"{match.rules.title}: {', '.join(header.players)}")
     for seat, (name, score) in enumerate(zip(header.players, result["scores"]), start=1):
-        print(f"  {name} (seat {seat}): {'the host' if seat == 1 and match.rules.host_seat else score}")
+        bot = f", {flag(*spans[seat - 1])}" if seat - 1 in spans else ""
+        print(f"  {name} (seat {seat}{bot}): {'the host' if seat == 1 and match.rules.host_seat else score}")
     if result["over"]:
         winners = [header.players[w] for w in result["winners"]]
         everyone = len(winners) == len(header.players) > 1
@@ -97,10 +99,11 @@ def no_directory(directory: Path) -> str:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """One line per past game, newest first: when, what, who, and how it ended."""
-    from ..record.journal import JournalError, read_journal, replay, summary
+    from ..record.journal import JournalError, read_journal, summary
     from ..arbiter.latepress import late_notes, late_summary
     from ..games.base import standing
     from ..record.recovery import ABANDONED, journals
+    from ..record.seats import flagged, replayed
     from ..untrusted import Unreadable
 
     directory = Path(args.journal_dir)
@@ -113,7 +116,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     for path in reversed(paths):
         try:
             lines = read_journal(path)
-            header, match = replay(lines)
+            header, match, spans = replayed(lines)
         except Unreadable as e:
             print(f"{path.name}: unreadable ({e.detail})")
             continue
@@ -131,7 +134,8 @@ def cmd_games(args: argparse.Namespace) -> int:
             state = "not finished (offered on start)" if path == paths[-1] else "not finished"
         late = late_summary(late_notes(lines, len(header.players)))
         scores = standing(match.rules, header.players, result["scores"])
-        print(f"{path.name}  {match.rules.title}  {scores}  {state}" + (f"  {late}" if late else ""))
+        bots = "; ".join(flagged(header.players[p], p, spans) for p in sorted(spans))
+        print(f"{path.name}  {match.rules.title}  {scores}  {state}" + "".join(f"  {x}" for x in (bots, late) if x))
     return 0
 
 

@@ -57,6 +57,16 @@ from .sources import Sources
 
 log = logging.getLogger(__name__)
 
+DAMAGED = ("journal is damaged", "companion games", "lists it")
+"""Why an interrupted game was not resumed, on every panel: three lines that fit one each."""
+
+
+def too_big(rules, players: int) -> tuple[str, str, str]:
+    """Why a game of more players than this box has stations was not resumed, on every panel:
+    the game, what it needs (``needs 17 stations``, short enough for a quiz's count) and that
+    it is kept."""
+    return SHORT_TITLES.get(rules.name, rules.title), f"needs {players} stations", "kept for a bigger box"
+
 __all__ = ["Daemon", "RETRY_NS", "displays_down", "journal_opener"]
 """What is imported from here: the daemon, and from its parts what the tests and the virtual
 Pi's screens name."""
@@ -163,14 +173,12 @@ class Daemon(Keeping, Sources, Presenting, Phones):
         if isinstance(interrupted, NotResumed) and interrupted.fault is not None:
             self.table.told_set_aside(*interrupted.fault)
         elif isinstance(interrupted, NotResumed):
-            self.table.cannot_resume("its journal is damaged", "companion games", "lists it")
+            self.table.cannot_resume(*DAMAGED)
         elif interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
             interrupted.writer.close()
             postpone(interrupted.path)
-            self.table.cannot_resume(SHORT_TITLES.get(interrupted.match.rules.name, interrupted.match.rules.title),
-                                     f"{len(interrupted.match.players)} players, {len(names)} stations",
-                                     "kept for a bigger box")
+            self.table.cannot_resume(*too_big(interrupted.match.rules, len(interrupted.match.players)))
         elif interrupted is not None and interrupted.match.outcome is not None:
             self.table.resume_or_set_aside(interrupted, time.monotonic_ns())  # its result, until they leave it
         elif interrupted is not None:

@@ -124,16 +124,13 @@ class Pictomania(Rules):
     actions = ("guess", "done", "wrong_word")
     chance_events = ("cards", "assign")
     reveal_actions = ("wrong_word",)
-    dealt_since = "the next round is dealt"
 
     def takeback_refusal(self, before: PictomaniaState, action: Action, after: PictomaniaState) -> str | None:
-        """A guess or a black token taken may be taken back until anyone acts after it; not the
-        one that ended the round (the stacks are turned over), nor a wrong word declared."""
-        if action.get("action") == "wrong_word":
-            return "a wrong word cannot be taken back"
-        if len(after.results) != len(before.results):
-            return "the drawings are revealed"
-        return None
+        """Nothing a player does is taken back: "once you have made a guess, you cannot take it
+        back" (the seed), a player who took a black token is done, and a wrong word declared
+        voids a drawing for good. A misclick is for the menu to prevent (it asks before a guess)."""
+        return {"guess": "a guess is final", "done": "done guessing is final"}.get(
+            action.get("action"), "a wrong word cannot be taken back")
 
     def new(self, players: int, options: Any) -> PictomaniaState:
         """Round 1 waiting for its word cards; ``options`` may also be a mapping to parse.

@@ -19,6 +19,7 @@ from ..games.base import Rules, standing
 from .journal import SEAT, JournalError, parse_seat, replay
 from ..arbiter.latepress import LATE, parse_late
 from ..arbiter.unread import UNREAD, parse_unread
+from . import seats
 from .match import UNDO, Match
 
 
@@ -49,6 +50,7 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
     bad journal, the error that stopped the replay; and whether the whole journal replayed."""
     out: list[str] = []
     state: dict[str, Any] = {}
+    spans: seats.Spans = {}
     derived: list[int] = []  # for each automatic move told so far and not yet met, its line
 
     def on_line(number: int, match: Match, events: list[dict[str, Any]], line: Any) -> None:
@@ -68,8 +70,10 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
             if event["type"] == SEAT:  # who plays the seat changes, the game does not
                 player, level, station = parse_seat(event, len(match.players))
                 who = f"{match.players[player]} (seat {player + 1})"
-                told.append(f"{who} leaves: an {level} bot plays the seat from here." if level else
-                            f"The person at station {station + 1} plays {who} from here.")
+                when = f" ({event['when']})" if event.get("when") else ""
+                told.append(f"{who} leaves: an {level} bot plays the seat from here{when}." if level else
+                            f"The person at station {station + 1} plays {who} from here{when}.")
+                seats.seat_changed(spans, player, level, event.get("when", ""))
                 continue
             body = {k: v for k, v in event.items() if k not in ("type", "t", "auto")}
             if body.get("action") == UNDO:  # the match has put back the game as it was before that line
@@ -102,7 +106,8 @@ def explain(lines: Iterable[str | bytes]) -> tuple[list[str], bool]:
     except JournalError as e:
         out.append(f"{e} (the replay stops here)")
         return out, False
-    out.append(_result(match))
+    out.append(_result(match) + "".join(f" {match.players[p]} (seat {p + 1}): {seats.flag(*spans[p])}."
+                                        for p in sorted(spans)))
     return out, True
 
 

@@ -174,12 +174,13 @@ class Match:
         if self.outcome is not None:
             return "the game is over"
         mine = [step for step in self.steps if step.player == player]
-        if mine and mine[-1] is self.steps[-1]:
-            last = self.steps[-1]
+        if mine:  # what the rules never take back says so first ("a guess is final"), not "Ben has played since"
+            last = mine[-1]
             refusal = self.rules.takeback_refusal(last.state, last.action, last.after)
-            if refusal is None and self.needs_chance:  # it led to a deal: the cards are as good as seen
-                refusal = self.rules.dealt_since
-            return refusal
+            if refusal is not None:
+                return refusal
+        if mine and mine[-1] is self.steps[-1]:
+            return self.rules.dealt_since if self.needs_chance else None  # a deal: the cards are as good as seen
         if not self.acted.get(player):
             return "you have made no move to take back"
         if self.steps:

@@ -34,8 +34,9 @@ class PayToPlayView:
     side's width, a new line at each ``\n``."""
     line: tuple[int, ...] = ()
     header: str = ""
-    """Tournament progress, e.g. 'Game 2/4', shown above the accounts when the prompt leaves
-    room."""
+    """Tournament progress, e.g. 'Game 2/4', or 'Watching' on a station without a seat, shown
+    above the accounts when the prompt leaves room (the board fills the panel's height, so
+    there is no title bar to say it)."""
     result: str = ""
     """Once the game is over: who won, shown where whose turn it is would be."""
     status: str = ""
@@ -73,7 +74,8 @@ def screen(view: PayToPlayView) -> Image.Image:
     y = 0
     line, lit = _turn_line(view)
     prompt = [row for part in view.prompt.split("\n") for row in textwrap.wrap(part, SIDE_COLS)]
-    if view.header and len(prompt) + bool(line) <= 1:  # the prompt comes first when room is short
+    # the prompt comes first when room is short; a watching station has no income to show
+    if view.header and len(prompt) + bool(line) <= (2 if view.me is None else 1):
         text(draw, SIDE_X, y, view.header)
         y += LINE_H
     for p in (0, 1):

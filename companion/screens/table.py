@@ -8,15 +8,19 @@ import textwrap
 
 from PIL import Image
 
-from .canvas import COLUMNS, LINE_H, blank, centred, title
+from .canvas import COLUMNS, LINE_H, blank, centred, lines_fit, title
+
+LINES = 4
+"""Lines under the title bar."""
 
 
 def _screen(heading: str, game: str, keys: tuple[str, ...]) -> Image.Image:
-    """The game's title on one or two lines under ``heading``, then what each key does."""
+    """``game`` (a title, or a reason: "only the artist's last judgement can be taken back")
+    wrapped on the lines under ``heading`` that the keys leave, then what each key does."""
     image, draw = blank()
     title(draw, heading)
-    lines = textwrap.wrap(game, COLUMNS)[:2] + list(keys)
-    for i, line in enumerate(lines[:4]):
+    lines = lines_fit(textwrap.wrap(game, COLUMNS), LINES - len(keys)) + list(keys)
+    for i, line in enumerate(lines):
         centred(draw, (i + 1) * LINE_H + 3, line)
     return image
 
@@ -54,6 +58,16 @@ def takeback_screen(what: str, refusal: str | None) -> Image.Image:
     return _screen("Take back?", what, ("ok: take it back", "other key: keep it"))
 
 
+def bots_screen(lines: list[str]) -> Image.Image:
+    """Every station, after a game's end screen where bots took over seats: which, and from
+    when (``Ana: bot from round 4``), then back to the games."""
+    image, draw = blank()
+    title(draw, "Bots played")
+    for i, line in enumerate((*lines_fit(lines, LINES - 1), "ok: back to lobby")):
+        centred(draw, (i + 1) * LINE_H + 3, line)
+    return image
+
+
 def abandoned_screen(game: str, by: str) -> Image.Image:
     """Every station, once a game was abandoned, and by whom."""
     return _screen("Game abandoned", game, (f"by {by}", "ok: back to games"))
@@ -64,7 +78,7 @@ def not_resumed_screen(why: tuple[str, ...]) -> Image.Image:
     lines, and how to go on."""
     image, draw = blank()
     title(draw, "Game not resumed")
-    for i, line in enumerate((*why[:3], "any key: games")):
+    for i, line in enumerate((*lines_fit(why, LINES - 1), "any key: games")):
         centred(draw, (i + 1) * LINE_H + 3, line)
     return image
 

@@ -205,8 +205,8 @@ class Table(Resuming, SettingUp, Dialogs, Faults, StationScreens):
                 _, chord = self.chords.feed(event)  # a watcher's keys never reach the game
                 if chord == "takeback":
                     self.joining[event.station] = self._seat_to_take(event.station)
-                elif chord == "abandon":  # a watcher has no seat to leave: its hold asks nothing
-                    del self.chords.since[event.station]
+                elif chord == "abandon" and any(s is not None for s in self.seats):
+                    del self.chords.since[event.station]  # a watcher has no seat to leave, nor the players' game to abandon
             return
         if self._turn_rules_page(event):
             return

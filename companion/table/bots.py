@@ -60,6 +60,9 @@ FASTEST_MS = 150
 THINK_MS = {"easy": (1600, 400), "hard": (900, 200)}
 QUIZ_MS = {"easy": (2600, 600), "hard": (1700, 300)}
 EASY_WRONG = 0.15
+READ_MS = 4000
+"""How long a table of bots alone leaves a round's result on the screens before one of them
+deals the next round (the ``ok`` a person would press): long enough for watchers to read it."""
 MS = 1_000_000
 
 
@@ -181,6 +184,9 @@ class BotSeats:
     def _turn_move(self, game, now_ns: int) -> None:
         seat = _bot_to_act(game, self.levels)
         state = game.match.state
+        if seat is None and _waits_for_ok(game) and all(s in self.levels for s in range(len(game.names))):
+            self._next_round(game, state, now_ns)
+            return
         if seat is None:
             self.turn = None
             return
@@ -196,6 +202,25 @@ class BotSeats:
             self.turn = None
             game.now_ns = game.since_ns = now_ns
             MOVES[game.game](self, game, seat)
+
+    def _next_round(self, game, state, now_ns: int) -> None:
+        """At a table of bots alone, nobody would press the ``ok`` that goes on from a round's
+        result: the first bot does, once the result has been on the screens :data:`READ_MS`."""
+        if self.turn is None or self.turn[0] is not state:
+            self.turn = (state, now_ns + READ_MS * MS)
+        elif now_ns >= self.turn[1]:
+            self.turn = None
+            game.handle(InputEvent(0, "ok", True, now_ns, SOURCE))
+
+
+def _waits_for_ok(game) -> bool:
+    """Whether the game waits for anyone's ``ok`` to go on from a round's result: Triangle
+    between rounds, the closest game's scores (Pay-to-Play goes on by itself)."""
+    if game.match.outcome is not None:
+        return False
+    if game.game == "triangle":
+        return game.current is None
+    return game.game == "closest" and game.showing is not None
 
 
 def _solved(options) -> bool:

@@ -95,13 +95,15 @@ class ClosestTable(GameTable):
 
     def after_takeback(self, seat: int) -> None:
         """The mover taking back a card picks again from the first free number (a decoy asked
-        again: the words everyone reads are the same whichever it was); a round's first card
-        taken back shows what the round showed before it, as a game resumed there does."""
+        again: the words everyone reads are the same whichever it was). The game's first card
+        taken back shows again who starts; a later round's first card, that round waiting for
+        it ("Round 2: your turn"), not the last round's scores the players had already left."""
         self.cursor = 0
         self.picked = None
         self.decoy = False
         self.message = ""
-        self._pick_up(self.match.options.start)
+        if not self.state.scored:
+            self._pick_up(self.match.options.start)
 
     def open_race(self, opens_ns: int) -> None:
         """The start race from its first product, for everyone: a new game's, and a resumed

@@ -35,7 +35,7 @@ class Dialogs:
                 self.confirming = None
                 if event.key == "ok":
                     self._close(abandoned_by=self.names[event.station])
-                elif event.key in ("left", "right") and self._bots_may_sit():
+                elif event.key in ("left", "right") and self._may_leave_to_a_bot(event.station):
                     self._bot_takes_seat(event.station, "easy" if event.key == "left" else "hard")
                 return True
         if event.station in self.joining and event.pressed:
@@ -53,7 +53,7 @@ class Dialogs:
     def _dialog_screen(self, station: int):
         """The dialog ``station`` is asked, or None."""
         if station == self.confirming:
-            if self._bots_may_sit():
+            if self._may_leave_to_a_bot(station):
                 return leave_screen()
             return confirm_screen(self.game.match.rules.title)
         if station in self.joining:
@@ -65,6 +65,11 @@ class Dialogs:
     def _bots_may_sit(self) -> bool:
         """A player leaving may give their seat to a bot in the games bots play."""
         return self.game is not None and self.game.match.rules.name in BOT_GAMES
+
+    def _may_leave_to_a_bot(self, station: int) -> bool:
+        """Whether ``station`` has a seat to leave to a bot: a station that watches (a table of
+        bots alone) is asked only whether to abandon."""
+        return self._bots_may_sit() and self.seat_of(station) is not None
 
     def _bot_takes_seat(self, station: int, level: str) -> None:
         """The player at ``station`` leaves: a bot of ``level`` plays their seat from now on, with

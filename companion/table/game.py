@@ -26,9 +26,11 @@ from ..arbiter.inputs import InputEvent
 from ..record.journal import JournalWriter
 from ..arbiter.latepress import LateNote
 from ..arbiter.unread import UnreadNote
+from ..record import seats
 from ..record.match import Match
 from ..arbiter.race import Race
 from ..screens.canvas import abbreviate, fitting
+from ..screens.seating import spectator
 
 
 TABLES: dict[str, type["GameTable"]] = {}
@@ -106,6 +108,10 @@ class GameTable:
         self.cues: list[str] = []
         self.finished = False
         """True once a player has dismissed the end screen: the table returns to the lobby."""
+        self.bots_told = self.tells_bots_on_end_screen
+        """True once every screen has said which seats a bot took over (:meth:`bots_lines`),
+        after the end screen's ``ok`` (from the start where the end screen says it itself);
+        then ``ok`` returns to the lobby."""
         self.screens_take_time = screens_take_time
         self.reveal_asked = False
         """Set by :meth:`reveal` until the table passes it on to the daemon."""
@@ -153,7 +159,9 @@ class GameTable:
             return
         self.now_ns = event.t_ns
         if self.match.outcome is not None and self.showing_end(event.station):
-            if event.pressed and event.key == "ok":
+            if event.pressed and event.key == "ok" and self.bot_played and not self.bots_told:
+                self.bots_told = True  # the end screen's ok shows the seats bots played first
+            elif event.pressed and event.key == "ok":
                 self.finished = True
             return
         self.on_input(event)
@@ -306,6 +314,8 @@ class GameTable:
         """Where the game is, in players' words, for "Ana (bot from round 4)": the round, the game
         of a tournament, else the move."""
         detail = self.match.rules.detail(self.match.state)
+        if "turn" in detail:  # Triangle's rounds count again in each turn, as its screens say
+            return f"turn {detail['turn']} round {detail['round']}"
         if "round" in detail:
             return f"round {detail['round']}"
         if detail.get("games", 1) > 1:
@@ -329,20 +339,30 @@ class GameTable:
         moves' lines say ``"bot": true`` while a bot plays it, and the result flags the seat."""
         if level is None:
             self.bots.pop(player, None)
-            if player in self.bot_played:
-                self.bot_played[player] = (self.bot_played[player][0], when)
         else:
             self.bots[player] = level
-            self.bot_played[player] = (when, None)
+        seats.seat_changed(self.bot_played, player, level, when)
+
+    tells_bots_on_end_screen: ClassVar[bool] = False
+    """The game's end screen flags the seats a bot took over itself (Triangle's has room)."""
+
+    def bots_lines(self) -> list[str]:
+        """The seats a bot took over, for a panel's three lines: ``Ana: bot from round 4`` and
+        ``to round 6`` on a line of its own if the player came back; shortened to a line a seat
+        (``Ana: bot round 4-6``) when that takes more."""
+        lines = []
+        for player, (since, until) in sorted(self.bot_played.items()):
+            lines.append(fitting(lambda w: f"{abbreviate(self.names[player], w)}: bot from {since}"))
+            lines += [f"to {until}"] if until else []
+        if len(lines) <= 3:
+            return lines
+        return [fitting(lambda w: f"{abbreviate(self.names[p], w)}: {seats.short_flag(*span)}")
+                for p, span in sorted(self.bot_played.items())]
 
     def flagged(self, player: int) -> str:
         """``player``'s name as the result gives it: ``Ana (bot from round 4)`` for a seat a bot
         took over (``... to round 6`` if the player came back)."""
-        name = self.names[player]
-        if player not in self.bot_played:
-            return name
-        since, until = self.bot_played[player]
-        return f"{name} (bot from {since}{f' to {until}' if until else ''})"
+        return seats.flagged(self.names[player], player, self.bot_played)
 
     takeback_words: ClassVar[dict[str, str]] = {}
     """What each action the game lets a player take back is, in players' words (``play``: ``a
@@ -383,6 +403,12 @@ class GameTable:
     def screen(self, station: int) -> Image.Image:
         """What ``station`` shows; stations beyond the players watch the public state."""
         raise NotImplementedError
+
+    def watching_screen(self) -> Image.Image:
+        """What a station without a seat shows (one that watches, or whose seat a bot plays):
+        the public state under a "Watching" title bar. A game whose panel has no title bar to
+        give up says it in its own layout instead."""
+        return spectator(self.screen(len(self.names)), self.match.rules.title)
 
     def waiting_on(self, seat: int) -> str:
         """What the game wants from ``seat`` now, said in a word or two: ``RACE!`` while a race

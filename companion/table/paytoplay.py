@@ -37,12 +37,14 @@ class PayToPlayTable(GameTable):
         self.cursor = 0
         self.offer_from: int | None = None
         self.message = ""
+        self.passed: tuple[int, ...] = ()
+        """Who the box just passed for (can't pay), while :attr:`message` says so."""
 
     def after_takeback(self, seat: int) -> None:
         """The mover taking back starts again from the first choice; a draw offered is withdrawn."""
         self.cursor = 0
         self.offer_from = None
-        self.message = ""
+        self.message, self.passed = "", ()
 
     def choices(self) -> list[dict[str, Any]]:
         """The mover's menu: affordable free cells in reading order, then Pass, then Draw?."""
@@ -60,20 +62,22 @@ class PayToPlayTable(GameTable):
                     self._act({"action": "draw"})
                 else:
                     self.offer_from = None
-                    self.message = "Draw declined"
+                    self.message, self.passed = "Draw declined", ()
             return
         if event.station not in mover:
             return
         if event.key in ("left", "right"):  # moving the cursor needs only the menu's length
             count = len(self.match.rules.legal_actions(self.match.state))
             self.cursor = (self.cursor + (1 if event.key == "right" else -1)) % count
+            if self.passed:  # read: the cost of the cell chosen takes its line back
+                self.message, self.passed = "", ()
         elif event.key in ("ok", "slap"):
             self.changed(event)
             choices = self.choices()
             action = choices[self.cursor % len(choices)]
             if action["action"] == "draw":
                 self.offer_from = event.station
-                self.message = "Draw offered"
+                self.message, self.passed = "Draw offered", ()
             else:
                 self._act(action)
 
@@ -82,13 +86,14 @@ class PayToPlayTable(GameTable):
         try:
             applied = self.match.act(action)
         except IllegalAction as e:
-            self.message = str(e)
+            self.message, self.passed = str(e), ()
             self.cues.append("illegal")
             return
         self.offer_from = None
         self.cursor = 0
         self.message = ""
         auto = [a for a in applied if a.get("auto")]
+        self.passed = tuple(a["player"] for a in auto)
         if self.match.outcome is not None:
             self.cues.append("draw" if len(self.match.outcome.winners) > 1 else "win")
         elif auto:
@@ -138,14 +143,19 @@ class PayToPlayTable(GameTable):
             income = after_income(self.match.state, me)
             choices = self.choices()
             cursor = _choice(choices[self.cursor % len(choices)])
-            if isinstance(cursor, int):  # a message goes above the cost, never instead of it
+            if isinstance(cursor, int) and len(self.passed) == 1:
+                # "Ana can't pay" takes two lines, which "after your income: N" needs: said in
+                # one, it stands for the cost until the cursor moves
+                name = self.names[self.passed[0]]
+                prompt = fitting(lambda w: f"{abbreviate(name, w)} passed", SIDE_COLS)
+            elif isinstance(cursor, int):  # a message goes above the cost, never instead of it
                 prompt = "\n".join(filter(None, (self.message, f"cost {CELL_COST[cursor]}")))
             if cursor == "draw":
                 prompt = prompt or "ok: offer"
             elif self.cursor % len(choices) == 0 and any(c["action"] == "draw" for c in choices) \
                     and not self.message:  # left from the first item wraps to Draw?, and only there
                 prompt = (prompt + "\n" if prompt else "") + "<: Draw?"
-        header = f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
+        header = "Watching" if me is None else f"Game {detail['game']}/{detail['games']}" if detail["games"] > 1 else ""
         return PayToPlayView(
             board=detail["board"], names=self.names[:2], balances=tuple(detail["balances"]),
             x=detail["x"], me=me, to_move=mover, cursor=cursor, prompt=prompt,
@@ -155,3 +165,8 @@ class PayToPlayTable(GameTable):
 
     def screen(self, station: int) -> Image.Image:
         return screen(self.view(station))
+
+    def watching_screen(self) -> Image.Image:
+        """The board fills the panel's height: "Watching" is the side's top line, where a
+        title bar would cover the first account and the board's top row."""
+        return self.screen(len(self.names))

@@ -62,7 +62,6 @@ class Pending:
 
 class PictomaniaTable(Guessing, Review, GameTable):
     game = "pictomania"
-    takeback_words = {"guess": "a guess", "done": "a token"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -197,10 +196,6 @@ class PictomaniaTable(Guessing, Review, GameTable):
         seat = self.seats[event.station]
         seat.mode = "menu"
         seat.cursor = 0
-
-    def after_takeback(self, seat: int) -> None:
-        """The player who took back a guess or a token is back on their menu, guessing."""
-        self.seats[seat].__init__()
 
     # --- time: sent actions in edge-time order ------------------------------------------------
 

@@ -6,8 +6,9 @@ longer be picked stays where it was, drawn unlit with what happened to it (``Ben
 and ``ok`` on it says why not; so a player who knows that two ``left`` presses from the top
 reach ``Done`` finds it there whatever they have guessed. ``left``/``right`` walk the menu and
 ``ok`` picks; a guess then takes a number (``left``/``right``, the three words of that number
-shown) and ``ok`` sends it; ``slap`` goes back. ``Done`` offers the black tokens, highest
-first, or none.
+shown), ``ok`` asks once more (a guess is final: the seed never takes one back, so a double
+press must not make one) and ``ok`` again sends it; ``slap`` goes back. ``Done`` offers the black
+tokens, highest first, or none.
 
 Separate from the round's phases and the time order of sent actions (:mod:`.pictomania`):
 this is what one player sees and picks while everybody draws.
@@ -123,6 +124,11 @@ class Guessing:
             if step:
                 seat.number = (seat.number - 1 + step) % len(NUMBERS) + 1
             elif key == "ok":
+                seat.mode = "sure"
+        elif seat.mode == "sure":
+            if step:
+                seat.mode = "number"
+            elif key == "ok":
                 self._send(event, {"action": "guess", "player": station, "target": seat.target,
                                    "number": seat.number})
                 seat.message = f"sent: {self.names[seat.target]} {seat.number}"
@@ -158,6 +164,9 @@ class Guessing:
                           for letter in "ABC"[:len(rnd.cards)])
             return screens.choice(screens.ChoiceView(
                 f"Guess {self.names[seat.target]}", f"number {seat.number}", notes or ("ok: send",)))
+        if seat.mode == "sure":
+            return screens.panel(fitting(lambda w: f"Guess {abbreviate(self.names[seat.target], w)}: {seat.number}?"),
+                                 ("a guess is final", "ok: guess it", "</>: other number", "slap: back"))
         if seat.mode == "token":
             choices = self.token_choices()
             label = choices[seat.number % len(choices)][0]

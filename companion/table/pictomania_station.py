@@ -13,7 +13,7 @@ class Station:
     """One station's place in the menus; the game state itself lives in the match."""
 
     mode: str = "menu"
-    """menu, number (a guess), token (done), wrong (confirm wrong word), words."""
+    """menu, number (a guess), sure (confirm the guess), token (done), wrong (confirm wrong word), words."""
     cursor: int = 0
     target: int = 0
     number: int = 1

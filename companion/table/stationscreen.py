@@ -11,8 +11,7 @@ from __future__ import annotations
 from PIL import Image
 
 from ..screens.canvas import one_form_per_name, with_notice
-from ..screens.seating import spectator
-from ..screens.table import abandoned_screen, fault_screen, not_resumed_screen, resume_screen
+from ..screens.table import abandoned_screen, bots_screen, fault_screen, not_resumed_screen, resume_screen
 from .dialogs import ABANDON_HOLD_NS, S
 from .lobby import rules_screen
 
@@ -48,24 +47,32 @@ class StationScreens:
         dialog = self._dialog_screen(station)
         if dialog is not None:
             return dialog
+        if self.game.bots_told and not self.game.tells_bots_on_end_screen:
+            return bots_screen(self.game.bots_lines())
         seat = self.seat_of(station)
         if seat is None:
-            image = spectator(self.game.screen(len(self.seats)), self.game.match.rules.title)
+            image = self.game.watching_screen()
+            if station in self.chords.since:  # a table of bots alone: a watcher may abandon it
+                return self._hold_notice(station, image)
             return with_notice(image, self.announced[0]()) if self.announced is not None else image
         if station in self.rules_open:
             image = rules_screen(self.game.match.rules.name, self.rules_open[station],
                                  self.game.waiting_on(seat))
         else:
             image = self.game.screen(seat)
-        since = self.chords.since.get(station)
-        if since is not None:
-            left_s = -(-(since + ABANDON_HOLD_NS - self.now_ns) // S)
-            image = with_notice(image, f"ABANDON? HOLD ON {max(left_s, 1)}s")  # as the dialog says
+        if station in self.chords.since:
+            image = self._hold_notice(station, image)
         elif self.announced is not None:
             image = with_notice(image, self.announced[0]())
         elif self.resumed_until_ns is not None:
             image = with_notice(image, "RESUMED")
         return image
+
+    def _hold_notice(self, station: int, image: Image.Image) -> Image.Image:
+        """The seconds the ``left``+``right`` hold still needs, named as the dialog it opens."""
+        left_s = -(-(self.chords.since[station] + ABANDON_HOLD_NS - self.now_ns) // S)
+        asking = "LEAVE" if self._may_leave_to_a_bot(station) else "ABANDON"
+        return with_notice(image, f"{asking}? HOLD ON {max(left_s, 1)}s")
 
     def lights(self) -> tuple[str, ...]:
         """Each station's light (``off``, ``on``, ``blink``): the game's, from seats to stations."""

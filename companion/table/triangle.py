@@ -33,6 +33,7 @@ from .triangle_views import MS, TENTH_NS, VERDICT_LABELS, TriangleViews, coach_l
 COUNT_FROM = 3
 class TriangleTable(TriangleViews, GameTable):
     game = "triangle"
+    tells_bots_on_end_screen = True
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..games.options import SCREEN_TIE_WINDOW_MS
 from ..games.triangle import FACTS, PLAYERS, POINTS, VALUES, peers, settlement
+from ..record import seats
 from ..screens.canvas import COLUMNS, WIDTH, abbreviate, fitting, measure
 from ..screens.triangle import AidView, EndView, RoundView, scores_line
 
@@ -181,17 +182,21 @@ class TriangleViews:
         outcome = self.match.outcome
         winners = [self.names[p] for p in outcome.winners]
         ending = " wins" if len(winners) == 1 else " win"
-        heading = fitting(lambda w: " and ".join(abbreviate(n, w) for n in winners) + ending, COLUMNS - 1)
+        heading = fitting(lambda w: _listed([abbreviate(n, w) for n in winners]) + ending, COLUMNS - 1)
         scores = scores_line(self.names, outcome.scores)
+        bots = [fitting(lambda w: f"{abbreviate(self.names[p], w)}: {seats.short_flag(*self.bot_played[p])}",
+                        COLUMNS - 1) for p in sorted(self.bot_played)]
         if self.match.options.settlement:
             rows = tuple(fitting(lambda w: f"{abbreviate(self.names[payer], w)} pays "
                                            f"{abbreviate(self.names[payee], w)} {amount}" if amount
                                  else f"{abbreviate(self.names[payer], w)}, {abbreviate(self.names[payee], w)}: even",
                                  COLUMNS - 1)
                          for payer, payee, amount in settlement(outcome.scores))
-        else:
-            turns = self.match.state.turns_done
-            rows = (f"after {turns} turn{'s' if turns > 1 else ''}", "", "ok: back to lobby")
+            rows = rows + tuple(bots[:3 - len(rows)])
+        else:  # the seats a bot took over where the empty line was; from two, the turns' line's
+            turns = self.match.state.turns_done  # and for three, ok's (the title's arrow says it too)
+            lead = [f"after {turns} turn{'s' if turns > 1 else ''}"] if len(bots) < 2 else []
+            rows = (*lead, *(bots or [""]), "ok: back to lobby")[:3]
         return EndView(heading, scores, rows)
 
     def aid_view(self, station: int) -> AidView:
@@ -205,3 +210,8 @@ class TriangleViews:
             for card in r.seen_by(station):
                 seen[card - 1] += 1
         return AidView(state.latest_turn, tuple(seen))
+
+
+def _listed(names: list[str]) -> str:
+    """``Ana and Ben``; ``Ana, Ben and Cy``: three winners fit the title bar."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
