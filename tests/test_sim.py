@@ -366,53 +366,12 @@ def test_a_simulated_box_with_a_button_board_does_not_say_the_board_is_missing(t
         simulator.close()
 
 
-def test_phones_can_watch_the_simulator_at_the_address_it_prints(tmp_path, capsys):
-    """The simulator serves phones by default: it prints the join address, and a phone that
-    joins there with the room code watches the table screen's public view."""
+def with_a_phone(simulator: Simulator, play) -> None:
+    """Run ``simulator`` while ``play(web, phone)`` runs: ``phone`` a browser-free phone client
+    on the address the web companion listens at, ``web`` that companion."""
     import aiohttp
 
     from bench.phoneclient import PhoneClient
-
-    simulator = Simulator(players_profile(2), tmp_path / "games", seed=1, scale=2)
-    printed = []
-
-    async def scenario():
-        stop = asyncio.Event()
-        runner = asyncio.ensure_future(simulator.run(stop=stop))
-        try:
-            await until(lambda: printed.append(capsys.readouterr().out) or "Phones join at http://" in "".join(printed))
-            web = simulator.daemon.web
-            assert f"{web.join_url} (room {web.room.code})" in "".join(printed)
-            port = web.join_url.split(":")[2].split("/")[0]
-            async with aiohttp.ClientSession() as session:
-                watcher = PhoneClient(session, f"http://127.0.0.1:{port}")
-                welcome = await watcher.join(web.room.code, "watch")
-                assert welcome["role"] == "watch" and welcome["seat"] is None and welcome["token"] is None
-                await until(lambda: watcher.view is not None)
-                assert watcher.view["names"] == ["Ana", "Ben"] and watcher.view["room"] == web.room.code
-                await watcher.close()
-        finally:
-            stop.set()
-            await runner
-
-    try:
-        asyncio.run(scenario())
-    finally:
-        simulator.close()
-
-
-def test_a_phone_takes_the_seat_sim_phones_adds_and_sees_that_seats_panel(tmp_path, capsys):
-    """``companion sim --phones 1``: a seat after the keyboard's stations that a phone takes with
-    the printed room code; the phone is sent that seat's panel, and its slap reaches the game as
-    that station's (the window draws the seat too, named as a phone's)."""
-    import aiohttp
-
-    from bench.phoneclient import PhoneClient
-
-    profile = players_profile(2, phones=1)
-    assert [st.phone for st in profile.stations] == [False, False, True]
-    assert profile.name == "2 stations and 1 phone, simulated"
-    simulator = Simulator(profile, tmp_path / "games", seed=1, scale=2)
 
     async def scenario():
         stop = asyncio.Event()
@@ -423,10 +382,7 @@ def test_a_phone_takes_the_seat_sim_phones_adds_and_sees_that_seats_panel(tmp_pa
             port = web.join_url.split(":")[2].split("/")[0]
             async with aiohttp.ClientSession() as session:
                 phone = PhoneClient(session, f"http://127.0.0.1:{port}")
-                welcome = await phone.join(web.room.code, "seat", name="Zoe")
-                assert welcome["role"] == "seat" and welcome["seat"] == 3 and welcome["token"]  # seats count from 1
-                await until(lambda: phone.panel is not None)
-                await until(lambda: simulator.daemon.table.names[2] == "Zoe")
+                await play(web, phone)
                 await phone.close()
         finally:
             stop.set()
@@ -436,3 +392,36 @@ def test_a_phone_takes_the_seat_sim_phones_adds_and_sees_that_seats_panel(tmp_pa
         asyncio.run(scenario())
     finally:
         simulator.close()
+
+
+def test_phones_can_watch_the_simulator_at_the_address_it_prints(tmp_path, capsys):
+    """The simulator serves phones by default: it prints the join address, and a phone that
+    joins there with the room code watches the table screen's public view."""
+    printed = []
+
+    async def watch(web, watcher):
+        await until(lambda: printed.append(capsys.readouterr().out) or "Phones join at http://" in "".join(printed))
+        assert f"{web.join_url} (room {web.room.code})" in "".join(printed)
+        welcome = await watcher.join(web.room.code, "watch")
+        assert welcome["role"] == "watch" and welcome["seat"] is None and welcome["token"] is None
+        await until(lambda: watcher.view is not None)
+        assert watcher.view["names"] == ["Ana", "Ben"] and watcher.view["room"] == web.room.code
+
+    with_a_phone(Simulator(players_profile(2), tmp_path / "games", seed=1, scale=2), watch)
+
+
+def test_a_phone_takes_the_seat_sim_phones_adds_and_is_sent_that_seats_panel(tmp_path):
+    """``companion sim --phones 1``: a seat after the keyboard's stations that a phone takes with
+    the room code; the phone is sent that seat's panel, and its name becomes the station's."""
+    profile = players_profile(2, phones=1)
+    assert [st.phone for st in profile.stations] == [False, False, True]
+    assert profile.name == "2 stations and 1 phone, simulated"
+    simulator = Simulator(profile, tmp_path / "games", seed=1, scale=2)
+
+    async def sit(web, phone):
+        welcome = await phone.join(web.room.code, "seat", name="Zoe")
+        assert welcome["role"] == "seat" and welcome["seat"] == 3 and welcome["token"]  # seats count from 1
+        await until(lambda: phone.panel is not None)
+        await until(lambda: simulator.daemon.table.names[2] == "Zoe")
+
+    with_a_phone(simulator, sit)
