@@ -15,18 +15,33 @@ Two ways of knowing every GPIO press has arrived, in the same run:
 
 The referee is a bare race (:class:`RaceProbe`) rather than a game, so no countdown or menu sits
 between the measured press and its decision; everything the daemon does on the way is real.
+
+As deployed: the run gets the unit's ``LimitRTPRIO=`` (systemd/companion.service), so the daemon's
+loop and the reader take the real-time priority they take in the service (companion/realtime.py),
+and both ways are measured beside :data:`LOAD` busy processes at normal priority, what a box's
+other work (or a shared machine's) does to them. ``python -m bench.latency [--races N]`` runs
+this alone.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import dataclasses
+import json
+import re
+import resource
 import statistics
+import subprocess
+import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from PIL import Image
 
+from companion import realtime
 from companion.daemon import Daemon
 from companion.profile import load_profile
 from companion.arbiter.race import Race
@@ -34,6 +49,9 @@ from companion.arbiter.race import Race
 from .handoff import _pack_frames
 
 ROOT = Path(__file__).resolve().parent.parent
+UNIT = ROOT / "systemd" / "companion.service"
+LOAD = 4
+"""Busy processes beside the measurement (each a core's worth of Python at normal priority)."""
 WINDOW_NS = 10_000_000
 DECISION_PATIENCE_S = 30.0
 """How long one race may take to be decided before the run fails: a hang, not a slow machine
@@ -122,11 +140,60 @@ def _latencies(races: int, watermark: str) -> list[float]:
     return sorted(latencies)
 
 
-def decision_latency(races: int) -> dict[str, float]:
-    """With the GPIO reader, and with the fallback bound as the baseline, in one run."""
-    out: dict[str, float] = {"decision_races": races}
-    for prefix, watermark in (("", "reader"), ("baseline_", "bound")):
-        latencies = _latencies(races, watermark)
-        out[f"{prefix}decision_latency_p50_ms"] = statistics.median(latencies)
-        out[f"{prefix}decision_latency_p99_ms"] = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
+def unit_rtprio(unit: Path = UNIT) -> int:
+    """The real-time priority limit the unit grants (``LimitRTPRIO=``; 0 without one)."""
+    found = re.search(r"^LimitRTPRIO=(\d+)$", unit.read_text(), re.MULTILINE)
+    return int(found.group(1)) if found else 0
+
+
+@contextmanager
+def as_deployed() -> Iterator[str]:
+    """This process under the unit's ``RLIMIT_RTPRIO``; yields what a thread then gets when it
+    asks for real-time priority, as the daemon's loop and the reader do."""
+    limit = unit_rtprio()
+    before = resource.getrlimit(resource.RLIMIT_RTPRIO)
+    try:
+        resource.setrlimit(resource.RLIMIT_RTPRIO, (limit, max(limit, before[1])))
+    except (ValueError, OSError):
+        pass  # a hard limit below the unit's, and no right to raise it: say what the threads get
+    got: list[str] = []
+    probe = threading.Thread(target=lambda: got.append(realtime.raise_priority()))
+    probe.start()
+    probe.join()
+    try:
+        yield got[0]
+    finally:
+        resource.setrlimit(resource.RLIMIT_RTPRIO, before)
+
+
+@contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """``processes`` busy loops at normal priority while the block runs."""
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for proc in spinning:
+            proc.kill()
+            proc.wait()
+
+
+def decision_latency(races: int, load: int = LOAD) -> dict:
+    """With the GPIO reader, and with the fallback bound as the baseline, in one run: both under
+    the unit's real-time limit, beside ``load`` busy processes."""
+    out: dict = {"decision_races": races, "decision_load": load}
+    with as_deployed() as priority, busy(load):
+        out["decision_priority"] = priority
+        for prefix, watermark in (("", "reader"), ("baseline_", "bound")):
+            latencies = _latencies(races, watermark)
+            out[f"{prefix}decision_latency_p50_ms"] = statistics.median(latencies)
+            out[f"{prefix}decision_latency_p99_ms"] = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
     return out
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m bench.latency", description="Decision latency alone, as deployed.")
+    parser.add_argument("--races", type=int, default=1000, help="races per way (default 1000)")
+    parser.add_argument("--load", type=int, default=LOAD, help=f"busy processes beside it (default {LOAD})")
+    args = parser.parse_args()
+    print(json.dumps(decision_latency(args.races, args.load)))
