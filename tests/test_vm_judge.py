@@ -8,6 +8,8 @@ from vm import judge, summary
 
 UNIT = {"Type": "notify", "ActiveState": "active", "SubState": "running", "StatusText": "3 stations"}
 READY_LOG = "companion.daemon.presenting: ready: first frame on every display\n"
+PRIORITIES = ("loop: pid 310's current scheduling policy: SCHED_FIFO|SCHED_RESET_ON_FORK pid 310's current scheduling priority: 20\n"
+              "reader: pid 330's current scheduling policy: SCHED_FIFO|SCHED_RESET_ON_FORK pid 330's current scheduling priority: 20\n")
 RACE = {"action": "draw", "winners": [0, 1, 2], "player": None}
 SELFTEST = ("companion.adapters.gpioreader --fd 3\nselftest rc=0\n"
             "all 12 buttons pressed; every display shown; 9 cues played\n"
@@ -32,8 +34,8 @@ CASES = {
     "rollback_ok": (lambda: judge.rollback(ROLLBACK), lambda: judge.rollback(ROLLBACK.replace("-> venv-b", "-> venv-a"))),
     "uninstall_ok": (lambda: judge.uninstall(UNINSTALL),
                      lambda: judge.uninstall(UNINSTALL + "changed: /boot/firmware/config.txt\n  > [all]\n")),
-    "unit_ready": (lambda: judge.unit_ready(UNIT, READY_LOG),
-                   lambda: judge.unit_ready(UNIT, "companion.daemon: not ready: display 3 already down\n")),
+    "unit_ready": (lambda: judge.unit_ready(UNIT, READY_LOG, PRIORITIES),
+                   lambda: judge.unit_ready(UNIT, "companion.daemon: not ready: display 3 already down\n", PRIORITIES)),
     "watchdog_ok": (lambda: judge.watchdog("companion.service: Watchdog timeout (limit 10s)!"),
                     lambda: judge.watchdog("pinged: 1 -> 2")),
     "resumed_after_kill": (lambda: judge.resumed("the game is not over", "the game was resumed by the players"),
@@ -71,7 +73,12 @@ def test_each_check_passes_a_working_box_and_fails_a_broken_one(check):
     "x: ready: first frame on every display, then crashed\n",
 ])
 def test_ready_is_the_daemons_whole_line_not_a_word_in_the_log(log):
-    assert judge.unit_ready(UNIT, log)
+    assert judge.unit_ready(UNIT, log, PRIORITIES)
+
+
+def test_the_service_runs_its_loop_and_reader_at_the_priority_the_unit_grants():
+    assert judge.unit_ready(UNIT, READY_LOG, PRIORITIES.replace("SCHED_FIFO|SCHED_RESET_ON_FORK", "SCHED_OTHER", 1))
+    assert judge.unit_ready(UNIT, READY_LOG, PRIORITIES.splitlines()[0])
 
 
 @pytest.mark.parametrize("changed, why", [

@@ -23,8 +23,16 @@ def install(rc: int, unit: dict[str, str]) -> list[str]:
     return []
 
 
-def unit_ready(unit: dict[str, str], log: str) -> list[str]:
+REAL_TIME = re.compile(r"^(loop|reader): .*policy: SCHED_FIFO\S* .*priority: 20\b", re.MULTILINE)
+"""``chrt -p`` of the daemon's loop (its main thread) and of the GPIO reader: real-time, as the
+unit grants (companion/realtime.py)."""
+
+
+def unit_ready(unit: dict[str, str], log: str, priorities: str = "") -> list[str]:
     problems = []
+    real_time = {m.group(1) for m in REAL_TIME.finditer(priorities)}
+    if real_time != {"loop", "reader"}:
+        problems.append(f"not both the loop and the reader at SCHED_FIFO 20: {priorities.strip()!r}")
     if unit.get("Type") != "notify":
         problems.append(f"Type={unit.get('Type')}")
     if (unit.get("ActiveState"), unit.get("SubState")) != ("active", "running"):

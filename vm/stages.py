@@ -34,6 +34,12 @@ def install(run: Run) -> None:
     s["install_ok"] = True
 
 
+PRIORITIES = r"""
+echo "loop: $(chrt -p "$(systemctl show companion.service -p MainPID --value)" | tr '\n' ' ')"
+echo "reader: $(chrt -p "$(pgrep -f companion.adapters.gpioreader | head -n 1)" | tr '\n' ' ')"
+"""
+
+
 def unit_ready(run: Run) -> None:
     s = run.summary
     unit = run.show()
@@ -42,7 +48,9 @@ def unit_ready(run: Run) -> None:
     s["vm_ready_after_start_s"] = round((active - started) / 1e6, 2) if started and active else None
     s["unit_status_text"] = unit.get("StatusText")
     log = run.guest.must("journalctl -b -u companion.service --no-pager -o cat | tail -n 40", "unit-log", 60)
-    problems = judge.unit_ready(unit, log)
+    priorities = run.guest.run(PRIORITIES, "priorities", 60)["output"]
+    s["findings"]["priorities"] = priorities.strip().replace("\n", " | ")
+    problems = judge.unit_ready(unit, log, priorities)
     if problems:
         raise RuntimeError("not READY as a notify service: " + ", ".join(problems) + "\n" + log[-1500:])
     s["unit_ready"] = True
