@@ -16,11 +16,11 @@ Two ways of knowing every GPIO press has arrived, in the same run:
 The referee is a bare race (:class:`RaceProbe`) rather than a game, so no countdown or menu sits
 between the measured press and its decision; everything the daemon does on the way is real.
 
-As deployed: the run gets the unit's ``LimitRTPRIO=`` (systemd/companion.service), so the daemon's
-loop and the reader take the real-time priority they take in the service (companion/realtime.py),
-and both ways are measured beside :data:`LOAD` busy processes at normal priority, what a box's
-other work (or a shared machine's) does to them. ``python -m bench.latency [--races N]`` runs
-this alone.
+As deployed: the measuring thread takes the unit's ``CPUSchedulingPolicy=``/``Priority=``
+(systemd/companion.service) before the daemon is made, so its threads and the reader process
+inherit it as the service's do, and both ways are measured beside :data:`LOAD` busy processes at
+normal priority, what a box's other work (or a shared machine's) does to it. ``python -m
+bench.latency [--races N] [--load N]`` runs this alone.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -41,7 +41,6 @@ from typing import Iterator
 
 from PIL import Image
 
-from companion import realtime
 from companion.daemon import Daemon
 from companion.profile import load_profile
 from companion.arbiter.race import Race
@@ -140,30 +139,33 @@ def _latencies(races: int, watermark: str) -> list[float]:
     return sorted(latencies)
 
 
-def unit_rtprio(unit: Path = UNIT) -> int:
-    """The real-time priority limit the unit grants (``LimitRTPRIO=``; 0 without one)."""
-    found = re.search(r"^LimitRTPRIO=(\d+)$", unit.read_text(), re.MULTILINE)
-    return int(found.group(1)) if found else 0
+POLICIES = {"fifo": os.SCHED_FIFO, "rr": os.SCHED_RR, "other": os.SCHED_OTHER, "batch": os.SCHED_BATCH,
+            "idle": os.SCHED_IDLE}
+
+
+def unit_scheduling(unit: Path = UNIT) -> tuple[str, int]:
+    """The unit's ``CPUSchedulingPolicy=`` and ``CPUSchedulingPriority=`` ("other", 0 without)."""
+    text = unit.read_text()
+    policy = re.search(r"^CPUSchedulingPolicy=(\w+)$", text, re.MULTILINE)
+    priority = re.search(r"^CPUSchedulingPriority=(\d+)$", text, re.MULTILINE)
+    return (policy.group(1) if policy else "other"), (int(priority.group(1)) if priority else 0)
 
 
 @contextmanager
 def as_deployed() -> Iterator[str]:
-    """This process under the unit's ``RLIMIT_RTPRIO``; yields what a thread then gets when it
-    asks for real-time priority, as the daemon's loop and the reader do."""
-    limit = unit_rtprio()
-    before = resource.getrlimit(resource.RLIMIT_RTPRIO)
+    """This thread, and every thread and process it starts in the block, at the unit's scheduling
+    policy and priority; yields which (or why not: it needs root or CAP_SYS_NICE here)."""
+    policy, priority = unit_scheduling()
+    before = os.sched_getscheduler(0), os.sched_getparam(0)
     try:
-        resource.setrlimit(resource.RLIMIT_RTPRIO, (limit, max(limit, before[1])))
-    except (ValueError, OSError):
-        pass  # a hard limit below the unit's, and no right to raise it: say what the threads get
-    got: list[str] = []
-    probe = threading.Thread(target=lambda: got.append(realtime.raise_priority()))
-    probe.start()
-    probe.join()
+        os.sched_setscheduler(0, POLICIES[policy], os.sched_param(priority))
+        said = f"{policy} {priority}, as the unit"
+    except PermissionError:
+        said = f"normal priority: {policy} {priority} refused here (run as root)"
     try:
-        yield got[0]
+        yield said
     finally:
-        resource.setrlimit(resource.RLIMIT_RTPRIO, before)
+        os.sched_setscheduler(0, *before)
 
 
 @contextmanager
@@ -179,10 +181,10 @@ def busy(processes: int) -> Iterator[None]:
 
 
 def decision_latency(races: int, load: int = LOAD) -> dict:
-    """With the GPIO reader, and with the fallback bound as the baseline, in one run: both under
-    the unit's real-time limit, beside ``load`` busy processes."""
+    """With the GPIO reader, and with the fallback bound as the baseline, in one run: both at the
+    unit's priority, beside ``load`` busy processes (started first: they stay at normal priority)."""
     out: dict = {"decision_races": races, "decision_load": load}
-    with as_deployed() as priority, busy(load):
+    with busy(load), as_deployed() as priority:
         out["decision_priority"] = priority
         for prefix, watermark in (("", "reader"), ("baseline_", "bound")):
             latencies = _latencies(races, watermark)

@@ -19,7 +19,7 @@ DOC = ROOT / "docs" / "ARCHITECTURE.md"
 
 TIERS: tuple[dict[str, tuple[str, ...]], ...] = (
     # bottom to top: layer -> the top-level modules and packages of ``companion`` in it
-    {"ground": ("__init__", "cues", "logs", "notify", "realtime", "rulebook", "untrusted"),
+    {"ground": ("__init__", "cues", "logs", "notify", "rulebook", "untrusted"),
      "arbiter": ("arbiter",),
      "screens": ("screens",)},
     {"games": ("bots", "games", "words"),

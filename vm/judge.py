@@ -25,7 +25,7 @@ def install(rc: int, unit: dict[str, str]) -> list[str]:
 
 REAL_TIME = re.compile(r"^(loop|reader): .*policy: SCHED_FIFO\S* .*priority: 20\b", re.MULTILINE)
 """``chrt -p`` of the daemon's loop (its main thread) and of the GPIO reader: real-time, as the
-unit grants (companion/realtime.py)."""
+unit sets it (``CPUSchedulingPolicy=fifo``, ``CPUSchedulingPriority=20``)."""
 
 
 def unit_ready(unit: dict[str, str], log: str, priorities: str = "") -> list[str]:

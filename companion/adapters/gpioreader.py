@@ -52,8 +52,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ..realtime import raise_priority
-
 RECORD = struct.Struct("<BBBxxxxxq")
 """kind, pin, level, (padding), t_ns: 16 bytes, both ways."""
 EDGE, WATERMARK = 0x01, 0x02
@@ -371,7 +369,6 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     if args.margin_ns is not None:
         lines.margin_ns = args.margin_ns
-    print(f"gpio reader: {raise_priority()}", file=sys.stderr, flush=True)  # companion/realtime.py
     reader = Reader(lines, sock)
     try:
         reader.run()

@@ -41,7 +41,6 @@ from ..arbiter.delivery import DeliveryWatch
 from ..arbiter.inputs import InputEvent
 from ..notify import Notifier
 from ..profile import Profile
-from .. import realtime
 from ..arbiter.race import watching_late_presses
 from ..rulebook import SHORT_TITLES
 from ..record.recovery import NotResumed, pick_up, postpone
@@ -289,22 +288,20 @@ class Daemon(Keeping, Sources, Presenting):
         """Run until ``stop`` is set (or forever)."""
         self._wake = asyncio.Event()
         self._loop = asyncio.get_running_loop()
-        with realtime.while_running() as priority:  # a race's decision waits on this loop (realtime.py)
-            log.info("event loop at %s", priority)
+        if self.box.board is not None:
+            self.box.board.start()
+        if self.box.gpio_reader is not None:  # its records read by this loop: no thread hand-off
+            self.box.gpio_reader.start(self._loop)
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
+        try:
+            await self._turn_until(stop or asyncio.Event())
+        finally:
+            sys.setswitchinterval(switch_interval)
             if self.box.board is not None:
-                self.box.board.start()
-            if self.box.gpio_reader is not None:  # its records read by this loop: no thread hand-off
-                self.box.gpio_reader.start(self._loop)
-            switch_interval = sys.getswitchinterval()
-            sys.setswitchinterval(SWITCH_INTERVAL_S)
-            try:
-                await self._turn_until(stop or asyncio.Event())
-            finally:
-                sys.setswitchinterval(switch_interval)
-                if self.box.board is not None:
-                    self.box.board.close()  # its thread must not call into a loop that is gone
-                if self.box.gpio_reader is not None:
-                    self.box.gpio_reader.close()
+                self.box.board.close()  # its thread must not call into a loop that is gone
+            if self.box.gpio_reader is not None:
+                self.box.gpio_reader.close()
 
     async def _turn_until(self, stop: asyncio.Event) -> None:
         self.step(time.monotonic_ns())
