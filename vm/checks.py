@@ -60,6 +60,9 @@ ls -l /dev/gpiochip* /dev/i2c-1
 # harness only: a drop-in binds it over /proc/cpuinfo for the service, the product is unchanged.
 mkdir -p /etc/systemd/system/companion.service.d
 printf '[Service]\nBindReadOnlyPaths={HARNESS}/cpuinfo:/proc/cpuinfo\n' > /etc/systemd/system/companion.service.d/vm-board-revision.conf
+# The emulator on a shared machine starts Python 10-50 times slower than a Pi (seen: 25 s of CPU
+# before READY at load 10): more time to start than the unit's 30 s, for the harness only
+printf '[Service]\nTimeoutStartSec=300\n' > /etc/systemd/system/companion.service.d/vm-emulator-start.conf
 # The maker, with sudo and a home of their own; a Pi's boot config
 id {MAKER} > /dev/null 2>&1 || useradd --create-home --shell /bin/bash --groups sudo {MAKER}
 chmod 0700 /home/{MAKER}
