@@ -120,7 +120,7 @@ class Guest:
             return
         try:
             self.run("systemctl poweroff --no-block", "poweroff", timeout=30)
-            self.proc.wait(timeout=60)
+            self.proc.wait(timeout=180)  # a clean power-off: the reboot check boots this disk again
         except (GuestError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()
