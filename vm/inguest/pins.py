@@ -28,11 +28,11 @@ CONFIGFS = Path("/sys/kernel/config/gpio-sim")
 NAME = "vpi"
 BOARDS = {
     "pi4": [("pinctrl-bcm2711", 58)],  # BCM 0-57
-    "pi5": [("gpio-brcmstb@107d508500", 32), ("gpio-brcmstb@107d508500", 4),
-            ("gpio-brcmstb@107d517c00", 17), ("gpio-brcmstb@107d517c00", 6), ("pinctrl-rp1", 54)],
+    "pi5": [("gpio-brcmstb@107d508500", 32), ("gpio-brcmstb@107d508520", 4),
+            ("gpio-brcmstb@107d517c00", 17), ("gpio-brcmstb@107d517c20", 6), ("pinctrl-rp1", 54)],
 }
 """Each board's GPIO chips in their kernel's order: (label, lines); the 40-pin header's is the
-``pinctrl-`` one."""
+``pinctrl-`` one. Labels are unique, as gpio-sim requires (and a Pi 5's are)."""
 
 
 def header_bank(board: str) -> str:
