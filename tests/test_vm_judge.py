@@ -82,8 +82,8 @@ def test_the_service_runs_its_loop_and_reader_at_the_priority_the_unit_grants():
 
 
 @pytest.mark.parametrize("changed, why", [
-    ("GPIO delivery delay of 180 edges (x): p50 20.0, p90 60.0, p99 150.0, max 170.0 ms", "edges delivered"),
-    ("GPIO delivery delay of 240 edges (x): p50 20.0, p90 60.0, p99 150.0, max 2500.0 ms", "out of bounds"),
+    ("GPIO delivery delay of 200 edges (x): p50 20.0, p90 60.0, p99 150.0, max 170.0 ms", "edges delivered"),
+    ("GPIO delivery delay of 240 edges (x): p50 20.0, p90 60.0, p99 150.0, max 12500.0 ms", "out of bounds"),
     ("GPIO delivery delay of 240 edges (x): p50 0.0, p90 0.0, p99 0.0, max 0.0 ms", "out of bounds"),
     ("GPIO delivery delay of 240 edges (x): p50 90.0, p90 60.0, p99 50.0, max 170.0 ms", "out of bounds"),
     ("GPIO delivery delay of 260 edges (x): p50 20.0, p90 60.0, p99 150.0, max 170.0 ms", "edges delivered"),

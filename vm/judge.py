@@ -108,11 +108,12 @@ def sensor_lines(seen: dict) -> list[str]:
             f"{seen.get('moves_read')}), not {SENSOR_EDGES}; the reader said {seen.get('reader_said')}"]
 
 
-DELIVERY_BOUNDS = {"idle": (0.95, 2_000.0), "stress": (0.9, 20_000.0)}
-"""Per load: the share of the pressed edges that must arrive (gpio-sim merges a few under
-stress-ng, docs/VIRTUAL-PI.md), and the longest delivery delay in ms believed (a figure past it
-is a stalled reader or a broken clock, not an emulator's delay; seen: 158 ms p99 idle, 2 s under
-stress)."""
+DELIVERY_BOUNDS = {"idle": (0.9, 10_000.0), "stress": (0.9, 30_000.0)}
+"""Per load: the share of the pressed edges that must arrive (gpio-sim merges a few when the
+emulator is starved, docs/VIRTUAL-PI.md), and the longest delivery delay in ms believed: the
+presses last 24 s, so a figure past it is a stalled reader or a broken clock, not an emulator's
+delay (seen: p99 158 ms idle and 2 s under stress-ng on a quiet host; p99 3 s idle with the host
+at load 12 running two guests)."""
 DELAYS = re.compile(r"GPIO delivery delay of (\d+) edges.*?p50 ([\d.]+), p90 ([\d.]+), p99 ([\d.]+), max ([\d.]+) ms")
 
 
