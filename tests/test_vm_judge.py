@@ -24,6 +24,8 @@ UNINSTALL = ("rc=0\nstate=not-found\nreadable by anyone: /var/lib/companion/game
 AT_BOOT = ("active at boot\nenabled: enabled\nstarted by: 0 restarts, 1 ready\nmodules-load: active\n"
            "cdc_acm: loaded\ndevice: /dev/i2c-1 i2c 660\ndevice: /dev/gpiochip0 gpio 660\n"
            "lines held: companion buttons\n")
+CHIPS = ("pi5: header /dev/gpiochip4 /sys/devices/platform/gpio-sim.0/gpiochip4\n"
+         "gpiozero: /dev/gpiochip4\nreader: /dev/gpiochip4\n")
 
 # check -> (what a working box shows, what a broken one shows), each as a call of its judgement
 CASES = {
@@ -52,6 +54,8 @@ CASES = {
         lambda: judge.ttyacm(TTYACM)[0], lambda: judge.ttyacm(TTYACM.replace("after start: EPERM", "after start: ENXIO"))[0]),
     "ttyacm_modules_load_fix_ok": (
         lambda: judge.ttyacm(TTYACM)[1], lambda: judge.ttyacm(TTYACM.replace("later: ENXIO", "later: EPERM"))[1]),
+    "board_chips_ok": (lambda: judge.board_chips(CHIPS),
+                       lambda: judge.board_chips(CHIPS.replace("gpiozero: /dev/gpiochip4", "gpiozero: /dev/gpiochip0"))),
     "boot_ok": (lambda: judge.at_boot(AT_BOOT), lambda: judge.at_boot(AT_BOOT.replace("0 restarts", "2 restarts"))),
 }
 

@@ -44,6 +44,16 @@ def unit_ready(unit: dict[str, str], log: str, priorities: str = "") -> list[str
     return problems
 
 
+def board_chips(out: str) -> list[str]:
+    """The board's header chip (pins.py where), and the chips the reader and gpiozero chose."""
+    header = re.search(r"header (/dev/gpiochip\d+)", out)
+    if header is None:
+        return ["the board's header chip is unknown"]
+    return [f"{who} took {chip}, not the header's {header.group(1)}"
+            for who, chip in re.findall(r"^(gpiozero|reader): (\S+)$", out, re.MULTILINE) if chip != header.group(1)] + \
+        [f"{who} said no chip" for who in ("gpiozero", "reader") if not re.search(rf"^{who}: ", out, re.MULTILINE)]
+
+
 def reinstall(rc: int, before: str, after: str, state: str | None) -> list[str]:
     if rc != 0:
         return [f"the second run of install.sh exited {rc}"]

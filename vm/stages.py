@@ -56,6 +56,34 @@ def unit_ready(run: Run) -> None:
     s["unit_ready"] = True
 
 
+# --- the board's GPIO chip, as the reader and gpiozero choose it ----------------------------------
+
+BOARD_CHIPS = r"""
+set -e -o pipefail
+python3 /share/tools/pins.py where
+cd /tmp
+sudo -u companion /opt/companion/venv/bin/python -c '
+from gpiozero.pins.lgpio import LGPIOFactory
+from companion.adapters.gpioreader import header_chip
+factory = LGPIOFactory()
+print(f"gpiozero: /dev/gpiochip{factory.chip}")
+print(f"reader: {header_chip()}")
+factory.close()'
+"""
+"""Which chip the two choosers take on this board: the product's reader (by the chip's label) and
+gpiozero's lgpio factory (by the revision: gpiochip4 on a Pi 5 where there is one), as the
+service's user; both must be the board's header chip."""
+
+
+def board_chips(run: Run) -> None:
+    out = run.guest.must(BOARD_CHIPS, "board-chips", 120)
+    run.summary["findings"]["board_chips"] = out.strip().replace("\n", " | ")
+    problems = judge.board_chips(out)
+    if problems:
+        raise RuntimeError("; ".join(problems))
+    run.summary["board_chips_ok"] = True
+
+
 # --- reinstall: a second run changes nothing ------------------------------------------------------
 
 def reinstall(run: Run) -> None:
@@ -577,6 +605,7 @@ def all_stages(run: Run) -> None:
     if not run.stage("install", lambda: install(run), *result.CHECKS):
         return
     run.stage("unit_ready", lambda: unit_ready(run), "unit_ready")
+    run.stage("board_chips", lambda: board_chips(run), "board_chips_ok")
     run.stage("panels", lambda: panels_check(run), "panels_ok")
     run.guest.run("echo 0 > /sys/kernel/tracing/events/i2c/i2c_write/enable", "trace-off", 60)
     run.stage("reinstall", lambda: reinstall(run), "reinstall_ok")
