@@ -504,13 +504,13 @@ def update_failure(run: Run) -> None:
 
 # --- an update that installs but does not start is rolled back -----------------------------------
 
-ROLLBACK = WAIT_ACTIVE + r"""
+ROLLBACK = r"""
 val() {{ systemctl show companion.service -p "$1" --value; }}
 before=$(readlink /opt/companion/venv)
 # A new version that installs and checks the profile, but whose `companion run` cannot start
 rm -rf /home/{maker}/nostart && cp -a /home/{maker}/companion /home/{maker}/nostart
-sed -i 's/^def cmd_run(args: argparse.Namespace) -> int:$/&
-    raise SystemExit("this version cannot start")/'   /home/{maker}/nostart/companion/cli/play.py
+sed -i 's/^def cmd_run(args: argparse.Namespace) -> int:$/&\n    raise SystemExit("this version cannot start")/' \
+  /home/{maker}/nostart/companion/cli/play.py
 grep -c 'this version cannot start' /home/{maker}/nostart/companion/cli/play.py
 chown -R {maker}: /home/{maker}/nostart
 {maker_update} > /tmp/rollback.out 2>&1
@@ -524,7 +524,7 @@ echo "venv: $before -> $(readlink /opt/companion/venv)"
 
 def rollback(run: Run) -> None:
     update = as_maker("cd ~/nostart && timeout 900 " + OFFLINE)
-    out = run.guest.must(ROLLBACK.format(maker=MAKER, maker_update=update), "rollback", 1100)
+    out = run.guest.must(WAIT_ACTIVE + ROLLBACK.format(maker=MAKER, maker_update=update), "rollback", 1100)
     run.summary["findings"]["rollback"] = out.strip().replace("\n", " | ")
     problems = judge.rollback(out)
     if problems:
