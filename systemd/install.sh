@@ -361,7 +361,7 @@ do_uninstall() {
     step "journals readable" chmod -R u+rwX,go+rX "$STATE_DIR"
   fi
   echo "==> kept: $CONF (profile) and $STATE_DIR (game journals), now owned by root and readable by all;"
-  echo "    also kept: the apt packages and I2C switched on (other programs may use them)"
+  echo "    also kept: the apt packages, and I2C where raspi-config switched it on (other programs may use them)"
 }
 
 # Sourced (as the tests do, to run one step), it only defines its functions.
