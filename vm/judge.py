@@ -151,20 +151,20 @@ def delivery(out: str, load: str, pressed: int) -> tuple[dict, list[str]]:
     return {"p50_ms": p50, "p99_ms": p99, "max_ms": worst, "edges": edges}, problems
 
 
-def ttyacm(out: str) -> tuple[list[str], list[str]]:
-    """(problems of the probe: it must see the denial the fix is for; problems of the fix)."""
-    late = re.search(r"loaded after start: (\w+)", out)
-    probe = [] if late and late.group(1) == "EPERM" else [
-        "the probe opened a ttyACM node with cdc_acm loaded after the start: it cannot see the denial"]
-    later = re.search(r"board plugged later: (\w+)", out)
-    fix = []
+def ttyacm(out: str) -> list[str]:
+    """The installer's modules-load entry lets a button board plugged in after the start be opened;
+    the probe must see the unit's device policy at all (a serial port it does not allow is refused)."""
+    problems = []
+    if not re.search(r"does not allow \(ttyUSB\): EPERM$", out, re.MULTILINE):
+        problems.append("the probe opened a serial port the unit does not allow: it cannot see the device policy")
     if "modules-load loads cdc_acm: yes" not in out:
-        fix.append("cdc_acm is not loaded by systemd-modules-load")
+        problems.append("cdc_acm is not loaded by systemd-modules-load")
     if "ordered after systemd-modules-load: yes" not in out:
-        fix.append("the service is not ordered after systemd-modules-load")
+        problems.append("the service is not ordered after systemd-modules-load")
+    later = re.search(r"board plugged later: (\w+)", out)
     if later is None or later.group(1) == "EPERM":  # no device behind the node: ENXIO, not EPERM
-        fix.append(f"a board plugged in later is refused ({later.group(1) if later else 'not probed'})")
-    return probe, fix
+        problems.append(f"a board plugged in later is refused ({later.group(1) if later else 'not probed'})")
+    return problems
 
 
 def update_failure(out: str) -> list[str]:
