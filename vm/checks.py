@@ -7,7 +7,6 @@ stage where that still makes sense, so one defect does not hide the others.
 
 from __future__ import annotations
 
-import json
 import shlex
 import shutil
 import subprocess
