@@ -15,15 +15,29 @@ Two ways of knowing every GPIO press has arrived, in the same run:
 
 The referee is a bare race (:class:`RaceProbe`) rather than a game, so no countdown or menu sits
 between the measured press and its decision; everything the daemon does on the way is real.
+
+As deployed: the measuring thread takes the unit's ``CPUSchedulingPolicy=``/``Priority=``
+(systemd/companion.service) before the daemon is made, so its threads and the reader process
+inherit it as the service's do, and both ways are measured beside :data:`LOAD` busy processes at
+normal priority, what a box's other work (or a shared machine's) does to it. ``python -m
+bench.latency [--races N] [--load N]`` runs this alone.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import dataclasses
+import json
+import os
+import re
 import statistics
+import subprocess
+import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from PIL import Image
 
@@ -34,6 +48,9 @@ from companion.arbiter.race import Race
 from .handoff import _pack_frames
 
 ROOT = Path(__file__).resolve().parent.parent
+UNIT = ROOT / "systemd" / "companion.service"
+LOAD = 4
+"""Busy processes beside the measurement (each a core's worth of Python at normal priority)."""
 WINDOW_NS = 10_000_000
 DECISION_PATIENCE_S = 30.0
 """How long one race may take to be decided before the run fails: a hang, not a slow machine
@@ -122,11 +139,63 @@ def _latencies(races: int, watermark: str) -> list[float]:
     return sorted(latencies)
 
 
-def decision_latency(races: int) -> dict[str, float]:
-    """With the GPIO reader, and with the fallback bound as the baseline, in one run."""
-    out: dict[str, float] = {"decision_races": races}
-    for prefix, watermark in (("", "reader"), ("baseline_", "bound")):
-        latencies = _latencies(races, watermark)
-        out[f"{prefix}decision_latency_p50_ms"] = statistics.median(latencies)
-        out[f"{prefix}decision_latency_p99_ms"] = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
+POLICIES = {"fifo": os.SCHED_FIFO, "rr": os.SCHED_RR, "other": os.SCHED_OTHER, "batch": os.SCHED_BATCH,
+            "idle": os.SCHED_IDLE}
+
+
+def unit_scheduling(unit: Path = UNIT) -> tuple[str, int]:
+    """The unit's ``CPUSchedulingPolicy=`` and ``CPUSchedulingPriority=`` ("other", 0 without)."""
+    text = unit.read_text()
+    policy = re.search(r"^CPUSchedulingPolicy=(\w+)$", text, re.MULTILINE)
+    priority = re.search(r"^CPUSchedulingPriority=(\d+)$", text, re.MULTILINE)
+    return (policy.group(1) if policy else "other"), (int(priority.group(1)) if priority else 0)
+
+
+@contextmanager
+def as_deployed() -> Iterator[str]:
+    """This thread, and every thread and process it starts in the block, at the unit's scheduling
+    policy and priority; yields which (or why not: it needs root or CAP_SYS_NICE here)."""
+    policy, priority = unit_scheduling()
+    before = os.sched_getscheduler(0), os.sched_getparam(0)
+    try:
+        os.sched_setscheduler(0, POLICIES[policy], os.sched_param(priority))
+        said = f"{policy} {priority}, as the unit"
+    except PermissionError:
+        said = f"normal priority: {policy} {priority} refused here (run as root)"
+    try:
+        yield said
+    finally:
+        os.sched_setscheduler(0, *before)
+
+
+@contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """``processes`` busy loops at normal priority while the block runs."""
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for proc in spinning:
+            proc.kill()
+            proc.wait()
+
+
+def decision_latency(races: int, load: int = LOAD) -> dict:
+    """With the GPIO reader, and with the fallback bound as the baseline, in one run: both at the
+    unit's priority, beside ``load`` busy processes (started first: they stay at normal priority)."""
+    out: dict = {"decision_races": races, "decision_load": load}
+    with busy(load), as_deployed() as priority:
+        out["decision_priority"] = priority
+        for prefix, watermark in (("", "reader"), ("baseline_", "bound")):
+            latencies = _latencies(races, watermark)
+            out[f"{prefix}decision_latency_p50_ms"] = statistics.median(latencies)
+            out[f"{prefix}decision_latency_p99_ms"] = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
     return out
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m bench.latency", description="Decision latency alone, as deployed.")
+    parser.add_argument("--races", type=int, default=1000, help="races per way (default 1000)")
+    parser.add_argument("--load", type=int, default=LOAD, help=f"busy processes beside it (default {LOAD})")
+    args = parser.parse_args()
+    print(json.dumps(decision_latency(args.races, args.load)))

@@ -2,7 +2,7 @@
 
 ``python -m vm check`` measures edge-to-daemon delivery through a real kernel path (gpio-sim ->
 lgpio -> gpiozero -> the daemon, under the self-test's display load) and saves its summary as
-``last-check-<release>.json`` in its cache (``$XDG_CACHE_HOME/companion-vm``). When such a file
+``last-check-<release>-<board>.json`` in its cache (``$XDG_CACHE_HOME/companion-vm``). When such a file
 exists, the bench reports its figures with the model's; it never boots a guest itself. They are
 emulator figures (QEMU's TCG on whatever machine ran the check), not a Raspberry Pi's: the
 model, fitted to measurements on Pis, is what the latency bound rests on.

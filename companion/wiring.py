@@ -8,6 +8,8 @@ same way, so both run one referee.
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -114,11 +116,32 @@ class NoGpio(RuntimeError):
     ``gpio.chip`` is not there: said plainly."""
 
 
+def lgpio_work_dir() -> str:
+    """Give lgpio a working directory it can use, before it is loaded; returns it.
+
+    lgpio makes its notification FIFOs (``.lgd-nfy-N``) in ``LG_WD``, else in the current
+    directory, and changes into it. The unit sets ``LG_WD=/run/companion``; but the self-test run
+    by hand as the service's user (``sudo -u companion ... selftest``) keeps the maker's current
+    directory, typically a home the service's user may not enter (0700), and lgpio died there
+    (``lguGetWorkDir: can't set working directory``, then ``FileNotFoundError: '.lgd-nfy-3'``).
+    So, when ``LG_WD`` is not given, the process gets a private directory in the temp dir, removed
+    at exit. ``LG_WD`` rather than a ``chdir`` of our own: lgpio changes into it anyway, and the
+    paths given on the command line have been read by then."""
+    given = os.environ.get("LG_WD")
+    if given:
+        return given
+    path = tempfile.mkdtemp(prefix="companion-lgpio-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    os.environ["LG_WD"] = path
+    return path
+
+
 def pin_factory_for(profile: Profile):
     if profile.backend == "mock":
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
         return MockFactory(pin_class=MockPWMPin)
+    lgpio_work_dir()
     try:
         from gpiozero.pins.lgpio import LGPIOFactory
     except ImportError as e:

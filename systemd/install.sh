@@ -84,18 +84,29 @@ remember() {  # remember KIND WHAT: something this install added, for --uninstal
   grep -qxF -- "$1 $2" "$RECORD" 2>/dev/null || printf '%s %s\n' "$1" "$2" >> "$RECORD"
 }
 
-append_line() {  # append_line LINE FILE: at the end, under an [all] of its own if a section for
-  # some models only ([pi4], [cm5]...) is the last one
-  local section
-  section=$(grep '^\[' "$2" | tail -n 1 || true)
-  if [ -n "$section" ] && [ "$section" != "[all]" ]; then printf '[all]\n' >> "$2"; fi
-  printf '%s\n' "$1" >> "$2"
+append_line() {  # append_line LINE FILE: where it applies to every Pi: at the end of the last [all]
+  # section, else of the lines before the first model section ([pi4], [cm5]...); never a section
+  # header of ours, so dropping the line again leaves the file exactly as it was
+  local tmp
+  tmp=$(mktemp)
+  awk -v line="$1" '
+    { text[NR] = $0 }
+    /^[[:space:]]*\[/ { header = $0; gsub(/[[:space:]]/, "", header); sections = 1
+                        every = (header == "[all]"); if (every) at = NR; next }
+    /[^[:space:]]/ { if (!sections || every) at = NR }
+    END { if (at == 0) print line
+          for (i = 1; i <= NR; i++) { print text[i]; if (i == at) print line } }' "$2" > "$tmp"
+  cat "$tmp" > "$2"
+  rm -f "$tmp"
 }
 
-drop_line() {  # drop_line LINE FILE: remove every line equal to LINE, keeping the file itself
-  local kept
-  kept=$(grep -vxF -- "$1" "$2" || true)
-  printf '%s\n' "$kept" > "$2"
+drop_line() {  # drop_line LINE FILE: remove every line equal to LINE; every other line, blank ones
+  # included, stays as it was, in the file itself (a FAT boot partition keeps no permissions)
+  local tmp
+  tmp=$(mktemp)
+  awk -v line="$1" '$0 != line' "$2" > "$tmp"
+  cat "$tmp" > "$2"
+  rm -f "$tmp"
 }
 
 place() {  # place "what" SOURCE TARGET: a file of ours, replaced only if it differs
@@ -161,7 +172,7 @@ profile_overlays() {  # the config.txt lines the profile's display buses need
   fi
 }
 
-boot_config() {  # I2C at 400 kHz and the profile's bus overlays, from the next boot
+boot_config() {  # I2C on at 400 kHz and the profile's bus overlays, from the next boot
   local lines line old added=0
   if [ ! -f "$BOOT_CONFIG" ] && [ "$DRY" = 0 ]; then
     echo "==> no $BOOT_CONFIG (not a Raspberry Pi boot partition): I2C speed and bus overlays not set"
@@ -169,6 +180,11 @@ boot_config() {  # I2C at 400 kHz and the profile's bus overlays, from the next 
   fi
   if command -v raspi-config >/dev/null || [ "$DRY" = 1 ]; then
     step "enable I2C" raspi-config nonint do_i2c 0
+  elif ! grep -qx 'dtparam=i2c_arm=on' "$BOOT_CONFIG"; then
+    # Debian on a Pi has no raspi-config: its line, which --uninstall takes away again
+    step "enable I2C (after a reboot)" append_line "dtparam=i2c_arm=on" "$BOOT_CONFIG"
+    remember boot-line "dtparam=i2c_arm=on"
+    added=1
   fi
   # Rewrites our line where it is, else adds it where it applies to every Pi: running it again
   # changes nothing.
@@ -177,9 +193,11 @@ boot_config() {  # I2C at 400 kHz and the profile's bus overlays, from the next 
   if [ -z "$old" ]; then
     step "I2C at $I2C_HZ Hz (after a reboot)" append_line "$line" "$BOOT_CONFIG"
     remember boot-line "$line"
+    added=1
   elif [ "$old" != "$line" ]; then
     step "I2C at $I2C_HZ Hz (after a reboot)" sed -i "s/^dtparam=i2c_arm_baudrate=.*/$line/" "$BOOT_CONFIG"
     remember boot-was "$old"
+    added=1
   fi
   lines=$(profile_overlays) || fail "could not read the profile's buses"
   for line in $lines; do
@@ -189,7 +207,7 @@ boot_config() {  # I2C at 400 kHz and the profile's bus overlays, from the next 
       added=1
     fi
   done
-  if [ "$added" = 1 ]; then echo "==> reboot once for the new I2C buses (sudo reboot)"; fi
+  if [ "$added" = 1 ]; then echo "==> reboot once for the new I2C settings (sudo reboot)"; fi
 }
 
 user_and_groups() {
@@ -343,7 +361,7 @@ do_uninstall() {
     step "journals readable" chmod -R u+rwX,go+rX "$STATE_DIR"
   fi
   echo "==> kept: $CONF (profile) and $STATE_DIR (game journals), now owned by root and readable by all;"
-  echo "    also kept: the apt packages and I2C switched on (other programs may use them)"
+  echo "    also kept: the apt packages, and I2C where raspi-config switched it on (other programs may use them)"
 }
 
 # Sourced (as the tests do, to run one step), it only defines its functions.

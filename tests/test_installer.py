@@ -188,8 +188,9 @@ def test_a_fresh_install_finishes_with_the_program_profile_unit_and_rules_in_pla
                             "import importlib.metadata as m, lgpio; print(m.version('lgpio'), callable(lgpio.gpiochip_open))"],
                            capture_output=True, text=True)
     assert lgpio.stdout.split() == ["0.2.2.0", "True"], lgpio.stderr
-    assert box.boot_config.read_text() == (BOOT_CONFIG.replace("=100000", "=400000") + f"[all]\n{OVERLAY}\n")
-    assert "reboot once for the new I2C buses" in result.stdout
+    # the overlay where it applies to every Pi: before the [cm5] section, no [all] of ours
+    assert box.boot_config.read_text() == BOOT_CONFIG.replace("=100000", f"=400000\n{OVERLAY}")
+    assert "reboot once for the new I2C settings" in result.stdout
     commands = box.commands()
     for expected in ("apt-get update", "groupadd --system gpio", "groupadd --system i2c",
                      "udevadm control --reload-rules", "modprobe cdc_acm", "raspi-config nonint do_i2c 0",
@@ -274,7 +275,7 @@ def test_uninstall_removes_what_it_added_and_leaves_the_journals_readable(instal
     assert result.returncode == 0, result.stderr
     assert not box.prefix.exists() and not box.unit.exists() and not box.modules.exists()
     assert list(box.udev.iterdir()) == []
-    assert box.boot_config.read_text() == BOOT_CONFIG + "[all]\n"    # as it was, but a harmless [all]
+    assert box.boot_config.read_text() == BOOT_CONFIG    # exactly as it was
     assert journal.read_text() == '{"game": "triangle"}\n'
     assert stat.S_IMODE(journal.stat().st_mode) & 0o044 == 0o044 and journal.stat().st_uid == 0
     assert box.profile.read_text().endswith("# the maker's edits\n")
@@ -374,19 +375,91 @@ def test_shellcheck_finds_nothing():
     assert result.returncode == 0, result.stdout
 
 
+def boot_config_step(box: "Sandbox") -> subprocess.CompletedProcess:
+    """The installer's boot_config step alone, on the sandbox's config.txt."""
+    return subprocess.run(["bash", "-c", f'. "{INSTALL}"; mkdir -p "$PREFIX"; IN_SERVICE=$PROFILE boot_config'],
+                          capture_output=True, text=True, env=box.env)
+
+
 def test_the_i2c_speed_is_added_once_where_no_line_set_it(tmp_path):
     box = Sandbox(tmp_path, None)
     box.boot_config.write_text("dtparam=i2c_arm=on\n[pi4]\narm_boost=1\n")
-    for _ in range(2):
-        result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; mkdir -p "$PREFIX"; IN_SERVICE=$PROFILE boot_config'],
-                                capture_output=True, text=True, env=box.env)
+    first, again = boot_config_step(box), boot_config_step(box)
+    for result in (first, again):
         assert result.returncode == 0, result.stderr
-        assert box.boot_config.read_text() == "dtparam=i2c_arm=on\n[pi4]\narm_boost=1\n[all]\ndtparam=i2c_arm_baudrate=400000\n"
+        assert box.boot_config.read_text() == "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n[pi4]\narm_boost=1\n"
     assert (box.prefix / "installed").read_text() == "boot-line dtparam=i2c_arm_baudrate=400000\n"
+    assert "reboot once" in first.stdout and "reboot once" not in again.stdout  # the new speed needs one
     box.boot_config.unlink()      # not a Pi: nothing to set
     result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; IN_SERVICE=$PROFILE boot_config'], capture_output=True, text=True, env=box.env)
     assert result.returncode == 0 and "not a Raspberry Pi boot partition" in result.stdout
     assert not box.boot_config.exists()
+
+
+PI_OS_CONFIG = """# For more options and information see
+# http://rptl.io/configtxt
+
+#dtparam=i2c_arm=on
+dtparam=audio=on
+
+camera_auto_detect=1
+arm_64bit=1
+
+[cm4]
+otg_mode=1
+
+[all]
+arm_boost=1
+
+[cm5]
+dtoverlay=dwc2,dr_mode=host
+
+
+"""
+
+
+def edit(box: "Sandbox", function: str, line: str) -> str:
+    """Run one of the installer's config.txt functions on the sandbox's file; its new text."""
+    result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; {function} "$EDIT_LINE" "$BOOT_CONFIG"'],
+                            capture_output=True, text=True, env={**box.env, "EDIT_LINE": line})
+    assert result.returncode == 0, result.stderr
+    return box.boot_config.read_text()
+
+
+@pytest.mark.parametrize("before, after", [
+    # the last [all] section gets it, after its last setting, not after the [cm5] section
+    (PI_OS_CONFIG, PI_OS_CONFIG.replace("arm_boost=1\n", "arm_boost=1\nLINE\n")),
+    # no [all]: the lines before the first model section apply to every Pi
+    ("dtparam=audio=on\n\n[pi4]\narm_boost=1\n", "dtparam=audio=on\nLINE\n\n[pi4]\narm_boost=1\n"),
+    ("[pi4]\narm_boost=1\n", "LINE\n[pi4]\narm_boost=1\n"),
+    ("[cm5]\nx=1\n[all]\n", "[cm5]\nx=1\n[all]\nLINE\n"),
+    ("", "LINE\n"),
+])
+def test_a_config_line_goes_where_it_applies_to_every_pi_and_leaves_as_it_came(tmp_path, before, after):
+    """append_line once added an [all] after a [cm5] section, which the uninstall left behind,
+    and drop_line took the file's trailing blank lines with it."""
+    box = Sandbox(tmp_path, None)
+    box.boot_config.write_text(before)
+    assert edit(box, "append_line", "LINE") == after
+    assert edit(box, "drop_line", "LINE") == before
+
+
+def test_without_raspi_config_the_installer_switches_i2c_on_itself_and_the_uninstall_takes_it_back(tmp_path):
+    """Debian on a Pi has no raspi-config: I2C was never switched on there."""
+    box = Sandbox(tmp_path, None)
+    (box.shims / "raspi-config").unlink()
+    box.boot_config.write_text(PI_OS_CONFIG)
+    first, again = boot_config_step(box), boot_config_step(box)
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    assert box.boot_config.read_text() == PI_OS_CONFIG.replace(
+        "arm_boost=1\n", "arm_boost=1\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n")
+    assert "enable I2C (after a reboot)" in first.stdout and "reboot once" in first.stdout
+    assert "reboot once" not in again.stdout and not box.log.exists()  # no system command was run
+    for entry in (box.prefix / "installed").read_text().splitlines():
+        kind, what = entry.split(" ", 1)
+        assert kind == "boot-line"
+        edit(box, "drop_line", what)
+    assert box.boot_config.read_text() == PI_OS_CONFIG
 
 
 def dry_run(tmp_path, *args):

@@ -1,5 +1,8 @@
 """The self-test on mock pins: every button lights its box, the report names what is missing."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from companion.cli import main
@@ -121,3 +124,32 @@ def test_selftest_off_a_pi_and_on_mock_pins_without_a_script_says_why_it_cannot_
         assert "no lgpio" in err and "Traceback" not in err and 'backend = "mock"' in err
     assert main(["selftest", "--profile", str(ROOT / "hardware" / "profiles" / "mock-3.toml")]) == 2
     assert "--script" in capsys.readouterr().err
+
+
+LG_WD_CHILD = """
+import os, sys
+from companion.wiring import lgpio_work_dir
+path = lgpio_work_dir()
+os.mkfifo(os.path.join(path, ".lgd-nfy-3"))  # what lgpio makes there
+print(path, os.environ["LG_WD"], flush=True)
+"""
+
+
+def test_lgpio_gets_a_work_dir_of_its_own_not_the_current_one(tmp_path):
+    """`sudo -u companion ... selftest` from a maker's 0700 home: lgpio could neither enter the
+    current directory nor make its FIFO there (the virtual Pi's maker stage runs exactly that).
+    Without LG_WD the process now gets a private directory, not the current one, removed when it
+    ends; the unit's LG_WD is kept."""
+    home = tmp_path / "maker"
+    home.mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items() if k != "LG_WD"}
+    env["PYTHONPATH"] = str(ROOT)
+    proc = subprocess.run([sys.executable, "-c", LG_WD_CHILD], cwd=home, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    path, told = proc.stdout.split()
+    assert path == told and not path.startswith(str(home))
+    assert not Path(path).exists()  # removed at exit
+    given = subprocess.run([sys.executable, "-c", LG_WD_CHILD], cwd=tmp_path, capture_output=True, text=True,
+                           env={**env, "LG_WD": str(tmp_path)}, timeout=60)
+    assert given.stdout.split() == [str(tmp_path)] * 2  # the unit's LG_WD is kept

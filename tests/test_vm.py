@@ -71,12 +71,14 @@ def test_main_prints_json_and_exits_with_the_summary_code(monkeypatch, capsys):
 
     failed = passed("bookworm")
     summary.fail(failed, "watchdog_ok", "no ping")
-    monkeypatch.setattr(vm.run, "run_check", lambda release, tree, log, keep: failed)
-    assert main(["check", "--release", "bookworm", "--json"]) == 1
+    asked = []
+    monkeypatch.setattr(vm.run, "run_check", lambda release, tree, log, keep, board: asked.append(board) or failed)
+    assert main(["check", "--release", "bookworm", "--board", "pi5", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["release"] == "bookworm" and out["watchdog_ok"] is False
-    monkeypatch.setattr(vm.run, "run_check", lambda release, tree, log, keep: passed())
+    monkeypatch.setattr(vm.run, "run_check", lambda release, tree, log, keep, board: asked.append(board) or passed())
     assert main(["check"]) == 0
+    assert asked == ["pi5", "pi4"]
 
 
 # --- the job agent's protocol ------------------------------------------------------------------------
@@ -172,10 +174,10 @@ def test_reaction_gaps_pair_each_race_with_its_slaps():
     edges = [[1.5, 26, True, 2, "slap"], [1.55, 26, False, 2, "slap"],
              [3.4, 4, True, 0, "slap"], [3.403, 5, True, 1, "slap"], [3.406, 26, True, 2, "slap"]]
     ms = 1_000_000
-    times = [[0, 0], [0, 0], [3400 * ms, 3400 * ms], [3403 * ms, 3403 * ms + 20_000], [3406 * ms, 3406 * ms]]
+    stamps = [0, 0, 3400 * ms, 3403 * ms + 10_000, 3406 * ms]
     races = [{"action": "draw", "winners": [0, 1, 2], "onset_ms": [0.0, 1.0, 0.0],
               "reaction_ms": [400.0, 402.01, 406.0]}]
-    assert game.reaction_gaps(edges, times, races) == [(0, 3.01, 3.01), (0, 6.0, 6.0)]
+    assert game.reaction_gaps(edges, stamps, races) == [(0, 3.01, 3.01), (0, 6.0, 6.0)]
 
 
 def test_verdicts_compare_actions_and_winners():
@@ -219,12 +221,44 @@ def test_the_script_as_played_puts_each_press_at_its_kernel_time():
              [3.4, 4, True, 0, "slap"], [3.403, 5, True, 1, "slap"], [3.45, 4, False, 0, "slap"], [3.453, 5, False, 1, "slap"]]
     ms = 1_000_000
     base = 7_000 * ms
-    times = [[base, base], [base + 50 * ms, base + 50 * ms], [base + 3000 * ms, base + 3000 * ms],
-             [base + 3009 * ms, base + 3009 * ms + 2 * ms],  # written 6 ms late, the write took 2 ms
-             [base + 3050 * ms, base + 3050 * ms], [base + 3060 * ms, base + 3060 * ms]]
-    assert game.as_played(edges, times) == ("0.400000 1 ok 0.050000\n"
-                                             "3.400000 1 slap 0.050000\n"
-                                             "3.410000 2 slap 0.050000\n")
+    stamps = [base, base + 50 * ms, base + 3000 * ms, base + 3010 * ms,  # stamped 7 ms late
+              base + 3050 * ms, base + 3060 * ms]
+    assert game.as_played(edges, stamps) == ("0.400000 1 ok 0.050000\n"
+                                              "3.400000 1 slap 0.050000\n"
+                                              "3.410000 2 slap 0.050000\n")
+
+
+def trace_line(irq: int, ns: int) -> str:
+    """One irq:irq_handler_entry event as the trace prints it with trace_clock=mono."""
+    return f"          <idle>-0       [001] d.h2.  {ns // 10**9}.{ns % 10**9 // 1000:06d}: irq_handler_entry: irq={irq} name=companion buttons\n"
+
+
+def test_each_edge_gets_its_lines_kernel_stamp_from_the_trace():
+    ms = 1_000_000
+    edges = [[3.4, 4, True, 0, "slap"], [3.4, 5, True, 1, "slap"], [3.6, 4, False, 0, "slap"],
+             [3.6, 5, False, 1, "slap"], [3.9, 4, True, 0, "slap"], [3.9001, 4, False, 0, "slap"]]
+    times = [[1000 * ms, 1000 * ms + 20_000], [1000 * ms + 30_000, 1000 * ms + 50_000],
+             [1200 * ms, 1200 * ms], [1200 * ms, 1200 * ms], [1500 * ms, 1500 * ms], [1500 * ms + 100_000, 1500 * ms + 100_000]]
+    irqs = "41 4\n42 5\n"
+    trace = ("# tracer: nop\n" + trace_line(41, 999 * ms)  # before the game: not an edge of it
+             + trace_line(41, 1005 * ms) + trace_line(42, 1011 * ms)  # written together, stamped 6 ms apart
+             + trace_line(43, 1100 * ms)  # an interrupt that is not the reader's
+             + trace_line(41, 1201 * ms) + trace_line(42, 1201 * ms + 7_000)
+             + trace_line(41, 1502 * ms))  # a press and its release written in one pass: one edge
+    stamps = game.kernel_stamps(edges, times, trace, irqs)
+    assert stamps == [1005 * ms, 1011 * ms, 1201 * ms, 1201 * ms + 7_000, None, 1502 * ms]
+
+
+def test_the_mock_game_plays_the_tie_the_kernel_stamped_not_the_one_written():
+    """Fix for a cold run at load 7: three slaps written back to back were stamped 11 ms apart,
+    past the tie window; the guest called a draw of two, the mock (on the write times) of three."""
+    ms = 1_000_000
+    edges = [[3.4, 4, True, 0, "slap"], [3.4, 5, True, 1, "slap"], [3.4, 26, True, 2, "slap"],
+             [3.6, 4, False, 0, "slap"], [3.6, 5, False, 1, "slap"], [3.6, 26, False, 2, "slap"]]
+    stamps = [0, 5 * ms, 11 * ms, 200 * ms, 200 * ms, 200 * ms]
+    script = game.as_played(edges, stamps)
+    assert script.splitlines() == ["3.400000 1 slap 0.200000", "3.405000 2 slap 0.195000",
+                                   "3.411000 3 slap 0.189000"]
 
 
 # --- the bench reports the last check's figures, never boots a guest ----------------------------------

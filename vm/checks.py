@@ -7,6 +7,7 @@ stage where that still makes sense, so one defect does not hide the others.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
 import time
@@ -17,21 +18,61 @@ from vm.guest import Guest, GuestError
 
 HERE = Path(__file__).resolve().parent
 HARNESS = "/var/lib/vm-harness"
-REVISION = "c03114"  # a Raspberry Pi 4 Model B 4 GB rev 1.4, what gpiozero reads from a Pi's cpuinfo
+MAKER = "maker"
+"""The maker's own user in the guest: a home only they can enter (0700) and sudo, as on Raspberry Pi
+OS; every install, update and uninstall is theirs, run as the docs say (systemd/README.md)."""
+PI_CONFIG = r"""# For more options and information see
+# http://rptl.io/configtxt
+
+#dtparam=i2c_arm=on
+dtparam=audio=on
+
+camera_auto_detect=1
+arm_64bit=1
+
+[cm4]
+otg_mode=1
+
+[cm5]
+dtoverlay=dwc2,dr_mode=host
+"""
+"""A Raspberry Pi OS config.txt, its last section for one model only: the installer's lines must
+go where they apply to every Pi, and its uninstall must leave the file as it was."""
+KEPT = "/boot/firmware/config.txt /etc/group /etc/gshadow /etc/passwd /etc/shadow"
+"""Files the uninstall must leave exactly as they were before the install."""
 
 PREPARE_TEMPLATE = rf"""
-# The virtual Pi's hardware: the GPIO header (gpio-sim) and I2C-1 with the multiplexer and panels.
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-modprobe gpio-sim
-python3 /share/tools/pins.py setup
-modprobe i2c-dev
-modprobe companion_i2c_sim
-ls -l /dev/gpiochip0 /dev/i2c-1
+set -e -o pipefail
+# The virtual Pi's hardware, made at boot by vm-board.service (vm/inguest/board.sh): the GPIO
+# header (gpio-sim) and I2C-1 with the multiplexer and panels, and the board revision.
+end=$(( $(date +%s) + 120 ))
+until [ "$(systemctl is-active vm-board.service || true)" = active ]; do
+  [ "$(date +%s)" -lt "$end" ] && [ "$(systemctl is-active vm-board.service || true)" != failed ] \
+    || {{ systemctl status vm-board.service --no-pager; exit 1; }}
+  sleep 0.2
+done
+echo "board: $(cat {HARNESS}/board)"
+python3 /share/tools/pins.py where
+ls -l /dev/gpiochip* /dev/i2c-1
 # What a Pi's firmware gives and plain Debian lacks: the board revision gpiozero reads. Test
 # harness only: a drop-in binds it over /proc/cpuinfo for the service, the product is unchanged.
-mkdir -p {HARNESS} /etc/systemd/system/companion.service.d
-{{ cat /proc/cpuinfo; printf 'Hardware\t: BCM2835\nRevision\t: {REVISION}\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n'; }} > {HARNESS}/cpuinfo
+mkdir -p /etc/systemd/system/companion.service.d
 printf '[Service]\nBindReadOnlyPaths={HARNESS}/cpuinfo:/proc/cpuinfo\n' > /etc/systemd/system/companion.service.d/vm-board-revision.conf
+# The emulator on a shared machine starts Python 10-50 times slower than a Pi (seen: 25 s of CPU
+# before READY at load 10): more time to start than the unit's 30 s, for the harness only
+printf '[Service]\nTimeoutStartSec=300\n' > /etc/systemd/system/companion.service.d/vm-emulator-start.conf
+# The maker, with sudo and a home of their own; a Pi's boot config
+id {MAKER} > /dev/null 2>&1 || useradd --create-home --shell /bin/bash --groups sudo {MAKER}
+chmod 0700 /home/{MAKER}
+echo '{MAKER} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/010_{MAKER}-nopasswd
+mkdir -p /boot/firmware
+cat > /boot/firmware/config.txt <<'CONFIG_TXT'
+{PI_CONFIG}CONFIG_TXT
+mkdir -p {HARNESS}/before
+for f in {KEPT}; do cp -a "$f" "{HARNESS}/before/${{f//\//_}}"; done
+# No network: apt reads the host's archive only
+if ip -o link show | grep -v ' lo:'; then echo "the guest has a network device"; exit 1; fi
+apt-get update -q
 # Everything the panels are sent, from here on, in the kernel's trace
 echo 8192 > /sys/kernel/tracing/buffer_size_kb
 echo 1 > /sys/kernel/tracing/events/i2c/i2c_write/enable
@@ -59,12 +100,16 @@ wait_active() {  # wait_active SECONDS: until the service is active (READY) or f
 }
 """
 
-INSTALL = r"""
-rm -rf /root/companion && cp -a /share/src /root/companion
-cd /root/companion
-export PIP_NO_INDEX=1 PIP_FIND_LINKS=/share/wheels
-timeout {timeout} bash systemd/install.sh
-"""
+def as_maker(command: str) -> str:
+    """``command`` run by the maker in a login shell (their home, their environment)."""
+    return f"runuser -l {MAKER} -c {shlex.quote(command)}"
+
+
+OFFLINE = "sudo PIP_NO_INDEX=1 PIP_FIND_LINKS=/share/wheels systemd/install.sh"
+"""The README's install without network at the table: pip from a folder of wheels."""
+INSTALL = "set -o pipefail\n" + as_maker(
+    "rm -rf ~/companion && cp -a /share/src ~/companion && cd ~/companion && timeout {timeout} " + OFFLINE)
+"""The maker copies the tree into their home and installs (again: an update) as the docs say."""
 
 STATE = r"""
 systemctl show companion.service -p Type -p ActiveState -p SubState -p NRestarts -p StatusText \
@@ -111,11 +156,12 @@ def stage_share(tree: Path, share: Path, wheel_dir: Path) -> None:
 class Run:
     """One check run: the guest, the summary and the per-stage bookkeeping."""
 
-    def __init__(self, release: str, tree: Path, log) -> None:
+    def __init__(self, release: str, tree: Path, log, board: str = "pi4") -> None:
         self.release = release
+        self.board = board
         self.tree = tree
         self.log = log
-        self.summary = result.new(release)
+        self.summary = result.new(release, board)
         self.guest: Guest | None = None
 
     def stage(self, name: str, func, *keys: str) -> bool:

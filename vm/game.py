@@ -4,9 +4,14 @@ The same press script (station 1 walks the lobby to Triangle, then vm/triangle.t
 2 s before the reveal, a three-way tie written back to back, a race won by 60 ms, a claim) drives
 both. In the guest each press is a gpio-sim line pulled low at its time, so it travels kernel ->
 the GPIO reader process (companion/adapters/gpioreader.py, the gpiochip's line events) -> daemon
--> journal with the kernel's edge time; on the host it is gpiozero's mock pin. The races'
-verdicts (action and winners) must be the same, and the guest's reaction times must be as far
-apart as the edges were in the kernel, which says the daemon used the kernel's edge times.
+-> journal with the kernel's edge time; on the host it is gpiozero's mock pin, pressed at the
+instant the guest's kernel stamped that edge. Those stamps are read from the kernel itself: its
+``irq:irq_handler_entry`` trace event on the monotonic trace clock fires right before gpio-cdev's
+hard interrupt handler takes the edge's stamp (:func:`kernel_stamps`). So the mock game is the
+verdicts the kernel's own stamps give, whatever the emulator's skew between the harness's writes
+and the stamps (a tie written back to back and stamped 11 ms apart on a starved host is no tie,
+for both); the races' verdicts (action and winners) must be the same, and the guest's reaction
+times must be as far apart as the kernel's stamps, which says the daemon used them.
 
 Runs on the host with the product imported from the tree (the caller puts it on sys.path).
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -31,14 +37,15 @@ whose daemon runs under an emulator."""
 HOLD_S = 0.2
 """Every press is held this long: gpio-sim turns a press and release that fall into one pass of
 its deferred interrupt work into one edge (docs/VIRTUAL-PI.md), which a long hold rules out."""
-EDGE_TOLERANCE_MS = 5.0
-"""How far a reaction-time difference may be from the gap between the driver's writes. gpio-sim
-does not stamp an edge at the write but when irq_sim's irq_work runs, which handles every pending
-line in one pass; on a starved emulator that is up to milliseconds later (seen: 10.3 ms apart
-written, 9.3 ms apart stamped; 5.19 and 3.45). 5 ms is well clear of that and still far below
-the emulator's delivery delays (p50 about 17 ms idle, p99 beyond 180 ms), which is what the gaps
-would show if the daemon timed presses by their arrival. The kernel's own stamps
-(irq:irq_handler_entry with trace_clock=mono) would be the exact reference; they are not read."""
+STAMP_TOLERANCE_MS = 1.0
+"""How far a reaction-time difference may be from the gap between the kernel's stamps of the two
+edges. The trace event and the handler's stamp are microseconds apart with interrupts off; the
+host can still deschedule the virtual CPU between them. 1 ms is far below the emulator's delivery
+delays (p50 about 17 ms idle, p99 beyond 180 ms), which is what the gaps would show if the daemon
+timed presses by their arrival."""
+BUTTONS_IRQ_NAME = "companion buttons"
+"""The interrupts of the reader's line request carry its consumer label (gpio-cdev's
+request_threaded_irq), which the trace event names."""
 
 
 def lobby_to_triangle(stations: int):
@@ -83,13 +90,43 @@ def pin_edges(presses_, profile_path: Path) -> list[list]:
             for t, station, key, pressed in edges(presses_)]
 
 
-def as_played(edges_: list[list], times: list[list[int]]) -> str:
-    """The script as the guest's kernel timed it: each press at its edge's time (the middle of
-    the driver's write), held until its release's, from the first edge's scheduled time."""
-    mid = [(t[0] + t[1]) / 2 for t in times]
-    start = mid[0] - edges_[0][0] * 1e9
+TRACE_EVENT = re.compile(r"\s(\d+)\.(\d{6}): irq_handler_entry: irq=(\d+) name=" + BUTTONS_IRQ_NAME)
+
+
+def kernel_stamps(edges_: list[list], times: list[list[int]], trace: str, irqs: str) -> list[int | None]:
+    """Each edge's kernel stamp (CLOCK_MONOTONIC ns, to the microsecond the trace prints), from the
+    trace of ``irq:irq_handler_entry`` (trace_clock=mono) and ``irqs``, lines of "IRQ LINE" (each
+    of the reader's interrupts and its line, /sys/kernel/irq/N/hwirq). An edge's stamp is its
+    line's first interrupt at or after its write began; None where there is none before the
+    line's next write: gpio-sim merged the two writes into one edge (docs/VIRTUAL-PI.md)."""
+    line_of = {int(irq): int(line) for irq, line in (row.split() for row in irqs.splitlines() if row.strip())}
+    on_line: dict[int, list[int]] = {}
+    for m in TRACE_EVENT.finditer(trace):
+        if int(m.group(3)) in line_of:
+            on_line.setdefault(line_of[int(m.group(3))], []).append(int(m.group(1)) * 10**9 + int(m.group(2)) * 1000)
+    writes: dict[int, list[int]] = {}
+    for i, edge in enumerate(edges_):
+        writes.setdefault(edge[1], []).append(i)
+    stamps: list[int | None] = [None] * len(edges_)
+    for line, order in writes.items():
+        seen, k = sorted(on_line.get(line, [])), 0
+        for n, i in enumerate(order):
+            begun = times[i][0] - 1000  # the trace's microseconds, rounded down
+            following = times[order[n + 1]][0] if n + 1 < len(order) else None
+            while k < len(seen) and seen[k] < begun:
+                k += 1
+            if k < len(seen) and (following is None or seen[k] < following):
+                stamps[i] = seen[k]
+                k += 1
+    return stamps
+
+
+def as_played(edges_: list[list], stamps: list[int]) -> str:
+    """The script as the guest's kernel timed it: each press at its edge's kernel stamp, held
+    until its release's, from the first edge's scheduled time."""
+    start = stamps[0] - edges_[0][0] * 1e9
     lines, held = [], {}
-    for edge, at in zip(edges_, mid):
+    for edge, at in zip(edges_, stamps):
         _, _, pressed, station, key = edge
         if pressed:
             held[(station, key)] = at
@@ -129,11 +166,11 @@ SAME_RACE_S = 0.2
 """Slaps in the script closer than this to the first of their group are one race."""
 
 
-def reaction_gaps(edges_: list[list], times: list[list[int]], races_: list[dict]) -> list[tuple]:
+def reaction_gaps(edges_: list[list], stamps: list[int], races_: list[dict]) -> list[tuple]:
     """For each race with two or more reactions, and each later slap in it: (race, the gap
     between the two players' presses as the journal has them, in ms; the gap between the two
-    kernel edges, in ms, from the driver's write times). Equal gaps say the daemon timed each
-    press by its kernel edge, not by when it got to it."""
+    kernel edges, in ms, from their kernel stamps). Equal gaps say the daemon timed each press by
+    its kernel edge, not by when it got to it."""
     slaps = [(i, e[0], e[3]) for i, e in enumerate(edges_) if e[2] and e[4] == "slap"]
     groups: list[list[tuple]] = []
     for slap in slaps:
@@ -142,14 +179,13 @@ def reaction_gaps(edges_: list[list], times: list[list[int]], races_: list[dict]
         else:
             groups.append([slap])
     raced = [r for r in races_ if sum(x is not None for x in r["reaction_ms"]) >= 2]
-    mid = lambda i: (times[i][0] + times[i][1]) / 2
     out = []
     for n, (race, group) in enumerate(zip(raced, [g for g in groups if len(g) >= 2])):
         at = [None if x is None else x + o for x, o in zip(race["reaction_ms"], race["onset_ms"])]
         first_i, _, first = group[0]
         for i, _, station in group[1:]:
             if at[station] is not None and at[first] is not None:
-                out.append((n, round(at[station] - at[first], 3), round((mid(i) - mid(first_i)) / 1e6, 3)))
+                out.append((n, round(at[station] - at[first], 3), round((stamps[i] - stamps[first_i]) / 1e6, 3)))
     return out
 
 

@@ -25,9 +25,12 @@ class GuestError(RuntimeError):
 
 
 class Guest:
-    def __init__(self, image: Path, run_dir: Path, memory_mb: int = 2048, cpus: int = 2) -> None:
+    def __init__(self, image: Path, run_dir: Path, apt: Path, board: str = "pi4", memory_mb: int = 2048,
+                 cpus: int = 2) -> None:
         self.image = image
         self.run_dir = run_dir
+        self.apt = apt
+        self.board = board
         self.share = run_dir / "share"
         self.memory_mb = memory_mb
         self.cpus = cpus
@@ -43,22 +46,27 @@ class Guest:
             "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max",
             "-smp", str(self.cpus), "-m", str(self.memory_mb), "-display", "none", "-no-reboot",
             "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"),
-            "-append", "root=/dev/vda rw console=ttyS0 quiet panic=-1 systemd.show_status=0",
+            "-append", f"root=/dev/vda rw console=ttyS0 quiet panic=-1 systemd.show_status=0 vm.board={self.board}",
             "-drive", f"file={self.run_dir / 'disk.qcow2'},if=virtio,format=qcow2,cache=unsafe",
             "-virtfs", f"local,path={self.share},mount_tag=share,security_model=none,id=share",
-            "-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0",
+            # apt's archive, read-only; no network device: nothing in the guest reaches Debian's archive
+            "-virtfs", f"local,path={self.apt},mount_tag=apt,security_model=none,id=apt,readonly=on",
+            "-nic", "none",
             "-device", "virtio-rng-pci",
             "-serial", f"file:{self.console_log}", "-monitor", "none",
         ]
 
-    def start(self) -> None:
+    def start(self, fresh: bool = True) -> None:
+        """Boot it: on a fresh overlay of the image, or (``fresh=False``) on the disk the last boot
+        left, as a Pi boots again after a reboot."""
         self.share.mkdir(parents=True, exist_ok=True)
         (self.share / "ready").unlink(missing_ok=True)
         shutil.copy(Path(agent.__file__), self.share / "agent.py")
         disk = self.run_dir / "disk.qcow2"
-        disk.unlink(missing_ok=True)
-        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
-                        str(self.image / "rootfs.img"), str(disk)], check=True)
+        if fresh or not disk.exists():
+            disk.unlink(missing_ok=True)
+            subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
+                            str(self.image / "rootfs.img"), str(disk)], check=True)
         self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                      stdout=open(self.run_dir / "qemu.log", "w"), stderr=subprocess.STDOUT)
 
@@ -112,7 +120,7 @@ class Guest:
             return
         try:
             self.run("systemctl poweroff --no-block", "poweroff", timeout=30)
-            self.proc.wait(timeout=60)
+            self.proc.wait(timeout=180)  # a clean power-off: the reboot check boots this disk again
         except (GuestError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()

@@ -1,9 +1,15 @@
 """The virtual Pi's disk image: a minimal Debian of the chosen release, built by mmdebstrap, cached.
 
-The image holds what a Pi's OS gives before the installer runs (systemd, udev, python3, i2c-tools)
-plus the harness's own parts: the job agent's service, a network for apt, the kernel modules of
-vm/kernel built against the guest's own kernel, and stress-ng for the delivery figures under load.
-The product is not in it: each check installs it from the tree, as a maker would.
+The image holds what a Pi's OS gives before the installer runs (systemd, udev, python3, i2c-tools,
+sudo) plus the harness's own parts: the job agent's service, the unit that makes the virtual
+board's GPIO chip and I2C bus at every boot, the kernel modules of vm/kernel built against the
+guest's own kernel, and stress-ng for the delivery figures under load. The product is not in it:
+each check installs it from the tree, as a maker would.
+
+The guest has no network. Its apt reads a local archive the host keeps (:func:`apt_dir`): every
+package mmdebstrap fetched, kept between builds (a rebuild downloads nothing it already has) and
+indexed, which the guest mounts read-only; so the installer's ``apt-get update`` and ``install``
+run against it, never against Debian's archive.
 
 The cache lives outside the clone (``$XDG_CACHE_HOME/companion-vm``), one directory per release and
 per hash of every input that shapes the image (this file, vm/guest, vm/kernel, the package list),
@@ -31,8 +37,14 @@ PACKAGES = [
     # in the image, so each run does not unpack them again under the emulator
     "python3-dev", "swig",
     # to build vm/kernel's modules against the guest's own kernel, in the image build only
-    "linux-headers-amd64", "linux-source", "gcc", "make", "libc6-dev", "xz-utils",
+    "linux-headers-amd64", "gcc", "make", "libc6-dev", "xz-utils",
+    # the maker's own path: a user with sudo runs the installer
+    "sudo",
 ]
+KERNEL_SOURCE = "linux-source"
+"""Only three .c files of it are needed (vm/guest/customize.sh); Debian's archive offers the kernel's
+source only whole (one .deb, 139 MB for 6.12), so it is downloaded into the host's apt archive once
+and never installed: the three files are read out of the .deb."""
 
 
 def cache_root() -> Path:
@@ -50,6 +62,18 @@ def inputs_hash(release: str) -> str:
         h.update(str(path.relative_to(HERE)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
+
+
+def apt_dir(release: str) -> Path:
+    """The release's local apt archive on the host: the .deb files and their index (Packages)."""
+    return cache_root() / f"apt-{release}"
+
+
+def index_apt(archive: Path) -> None:
+    """Write the archive's index (a flat repository: ``deb [trusted=yes] file:DIR ./``)."""
+    with open(archive / "Packages", "w") as f:
+        subprocess.run(["dpkg-scanpackages", "--multiversion", "."], cwd=archive, stdout=f,
+                       stderr=subprocess.DEVNULL, check=True)
 
 
 def image_dir(release: str) -> Path:
@@ -78,9 +102,16 @@ def build(release: str, log) -> Path:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     root = work / "root"
+    archive = apt_dir(release)
+    archive.mkdir(parents=True, exist_ok=True)
+    debs = "/var/cache/apt/archives"
+    # mmdebstrap's own recipe for a kept package cache: the archive in before apt runs, whatever
+    # apt fetched (the kernel's source too, customize.sh) back out before the image is cleaned
     cmd = ["mmdebstrap", "--variant=minbase", "--mode=root", "--format=directory",
-           "--include=" + ",".join(PACKAGES),
-           "--customize-hook=sh " + str(HERE / "guest" / "customize.sh") + ' "$1"',
+           "--include=" + ",".join(PACKAGES), "--skip=essential/unlink",
+           f'--setup-hook=mkdir -p "$1"{debs}', f"--setup-hook=sync-in {archive} {debs}",
+           "--customize-hook=sh " + str(HERE / "guest" / "customize.sh") + f' "$1" {KERNEL_SOURCE}',
+           f"--customize-hook=sync-out {debs} {archive}",
            release, str(root), MIRROR]
     log(f"building the {release} image (mmdebstrap, a few minutes)")
     with open(work / "build.log", "w") as f:
@@ -92,6 +123,7 @@ def build(release: str, log) -> Path:
     initrds = sorted((root / "boot").glob("initrd.img-*"))
     if not kernels or not initrds:
         raise RuntimeError(f"the image has no kernel or initrd in {root / 'boot'}")
+    index_apt(archive)
     shutil.copy(kernels[-1], work / "vmlinuz")
     shutil.copy(initrds[-1], work / "initrd.img")
     with open(work / "build.log", "a") as f:  # not on stdout, which carries the check's --json summary

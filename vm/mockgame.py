@@ -2,7 +2,7 @@
 
 ``python -m vm.mockgame SCRIPT JOURNALS``, with the product tree and its tests on PYTHONPATH.
 SCRIPT holds the presses as the guest's kernel timed them (vm/game.py writes it from the
-driver's write times), so both games see the same presses at the same instants; the simulated
+kernel's own stamps, read from its trace), so both games see the same presses at the same instants; the simulated
 clock (tests/helpers.py's, as tests/test_triangle_daemon.py plays it) leaves no host scheduling in
 the mock game, so what differs can only come from the guest's path.
 """

@@ -16,13 +16,13 @@ from vm.checks import Run, stage_share
 from vm.guest import Guest
 
 
-def run_check(release: str, tree: Path, log, keep: bool = False) -> dict:
+def run_check(release: str, tree: Path, log, keep: bool = False, board: str = "pi4") -> dict:
     if str(tree) not in sys.path:
         sys.path.insert(0, str(tree))  # the game and delivery stages use the product's own modules
-    run = Run(release, tree, log)
+    run = Run(release, tree, log, board)
     s = run.summary
     start = time.monotonic()
-    run_dir = image.cache_root() / f"run-{release}"
+    run_dir = image.cache_root() / f"run-{release}-{board}"
     paths: dict[str, Path] = {}
 
     def host() -> None:
@@ -31,7 +31,7 @@ def run_check(release: str, tree: Path, log, keep: bool = False) -> dict:
 
     def boot() -> None:
         stage_share(tree, run_dir / "share", paths["wheels"])
-        run.guest = Guest(paths["image"], run_dir)
+        run.guest = Guest(paths["image"], run_dir, image.apt_dir(release), board)
         run.guest.start()
         info = run.guest.wait_ready()
         s["guest_kernel"] = info.get("kernel")
@@ -47,7 +47,7 @@ def run_check(release: str, tree: Path, log, keep: bool = False) -> dict:
     finally:
         run.guest.stop()
         s["seconds"] = round(time.monotonic() - start, 1)
-        (image.cache_root() / f"last-check-{release}.json").write_text(result.to_json(s))
+        (image.cache_root() / f"last-check-{release}-{board}.json").write_text(result.to_json(s))
         if not keep:
             shutil.rmtree(run_dir / "share" / "src", ignore_errors=True)
             (run_dir / "disk.qcow2").unlink(missing_ok=True)

@@ -11,15 +11,17 @@ from __future__ import annotations
 import json
 
 CHECKS = (
-    "install_ok", "reinstall_ok", "update_failure_keeps_old", "uninstall_ok", "unit_ready",
+    "install_ok", "reinstall_ok", "update_failure_keeps_old", "rollback_ok", "uninstall_ok", "unit_ready",
     "watchdog_ok", "resumed_after_kill", "gpio_game_matches_mock", "panels_ok", "sensor_lines_ok",
+    "selftest_ok", "ttyacm_modules_load_fix_ok", "boot_ok",
+    "board_chips_ok",
 )
 FIGURES = ("vm_gpio_delivery_p50_ms", "vm_gpio_delivery_p99_ms")
 REQUIRED = ("release",) + CHECKS + FIGURES + ("seconds",)
 
 
-def new(release: str) -> dict:
-    summary: dict = {"release": release}
+def new(release: str, board: str = "pi4") -> dict:
+    summary: dict = {"release": release, "board": board}
     summary.update({key: False for key in CHECKS})
     summary.update({key: None for key in FIGURES})
     summary.update({"seconds": 0.0, "stage_seconds": {}, "reasons": {}, "findings": {}})
@@ -46,7 +48,8 @@ def to_json(summary: dict) -> str:
 
 
 def to_text(summary: dict) -> str:
-    lines = [f"virtual Pi check on {summary['release']} ({summary['seconds']:.0f} s, emulator figures)"]
+    lines = [f"virtual Pi check on {summary['release']}, {summary.get('board', 'pi4')} "
+             f"({summary['seconds']:.0f} s, emulator figures)"]
     for key in CHECKS:
         mark = "ok  " if summary.get(key) is True else "FAIL"
         reason = summary["reasons"].get(key)

@@ -1,7 +1,11 @@
 """The virtual Pi's GPIO header, run in the guest by the checks (test harness only).
 
-``setup``: makes a gpio-sim chip (configfs) with a Pi 4's 58 lines, which becomes /dev/gpiochip0
-as on a Pi 4, and prints its sysfs directory.
+``setup BOARD``: makes the board's GPIO chips with gpio-sim (configfs), labelled and numbered as
+the board's kernel has them, and prints the header chip's /dev node and sysfs directory: a Pi 4's
+``pinctrl-bcm2711`` (58 lines) as /dev/gpiochip0; a Pi 5's ``pinctrl-rp1`` (54 lines) as
+/dev/gpiochip4 behind the SoC's four ``gpio-brcmstb`` chips, as Raspberry Pi OS's kernels before
+6.6.45 number them (newer ones make it gpiochip0; the product finds it by its label either way,
+gpiozero takes gpiochip4 on a Pi 5 when there is one).
 
 ``press EDGES.json``: plays a list of ``[seconds, line, pressed, ...]`` edges, each at its time from
 the start (an absolute schedule: a late edge does not push the others), by writing the line's
@@ -22,21 +26,42 @@ from pathlib import Path
 
 CONFIGFS = Path("/sys/kernel/config/gpio-sim")
 NAME = "vpi"
-LINES = 58  # a Pi 4's gpiochip0 (BCM 0-57)
+BOARDS = {
+    "pi4": [("pinctrl-bcm2711", 58)],  # BCM 0-57
+    "pi5": [("gpio-brcmstb@107d508500", 32), ("gpio-brcmstb@107d508520", 4),
+            ("gpio-brcmstb@107d517c00", 17), ("gpio-brcmstb@107d517c20", 6), ("pinctrl-rp1", 54)],
+}
+"""Each board's GPIO chips in their kernel's order: (label, lines); the 40-pin header's is the
+``pinctrl-`` one. Labels are unique, as gpio-sim requires (and a Pi 5's are)."""
+
+
+def header_bank(board: str) -> str:
+    return f"bank{len(BOARDS[board]) - 1}"  # the last of its chips, on both boards
+
+
+def made_board() -> str:
+    """The board whose chips are live (bank names are the same; the header's label tells)."""
+    for board, banks in BOARDS.items():
+        bank = CONFIGFS / NAME / header_bank(board)
+        if (bank / "label").exists() and (bank / "label").read_text().strip() == banks[-1][0]:
+            return board
+    raise RuntimeError("no virtual board: run pins.py setup BOARD first")
 
 
 def chip_dir() -> Path:
+    """The sysfs directory of the header chip's lines (``sim_gpioN/pull``)."""
+    bank = CONFIGFS / NAME / header_bank(made_board())
     dev = (CONFIGFS / NAME / "dev_name").read_text().strip()
-    chip = (CONFIGFS / NAME / "bank0" / "chip_name").read_text().strip()
-    return Path("/sys/devices/platform") / dev / chip
+    return Path("/sys/devices/platform") / dev / (bank / "chip_name").read_text().strip()
 
 
-def setup() -> Path:
+def setup(board: str) -> Path:
     device = CONFIGFS / NAME
     if not (device / "live").exists() or (device / "live").read_text().strip() != "1":
-        (device / "bank0").mkdir(parents=True, exist_ok=True)
-        (device / "bank0" / "num_lines").write_text(str(LINES))
-        (device / "bank0" / "label").write_text("pinctrl-bcm2711")
+        for n, (label, lines) in enumerate(BOARDS[board]):
+            (device / f"bank{n}").mkdir(parents=True, exist_ok=True)
+            (device / f"bank{n}" / "num_lines").write_text(str(lines))
+            (device / f"bank{n}" / "label").write_text(label)
         (device / "live").write_text("1")
     return chip_dir()
 
@@ -60,8 +85,11 @@ def press(edges: list, chip: Path) -> list[list[int]]:
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "setup":
-        print(setup())
+        where = setup(sys.argv[2] if len(sys.argv) > 2 else "pi4")
+        print(f"/dev/{where.name} {where}")
+    elif command == "where":
+        print(f"{made_board()}: header /dev/{chip_dir().name} {chip_dir()}")
     elif command == "press":
         print(json.dumps(press(json.loads(Path(sys.argv[2]).read_text()), chip_dir())))
     else:
-        sys.exit(f"pins.py: unknown command {command!r} (setup, press)")
+        sys.exit(f"pins.py: unknown command {command!r} (setup, where, press)")

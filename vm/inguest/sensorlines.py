@@ -2,7 +2,7 @@
 (test harness only; run with the installed venv's python, after ``pins.py setup``).
 
 ``sensorlines.py BUTTON SENSOR``: starts ``python -m companion.adapters.gpioreader`` on
-/dev/gpiochip0 with ``--pins BUTTON --sensors SENSOR`` over a socket pair, as the daemon does,
+the header chip (/dev/gpiochipN) with ``--pins BUTTON --sensors SENSOR`` over a socket pair, as the daemon does,
 then moves both lines through gpio-sim's ``pull``: the sensor dark, lit, dark, lit (a comparator's
 output falls and rises); the button pressed and released. Prints JSON: the reader's EDGE records
 (pin, level) in the order they came, the lines' levels the reader's request left them at before
@@ -61,7 +61,7 @@ def main(button: int, sensor: int) -> dict:
     (chip / f"sim_gpio{button}" / "pull").write_text("pull-up")  # released, before the reader holds it
     ours, theirs = socket.socketpair()
     reader = subprocess.Popen([sys.executable, "-m", "companion.adapters.gpioreader", "--fd", str(theirs.fileno()),
-                               "--pins", str(button), "--sensors", str(sensor), "--chip", "/dev/gpiochip0"],
+                               "--pins", str(button), "--sensors", str(sensor), "--chip", f"/dev/{chip.name}"],
                               pass_fds=[theirs.fileno()], stderr=subprocess.PIPE, text=True)
     theirs.close()
     got = Records(ours)

@@ -1,0 +1,119 @@
+"""Every check of the virtual Pi can fail: each one, given what a broken box would show in the
+guest, finds a problem, and given what a working one shows, none (vm/judge.py; the stages in
+vm/stages.py raise on its problems and mark the check false in the summary)."""
+
+import pytest
+
+from vm import judge, summary
+
+UNIT = {"Type": "notify", "ActiveState": "active", "SubState": "running", "StatusText": "3 stations"}
+READY_LOG = "companion.daemon.presenting: ready: first frame on every display\n"
+PRIORITIES = ("loop: pid 310's current scheduling policy: SCHED_FIFO pid 310's current scheduling priority: 20\n"
+              "reader: pid 330's current scheduling policy: SCHED_FIFO pid 330's current scheduling priority: 20\n")
+RACE = {"action": "draw", "winners": [0, 1, 2], "player": None}
+SELFTEST = ("companion.adapters.gpioreader --fd 3\nselftest rc=0\n"
+            "all 12 buttons pressed; every display shown; 9 cues played\n"
+            "GPIO delivery delay of 240 edges (kernel stamp to the daemon): p50 20.0, p90 60.0, p99 150.0, max 170.0 ms\n")
+TTYACM = ("loaded after start: EPERM\nloaded before start: ENXIO\nmodules-load loads cdc_acm: yes\n"
+          "ordered after systemd-modules-load: yes\nafter modules-load, board plugged later: ENXIO\n"
+          "a serial port the unit does not allow (ttyUSB): EPERM\n")
+UPDATE = "rc=1\npid=300 now=300 state=active\nold program: runs\nactive again\n"
+ROLLBACK = ("rc=1\ninstall.sh: the new version did not start (journalctl -u companion); back on the previous one\n"
+            "active again\nvenv: venv-b -> venv-b\nold program: runs\n")
+UNINSTALL = ("rc=0\nstate=not-found\nreadable by anyone: /var/lib/companion/games/a.jsonl\njournals=1\n"
+             "log: readable\n")
+AT_BOOT = ("active at boot\nenabled: enabled\nstarted by: 0 restarts, 1 ready\nmodules-load: active\n"
+           "cdc_acm: loaded\ndevice: /dev/i2c-1 i2c 660\ndevice: /dev/gpiochip0 gpio 660\n"
+           "lines held: companion buttons\n")
+CHIPS = ("pi5: header /dev/gpiochip4 /sys/devices/platform/gpio-sim.0/gpiochip4\n"
+         "gpiozero: /dev/gpiochip4\nreader: /dev/gpiochip4\n")
+
+# check -> (what a working box shows, what a broken one shows), each as a call of its judgement
+CASES = {
+    "install_ok": (lambda: judge.install(0, UNIT), lambda: judge.install(0, {**UNIT, "ActiveState": "failed"})),
+    "reinstall_ok": (lambda: judge.reinstall(0, "a", "a", "active"), lambda: judge.reinstall(0, "a", "b", "active")),
+    "update_failure_keeps_old": (lambda: judge.update_failure(UPDATE),
+                                 lambda: judge.update_failure(UPDATE.replace("now=300", "now=301"))),
+    "rollback_ok": (lambda: judge.rollback(ROLLBACK), lambda: judge.rollback(ROLLBACK.replace("-> venv-b", "-> venv-a"))),
+    "uninstall_ok": (lambda: judge.uninstall(UNINSTALL),
+                     lambda: judge.uninstall(UNINSTALL + "changed: /boot/firmware/config.txt\n  > [all]\n")),
+    "unit_ready": (lambda: judge.unit_ready(UNIT, READY_LOG, PRIORITIES),
+                   lambda: judge.unit_ready(UNIT, "companion.daemon: not ready: display 3 already down\n", PRIORITIES)),
+    "watchdog_ok": (lambda: judge.watchdog("companion.service: Watchdog timeout (limit 10s)!"),
+                    lambda: judge.watchdog("pinged: 1 -> 2")),
+    "resumed_after_kill": (lambda: judge.resumed("the game is not over", "the game was resumed by the players"),
+                           lambda: judge.resumed("the game is not over", "the players' ok did not resume the game")),
+    "gpio_game_matches_mock": (lambda: judge.game([RACE], [RACE], [(1, 60.0, 60.2)], []),
+                               lambda: judge.game([RACE], [{**RACE, "winners": [0, 2]}], [(1, 60.0, 60.2)], [])),
+    "panels_ok": (lambda: judge.missing_panel("3 stations; display 3 not working", "[Errno 121] Remote I/O error"),
+                  lambda: judge.missing_panel("3 stations", "[Errno 121] Remote I/O error")),
+    "sensor_lines_ok": (lambda: judge.sensor_lines({"moves_read": True, "edges": judge.SENSOR_EDGES}),
+                        lambda: judge.sensor_lines({"moves_read": True, "edges": judge.SENSOR_EDGES[1:]})),
+    "selftest_ok": (lambda: judge.delivery(SELFTEST, "idle", 240)[1],
+                    lambda: judge.delivery(SELFTEST.replace("rc=0", "rc=1"), "idle", 240)[1]),
+    "ttyacm_modules_load_fix_ok": (
+        lambda: judge.ttyacm(TTYACM), lambda: judge.ttyacm(TTYACM.replace("later: ENXIO", "later: EPERM"))),
+    "board_chips_ok": (lambda: judge.board_chips(CHIPS),
+                       lambda: judge.board_chips(CHIPS.replace("gpiozero: /dev/gpiochip4", "gpiozero: /dev/gpiochip0"))),
+    "boot_ok": (lambda: judge.at_boot(AT_BOOT), lambda: judge.at_boot(AT_BOOT.replace("0 restarts", "2 restarts"))),
+}
+
+
+def test_every_check_of_the_summary_has_a_case():
+    assert set(CASES) == set(summary.CHECKS)
+
+
+@pytest.mark.parametrize("check", summary.CHECKS)
+def test_each_check_passes_a_working_box_and_fails_a_broken_one(check):
+    working, broken = CASES[check]
+    assert working() == []
+    assert broken(), f"{check} cannot fail"
+
+
+@pytest.mark.parametrize("log", [
+    "companion.daemon: not ready yet\n", "already running\n",
+    "companion.daemon.presenting: ready without display 3: retrying in the background\n",
+    "x: ready: first frame on every display, then crashed\n",
+])
+def test_ready_is_the_daemons_whole_line_not_a_word_in_the_log(log):
+    assert judge.unit_ready(UNIT, log, PRIORITIES)
+
+
+def test_the_service_runs_its_loop_and_reader_at_the_priority_the_unit_grants():
+    assert judge.unit_ready(UNIT, READY_LOG, PRIORITIES.replace("SCHED_FIFO", "SCHED_OTHER", 1))
+    assert judge.unit_ready(UNIT, READY_LOG, PRIORITIES.splitlines()[0])
+
+
+@pytest.mark.parametrize("changed, why", [
+    ("GPIO delivery delay of 200 edges (x): p50 20.0, p90 60.0, p99 150.0, max 170.0 ms", "edges delivered"),
+    ("GPIO delivery delay of 240 edges (x): p50 20.0, p90 60.0, p99 150.0, max 12500.0 ms", "out of bounds"),
+    ("GPIO delivery delay of 240 edges (x): p50 0.0, p90 0.0, p99 0.0, max 0.0 ms", "out of bounds"),
+    ("GPIO delivery delay of 240 edges (x): p50 90.0, p90 60.0, p99 50.0, max 170.0 ms", "out of bounds"),
+    ("GPIO delivery delay of 260 edges (x): p50 20.0, p90 60.0, p99 150.0, max 170.0 ms", "edges delivered"),
+])
+def test_delivery_figures_are_bounded(changed, why):
+    out = SELFTEST.replace(SELFTEST.splitlines()[-1], changed)
+    figures, problems = judge.delivery(out, "idle", 240)
+    assert any(why in p for p in problems), problems
+
+
+def test_delivery_figures_count_only_with_the_selftests_own_verdict():
+    figures, problems = judge.delivery(SELFTEST, "stress", 240)
+    assert figures == {"p50_ms": 20.0, "p99_ms": 150.0, "max_ms": 170.0, "edges": 240} and problems == []
+    _, problems = judge.delivery(SELFTEST.replace("all 12 buttons pressed", "station 2 (P2): ok never pressed"),
+                                 "idle", 240)
+    assert any("every button" in p for p in problems)
+
+
+@pytest.mark.parametrize("left", ["changed: /etc/group", "added and left: /etc/udev/rules.d/60-companion-gpiochip.rules",
+                                  "left: user companion", "NOT readable: /var/lib/companion/games/a.jsonl"])
+def test_uninstall_fails_on_anything_left_or_changed(left):
+    assert left in judge.uninstall(UNINSTALL + left + "\n")
+
+
+def test_uninstall_fails_when_the_log_cannot_be_read():
+    assert judge.uninstall(UNINSTALL.replace("log: readable\n", ""))
+
+
+def test_the_ttyacm_probe_must_see_the_device_policy():
+    assert judge.ttyacm(TTYACM.replace("(ttyUSB): EPERM", "(ttyUSB): ENXIO"))

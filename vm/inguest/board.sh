@@ -1,0 +1,27 @@
+#!/bin/sh
+# The virtual Pi's board, made at every boot by vm-board.service (test harness only): the GPIO
+# header (gpio-sim, vm/inguest/pins.py), I2C-1 with the multiplexer and panels
+# (companion_i2c_sim), and the board revision gpiozero reads, a Pi 4's or a Pi 5's as the
+# kernel's vm.board= parameter says (python -m vm check --board). What a Pi has and plain Debian
+# lacks, supplied by the harness only: the product is unchanged.
+set -eu
+BOARD=$(sed -n 's/.*vm\.board=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+BOARD=${BOARD:-pi4}
+HARNESS=/var/lib/vm-harness
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+modprobe gpio-sim
+python3 /share/tools/pins.py setup "$BOARD"
+modprobe i2c-dev
+modprobe companion_i2c_sim
+case "$BOARD" in
+  pi4) REVISION=c03114; MODEL="Raspberry Pi 4 Model B Rev 1.4" ;;  # 4 GB, rev 1.4
+  pi5) REVISION=d04170; MODEL="Raspberry Pi 5 Model B Rev 1.0" ;;  # 4 GB, rev 1.0
+  *) echo "board.sh: no such board '$BOARD' (pi4, pi5)" >&2; exit 2 ;;
+esac
+mkdir -p "$HARNESS"
+# Bound over /proc/cpuinfo here, for what a maker runs by hand (the self-test), and for the
+# service by a drop-in (vm/checks.py's PREPARE): the service's ProtectProc mounts a /proc of its own
+{ cat /proc/cpuinfo; printf 'Hardware\t: BCM2835\nRevision\t: %s\nModel\t\t: %s\n' "$REVISION" "$MODEL"; } \
+  > "$HARNESS/cpuinfo"
+mount --bind "$HARNESS/cpuinfo" /proc/cpuinfo
+echo "$BOARD" > "$HARNESS/board"

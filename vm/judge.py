@@ -1,0 +1,229 @@
+"""What each check of the virtual Pi concludes from what it saw in the guest.
+
+The stages (vm/stages.py) run jobs in the guest and hand their output here; each function returns
+the problems it finds (empty: the check passed). Kept apart from the guest so that every check can
+be shown to fail on the host, from outputs a broken box would give (tests/test_vm.py): a check
+that cannot fail checks nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+READY_LINE = re.compile(r"^[\w.]+: ready: first frame on every display$", re.MULTILINE)
+"""The daemon's own line once it is ready with every panel (companion/daemon/presenting.py),
+whole: a line that merely contains "ready" (``not ready``, ``already``) is not it."""
+
+
+def install(rc: int, unit: dict[str, str]) -> list[str]:
+    if rc != 0:
+        return [f"systemd/install.sh exited {rc}" + (" (timed out: it never finished)" if rc == 124 else "")]
+    if unit.get("ActiveState") != "active":
+        return [f"the service is {unit.get('ActiveState')}/{unit.get('SubState')} after the install"]
+    return []
+
+
+REAL_TIME = re.compile(r"^(loop|reader): .*policy: SCHED_FIFO\S* .*priority: 20\b", re.MULTILINE)
+"""``chrt -p`` of the daemon's loop (its main thread) and of the GPIO reader: real-time, as the
+unit sets it (``CPUSchedulingPolicy=fifo``, ``CPUSchedulingPriority=20``)."""
+
+
+def unit_ready(unit: dict[str, str], log: str, priorities: str = "") -> list[str]:
+    problems = []
+    real_time = {m.group(1) for m in REAL_TIME.finditer(priorities)}
+    if real_time != {"loop", "reader"}:
+        problems.append(f"not both the loop and the reader at SCHED_FIFO 20: {priorities.strip()!r}")
+    if unit.get("Type") != "notify":
+        problems.append(f"Type={unit.get('Type')}")
+    if (unit.get("ActiveState"), unit.get("SubState")) != ("active", "running"):
+        problems.append(f"{unit.get('ActiveState')}/{unit.get('SubState')}")
+    if not unit.get("StatusText"):
+        problems.append("no status text from READY")
+    if not READY_LINE.search(log):
+        problems.append("the daemon never logged that it is ready (\"ready: first frame on every display\")")
+    return problems
+
+
+def board_chips(out: str) -> list[str]:
+    """The board's header chip (pins.py where), and the chips the reader and gpiozero chose."""
+    header = re.search(r"header (/dev/gpiochip\d+)", out)
+    if header is None:
+        return ["the board's header chip is unknown"]
+    return [f"{who} took {chip}, not the header's {header.group(1)}"
+            for who, chip in re.findall(r"^(gpiozero|reader): (\S+)$", out, re.MULTILINE) if chip != header.group(1)] + \
+        [f"{who} said no chip" for who in ("gpiozero", "reader") if not re.search(rf"^{who}: ", out, re.MULTILINE)]
+
+
+def reinstall(rc: int, before: str, after: str, state: str | None) -> list[str]:
+    if rc != 0:
+        return [f"the second run of install.sh exited {rc}"]
+    problems = []
+    if before != after:
+        problems.append(f"the second run changed the configuration:\nbefore:\n{before}\nafter:\n{after}")
+    if state != "active":
+        problems.append(f"the service is {state} after the second run")
+    return problems
+
+
+def watchdog(out: str) -> list[str]:
+    return [] if "atchdog timeout" in out else ["restarted, but systemd did not log a watchdog timeout"]
+
+
+def resumed(after_kill: str, told: str) -> list[str]:
+    problems = []
+    if "not over" not in after_kill:
+        problems.append("after SIGKILL and the restart the box did not find the game")
+    if "resumed by the players" not in told:
+        problems.append("the players' ok did not resume the game")
+    return problems
+
+
+def game(mock_races: list[dict], guest_races: list[dict], gaps: list[tuple], late: list[dict]) -> list[str]:
+    """The guest's races against the mock game's on the kernel's stamps: the same verdicts,
+    reaction gaps equal to the stamps' gaps, no late press."""
+    from vm.game import STAMP_TOLERANCE_MS, compare
+
+    problems = compare(mock_races, guest_races)
+    problems += [f"race {i + 1}: reaction gap {r:.3f} ms, kernel stamps {k:.3f} ms apart"
+                 for i, r, k in gaps if abs(r - k) > STAMP_TOLERANCE_MS]
+    if not gaps:
+        problems.append("no race with two reactions to compare with the kernel's stamps")
+    if late:
+        worst = max(p.get("delay_ms") or 0 for p in late)
+        problems.append(f"{len(late)} late presses: the emulator delivered edges up to {worst:.0f} ms after "
+                        "their kernel time, beyond the profile's timing.gpio_latency_ms, so races were "
+                        "decided without them (the journal's late lines say what the verdict would have been)")
+    return problems
+
+
+def missing_panel(status: str, log: str) -> list[str]:
+    problems = []
+    if "display 3 not working" not in status.lower():
+        problems.append(f"READY's status with panel 3 missing is {status!r}, not 'display 3 not working'")
+    # luma turns the bus's EREMOTEIO (121, the Pi's NAK) or EIO into DeviceNotFoundError with these words
+    if "Errno 121" not in log and "I2C device not found on address: 0x3C" not in log:
+        problems.append("the log does not tell the missing panel's error (errno 121, Remote I/O error, "
+                        "which luma words 'I2C device not found on address: 0x3C')")
+    return problems
+
+
+SENSOR_EDGES = [[25, 1], [25, 1], [24, 0], [24, 1]]
+"""The sensor dark, lit, dark, lit: its two rises only; the button pressed and released: both."""
+
+
+def sensor_lines(seen: dict) -> list[str]:
+    if seen.get("moves_read") and seen.get("edges") == SENSOR_EDGES:
+        return []
+    return [f"the reader's sensor and button lines reported {seen.get('edges')} (every move read: "
+            f"{seen.get('moves_read')}), not {SENSOR_EDGES}; the reader said {seen.get('reader_said')}"]
+
+
+DELIVERY_BOUNDS = {"idle": (0.9, 10_000.0), "stress": (0.9, 30_000.0)}
+"""Per load: the share of the pressed edges that must arrive (gpio-sim merges a few when the
+emulator is starved, docs/VIRTUAL-PI.md), and the longest delivery delay in ms believed: the
+presses last 24 s, so a figure past it is a stalled reader or a broken clock, not an emulator's
+delay (seen: p99 158 ms idle and 2 s under stress-ng on a quiet host; p99 3 s idle with the host
+at load 12 running two guests)."""
+DELAYS = re.compile(r"GPIO delivery delay of (\d+) edges.*?p50 ([\d.]+), p90 ([\d.]+), p99 ([\d.]+), max ([\d.]+) ms")
+
+
+def delivery(out: str, load: str, pressed: int) -> tuple[dict, list[str]]:
+    """The self-test's delivery figures and verdict: (figures, problems). The figures count only
+    when the self-test itself passed (exit 0, every button pressed) and they are in bounds."""
+    problems = []
+    if "companion.adapters.gpioreader" not in out:
+        problems.append(f"the self-test ({load}) did not read the buttons through the GPIO reader")
+    rc = re.search(r"^selftest rc=(\d+)$", out, re.MULTILINE)
+    if rc is None or rc.group(1) != "0":
+        problems.append(f"the self-test ({load}) exited {rc.group(1) if rc else 'without a code'}, not 0")
+    if not re.search(r"^all \d+ buttons pressed; every display shown", out, re.MULTILINE):
+        problems.append(f"the self-test ({load}) did not report every button pressed and every display shown")
+    m = DELAYS.search(out)
+    if not m:
+        return {}, problems + [f"the self-test ({load}) reported no delivery delays"]
+    edges, p50, _, p99, worst = int(m.group(1)), *map(float, m.groups()[1:])
+    share, ceiling = DELIVERY_BOUNDS[load]
+    if not share * pressed <= edges <= pressed:
+        problems.append(f"{edges} edges delivered of {pressed} pressed ({load}): fewer than {share:.0%}, or more")
+    if not 0 < p50 <= p99 <= worst <= ceiling:
+        problems.append(f"delivery delays out of bounds ({load}): p50 {p50}, p99 {p99}, max {worst} ms "
+                        f"(must be 0 < p50 <= p99 <= max <= {ceiling:.0f})")
+    return {"p50_ms": p50, "p99_ms": p99, "max_ms": worst, "edges": edges}, problems
+
+
+def ttyacm(out: str) -> list[str]:
+    """The installer's modules-load entry lets a button board plugged in after the start be opened;
+    the probe must see the unit's device policy at all (a serial port it does not allow is refused)."""
+    problems = []
+    if not re.search(r"does not allow \(ttyUSB\): EPERM$", out, re.MULTILINE):
+        problems.append("the probe opened a serial port the unit does not allow: it cannot see the device policy")
+    if "modules-load loads cdc_acm: yes" not in out:
+        problems.append("cdc_acm is not loaded by systemd-modules-load")
+    if "ordered after systemd-modules-load: yes" not in out:
+        problems.append("the service is not ordered after systemd-modules-load")
+    later = re.search(r"board plugged later: (\w+)", out)
+    if later is None or later.group(1) == "EPERM":  # no device behind the node: ENXIO, not EPERM
+        problems.append(f"a board plugged in later is refused ({later.group(1) if later else 'not probed'})")
+    return problems
+
+
+def update_failure(out: str) -> list[str]:
+    problems = []
+    if not re.search(r"^rc=[1-9]\d*$", out, re.MULTILINE):
+        problems.append("the broken update did not report a failure")
+    m = re.search(r"pid=(\d+) now=(\d+) state=(\w+)", out)
+    if not m or m.group(1) != m.group(2) or m.group(3) != "active":
+        problems.append("the running program did not stay running through the failed update")
+    if "old program: runs" not in out or "active again" not in out:
+        problems.append("the old program is not intact after the failed update")
+    return problems
+
+
+def uninstall(out: str) -> list[str]:
+    problems = []
+    if not re.search(r"^rc=0$", out, re.MULTILINE):
+        problems.append("install.sh --uninstall failed")
+    if "state=not-found" not in out:
+        problems.append("systemd still knows the service")
+    if not re.search(r"^log: readable$", out, re.MULTILINE):
+        problems.append("the service's log is not readable after the uninstall")
+    problems += [line for line in out.splitlines() if line.startswith(("left:", "NOT readable", "changed:"))]
+    problems += [line for line in out.splitlines() if line.startswith("added and left: ")
+                 and not line.startswith("added and left: /etc/companion/")]
+    journals = re.search(r"^journals=(\d+)$", out, re.MULTILINE)
+    if journals is None or journals.group(1) == "0":
+        problems.append("no game journal to check (the game stage made none)")
+    return problems
+
+
+def rollback(out: str) -> list[str]:
+    problems = []
+    if not re.search(r"^rc=[1-9]\d*$", out, re.MULTILINE):
+        problems.append("an update that cannot start reported success")
+    if "back on the previous one" not in out:
+        problems.append("the installer did not say it went back to the previous version")
+    venv = re.search(r"^venv: (\S+) -> (\S+)$", out, re.MULTILINE)
+    if venv is None or venv.group(1) != venv.group(2):
+        problems.append(f"the service's venv is not the previous one ({venv.group(0) if venv else 'unknown'})")
+    if "active again" not in out or "old program: runs" not in out:
+        problems.append("the previous version is not running again")
+    return problems
+
+
+def at_boot(out: str) -> list[str]:
+    """After a reboot: the unit up by itself, READY once, its module loaded and its devices there."""
+    problems = []
+    if "active at boot" not in out or "enabled: enabled" not in out:
+        problems.append("the service did not come up at boot")
+    started = re.search(r"started by: (\d+) restarts, (\d+) ready", out)
+    if started is None or started.groups() != ("0", "1"):
+        problems.append(f"not one clean start at boot ({started.group(0) if started else 'unknown'})")
+    if "modules-load: active" not in out or "cdc_acm: loaded" not in out:
+        problems.append("cdc_acm was not loaded at boot by systemd-modules-load")
+    if not re.search(r"^device: /dev/gpiochip\d+ gpio 660$", out, re.MULTILINE):
+        problems.append("no GPIO chip given to group gpio at boot (the installer's udev rule)")
+    if not re.search(r"^device: /dev/i2c-1 i2c 660$", out, re.MULTILINE):
+        problems.append("I2C-1 is not the i2c group's at boot")
+    if "lines held: companion buttons" not in out:
+        problems.append("the GPIO reader does not hold the buttons' lines after the boot")
+    return problems
