@@ -1,0 +1,203 @@
+"""What the table monkey's players do: every gesture a player can make on the box, drawn at random
+and written as a script of timed presses (``companion/script.py``) for one life of the box.
+
+A gesture is a few presses close together, by one station or several: a tap of any key (menus,
+the quiz host's arming and judging), a slap, a race of slaps from several stations a few
+milliseconds apart, a chord pressed at once (two keys of one station, or one key on several
+stations at the same instant), a take-back (``left`` held 0.6 s with ``ok`` pressed inside it,
+then ``ok`` to confirm), reading the rules mid-game (``right`` held, ``ok`` inside it, pages
+turned, then back), leaving a seat (``left`` and ``right`` held past the abandon hold, then
+``left`` or ``right``: a bot plays the seat), abandoning (the same hold, then ``ok``), taking a
+bot's seat back (a watcher's press, then ``ok``), a key held for seconds (as a stuck button),
+a burst of ``ok`` from one station (through the lobby's rows, or a resume offer), and starting
+the game: ``ok`` on the game, stations joining with ``slap`` on "Who plays?" (or none: ``ok``
+seats every station where they fill the game), then ``ok`` through the options to Start. Which gestures a station can make follows its keys: a buzzer-only seat only slaps.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Collection, Sequence
+
+TAP_S = 0.06
+"""How long a tap is held: above the debounce time, as a finger's is."""
+ABANDON_HOLD_S = 2.3
+"""``left`` and ``right`` held together this long open the abandon (or leave) dialog: the box's
+hold (``companion.table.dialogs.ABANDON_HOLD_NS``, 2 s) and some slack."""
+
+KINDS = ("start", "tap", "slap", "race", "chord", "takeback", "rules", "leave", "abandon", "join", "held", "oks", "host")
+"""Every gesture, in the order they are counted in the monkey's figures."""
+
+
+@dataclass(frozen=True)
+class Press:
+    at_s: float
+    station: int
+    """From 1, as the script says it."""
+    key: str
+    hold_s: float = TAP_S
+
+    def line(self) -> str:
+        return f"{self.at_s:.3f} {self.station} {self.key} {self.hold_s:.3f}"
+
+
+@dataclass(frozen=True)
+class Gesture:
+    kind: str
+    presses: tuple[Press, ...]
+
+    @property
+    def at_s(self) -> float:
+        return min(p.at_s for p in self.presses)
+
+    @property
+    def end_s(self) -> float:
+        return max(p.at_s + p.hold_s for p in self.presses)
+
+
+class Players:
+    """Draws gestures for the stations of one box (each station's keys, from its profile)."""
+
+    def __init__(self, station_keys: Sequence[Collection[str]], rnd: random.Random, host: bool,
+                 seats: tuple[int, int]) -> None:
+        """``seats``: the game's fewest and most players."""
+        self.keys = [frozenset(k) for k in station_keys]
+        self.full = [i + 1 for i, k in enumerate(self.keys) if {"left", "ok", "right"} <= k]
+        """Stations with every key (from 1): those that can make chords and answer dialogs."""
+        self.rnd = rnd
+        self.host = host
+        self.seats = seats
+        """Station 1 hosts the quiz: it arms, judges and corrects more often than anyone presses."""
+
+    def gesture(self, at_s: float) -> Gesture:
+        weights = {"tap": 30, "slap": 14, "race": 8, "chord": 4, "takeback": 5, "rules": 2, "leave": 3,
+                   "abandon": 1, "join": 3, "held": 2, "oks": 5, "host": 12 if self.host else 0}
+        kind = self.rnd.choices(list(weights), list(weights.values()))[0]
+        return Gesture(kind, tuple(getattr(self, "_" + kind)(at_s)))
+
+    def _anyone(self) -> int:
+        return self.rnd.randint(1, len(self.keys))
+
+    def _player(self) -> int:
+        return self.rnd.choice(self.full)
+
+    def _tap(self, t: float) -> list[Press]:
+        station = self._anyone()
+        return [Press(t, station, self.rnd.choice(sorted(self.keys[station - 1])), self.rnd.uniform(0.04, 0.2))]
+
+    def _slap(self, t: float) -> list[Press]:
+        return [Press(t, self._anyone(), "slap")]
+
+    def _race(self, t: float) -> list[Press]:
+        who = self.rnd.sample(range(1, len(self.keys) + 1), self.rnd.randint(2, min(5, len(self.keys))))
+        return [Press(t + self.rnd.uniform(0, 0.04), s, "slap") for s in who]
+
+    def _chord(self, t: float) -> list[Press]:
+        if self.rnd.random() < 0.5:  # one station, two keys at once
+            station = self._player()
+            keys = self.rnd.sample(sorted(self.keys[station - 1]), 2)
+            return [Press(t, station, k, 0.12) for k in keys]
+        key = self.rnd.choice(("slap", "ok", "left", "right"))  # one key, several stations at the same instant
+        who = [s for s in range(1, len(self.keys) + 1) if key in self.keys[s - 1]]
+        return [Press(t, s, key) for s in self.rnd.sample(who, min(len(who), self.rnd.randint(2, 4)))]
+
+    def _takeback(self, t: float) -> list[Press]:
+        station = self._player()
+        out = [Press(t, station, "left", 0.6), Press(t + 0.25, station, "ok")]
+        if self.rnd.random() < 0.85:  # confirmed; else left unanswered
+            out.append(Press(t + 0.9, station, self.rnd.choice(("ok", "ok", "ok", "left"))))
+        return out
+
+    def _rules(self, t: float) -> list[Press]:
+        station = self._player()
+        out = [Press(t, station, "right", 0.4), Press(t + 0.2, station, "ok")]
+        t += 0.6
+        for _ in range(self.rnd.randint(0, 3)):
+            out.append(Press(t, station, self.rnd.choice(("left", "right"))))
+            t += 0.2
+        out.append(Press(t, station, self.rnd.choice(("ok", "slap"))))
+        return out
+
+    def _both_held(self, t: float, station: int) -> list[Press]:
+        return [Press(t, station, "left", ABANDON_HOLD_S), Press(t, station, "right", ABANDON_HOLD_S)]
+
+    def _leave(self, t: float) -> list[Press]:
+        station = self._player()
+        return self._both_held(t, station) + [Press(t + ABANDON_HOLD_S + 0.2, station, self.rnd.choice(("left", "right")))]
+
+    def _abandon(self, t: float) -> list[Press]:
+        station = self._player()
+        return self._both_held(t, station) + [Press(t + ABANDON_HOLD_S + 0.2, station, "ok")]
+
+    def _join(self, t: float) -> list[Press]:
+        station = self._player()
+        return [Press(t, station, self.rnd.choice(("slap", "ok"))), Press(t + 0.3, station, "ok")]
+
+    def _held(self, t: float) -> list[Press]:
+        station = self._anyone()
+        return [Press(t, station, self.rnd.choice(sorted(self.keys[station - 1])), self.rnd.uniform(1.0, 4.0))]
+
+    def _oks(self, t: float) -> list[Press]:
+        station = self._player()
+        return [Press(t + 0.15 * i, station, "ok") for i in range(self.rnd.randint(3, 16))]
+
+    def _start(self, t: float) -> list[Press]:
+        """From the game menu to the game: pick it, take seats, accept the options, Start."""
+        out = [Press(t, self._player(), "ok")]
+        t += 0.3
+        fewest, most = self.seats
+        starter = self._player()
+        if len(self.keys) > most or self.rnd.random() < 0.3:
+            others = [s for s in range(1, len(self.keys) + 1) if s != starter]
+            joining = [starter] + self.rnd.sample(others, self.rnd.randint(max(fewest, 2), min(most, len(self.keys))) - 1)
+            for s in joining:
+                out.append(Press(t, s, "slap"))
+                t += 0.15
+        for _ in range(self.rnd.randint(12, 16)):
+            out.append(Press(t, starter, "ok"))
+            t += 0.15
+        return out
+
+    def _host(self, t: float) -> list[Press]:
+        """The quiz host (station 1): arm, then maybe a buzz or two, then judge (ok right, left
+        wrong), sometimes a correction or a tie pick with left/right."""
+        out = [Press(t, 1, "slap")]
+        t += self.rnd.uniform(0.2, 1.2)
+        for s in self.rnd.sample(range(2, len(self.keys) + 1), min(len(self.keys) - 1, self.rnd.randint(0, 3))):
+            out.append(Press(t + self.rnd.uniform(0, 0.05), s, "slap"))
+        t += 0.5
+        for _ in range(self.rnd.randint(1, 3)):
+            out.append(Press(t, 1, self.rnd.choice(("ok", "left", "right", "ok", "left"))))
+            t += self.rnd.uniform(0.2, 0.5)
+        return out
+
+
+def life_script(players: Players, seconds: float) -> tuple[list[Gesture], str]:
+    """Gestures for about ``seconds`` of a life, and their script. Each life begins with the game's
+    start most times, so that nights get past the lobby (or, resumed, through its offer) into games."""
+    rnd = players.rnd
+    gestures = []
+    t = 0.3
+    if rnd.random() < 0.7:
+        gestures.append(Gesture("start", tuple(players._start(t))))
+        t = gestures[-1].end_s + 0.2
+    while t < seconds:
+        g = players.gesture(t)
+        gestures.append(g)
+        # Gestures overlap now and then (another station acts while a key is still held)
+        t = (g.at_s + rnd.uniform(0.1, 0.4)) if rnd.random() < 0.2 else g.end_s + rnd.uniform(0.1, 0.5)
+    return gestures, script_text(gestures)
+
+
+def script_text(gestures: Sequence[Gesture]) -> str:
+    """The script of ``gestures``; a key pressed again while still held (two overlapping
+    gestures) is dropped, as a finger cannot press a key it holds."""
+    busy: dict[tuple[int, str], float] = {}
+    lines = []
+    for p in sorted((p for g in gestures for p in g.presses), key=lambda p: p.at_s):
+        if busy.get((p.station, p.key), -1.0) + 0.03 > p.at_s:
+            continue
+        busy[(p.station, p.key)] = p.at_s + p.hold_s
+        lines.append(p.line())
+    return "\n".join(lines) + "\n"
