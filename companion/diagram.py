@@ -58,7 +58,7 @@ def wires(profile: Profile) -> list[Wire]:
             if key in st.pins:
                 gpio = st.pins[key]
                 out.append(Wire(part, f"{key} button", f"{pin_name(gpio)}; other leg to GND", gpio, i))
-            else:
+            elif key in st.channels:  # a buzzer-only seat has its slap and nothing else
                 out.append(Wire(part, f"{key} button", f"button board channel {st.channels[key]}; other leg to GND",
                                 station=i))
         d = st.display

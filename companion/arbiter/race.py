@@ -381,8 +381,10 @@ class Race:
         return reactions
 
     def _everyone_out_ns(self) -> int | None:
-        """The last knock-out time once every station has one, else None."""
+        """The last knock-out time once every station has one, else None. A race among nobody
+        (every quiz player pressed too early) has no knock-out to wait for: None, and it is
+        never decided (the host skips the question)."""
         if self._first_ns is not None or self.onsets is None:
             return None
         outs = [self._out_ns(s) for s in self.stations]
-        return None if None in outs else max(outs)
+        return None if None in outs else max(outs, default=None)

@@ -111,6 +111,10 @@ def _run_daemon(profile_path: Path, args: argparse.Namespace, script_path: Path 
         if args.snapshots:
             for path in daemon.snapshots(Path(args.snapshots)):
                 print(f"wrote {path}")
+    if presses is not None and daemon.table.faults:  # the box played on; the script still fails
+        print(f"companion: {daemon.table.faults} game(s) hit a fault and were set aside (the log above has "
+              "the traceback)", file=sys.stderr)
+        return 1
     return 0
 
 

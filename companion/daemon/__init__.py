@@ -149,11 +149,14 @@ class Daemon(Keeping, Sources, Presenting):
         """When a board LED's blink next turns over (board LEDs only hold on or off)."""
         interrupted = pick_up(journal_dir, self._replay_time) if journal_dir and referee is None else None
         if interrupted is not None and not isinstance(interrupted, NotResumed):
-            interrupted.writer = self.saving.journal(interrupted.writer, interrupted.path, interrupted.lines)
+            interrupted.writer = self.saving.journal(interrupted.writer, interrupted.path, interrupted.lines,
+                                                     interrupted.header.sequence)
             if interrupted.damaged is not None:
                 self._tell("LAST LINE DAMAGED", "journal", "the journal's last line was damaged: the game "
                            "goes on from the line before it", cue=False)
-        if isinstance(interrupted, NotResumed):
+        if isinstance(interrupted, NotResumed) and interrupted.fault is not None:
+            self.table.told_set_aside(*interrupted.fault)
+        elif isinstance(interrupted, NotResumed):
             self.table.cannot_resume("its journal is damaged", "companion games", "lists it")
         elif interrupted is not None and len(interrupted.match.players) > len(names):
             log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
@@ -163,7 +166,7 @@ class Daemon(Keeping, Sources, Presenting):
                                      f"{len(interrupted.match.players)} players, {len(names)} stations",
                                      "kept for a bigger box")
         elif interrupted is not None and interrupted.match.outcome is not None:
-            self.table.resume(interrupted, time.monotonic_ns())  # its result, until the players leave it
+            self.table.resume_or_set_aside(interrupted, time.monotonic_ns())  # its result, until they leave it
         elif interrupted is not None:
             self.table.offer_resume(interrupted)
         self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
@@ -373,15 +376,25 @@ class Daemon(Keeping, Sources, Presenting):
 
     async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
         """Run the loop while a script drives the box's keys; stop ``tail_s`` after the box has
-        taken the last edge (however long a busy machine takes to get there)."""
+        taken the last edge (however long a busy machine takes to get there). If the loop fails,
+        the script stops there and the failure is raised: the run ends with its traceback, never
+        waits for the box to take presses a loop that is gone never takes."""
         stop = asyncio.Event()
         runner = asyncio.ensure_future(self.run(stop))
+        script = asyncio.ensure_future(self._play_out(presses, speed, tail_s))
+        await asyncio.wait({runner, script}, return_when=asyncio.FIRST_COMPLETED)
+        if runner.done():
+            script.cancel()
+            await asyncio.gather(script, return_exceptions=True)
+        stop.set()
+        await runner
+
+    async def _play_out(self, presses: list[ScriptPress], speed: float, tail_s: float) -> None:
+        """Press the script's keys, wait until the box has taken every edge, then ``tail_s``."""
         await self.press_script(presses, speed)
         while not self.quiet():
             await asyncio.sleep(0.01)
         await asyncio.sleep(tail_s)
-        stop.set()
-        await runner
 
     def snapshots(self, directory: Path) -> list[Path]:
         """Write what every station display shows now, one PNG each."""

@@ -45,7 +45,8 @@ def journal_opener(directory: Path, saving: Saving | None = None):
         header = replace(header, sequence=next_sequence(directory))
         if saving is not None and saving.unsaved:
             log.info("game started: %s, not saved (read-only state directory)", header.game)
-            return saving.journal(None, directory / f"{stamp}-{header.game}.jsonl", [sealed(header.as_json()).encode()])
+            return saving.journal(None, directory / f"{stamp}-{header.game}.jsonl", [sealed(header.as_json()).encode()],
+                                  header.sequence)
         path = directory / f"{stamp}-{header.game}.jsonl"
         n = 1
         while os.path.lexists(path):
@@ -61,7 +62,7 @@ def journal_opener(directory: Path, saving: Saving | None = None):
             note_sequence(directory, header.sequence)
 
         if saving is not None:  # the writes off the loop: a frozen card holds the game, not the loop
-            return saving.begin(path, sealed(header.as_json()).encode(), prepare)
+            return saving.begin(path, sealed(header.as_json()).encode(), prepare, header.sequence)
         prepare()
         return JournalWriter(path, header)
 

@@ -117,8 +117,10 @@ class QuizState:
 
     def eligible(self) -> list[int]:
         """Players who may buzz: their team is not out for this question, and they did not
-        press too early for it."""
-        return [p for p in self.contestants if self.team(p) not in self.out and p not in self.prelocked]
+        press too early for it. Between questions (``ready``) the teams out were out of the
+        question just closed, not of the one being read: only its prelocks count."""
+        out = () if self.phase == "ready" else self.out
+        return [p for p in self.contestants if self.team(p) not in out and p not in self.prelocked]
 
     def queue(self) -> list[int]:
         """The rest of the press order who may still answer: who answers next."""

@@ -73,6 +73,9 @@ class JournalWriter:
         false skips the fsync: only for writing a benchmark's long journal quickly."""
         self.path = Path(path)
         self.sync = sync
+        self.sequence = header.sequence if header is not None else None
+        """The game's number on this box (its header's ``sequence``), when this writer wrote the
+        header: what a game set aside by a fault is kept as."""
         self.lines = lines
         """How many lines the file holds (``lines`` it had when reopened to carry on, and every
         line written since): the number of the line written last, which an ``undo`` names."""

@@ -65,6 +65,9 @@ class NotResumed:
 
     path: Path
     reason: str
+    fault: tuple[str, int | None] | None = None
+    """Set when the game's own code failed on its journal, which was set aside (:func:`postpone`):
+    the game (its code name) and its number on this box."""
 
 
 def cut_torn_line(path: Path) -> bool:
@@ -196,21 +199,15 @@ def _open(path: Path, before_replay) -> Interrupted | NotResumed:
     if torn:
         log.warning("%s: a torn last line (%d bytes) is left out: a write was cut short", path.name, len(lines[-1]))
         lines.pop()
-    damaged = None
     try:
-        header, match = replay(lines)
+        header, match, lines, damaged = _replayed(path, lines)
     except JournalError as e:
-        last = max((n for n, text in enumerate(lines, start=1) if text.strip()), default=0)
-        if e.line != last or e.line < 2 or not _garbled(lines[-1], lines[0]):
-            return _not_resumed(path, str(e))
-        damaged = e.reason
-        log.warning("%s: its last line (line %d) is damaged (%s): the game goes on from the %d lines "
-                    "before it", path.name, e.line, e.reason, e.line - 1)
-        lines = lines[:e.line - 1]
-        try:
-            header, match = replay(lines)
-        except JournalError as again:  # cannot happen: the lines before replayed
-            return _not_resumed(path, str(again))
+        return _not_resumed(path, str(e))
+    except Exception:  # the game's own code failed on its journal: set aside, never a crash at every start
+        log.exception("%s: its game hit a fault as it was replayed: set aside", path.name)
+        postpone(path)
+        header = parse_header(json.loads(lines[0]))  # it read: the game's rules were running
+        return NotResumed(path, "hit a fault as it was replayed", (header.game, header.sequence))
     if match.outcome is None:
         log.info("found %s not over in %s (game %s): the players are asked whether to resume it",
                  header.game, path.name, header.sequence or "without a sequence")
@@ -219,6 +216,23 @@ def _open(path: Path, before_replay) -> Interrupted | NotResumed:
         header = seated_after(header, seat)
     writer = _reopen(path, sum(len(line) for line in lines), len(data), damaged, len(lines))
     return Interrupted(path, header, match, writer, last_t, race_line, lines, damaged, tuple(seats))
+
+
+def _replayed(path: Path, lines: list[bytes]) -> tuple[Header, Match, list[bytes], str | None]:
+    """The journal's ``lines`` replayed, with the lines that replay and why the last was left out
+    (a damaged last line: the game goes on from the line before); :class:`JournalError` if a
+    line before the last does not replay."""
+    try:
+        header, match = replay(lines)
+        return header, match, lines, None
+    except JournalError as e:
+        last = max((n for n, text in enumerate(lines, start=1) if text.strip()), default=0)
+        if e.line != last or e.line < 2 or not _garbled(lines[-1], lines[0]):
+            raise
+        log.warning("%s: its last line (line %d) is damaged (%s): the game goes on from the %d lines "
+                    "before it", path.name, e.line, e.reason, e.line - 1)
+        header, match = replay(lines[:e.line - 1])  # the lines before it replayed
+        return header, match, lines[:e.line - 1], e.reason
 
 
 def _garbled(line: bytes, header: bytes) -> bool:

@@ -76,9 +76,11 @@ class Saving:
 
     # --- the loop's side ------------------------------------------------------------------------
 
-    def journal(self, writer: JournalWriter | None, path: Path, lines: list[bytes]) -> "SavedJournal":
-        """Take over an open journal (its header and ``lines`` already on disk): from now on its
-        lines go through the thread. ``writer`` None: an unsaved game (read-only state)."""
+    def journal(self, writer: JournalWriter | None, path: Path, lines: list[bytes],
+                sequence: int | None = None) -> "SavedJournal":
+        """Take over an open journal (its header and ``lines`` already on disk) of game number
+        ``sequence``: from now on its lines go through the thread. ``writer`` None: an unsaved
+        game (read-only state)."""
         fd = None
         if writer is not None:
             fd = os.dup(writer.fileno())
@@ -86,9 +88,10 @@ class Saving:
         entry = _Open(Path(path), fd, [line if line.endswith(b"\n") else line + b"\n" for line in lines])
         with self._lock:
             self._open.append(entry)
-        return SavedJournal(self, entry)
+        return SavedJournal(self, entry, sequence)
 
-    def begin(self, path: Path, header: bytes, prepare: Callable[[], None]) -> "SavedJournal":
+    def begin(self, path: Path, header: bytes, prepare: Callable[[], None],
+              sequence: int | None = None) -> "SavedJournal":
         """A new game's journal, made by the thread: ``prepare`` (disk work that must come first),
         then the file with ``header`` as its first line. Nothing of it runs on the loop, so a card
         frozen or full at a game's start delays or pauses that game like any later line, and never
@@ -98,7 +101,7 @@ class Saving:
         with self._lock:
             self._open.append(entry)
             self._lock.notify()
-        return SavedJournal(self, entry)
+        return SavedJournal(self, entry, sequence)
 
     @property
     def pending(self) -> bool:
@@ -334,12 +337,15 @@ class SavedJournal:
     """One game's journal as the table sees it: ``write`` hands a line to the writer thread and
     returns at once (the daemon shows nothing until it is durable)."""
 
-    def __init__(self, saving: Saving, entry: _Open) -> None:
+    def __init__(self, saving: Saving, entry: _Open, sequence: int | None = None) -> None:
         self._saving = saving
         self._entry = entry
-        self.lines = len(entry.lines)
-        """How many lines the journal holds, handed over ones included: the number of the line
-        written last, which an ``undo`` names (as :attr:`JournalWriter.lines`)."""
+        self.sequence = sequence
+        """The game's number on this box (its header's ``sequence``), as :attr:`JournalWriter.sequence`."""
+        self.lines = len(entry.lines) + len(entry.queue)
+        """How many lines the journal holds, handed over ones included (a new game's header is
+        still queued when its table starts): the number of the line written last, which an
+        ``undo`` names (as :attr:`JournalWriter.lines`)."""
 
     @property
     def path(self) -> Path:

@@ -1,5 +1,6 @@
 """Screens the table shows over any game: the offer to resume (or why a game was not resumed),
-the abandon confirmation, the announcement that a game was abandoned, the take-back question."""
+the abandon confirmation, the announcement that a game was abandoned or set aside by a fault, the
+take-back question."""
 
 from __future__ import annotations
 
@@ -64,6 +65,16 @@ def not_resumed_screen(why: tuple[str, ...]) -> Image.Image:
     image, draw = blank()
     title(draw, "Game not resumed")
     for i, line in enumerate((*why[:3], "any key: games")):
+        centred(draw, (i + 1) * LINE_H + 3, line)
+    return image
+
+
+def fault_screen(sentence: str) -> Image.Image:
+    """Every station, once a game hit a fault and was set aside: the sentence that says where it
+    is kept ("Quiz hit a fault and is kept as game 12"), and how to go on."""
+    image, draw = blank()
+    title(draw, "Game set aside")
+    for i, line in enumerate((*textwrap.wrap(sentence, COLUMNS)[:3], "any key: games")):
         centred(draw, (i + 1) * LINE_H + 3, line)
     return image
 

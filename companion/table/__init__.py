@@ -42,6 +42,7 @@ from .bots import BotSeats, bot_name, seats_with
 from .box_settings import SettingsPage
 from .chord import Chords
 from .dialogs import ABANDON_HOLD_NS, ANNOUNCED_NS, Dialogs, S
+from .faults import Faults
 from .game import GameTable, has_table, table_for
 from .lobby import Lobby, StartGame, turn_page
 from .resuming import RESUMED_BANNER_NS, Resuming
@@ -55,9 +56,9 @@ log = logging.getLogger(__name__)
 __all__ = ["ABANDON_HOLD_NS", "ANNOUNCED_NS", "RESUMED_BANNER_NS", "Table"]
 
 
-class Table(Resuming, SettingUp, Dialogs, StationScreens):
+class Table(Resuming, SettingUp, Dialogs, Faults, StationScreens):
     """The referee of the whole box; its parts in :mod:`.resuming`, :mod:`.settingup`,
-    :mod:`.dialogs` and :mod:`.stationscreen`."""
+    :mod:`.dialogs`, :mod:`.faults` and :mod:`.stationscreen`."""
 
     def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
                  seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
@@ -75,6 +76,8 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
         self.lobby = Lobby([g for g in games.all_games() if has_table(g.name)], self.stations, defaults,
                            seats - self.stations, BOT_GAMES, bots_join=not self.bots)
         self.game: GameTable | None = None
+        self.game_number: int | None = None
+        """The number on this box of the game in play (its journal header's ``sequence``), if saved."""
         self.bot_seats: BotSeats | None = None
         self.cues: list[str] = []
         self.version = 0
@@ -159,16 +162,17 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
         self.stuck_buttons.seen(event)
         if self.game is None and event.pressed:
             self.lobby_notice = None
-        if self.not_resumed is not None:
+        if self.not_resumed is not None or self.fault_notice is not None:
             if event.pressed:
-                self.not_resumed = None
+                self.not_resumed = self.fault_notice = None
         elif self.offer is not None:
             self._answer_offer(event)
         elif self.abandoned is not None:
             if event.pressed and event.key == "ok":
                 self.abandoned = None
         elif self.game is not None:
-            self._play(event)
+            with self.refereeing():
+                self._play(event)
         elif self.seating is not None:
             self._seat(event)
         elif self._turns_to_settings(event):
@@ -201,6 +205,8 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
                 _, chord = self.chords.feed(event)  # a watcher's keys never reach the game
                 if chord == "takeback":
                     self.joining[event.station] = self._seat_to_take(event.station)
+                elif chord == "abandon":  # a watcher has no seat to leave: its hold asks nothing
+                    del self.chords.since[event.station]
             return
         if self._turn_rules_page(event):
             return
@@ -259,8 +265,13 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
                 self.tell("DISK FULL: NOT STARTED" if e.errno == errno.ENOSPC else "CANNOT SAVE: NOT STARTED")
                 self.cues.append("wrong")
                 return
-        self.game = table_for(rules.name)(rules, options, names, self.stations, seed, journal, now_ns,
-                                       screens_take_time=self.screens_take_time)
+        self.game_number = None if journal is None else journal.sequence
+        try:
+            self.game = table_for(rules.name)(rules, options, names, self.stations, seed, journal, now_ns,
+                                           screens_take_time=self.screens_take_time)
+        except Exception:
+            self.set_aside(rules, journal, self.game_number, "as it started")
+            return
         self.bot_seats = BotSeats(bots, seed) if bots else None
         self.game.bots = dict(bots)
         self.cues.append("go")
@@ -289,6 +300,10 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
         if abandoned:
             self.abandoned, self.abandoned_by = self.game.match.rules.title, abandoned_by
             self.cues.append("wrong")
+        self._leave_game()
+
+    def _leave_game(self) -> None:
+        """Back to the lobby: nothing of the game in play stays (its journal is dealt with)."""
         self.game = None
         self.bot_seats = None
         self.resumed_until_ns = None
@@ -309,8 +324,11 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
         if self.game is not None and self.chords.since and now_ns // S != self.now_ns // S:
             self.version += 1  # a hold's countdown moves on
         self.now_ns = now_ns
-        if self.game is None:
-            return
+        if self.game is not None:
+            with self.refereeing():
+                self._tick_game(now_ns, watermark_ns)
+
+    def _tick_game(self, now_ns: int, watermark_ns: int) -> None:
         for event in self.chords.due(now_ns):
             self._to_game(event)
             self.version += 1  # a held key reaches the game now: draw what it does now
@@ -345,7 +363,8 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
         """A press came too late for the race the game decided last (the daemon found it while
         the game handled the press): the game journals it and notes it on the screens."""
         if self.game is not None:
-            self.game.late_press(note, self.now_ns)
+            with self.refereeing():
+                self.game.late_press(note, self.now_ns)
             self.version += 1
 
     def take_reveal(self) -> int | None:
@@ -365,8 +384,9 @@ class Table(Resuming, SettingUp, Dialogs, StationScreens):
         seats = {seat: onsets[station] for seat, station in enumerate(self.seats) if station in onsets}
         lit = None if light is None else {seat: light[station] for seat, station in enumerate(self.seats)
                                           if station in light}
-        if self.game.revealed(seats, lit):
-            self.version += 1
+        with self.refereeing():
+            if self.game.revealed(seats, lit):
+                self.version += 1
 
     def wakeup_ns(self) -> int | None:
         shown = self.announced[1] if self.announced is not None else None

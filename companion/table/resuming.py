@@ -54,6 +54,7 @@ class Resuming:
         if seats is None or len(seats) != players or max(people, default=-1) >= self.stations:
             seats = tuple(None if is_bot_name(name, s) else s for s, name in enumerate(match.players))
         self.seated = Seated(seats, match.players)
+        self.game_number = interrupted.header.sequence
         start_ns = now_ns - round(interrupted.last_t * 1e9)
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
                           interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time,
@@ -80,7 +81,7 @@ class Resuming:
         interrupted, self.offer = self.offer, None
         if event.key == "ok":
             log.info("%s: resumed by the players", interrupted.path.name)
-            self.resume(interrupted, event.t_ns)
+            self.resume_or_set_aside(interrupted, event.t_ns)
         else:
             interrupted.writer.close()
             log.info("%s: the players started afresh; marked abandoned", interrupted.path.name)

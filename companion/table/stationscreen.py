@@ -12,7 +12,7 @@ from PIL import Image
 
 from ..screens.canvas import one_form_per_name, with_notice
 from ..screens.seating import spectator
-from ..screens.table import abandoned_screen, not_resumed_screen, resume_screen
+from ..screens.table import abandoned_screen, fault_screen, not_resumed_screen, resume_screen
 from .dialogs import ABANDON_HOLD_NS, S
 from .lobby import rules_screen
 
@@ -21,10 +21,15 @@ class StationScreens:
 
     def screen(self, station: int) -> Image.Image:
         """The station's panel, each player's name in one form all over it (the shortest its
-        lines need: :func:`~companion.screens.canvas.one_form_per_name`)."""
-        return self.stuck_buttons.mark(station, one_form_per_name(lambda: self._screen(station)))
+        lines need: :func:`~companion.screens.canvas.one_form_per_name`). A game whose screen
+        fails to draw is set aside (:mod:`.faults`): the station shows the sentence that says so."""
+        with self.refereeing():
+            return self.stuck_buttons.mark(station, one_form_per_name(lambda: self._screen(station)))
+        return self.screen(station)
 
     def _screen(self, station: int) -> Image.Image:
+        if self.fault_notice is not None:
+            return fault_screen(self.fault_notice)
         if self.not_resumed is not None:
             return not_resumed_screen(self.not_resumed)
         if self.offer is not None:

@@ -296,9 +296,11 @@ VIEWS: dict[str, Callable[[Any], PublicView]] = {
 
 
 def over_the_games_view(table) -> PublicView | None:
-    """What every panel shows instead of the lobby, the TV too: why the interrupted game was not
-    resumed, the interrupted game offered to resume (with its players and scores), or the game
-    just abandoned."""
+    """What every panel shows instead of the lobby, the TV too: a game set aside by a fault, why
+    the interrupted game was not resumed, the interrupted game offered to resume (with its players
+    and scores), or the game just abandoned."""
+    if table.fault_notice is not None:
+        return PublicView("Tabletop Companion", table.fault_notice, footer="any key: back to the games")
     if table.not_resumed is not None:
         return PublicView("Tabletop Companion", "Game not resumed", lines=table.not_resumed,
                           footer="any key: back to the games")

@@ -1,0 +1,121 @@
+"""What players lost before, each played through the real box process (:mod:`asplayed`), its
+journal read back by the command line and resumed: a take-back journaled with the wrong line, a
+seat left twice, a quiz where everyone pressed early, a prelock between questions, and the
+wiring picture of a quiz box with bare buzzers on the button board."""
+
+from __future__ import annotations
+
+from asplayed import DEMO, PROFILES, cli, journal_of, lines_of, read_back, run_box
+
+PAY_TO_PLAY = DEMO / "profile.toml"
+MOCK3 = PROFILES / "mock-3.toml"
+ALICE_MARKS_THE_CENTRE = "".join((DEMO / "paytoplay.txt").read_text().splitlines(keepends=True)[:19])
+"""The Pay-to-Play demo up to Alice's first mark (the centre, paid 4)."""
+QUIZ_PRELOCK = ("--game", "quiz", "--option", "quiz.early=prelock")
+QUIZ_LOBBY = "".join(f"{0.2 * n:.1f} 1 ok\n" for n in range(1, 14))
+"""On three stations: ok picks the quiz, ok seats every station, the options as they are, Start."""
+
+
+def test_a_take_back_names_the_line_it_takes_back_and_the_game_resumes(tmp_path):
+    """The writer counted lines before the header was written: ``undo`` named line 1 for the
+    action on line 2, and every command refused the journal."""
+    journals = tmp_path / "games"
+    took_back = ALICE_MARKS_THE_CENTRE + "5.2 1 left 0.6\n5.5 1 ok\n6.2 1 ok\n"
+    assert run_box(PAY_TO_PLAY, took_back, journals, "--speed", "2").code == 0
+    path = journal_of(journals, "paytoplay")
+    header, mark, undo = lines_of(path)
+    assert (mark["action"], mark["cell"]) == ("play", 4)
+    assert (undo["action"], undo["line"]) == ("undo", 2)
+    result = read_back(path)
+    assert result["scores"] == [0, 0] and result["detail"]["board"][4] == "."
+    assert "takes back line 2" in result["explain"] and "not finished" in result["games"]
+
+    # Resumed: Alice marks again, on the line after the take-back.
+    assert run_box(PAY_TO_PLAY, "0.5 1 ok\n1.5 1 ok\n", journals).code == 0
+    *_, again = lines_of(path)
+    assert again["action"] == "play" and again["player"] == 0
+    assert read_back(path)["detail"]["board"].count(".") == 8
+
+
+def test_a_seat_left_twice_asks_nothing_the_second_time(tmp_path):
+    """A station whose seat a bot plays held left+right: it was asked to leave again, journaled a
+    seat line for no player, and crashed in the dialog; under --script it hung."""
+    journals = tmp_path / "games"
+    left_twice = ALICE_MARKS_THE_CENTRE + (
+        "5.2 1 left 2.6\n5.25 1 right 2.5\n8.0 1 left\n"    # Alice leaves: an easy bot plays on
+        "9.0 1 left 2.6\n9.05 1 right 2.5\n12.0 1 left\n")  # watching, she holds them again
+    run = run_box(PAY_TO_PLAY, left_twice, journals)
+    assert run.code == 0 and "Traceback" not in run.log
+    path = journal_of(journals, "paytoplay")
+    seats = [line for line in lines_of(path) if line.get("type") == "seat"]
+    assert [(s["player"], s["bot"]) for s in seats] == [(0, "easy")]
+    assert "bot" in read_back(path)["explain"]
+
+    # Resumed: Alice takes her seat back (left held, ok, ok), a person again.
+    assert run_box(PAY_TO_PLAY, "0.5 1 ok\n1.5 1 left 0.6\n1.8 1 ok\n2.5 1 ok\n", journals).code == 0
+    seats = [line for line in lines_of(path) if line.get("type") == "seat"]
+    assert [(s["player"], s["bot"], s["station"]) for s in seats] == [(0, "easy", None), (0, None, 1)]
+    read_back(path)
+
+
+def test_a_quiz_everyone_pressed_early_for_is_skipped_by_the_host(tmp_path):
+    """Every player prelocked, the host armed: a race among nobody took max() of nothing, the
+    box exited 1 (under --script it hung), and each restart resumed the armed question into the
+    same crash."""
+    journals = tmp_path / "games"
+    everyone_early = QUIZ_LOBBY + "3.2 2 slap\n3.4 3 slap\n3.8 1 slap\n"
+    run = run_box(MOCK3, everyone_early, journals, *QUIZ_PRELOCK)
+    assert run.code == 0 and "Traceback" not in run.log
+    path = journal_of(journals, "quiz")
+    assert [(line["action"], line.get("player")) for line in lines_of(path)[1:]] == [
+        ("early", 1), ("early", 2), ("arm", None)]
+    assert read_back(path)["detail"]["prelocked"] == [1, 2]
+
+    # Resumed on the armed question: the host skips it (right), and arms the next one.
+    run = run_box(MOCK3, "0.5 1 ok\n1.5 1 right\n2.0 1 slap\n", journals, *QUIZ_PRELOCK)
+    assert run.code == 0 and "Traceback" not in run.log
+    assert [line["action"] for line in lines_of(path)[4:]] == ["skip", "arm"]
+    result = read_back(path)
+    assert (result["detail"]["question"], result["detail"]["prelocked"]) == (2, [])
+
+
+def test_a_prelock_while_the_next_question_is_read_is_kept_and_replays(tmp_path):
+    """Ben answered question 1 wrong (his team out of it), Cy right; Ben pressed while question
+    2 was read. The box did not journal it, and a journal with that line was refused on replay
+    ("player 1's team is out for this question") though it is for the next question."""
+    journals = tmp_path / "games"
+    question = QUIZ_LOBBY + "3.5 1 slap\n3.9 2 slap\n3.96 3 slap\n4.5 1 left\n5.0 1 ok\n5.5 2 slap\n"
+    assert run_box(MOCK3, question, journals, *QUIZ_PRELOCK).code == 0
+    path = journal_of(journals, "quiz")
+    assert [(line["action"], line.get("player")) for line in lines_of(path)[1:]] == [
+        ("arm", None), ("buzz", 1), ("wrong", None), ("right", None), ("early", 1)]
+    result = read_back(path)
+    assert result["detail"]["prelocked"] == [1] and result["scores"] == [0, 0, 1]
+
+    # Resumed: the host arms question 2, Ben's press does not count, Cy's does.
+    assert run_box(MOCK3, "0.5 1 ok\n1.5 1 slap\n2.0 2 slap\n2.1 3 slap\n", journals, *QUIZ_PRELOCK).code == 0
+    arm, buzz = lines_of(path)[6:]
+    assert arm["action"] == "arm" and (buzz["action"], buzz["player"], buzz["order"]) == ("buzz", 2, [2])
+    read_back(path)
+
+
+def test_the_shortest_journal_with_a_prelock_between_questions_replays(tmp_path):
+    path = tmp_path / "quiz.jsonl"
+    header = ('{"format": "companion-journal/1", "game": "quiz", "players": ["Host", "Ben", "Cy"], '
+              '"options": {"early": "prelock"}, "seed": 1}\n')
+    path.write_text(header + "".join(f'{{"type": "action", {body}}}\n' for body in (
+        '"action": "arm"', '"action": "buzz", "player": 1, "order": [1, 2]', '"action": "wrong"',
+        '"action": "right"', '"action": "early", "player": 1')))
+    result = read_back(path)
+    assert result["detail"]["prelocked"] == [1] and result["detail"]["phase"] == "ready"
+
+
+def test_the_wiring_of_a_quiz_box_with_bare_buzzers_on_the_board(tmp_path):
+    """Buzzer-only seats on board channels have no left key: the diagram looked one up."""
+    for profile in ("quiz-16.toml", "mock-quiz-16.toml"):
+        out = tmp_path / profile
+        run = cli("profile", "diagram", str(PROFILES / profile), "--out", str(out))
+        assert run.code == 0 and "Traceback" not in run.log, run.log
+        table = (out / "wiring.md").read_text()
+        assert "slap button | button board channel" in table
+        assert (out / "wiring.svg").read_text().startswith("<svg")
