@@ -25,10 +25,13 @@ After each life the monkey checks, and counts what fails:
   it. The monkey does not compare with a kill-free run of the same script: ``companion run
   --script`` plays on the real clock, so a race's verdict (a slap before or after a countdown
   ends) can differ between two runs of one script, kill or not;
-- **traceback**: no ``Traceback`` in a life's log;
+- **traceback**: no ``Traceback`` in a life's log (a game's fault sets the game aside and logs
+  its traceback: that is a failure here), nor from ``companion profile check`` or ``profile
+  diagram`` of the night's profile, run before its first life;
 - **exit**: a life left to end exits 0 (a killed life that ended before its kill, too);
-- **hang**: no gap between the box's watchdog pings longer than the watchdog's timeout, and a
-  life exits within :data:`HANG_S` of its script's end;
+- **hang**: the box pings the watchdog at least every :data:`WATCHDOG_S` while it runs (the
+  first within :data:`START_S`), and exits within :data:`HANG_S` of its script's end; a box that
+  does not is killed, as systemd would;
 - **lost**: every game a life started (its log names the journal) is listed by
   ``companion games``, not as unreadable.
 
@@ -62,6 +65,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
+from companion.script import parse_script  # noqa: E402
 from tests.monkey_gestures import KINDS, Players, life_script  # noqa: E402
 
 PROFILES = ROOT / "hardware" / "profiles"
@@ -72,8 +76,12 @@ its button board on mock pins (:func:`six_stations`); four are sometimes the box
 GAMES = ("triangle", "paytoplay", "closest", "trio", "pictomania", "quiz")
 WATCHDOG_S = 10
 """The service's ``WatchdogSec`` (systemd/companion.service)."""
-HANG_S = 60.0
-"""A life still running this long after its script's last press has hung."""
+HANG_S = 30.0
+"""A life still running this long after its script's last press has hung (it stops 0.3 s
+after the box has taken the script's last edge)."""
+START_S = 30.0
+"""A box that has not pinged the watchdog this long after its start has hung starting (a
+stand-in for the unit's start timeout)."""
 FAILURES = ROOT / "monkey-failures"
 CASES = ROOT / "tests" / "monkey_cases"
 
@@ -170,10 +178,6 @@ class Watchdog:
             if b"WATCHDOG=1" in data or b"READY=1" in data:
                 self.pings.append(time.monotonic())
 
-    def longest_gap(self, until: float) -> float:
-        times = self.pings + [until]
-        return max((b - a for a, b in zip(times, times[1:])), default=0.0)
-
     def close(self) -> None:
         self.sock.close()
         self.path.unlink(missing_ok=True)
@@ -205,11 +209,22 @@ class Table:
         self.figures = Counter()
 
     def play(self, stop_at_first: bool = True) -> list[Failure]:
-        failures: list[Failure] = []
+        failures = self.check_profile()
         for n, life in enumerate(self.night.lives):
             failures += self.live(n, life)
             if failures and stop_at_first:
                 break
+        return failures
+
+    def check_profile(self) -> list[Failure]:
+        """The box's maker checks its profile and draws its wiring (``profile check``, ``profile
+        diagram``) before the first game: both end without a traceback."""
+        failures = []
+        for args in (["check", str(self.profile)], ["diagram", str(self.profile), "--out", str(self.scratch / "wiring")]):
+            done = companion("profile", *args)
+            if done.returncode != 0 or "Traceback" in done.stderr:
+                failures.append(Failure("traceback", 0, f"companion profile {args[0]}: exit {done.returncode}: "
+                                                        f"{done.stderr.strip()[-1500:]}"))
         return failures
 
     def live(self, n: int, life: Life) -> list[Failure]:
@@ -223,35 +238,15 @@ class Table:
                "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
         args = [sys.executable, "-m", "companion", "run", "--profile", str(self.profile), "--script", str(script),
                 "--journal-dir", str(self.journals), "--game", self.night.game, "--seed", str(life.seed)]
-        last_s = max((float(line.split()[0]) + float(line.split()[3]) for line in life.script.splitlines()),
-                     default=0.0)
-        failures = []
+        last_s = max((p.at_s + p.hold_s for p in parse_script(life.script, 17)), default=0.0)
         with log_path.open("w") as log:
-            start = time.monotonic()
             proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
-            killed = False
-            try:
-                if life.kill_at_s is not None:
-                    try:
-                        proc.wait(timeout=life.kill_at_s)
-                    except subprocess.TimeoutExpired:
-                        proc.send_signal(signal.SIGKILL)
-                        killed = True
-                proc.wait(timeout=max(0.0, start + last_s + HANG_S - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                proc.send_signal(signal.SIGKILL)
-                proc.wait()
-                failures.append(Failure("hang", n, f"still running {HANG_S:g} s after its script's end"))
-            end = time.monotonic()
-        gap = watchdog.longest_gap(end)
+            killed, hung = self._watch(proc, watchdog, life.kill_at_s, last_s)
         watchdog.close()
-        if gap > WATCHDOG_S and not failures:
-            failures.append(Failure("hang", n, f"no watchdog ping for {gap:.1f} s (the watchdog's timeout is "
-                                               f"{WATCHDOG_S} s)"))
+        failures = [Failure("hang", n, hung)] if hung else []
         self.figures["lives"] += 1
         self.figures["kills"] += killed
-        pressed = [line for line in life.script.splitlines()
-                   if not killed or float(line.split()[0]) < life.kill_at_s]
+        pressed = [p for p in parse_script(life.script, 17) if not killed or p.at_s < life.kill_at_s]
         self.figures["presses"] += len(pressed)
         log_text = log_path.read_text(errors="replace")
         if "Traceback" in log_text:
@@ -263,6 +258,29 @@ class Table:
         failures += self._check_resume(n, cut, log_text)
         failures += self._check_shelf(n)
         return failures
+
+    @staticmethod
+    def _watch(proc: subprocess.Popen, watchdog: Watchdog, kill_at_s: float | None,
+               last_s: float) -> tuple[bool, str | None]:
+        """Wait for the box to end, killing it at ``kill_at_s``, as systemd watches the service:
+        no watchdog ping for :data:`WATCHDOG_S` (or none within :data:`START_S` of the start) is a
+        hang, and so is a box still running :data:`HANG_S` after its script's last press. Whether
+        it was killed, and what hung."""
+        start = time.monotonic()
+        while proc.poll() is None:
+            now = time.monotonic()
+            last_ping = watchdog.pings[-1] if watchdog.pings else None
+            hung = (f"no watchdog ping for {now - last_ping:.1f} s (the watchdog's timeout is {WATCHDOG_S} s)"
+                    if last_ping is not None and now - last_ping > WATCHDOG_S else
+                    f"no watchdog ping {START_S:g} s after the start" if last_ping is None and now - start > START_S
+                    else f"still running {HANG_S:g} s after its script's end" if now - start > last_s + HANG_S
+                    else None)
+            if hung or kill_at_s is not None and now - start >= kill_at_s:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                return not hung, hung
+            time.sleep(0.05)
+        return False, None
 
     def _unfinished(self) -> tuple[Path, bytes] | None:
         """The newest journal and its complete lines, if its game is not over (what a restart offers)."""
@@ -300,6 +318,8 @@ class Table:
     def _check_shelf(self, n: int) -> list[Failure]:
         """Every journal replays (``--json`` and ``--explain``); every game started is listed."""
         failures = []
+        if not self.journals.is_dir():  # killed before the box made it
+            return [Failure("lost", n, f"{stem}.jsonl was started and its folder is gone") for stem in self.started]
         for path in sorted(self.journals.glob("*.jsonl")):
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
             if digest in self.replayed:
@@ -392,15 +412,17 @@ def load_case(path: Path) -> Night:
 
 
 def monkey(seed: int, games: list[str], minutes: float | None, nights: int | None, life_s: float,
-           failures_dir: Path, shrink_s: float, say=print, keep: Path | None = None) -> dict:
-    """Random nights until ``minutes`` have passed or ``nights`` are played."""
+           failures_dir: Path, shrink_s: float, say=print, keep: Path | None = None,
+           lives: int | None = None) -> dict:
+    """Random nights until ``minutes`` have passed or ``nights`` are played (each of ``lives``
+    lives, or 2 to 5)."""
     figures = Counter()
     kinds = Counter()
     saved = []
     start = time.monotonic()
     n = 0
     while (nights is None or n < nights) and (minutes is None or time.monotonic() - start < minutes * 60):
-        night = plan_night(f"{seed}-{n}", games, life_s)
+        night = plan_night(f"{seed}-{n}", games, life_s, lives)
         failures = play_night(night, figures, keep)
         kinds.update(f.kind for f in failures)
         say(f"night {night.seed}: {night.game} on {len(offered_names(night.profile))} stations, "

@@ -11,7 +11,8 @@ turned, then back), leaving a seat (``left`` and ``right`` held past the abandon
 bot's seat back (a watcher's press, then ``ok``), a key held for seconds (as a stuck button),
 a burst of ``ok`` from one station (through the lobby's rows, or a resume offer), and starting
 the game: ``ok`` on the game, stations joining with ``slap`` on "Who plays?" (or none: ``ok``
-seats every station where they fill the game), then ``ok`` through the options to Start. Which gestures a station can make follows its keys: a buzzer-only seat only slaps.
+seats every station where they fill the game), then ``ok`` through the options (now and then
+another value with ``left``/``right``) to Start. Which gestures a station can make follows its keys: a buzzer-only seat only slaps.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class Players:
         """Station 1 hosts the quiz: it arms, judges and corrects more often than anyone presses."""
 
     def gesture(self, at_s: float) -> Gesture:
-        weights = {"tap": 30, "slap": 14, "race": 8, "chord": 4, "takeback": 5, "rules": 2, "leave": 3,
+        weights = {"tap": 30, "slap": 14, "race": 8, "chord": 4, "takeback": 8, "rules": 2, "leave": 3,
                    "abandon": 1, "join": 3, "held": 2, "oks": 5, "host": 12 if self.host else 0}
         kind = self.rnd.choices(list(weights), list(weights.values()))[0]
         return Gesture(kind, tuple(getattr(self, "_" + kind)(at_s)))
@@ -103,8 +104,14 @@ class Players:
         return [Press(t, s, key) for s in self.rnd.sample(who, min(len(who), self.rnd.randint(2, 4)))]
 
     def _takeback(self, t: float) -> list[Press]:
+        """Often right after the station's own move (``ok`` or ``slap``): a take-back is refused
+        once someone else has acted since."""
         station = self._player()
-        out = [Press(t, station, "left", 0.6), Press(t + 0.25, station, "ok")]
+        out = []
+        if self.rnd.random() < 0.6:
+            out.append(Press(t, station, self.rnd.choice(("ok", "ok", "slap"))))
+            t += 0.3
+        out += [Press(t, station, "left", 0.6), Press(t + 0.25, station, "ok")]
         if self.rnd.random() < 0.85:  # confirmed; else left unanswered
             out.append(Press(t + 0.9, station, self.rnd.choice(("ok", "ok", "ok", "left"))))
         return out
@@ -155,6 +162,10 @@ class Players:
                 out.append(Press(t, s, "slap"))
                 t += 0.15
         for _ in range(self.rnd.randint(12, 16)):
+            if self.rnd.random() < 0.25:  # another value of this row's option
+                for _ in range(self.rnd.randint(1, 2)):
+                    out.append(Press(t, starter, self.rnd.choice(("left", "right", "right"))))
+                    t += 0.2
             out.append(Press(t, starter, "ok"))
             t += 0.15
         return out
