@@ -1,7 +1,7 @@
 """The table monkey: random game nights played through the real box process, checked as a table
 and a restarted service would find them.
 
-    python -m tests.monkey [--minutes M | --lives N] [--games G ...] [--seed S] [--json]
+    python -m tests.monkey [--minutes M | --nights N] [--lives L] [--games G ...] [--seed S] [--json]
     python -m tests.monkey --replay monkey-failures/CASE.json
 
 A *night* is one box (a mock profile of 2 to 6 stations, or the 17-station quiz with its virtual
@@ -450,6 +450,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.monkey", description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, help="play nights for this long (default 3, unless --nights)")
     parser.add_argument("--nights", type=int, help="play this many nights")
+    parser.add_argument("--lives", type=int, help="lives in each night (default: 2 to 5)")
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
     parser.add_argument("--seed", type=int, default=None, help="seeds every night (default: random, printed)")
     parser.add_argument("--life-seconds", type=float, default=20.0, help="longest script of one life (default 20)")
@@ -470,7 +471,7 @@ def main(argv: list[str]) -> int:
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if args.json else print
     say(f"table monkey: seed {seed}")
     figures = monkey(seed, args.games, minutes, args.nights, args.life_seconds, args.failures,
-                     args.shrink_minutes * 60, say, args.keep)
+                     args.shrink_minutes * 60, say, args.keep, args.lives)
     if args.json:
         print(json.dumps(figures))
     else:
