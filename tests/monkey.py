@@ -59,7 +59,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +108,8 @@ class Night:
     profile: str
     """The profile's TOML text."""
     lives: list[Life]
+    options: list[str] = field(default_factory=list)
+    """``--option GAME.NAME=VALUE`` the box is started with in every life."""
 
 
 @dataclass
@@ -117,7 +119,8 @@ class Failure:
     detail: str
 
 
-def plan_night(seed: str, games: list[str], life_s: float, lives: int | None = None) -> Night:
+def plan_night(seed: str, games: list[str], life_s: float, lives: int | None = None,
+               options: list[str] = ()) -> Night:
     """A random night: a box, a game it offers, and its lives' scripts and kills."""
     from companion.profile import load_profile
 
@@ -142,7 +145,7 @@ def plan_night(seed: str, games: list[str], life_s: float, lives: int | None = N
         gestures, script = life_script(players, rnd.uniform(0.5, 1.0) * life_s)
         kill = rnd.uniform(0.8, life_s * 1.1) if rnd.random() < 0.6 else None
         plan.append(Life(script, kill, rnd.randrange(1 << 30), [(g.kind, round(g.at_s, 3)) for g in gestures]))
-    return Night(seed, game, text, plan)
+    return Night(seed, game, text, plan, [o for o in options if o.startswith(game + ".")])
 
 
 _OFFERED: dict[str, set[str]] = {}
@@ -237,7 +240,8 @@ class Table:
         env = {**os.environ, "NOTIFY_SOCKET": str(watchdog.path), "WATCHDOG_USEC": str(WATCHDOG_S * 1_000_000),
                "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
         args = [sys.executable, "-m", "companion", "run", "--profile", str(self.profile), "--script", str(script),
-                "--journal-dir", str(self.journals), "--game", self.night.game, "--seed", str(life.seed)]
+                "--journal-dir", str(self.journals), "--game", self.night.game, "--seed", str(life.seed),
+                *(f"--option={option}" for option in self.night.options)]
         last_s = max((p.at_s + p.hold_s for p in parse_script(life.script, 17)), default=0.0)
         with log_path.open("w") as log:
             proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
@@ -366,17 +370,20 @@ def play_night(night: Night, figures: Counter | None = None, keep: Path | None =
 
 def shrink(night: Night, failure: Failure, budget_s: float) -> Night:
     """The night cut to the fewest lives and gestures that still fail the same way (within
-    ``budget_s`` of trying): the lives after the failing one dropped, then each life before it,
-    then halves, quarters ... of each life's script lines."""
+    ``budget_s`` of trying): the lives after the failing one dropped, then every life before it
+    at once, else each in turn, then halves, quarters ... of each life's script lines."""
     deadline = time.monotonic() + budget_s
-    best = Night(night.seed, night.game, night.profile, night.lives[:failure.life + 1])
+    best = replace(night, lives=night.lives[:failure.life + 1])
 
     def fails(candidate: Night) -> bool:
         return time.monotonic() < deadline and any(f.kind == failure.kind for f in play_night(candidate))
 
+    alone = replace(best, lives=best.lives[-1:])  # the quickest to try: the failing life on a fresh box
+    if len(best.lives) > 1 and fails(alone):
+        best = alone
     i = 0
     while i < len(best.lives) - 1:
-        candidate = Night(best.seed, best.game, best.profile, best.lives[:i] + best.lives[i + 1:])
+        candidate = replace(best, lives=best.lives[:i] + best.lives[i + 1:])
         if fails(candidate):
             best = candidate
         else:
@@ -389,8 +396,8 @@ def shrink(night: Night, failure: Failure, budget_s: float) -> Night:
             while start < len(lines):
                 kept = lines[:start] + lines[start + chunk:]
                 life = best.lives[li]
-                trial = Life("\n".join(kept) + "\n", life.kill_at_s, life.seed, life.gestures)
-                candidate = Night(best.seed, best.game, best.profile, best.lives[:li] + [trial] + best.lives[li + 1:])
+                trial = replace(life, script="\n".join(kept) + "\n")
+                candidate = replace(best, lives=best.lives[:li] + [trial] + best.lives[li + 1:])
                 if kept and fails(candidate):
                     lines, best = kept, candidate
                 else:
@@ -408,12 +415,12 @@ def save(night: Night, failures: list[Failure], directory: Path) -> Path:
 
 def load_case(path: Path) -> Night:
     data = json.loads(path.read_text())["night"]
-    return Night(data["seed"], data["game"], data["profile"], [Life(**life) for life in data["lives"]])
+    return Night(**{**data, "lives": [Life(**life) for life in data["lives"]]})
 
 
 def monkey(seed: int, games: list[str], minutes: float | None, nights: int | None, life_s: float,
            failures_dir: Path, shrink_s: float, say=print, keep: Path | None = None,
-           lives: int | None = None) -> dict:
+           lives: int | None = None, options: list[str] = ()) -> dict:
     """Random nights until ``minutes`` have passed or ``nights`` are played (each of ``lives``
     lives, or 2 to 5)."""
     figures = Counter()
@@ -422,7 +429,7 @@ def monkey(seed: int, games: list[str], minutes: float | None, nights: int | Non
     start = time.monotonic()
     n = 0
     while (nights is None or n < nights) and (minutes is None or time.monotonic() - start < minutes * 60):
-        night = plan_night(f"{seed}-{n}", games, life_s, lives)
+        night = plan_night(f"{seed}-{n}", games, life_s, lives, options)
         failures = play_night(night, figures, keep)
         kinds.update(f.kind for f in failures)
         say(f"night {night.seed}: {night.game} on {len(offered_names(night.profile))} stations, "
@@ -457,6 +464,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--failures", type=Path, default=FAILURES, help="where failing cases are saved")
     parser.add_argument("--shrink-minutes", type=float, default=5.0, help="time to shrink each failure (default 5)")
     parser.add_argument("--replay", type=Path, help="play a saved case again and check it")
+    parser.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
+                        help="start every box with this game option (companion run --option), e.g. quiz.early=prelock")
     parser.add_argument("--keep", type=Path, help="keep each night's journals, scripts and logs in this folder")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -471,7 +480,7 @@ def main(argv: list[str]) -> int:
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if args.json else print
     say(f"table monkey: seed {seed}")
     figures = monkey(seed, args.games, minutes, args.nights, args.life_seconds, args.failures,
-                     args.shrink_minutes * 60, say, args.keep, args.lives)
+                     args.shrink_minutes * 60, say, args.keep, args.lives, args.option)
     if args.json:
         print(json.dumps(figures))
     else:
