@@ -302,13 +302,15 @@ class Table:
         return None if match.outcome is not None else (found[-1], lines)
 
     def _check_resume(self, n: int, cut: tuple[Path, bytes] | None, log_text: str) -> list[Failure]:
-        if cut is None:
+        """The game ``cut`` (a journal not over, its complete lines, before the life) offered by
+        the life, if it got as far as its first frame (a kill can come before), and its lines
+        kept byte for byte."""
+        if cut is None or not cut[1]:
             return []
         path, lines = cut
-        if not lines:
-            return []
         self.figures["resumes_checked"] += 1
-        if f"found " not in log_text or path.name not in log_text.split("found ", 1)[1].split("\n", 1)[0]:
+        offered = re.search(rf"found \S+ not over in {re.escape(path.name)}", log_text)
+        if not offered and "ready: first frame" in log_text:
             return [Failure("resume", n, f"{path.name} was not over, and the next life did not offer it")]
         stem = path.name[:-len(".jsonl")]
         now = [p for p in self.journals.glob(stem + "*.jsonl")]
@@ -432,6 +434,7 @@ def monkey(seed: int, games: list[str], minutes: float | None, nights: int | Non
         night = plan_night(f"{seed}-{n}", games, life_s, lives, options)
         failures = play_night(night, figures, keep)
         kinds.update(f.kind for f in failures)
+        figures["failing_nights"] += bool(failures)
         say(f"night {night.seed}: {night.game} on {len(offered_names(night.profile))} stations, "
             f"{len(night.lives)} lives: " + ("ok" if not failures else "; ".join(f"{f.kind} (life {f.life + 1})"
                                                                               for f in failures)))
@@ -446,7 +449,8 @@ def monkey(seed: int, games: list[str], minutes: float | None, nights: int | Non
     return {"seed": seed, "games": games, "minutes": round((time.monotonic() - start) / 60, 1),
             **{k: figures[k] for k in ("nights", "lives", "presses", "kills", "resumes_checked", "journals_checked")},
             "gestures": {k: figures[f"gesture_{k}"] for k in KINDS},
-            "failures": sum(kinds.values()), "failures_by_kind": dict(kinds), "saved": saved}
+            "failures": sum(kinds.values()), "failures_by_kind": dict(kinds), "failing_nights": figures["failing_nights"],
+            "saved": saved}
 
 
 def offered_names(profile_text: str) -> list[str]:

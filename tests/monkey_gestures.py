@@ -130,8 +130,13 @@ class Players:
         return [Press(t, station, "left", ABANDON_HOLD_S), Press(t, station, "right", ABANDON_HOLD_S)]
 
     def _leave(self, t: float) -> list[Press]:
+        """Now and then the player, watching a bot play their seat, holds both keys again."""
         station = self._player()
-        return self._both_held(t, station) + [Press(t + ABANDON_HOLD_S + 0.2, station, self.rnd.choice(("left", "right")))]
+        out = []
+        for _ in range(1 if self.rnd.random() < 0.7 else 2):
+            out += self._both_held(t, station) + [Press(t + ABANDON_HOLD_S + 0.2, station, self.rnd.choice(("left", "right")))]
+            t += ABANDON_HOLD_S + 0.6
+        return out
 
     def _abandon(self, t: float) -> list[Press]:
         station = self._player()
