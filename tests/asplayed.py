@@ -3,19 +3,24 @@ the command a Pi's service runs, on mock pins), then its journal read back by th
 (``replay``, ``replay --json``, ``replay --explain``, ``games``) and resumed by a second run.
 
 Tests at the level of a match cannot see the journal writer's numbering, the dialogs' state or a
-crash the loop turns into a hang; these can. Each run is a process of its own, bounded by
-:data:`TIMEOUT_S` (a hang fails the test instead of holding the suite), and waits for nothing
-but its own end.
+crash the loop turns into a hang; these can. Each run of the box is a process of its own, bounded
+by :data:`TIMEOUT_S` (a hang fails the test instead of holding the suite), and waits for nothing
+but its own end. The read-back commands run in the test's process, through the command line's
+``main``: what they read is the file the box process wrote.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
+
+from companion.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ROOT / "hardware" / "profiles"
@@ -52,10 +57,12 @@ def run_box(profile: Path, script: str | Path, journals: Path, *args: str, pytho
 
 
 def cli(*argv: str) -> Run:
-    """A read-back command (``replay``, ``games``) in a process of its own, as players type it."""
-    proc = subprocess.run([sys.executable, "-m", "companion", *argv], cwd=ROOT, capture_output=True, text=True,
-                          timeout=TIMEOUT_S, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
-    return Run(proc.returncode, proc.stdout, proc.stderr)
+    """A read-back command (``replay``, ``games``, ``profile``) as players type it: the command
+    line's own ``main``, in this process (the box's are the processes of their own above)."""
+    out, log = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(log):
+        code = main(list(argv))
+    return Run(code, out.getvalue(), log.getvalue())
 
 
 def journal_of(journals: Path, game: str) -> Path:

@@ -100,3 +100,60 @@ def test_a_game_whose_screen_fails_to_draw_is_set_aside_too(tmp_path):
     assert run.code == 1 and "Traceback" in run.log
     assert shows(tmp_path / "screens", KEPT)
     assert read_back(journal_of(journals, "paytoplay"))["detail"]["board"] == "........."
+
+
+def test_a_game_whose_lights_fail_is_set_aside_with_every_light_off(monkeypatch):
+    from companion.table.paytoplay import PayToPlayTable
+    from helpers import Clock, pick, tap
+
+    table, clock = Table(("Alice", "Bob")), Clock()
+    pick(table, clock, "paytoplay")
+    for _ in range(5):  # the four options as they are, Start
+        tap(table, 0, "ok", clock.next())
+    assert table.game is not None
+
+    def failing(self):
+        raise RuntimeError("a light that fails")
+
+    monkeypatch.setattr(PayToPlayTable, "lights", failing)
+    assert table.lights() == ("off", "off")
+    assert table.game is None and table.faults == 1
+    assert table.fault_notice == "Pay-to-Play hit a fault and was stopped"  # no journal: nothing kept
+
+
+def test_a_game_whose_table_screen_view_fails_is_set_aside(tmp_path, monkeypatch):
+    """The TV's view of the game fails to be made: the game is set aside, and the TV says so."""
+    import asyncio
+    from dataclasses import replace
+
+    import gpiozero.pins.mock
+
+    from companion.daemon import Daemon
+    from companion.profile import TableScreenProfile, load_profile
+    from companion.script import ScriptPress
+    from companion.tablescreen import public
+    from helpers import FakeClock, play_on_fake_clock
+
+    def failing(game):
+        raise RuntimeError("a view that fails")
+
+    monkeypatch.setitem(public.VIEWS, "paytoplay", failing)
+    clock = FakeClock()
+    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
+    profile = replace(load_profile(DEMO / "profile.toml"), table_screen=TableScreenProfile(True, 640, 360, False))
+    daemon = Daemon(profile, tmp_path / "games", seed=3)
+    try:
+        presses = [ScriptPress(0.2 * (i + 1), 0, "ok") for i in range(6)]  # Pay-to-Play, options, Start
+        asyncio.run(play_on_fake_clock(daemon, presses, clock))
+        assert daemon.table.game is None and daemon.table.faults == 1
+        assert daemon._view.heading == KEPT
+    finally:
+        daemon.close()
+
+
+def test_a_fault_outside_any_game_ends_a_scripted_run_with_its_traceback(tmp_path):
+    """The lobby's own fault is the box's: the run ends at once, non-zero, with the traceback;
+    before, the script went on pressing keys a loop that was gone never took, and hung."""
+    run = run_box(PAY_TO_PLAY, "0.4 1 ok\n0.8 1 ok\n1.2 1 ok\n", tmp_path / "games",
+                  python=faulty("companion.table.lobby:Lobby.handle", "ok"))
+    assert run.code == 1 and "Traceback" in run.log and "PutInFault" in run.log

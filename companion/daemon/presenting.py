@@ -139,8 +139,15 @@ class Presenting:
                     screens = {station: marked(screen) for station, screen in screens.items()}
                 self.box.displays.reveal(screens, functools.partial(self._on_shown, reveal, cues))
             if self.box.table_screen is not None and isinstance(self.table, Table):
-                self._view = self.public_view(self.table)
+                self._view = self._public_view()
                 self._show_view()
+
+    def _public_view(self):
+        """The table screen's view of the table; a game whose view fails to be made is set aside
+        (:mod:`companion.table.faults`), and the view is then the sentence that says so."""
+        with self.table.refereeing():
+            return self.public_view(self.table)
+        return self.public_view(self.table)
 
     def _show_view(self) -> None:
         notice = self._current_notice(1)

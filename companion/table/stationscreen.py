@@ -69,6 +69,9 @@ class StationScreens:
 
     def lights(self) -> tuple[str, ...]:
         """Each station's light (``off``, ``on``, ``blink``): the game's, from seats to stations."""
-        lit = self.game.lights() if self.game is not None and self.confirming is None else {}
+        lit = {}
+        if self.game is not None and self.confirming is None:
+            with self.refereeing():  # a game whose lights fail is set aside: all lights off
+                lit = self.game.lights()
         seats = self.seats
         return tuple(lit.get(seats.index(s), "off") if s in seats else "off" for s in range(self.stations))
