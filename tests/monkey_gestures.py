@@ -21,6 +21,8 @@ import random
 from dataclasses import dataclass
 from typing import Collection, Sequence
 
+from companion.script import ScriptPress
+
 TAP_S = 0.06
 """How long a tap is held: above the debounce time, as a finger's is."""
 ABANDON_HOLD_S = 2.3
@@ -31,22 +33,15 @@ KINDS = ("start", "tap", "slap", "race", "chord", "takeback", "rules", "leave", 
 """Every gesture, in the order they are counted in the monkey's figures."""
 
 
-@dataclass(frozen=True)
-class Press:
-    at_s: float
-    station: int
-    """From 1, as the script says it."""
-    key: str
-    hold_s: float = TAP_S
-
-    def line(self) -> str:
-        return f"{self.at_s:.3f} {self.station} {self.key} {self.hold_s:.3f}"
+def press(at_s: float, station: int, key: str, hold_s: float = TAP_S) -> ScriptPress:
+    """A press of ``station`` numbered from 1, as scripts and players number them."""
+    return ScriptPress(at_s, station - 1, key, hold_s)
 
 
 @dataclass(frozen=True)
 class Gesture:
     kind: str
-    presses: tuple[Press, ...]
+    presses: tuple[ScriptPress, ...]
 
     @property
     def at_s(self) -> float:
@@ -83,80 +78,80 @@ class Players:
     def _player(self) -> int:
         return self.rnd.choice(self.full)
 
-    def _tap(self, t: float) -> list[Press]:
+    def _tap(self, t: float) -> list[ScriptPress]:
         station = self._anyone()
-        return [Press(t, station, self.rnd.choice(sorted(self.keys[station - 1])), self.rnd.uniform(0.04, 0.2))]
+        return [press(t, station, self.rnd.choice(sorted(self.keys[station - 1])), self.rnd.uniform(0.04, 0.2))]
 
-    def _slap(self, t: float) -> list[Press]:
-        return [Press(t, self._anyone(), "slap")]
+    def _slap(self, t: float) -> list[ScriptPress]:
+        return [press(t, self._anyone(), "slap")]
 
-    def _race(self, t: float) -> list[Press]:
+    def _race(self, t: float) -> list[ScriptPress]:
         who = self.rnd.sample(range(1, len(self.keys) + 1), self.rnd.randint(2, min(5, len(self.keys))))
-        return [Press(t + self.rnd.uniform(0, 0.04), s, "slap") for s in who]
+        return [press(t + self.rnd.uniform(0, 0.04), s, "slap") for s in who]
 
-    def _chord(self, t: float) -> list[Press]:
+    def _chord(self, t: float) -> list[ScriptPress]:
         if self.rnd.random() < 0.5:  # one station, two keys at once
             station = self._player()
             keys = self.rnd.sample(sorted(self.keys[station - 1]), 2)
-            return [Press(t, station, k, 0.12) for k in keys]
+            return [press(t, station, k, 0.12) for k in keys]
         key = self.rnd.choice(("slap", "ok", "left", "right"))  # one key, several stations at the same instant
         who = [s for s in range(1, len(self.keys) + 1) if key in self.keys[s - 1]]
-        return [Press(t, s, key) for s in self.rnd.sample(who, min(len(who), self.rnd.randint(2, 4)))]
+        return [press(t, s, key) for s in self.rnd.sample(who, min(len(who), self.rnd.randint(2, 4)))]
 
-    def _takeback(self, t: float) -> list[Press]:
+    def _takeback(self, t: float) -> list[ScriptPress]:
         """Often right after the station's own move (``ok`` or ``slap``): a take-back is refused
         once someone else has acted since."""
         station = self._player()
         out = []
         if self.rnd.random() < 0.6:
-            out.append(Press(t, station, self.rnd.choice(("ok", "ok", "slap"))))
+            out.append(press(t, station, self.rnd.choice(("ok", "ok", "slap"))))
             t += 0.3
-        out += [Press(t, station, "left", 0.6), Press(t + 0.25, station, "ok")]
+        out += [press(t, station, "left", 0.6), press(t + 0.25, station, "ok")]
         if self.rnd.random() < 0.85:  # confirmed; else left unanswered
-            out.append(Press(t + 0.9, station, self.rnd.choice(("ok", "ok", "ok", "left"))))
+            out.append(press(t + 0.9, station, self.rnd.choice(("ok", "ok", "ok", "left"))))
         return out
 
-    def _rules(self, t: float) -> list[Press]:
+    def _rules(self, t: float) -> list[ScriptPress]:
         station = self._player()
-        out = [Press(t, station, "right", 0.4), Press(t + 0.2, station, "ok")]
+        out = [press(t, station, "right", 0.4), press(t + 0.2, station, "ok")]
         t += 0.6
         for _ in range(self.rnd.randint(0, 3)):
-            out.append(Press(t, station, self.rnd.choice(("left", "right"))))
+            out.append(press(t, station, self.rnd.choice(("left", "right"))))
             t += 0.2
-        out.append(Press(t, station, self.rnd.choice(("ok", "slap"))))
+        out.append(press(t, station, self.rnd.choice(("ok", "slap"))))
         return out
 
-    def _both_held(self, t: float, station: int) -> list[Press]:
-        return [Press(t, station, "left", ABANDON_HOLD_S), Press(t, station, "right", ABANDON_HOLD_S)]
+    def _both_held(self, t: float, station: int) -> list[ScriptPress]:
+        return [press(t, station, "left", ABANDON_HOLD_S), press(t, station, "right", ABANDON_HOLD_S)]
 
-    def _leave(self, t: float) -> list[Press]:
+    def _leave(self, t: float) -> list[ScriptPress]:
         """Now and then the player, watching a bot play their seat, holds both keys again."""
         station = self._player()
         out = []
         for _ in range(1 if self.rnd.random() < 0.7 else 2):
-            out += self._both_held(t, station) + [Press(t + ABANDON_HOLD_S + 0.2, station, self.rnd.choice(("left", "right")))]
+            out += self._both_held(t, station) + [press(t + ABANDON_HOLD_S + 0.2, station, self.rnd.choice(("left", "right")))]
             t += ABANDON_HOLD_S + 0.6
         return out
 
-    def _abandon(self, t: float) -> list[Press]:
+    def _abandon(self, t: float) -> list[ScriptPress]:
         station = self._player()
-        return self._both_held(t, station) + [Press(t + ABANDON_HOLD_S + 0.2, station, "ok")]
+        return self._both_held(t, station) + [press(t + ABANDON_HOLD_S + 0.2, station, "ok")]
 
-    def _join(self, t: float) -> list[Press]:
+    def _join(self, t: float) -> list[ScriptPress]:
         station = self._player()
-        return [Press(t, station, self.rnd.choice(("slap", "ok"))), Press(t + 0.3, station, "ok")]
+        return [press(t, station, self.rnd.choice(("slap", "ok"))), press(t + 0.3, station, "ok")]
 
-    def _held(self, t: float) -> list[Press]:
+    def _held(self, t: float) -> list[ScriptPress]:
         station = self._anyone()
-        return [Press(t, station, self.rnd.choice(sorted(self.keys[station - 1])), self.rnd.uniform(1.0, 4.0))]
+        return [press(t, station, self.rnd.choice(sorted(self.keys[station - 1])), self.rnd.uniform(1.0, 4.0))]
 
-    def _oks(self, t: float) -> list[Press]:
+    def _oks(self, t: float) -> list[ScriptPress]:
         station = self._player()
-        return [Press(t + 0.15 * i, station, "ok") for i in range(self.rnd.randint(3, 16))]
+        return [press(t + 0.15 * i, station, "ok") for i in range(self.rnd.randint(3, 16))]
 
-    def _start(self, t: float) -> list[Press]:
+    def _start(self, t: float) -> list[ScriptPress]:
         """From the game menu to the game: pick it, take seats, accept the options, Start."""
-        out = [Press(t, self._player(), "ok")]
+        out = [press(t, self._player(), "ok")]
         t += 0.3
         fewest, most = self.seats
         starter = self._player()
@@ -164,27 +159,27 @@ class Players:
             others = [s for s in range(1, len(self.keys) + 1) if s != starter]
             joining = [starter] + self.rnd.sample(others, self.rnd.randint(max(fewest, 2), min(most, len(self.keys))) - 1)
             for s in joining:
-                out.append(Press(t, s, "slap"))
+                out.append(press(t, s, "slap"))
                 t += 0.15
         for _ in range(self.rnd.randint(12, 16)):
             if self.rnd.random() < 0.25:  # another value of this row's option
                 for _ in range(self.rnd.randint(1, 2)):
-                    out.append(Press(t, starter, self.rnd.choice(("left", "right", "right"))))
+                    out.append(press(t, starter, self.rnd.choice(("left", "right", "right"))))
                     t += 0.2
-            out.append(Press(t, starter, "ok"))
+            out.append(press(t, starter, "ok"))
             t += 0.15
         return out
 
-    def _host(self, t: float) -> list[Press]:
+    def _host(self, t: float) -> list[ScriptPress]:
         """The quiz host (station 1): arm, then maybe a buzz or two, then judge (ok right, left
         wrong), sometimes a correction or a tie pick with left/right."""
-        out = [Press(t, 1, "slap")]
+        out = [press(t, 1, "slap")]
         t += self.rnd.uniform(0.2, 1.2)
         for s in self.rnd.sample(range(2, len(self.keys) + 1), min(len(self.keys) - 1, self.rnd.randint(0, 3))):
-            out.append(Press(t + self.rnd.uniform(0, 0.05), s, "slap"))
+            out.append(press(t + self.rnd.uniform(0, 0.05), s, "slap"))
         t += 0.5
         for _ in range(self.rnd.randint(1, 3)):
-            out.append(Press(t, 1, self.rnd.choice(("ok", "left", "right", "ok", "left"))))
+            out.append(press(t, 1, self.rnd.choice(("ok", "left", "right", "ok", "left"))))
             t += self.rnd.uniform(0.2, 0.5)
         return out
 
@@ -215,5 +210,5 @@ def script_text(gestures: Sequence[Gesture]) -> str:
         if busy.get((p.station, p.key), -1.0) + 0.03 > p.at_s:
             continue
         busy[(p.station, p.key)] = p.at_s + p.hold_s
-        lines.append(p.line())
+        lines.append(f"{p.at_s:.3f} {p.station + 1} {p.key} {p.hold_s:.3f}")
     return "\n".join(lines) + "\n"
