@@ -141,9 +141,10 @@ def plan_night(seed: str, games: list[str], life_s: float, lives: int | None = N
     rules = get(game)
     players = Players(keys, rnd, game == "quiz", (rules.min_players, rules.max_players))
     plan = []
-    for _ in range(lives or rnd.randint(2, 5)):
-        gestures, script = life_script(players, rnd.uniform(0.5, 1.0) * life_s)
-        kill = rnd.uniform(0.8, life_s * 1.1) if rnd.random() < 0.6 else None
+    for n in range(lives or rnd.randint(2, 5)):
+        gestures, script = life_script(players, rnd.uniform(0.5, 1.0) * life_s, n == 0)
+        earliest = gestures[0].end_s + 1.0 if n == 0 else 0.8  # a night's first life gets its game going
+        kill = rnd.uniform(earliest, max(earliest, life_s * 1.1)) if rnd.random() < 0.6 else None
         plan.append(Life(script, kill, rnd.randrange(1 << 30), [(g.kind, round(g.at_s, 3)) for g in gestures]))
     return Night(seed, game, text, plan, [o for o in options if o.startswith(game + ".")])
 

@@ -184,13 +184,14 @@ class Players:
         return out
 
 
-def life_script(players: Players, seconds: float) -> tuple[list[Gesture], str]:
-    """Gestures for about ``seconds`` of a life, and their script. Each life begins with the game's
-    start most times, so that nights get past the lobby (or, resumed, through its offer) into games."""
+def life_script(players: Players, seconds: float, first: bool) -> tuple[list[Gesture], str]:
+    """Gestures for about ``seconds`` of a life, and their script. A night's ``first`` life begins
+    with the game's start, a later one most times, so that nights get past the lobby (or,
+    resumed, through its offer) into games."""
     rnd = players.rnd
     gestures = []
     t = 0.3
-    if rnd.random() < 0.7:
+    if first or rnd.random() < 0.7:
         gestures.append(Gesture("start", tuple(players._start(t))))
         t = gestures[-1].end_s + 0.2
     while t < seconds:
