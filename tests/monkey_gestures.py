@@ -172,15 +172,19 @@ class Players:
 
     def _host(self, t: float) -> list[ScriptPress]:
         """The quiz host (station 1): arm, then maybe a buzz or two, then judge (ok right, left
-        wrong), sometimes a correction or a tie pick with left/right."""
+        wrong), sometimes a correction or a tie pick with left/right. Now and then a player who
+        buzzed presses again while the host reads the next question (too early for it)."""
         out = [press(t, 1, "slap")]
         t += self.rnd.uniform(0.2, 1.2)
-        for s in self.rnd.sample(range(2, len(self.keys) + 1), min(len(self.keys) - 1, self.rnd.randint(0, 3))):
+        buzzers = self.rnd.sample(range(2, len(self.keys) + 1), min(len(self.keys) - 1, self.rnd.randint(0, 3)))
+        for s in buzzers:
             out.append(press(t + self.rnd.uniform(0, 0.05), s, "slap"))
         t += 0.5
         for _ in range(self.rnd.randint(1, 3)):
             out.append(press(t, 1, self.rnd.choice(("ok", "left", "right", "ok", "left"))))
             t += self.rnd.uniform(0.2, 0.5)
+        if buzzers and self.rnd.random() < 0.4:
+            out.append(press(t, self.rnd.choice(buzzers), "slap"))
         return out
 
 
