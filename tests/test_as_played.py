@@ -33,7 +33,8 @@ class Played:
     feature: str
     game: str
     profile: Path
-    script: Path
+    script: Path | str
+    """A script file, or the text of one."""
     args: tuple[str, ...]
     story: tuple[str, ...]
     then: str
@@ -54,10 +55,16 @@ def story(lines: list[dict]) -> list[str]:
     return told
 
 
+PAY_TO_PLAY_DEMO = ("play 0", "play 1", "play 1", "play 0", "play 1", "play 0", "play 1", "pass 0", "play 1", "play 0")
+"""The seed's worked game, as the demo script plays it (``companion/demo/paytoplay.txt``)."""
+
 PLAYED = [
     Played("pay-to-play to its end", "paytoplay", DEMO / "profile.toml", DEMO / "paytoplay.txt", ("--speed", "4"),
-           ("play 0", "play 1", "play 1", "play 0", "play 1", "play 0", "play 1", "pass 0", "play 1", "play 0"),
-           "0.5 1 ok\n", ()),
+           PAY_TO_PLAY_DEMO, "0.5 1 ok\n", ()),
+    Played("pay-to-play: a tournament's second game", "paytoplay", DEMO / "profile.toml",
+           (DEMO / "paytoplay.txt").read_text() + "16.4 1 ok\n17.2 2 ok\n",  # ok goes on; Bob is X now
+           ("--option", "paytoplay.games=2", "--speed", "4"), PAY_TO_PLAY_DEMO + ("play 1",),
+           "0.5 1 ok\n1.5 1 ok\n", ("play 0",)),
     Played("triangle: a race, a claim, a fact", "triangle", DEMO / "triangle.toml", DEMO / "triangle.txt",
            ("--option", "triangle.countdown_ms=250"),
            ("deal", "claim 1", "state 1"), "0.5 1 ok\n1.5 2 ok\n3.5 1 slap\n", ("deal", "claim 0")),
@@ -65,21 +72,31 @@ PLAYED = [
            ("--game", "closest", "--option", "closest.start=seat1"),
            ("place 0", "place 1", "undo 1", "place 1", "place 2"), "0.5 1 ok\n1.5 1 ok\n2.0 2 ok\n2.5 2 ok\n",
            ("place 1",)),
+    Played("closest: the start race", "closest", MOCK3, SCRIPTS / "as-played" / "closest-start.txt",
+           ("--game", "closest", "--seed", "1"), ("start 1", "place 1"), "0.5 1 ok\n1.5 3 ok\n", ("place 2",)),
     Played("pictionary: a word guessed, the judgement taken back", "trio", MOCK3, SCRIPTS / "as-played" / "trio.txt",
            ("--game", "trio"), ("word", "timer", "guessed 1", "word", "correct"),
            "0.5 1 ok\n1.5 2 ok\n2.0 2 ok\n", ("timer",)),
-    Played("pictomania: a guess taken back", "pictomania", MOCK3, SCRIPTS / "as-played" / "pictomania.txt",
-           ("--game", "pictomania"), ("cards", "assign", "guess 0", "undo 0"),
+    Played("pictomania: a guess taken back, a black token", "pictomania", MOCK3,
+           SCRIPTS / "as-played" / "pictomania.txt", ("--game", "pictomania"),
+           ("cards", "assign", "guess 0", "undo 0", "done 0"),
            "0.5 1 ok\n1.5 2 ok\n1.9 2 ok\n", ("guess 1",)),
     Played("quiz: every host action", "quiz", MOCK3, SCRIPTS / "as-played" / "quiz.txt", ("--game", "quiz"),
            ("arm", "buzz 1", "right", "arm", "buzz 2", "wrong", "skip", "arm", "buzz", "pick", "right", "correct"),
            "0.5 1 ok\n1.5 1 slap\n2.0 3 slap\n2.5 1 ok\n", ("arm", "buzz 2", "right")),
+    Played("quiz: teams, a re-open, an answer timed out", "quiz", PROFILES / "mock-5.toml",
+           SCRIPTS / "as-played" / "quiz-teams.txt",
+           ("--game", "quiz", "--option", "quiz.teams=2", "--option", "quiz.after_wrong=reopen",
+            "--option", "quiz.answer_s=5"),
+           ("arm", "buzz 1", "wrong", "arm", "buzz 4", "timeout"),
+           "0.5 1 ok\n1.5 1 slap\n2.0 2 slap\n2.5 1 ok\n", ("arm", "buzz 1", "right")),
     Played("quiz: bare buzzers on GPIO and the button board", "quiz", DEMO / "quiz.toml",
            SCRIPTS / "as-played" / "quiz-16.txt", (), ("arm", "buzz 11", "right"),
            "0.5 1 ok\n1.5 1 slap\n2.0 3 slap\n2.5 1 left\n", ("arm", "buzz 2", "wrong")),
     Played("a bot in a seat, and the rules read mid-game", "paytoplay", DEMO / "profile.toml",
-           SCRIPTS / "as-played" / "bots.txt", ("--bot", "2=easy"), ("play 0", "play 1 bot"),
-           "0.5 1 ok\n3.5 2 slap\n", ("play 1 bot",)),
+           SCRIPTS / "as-played" / "bots.txt", ("--bot", "2=easy", "--seed", "1"),
+           ("play 0", "play 1 bot", "play 1 bot"), "0.5 1 ok\n1.5 1 ok\n8.0 2 slap\n",
+           ("play 0", "play 1 bot", "play 1 bot")),
     Played("abandoned", "paytoplay", DEMO / "profile.toml", SCRIPTS / "as-played" / "abandon.txt", (),
            ("play 0",), "0.5 1 ok\n", ()),
 ]

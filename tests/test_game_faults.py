@@ -138,6 +138,7 @@ def test_a_game_whose_table_screen_view_fails_is_set_aside(tmp_path, monkeypatch
         raise RuntimeError("a view that fails")
 
     monkeypatch.setitem(public.VIEWS, "paytoplay", failing)
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # the TV's pygame display, off any screen
     clock = FakeClock()
     monkeypatch.setattr(gpiozero.pins.mock, "monotonic", clock.monotonic)
     profile = replace(load_profile(DEMO / "profile.toml"), table_screen=TableScreenProfile(True, 640, 360, False))
@@ -146,7 +147,7 @@ def test_a_game_whose_table_screen_view_fails_is_set_aside(tmp_path, monkeypatch
         presses = [ScriptPress(0.2 * (i + 1), 0, "ok") for i in range(6)]  # Pay-to-Play, options, Start
         asyncio.run(play_on_fake_clock(daemon, presses, clock))
         assert daemon.table.game is None and daemon.table.faults == 1
-        assert daemon._view.heading == KEPT
+        assert daemon._view.heading == KEPT and daemon.box.table_screen.flush()
     finally:
         daemon.close()
 

@@ -16,7 +16,10 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from .. import games
+from ..games.base import Rules
+from ..record.journal import JournalWriter
 from ..record.recovery import Interrupted, postpone
+from ..record.saving import SavedJournal
 from ..rulebook import SHORT_TITLES
 
 log = logging.getLogger(__name__)
@@ -48,7 +51,8 @@ class Faults:
                 raise
             self.set_aside(self.game.match.rules, self.game.journal, self.game_number, "while it was played")
 
-    def set_aside(self, rules, journal, number: int | None, when: str) -> None:
+    def set_aside(self, rules: Rules, journal: JournalWriter | SavedJournal | None, number: int | None,
+                  when: str) -> None:
         """The game of ``rules`` raised ``when``: log the traceback, close its ``journal`` as it
         is and keep it for a later start, go back to the lobby and say so on every screen."""
         log.exception("the game's fault, %s", when)
