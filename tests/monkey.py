@@ -224,7 +224,8 @@ class Table:
         """The box's maker checks its profile and draws its wiring (``profile check``, ``profile
         diagram``) before the first game: both end without a traceback."""
         failures = []
-        for args in (["check", str(self.profile)], ["diagram", str(self.profile), "--out", str(self.scratch / "wiring")]):
+        wiring = self.scratch / "wiring"
+        for args in (["check", str(self.profile)], ["diagram", str(self.profile), "--out", str(wiring)]):
             done = companion("profile", *args)
             if done.returncode != 0 or "Traceback" in done.stderr:
                 failures.append(Failure("traceback", 0, f"companion profile {args[0]}: exit {done.returncode}: "
@@ -450,7 +451,8 @@ def monkey(seed: int, games: list[str], minutes: float | None, nights: int | Non
     return {"seed": seed, "games": games, "minutes": round((time.monotonic() - start) / 60, 1),
             **{k: figures[k] for k in ("nights", "lives", "presses", "kills", "resumes_checked", "journals_checked")},
             "gestures": {k: figures[f"gesture_{k}"] for k in KINDS},
-            "failures": sum(kinds.values()), "failures_by_kind": dict(kinds), "failing_nights": figures["failing_nights"],
+            "failures": sum(kinds.values()), "failures_by_kind": dict(kinds),
+            "failing_nights": figures["failing_nights"],
             "saved": saved}
 
 

@@ -12,7 +12,8 @@ bot's seat back (a watcher's press, then ``ok``), a key held for seconds (as a s
 a burst of ``ok`` from one station (through the lobby's rows, or a resume offer), and starting
 the game: ``ok`` on the game, stations joining with ``slap`` on "Who plays?" (or none: ``ok``
 seats every station where they fill the game), then ``ok`` through the options (now and then
-another value with ``left``/``right``) to Start. Which gestures a station can make follows its keys: a buzzer-only seat only slaps.
+another value with ``left``/``right``) to Start. Which gestures a station can make follows its
+keys: a buzzer-only seat only slaps.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ ABANDON_HOLD_S = 2.3
 """``left`` and ``right`` held together this long open the abandon (or leave) dialog: the box's
 hold (``companion.table.dialogs.ABANDON_HOLD_NS``, 2 s) and some slack."""
 
-KINDS = ("start", "tap", "slap", "race", "chord", "takeback", "rules", "leave", "abandon", "join", "held", "oks", "host")
+KINDS = ("start", "tap", "slap", "race", "chord", "takeback", "rules", "leave", "abandon", "join", "held", "oks",
+         "host")
 """Every gesture, in the order they are counted in the monkey's figures."""
 
 
@@ -129,7 +131,8 @@ class Players:
         station = self._player()
         out = []
         for _ in range(1 if self.rnd.random() < 0.7 else 2):
-            out += self._both_held(t, station) + [press(t + ABANDON_HOLD_S + 0.2, station, self.rnd.choice(("left", "right")))]
+            answer = press(t + ABANDON_HOLD_S + 0.2, station, self.rnd.choice(("left", "right")))
+            out += self._both_held(t, station) + [answer]
             t += ABANDON_HOLD_S + 0.6
         return out
 
@@ -157,7 +160,8 @@ class Players:
         starter = self._player()
         if len(self.keys) > most or self.rnd.random() < 0.3:
             others = [s for s in range(1, len(self.keys) + 1) if s != starter]
-            joining = [starter] + self.rnd.sample(others, self.rnd.randint(max(fewest, 2), min(most, len(self.keys))) - 1)
+            how_many = self.rnd.randint(max(fewest, 2), min(most, len(self.keys)))
+            joining = [starter] + self.rnd.sample(others, how_many - 1)
             for s in joining:
                 out.append(press(t, s, "slap"))
                 t += 0.15
