@@ -158,3 +158,11 @@ def test_a_fault_outside_any_game_ends_a_scripted_run_with_its_traceback(tmp_pat
     run = run_box(PAY_TO_PLAY, "0.4 1 ok\n0.8 1 ok\n1.2 1 ok\n", tmp_path / "games",
                   python=faulty("companion.table.lobby:Lobby.handle", "ok"))
     assert run.code == 1 and "Traceback" in run.log and "PutInFault" in run.log
+
+
+def test_the_sentence_says_where_the_game_is_kept_or_that_it_is_not():
+    from companion.table.faults import fault_sentence
+
+    assert fault_sentence("Quiz", 12) == "Quiz hit a fault and is kept as game 12"
+    assert fault_sentence("Quiz", None) == "Quiz hit a fault and is kept"  # a journal without a number
+    assert fault_sentence("Quiz", 12, kept=False) == "Quiz hit a fault and was stopped"  # not saved

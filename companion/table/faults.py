@@ -25,10 +25,12 @@ from ..rulebook import SHORT_TITLES
 log = logging.getLogger(__name__)
 
 
-def fault_sentence(title: str, number: int | None) -> str:
+def fault_sentence(title: str, number: int | None, kept: bool = True) -> str:
     """What every screen says of a game set aside by a fault: where it is kept, if it is."""
-    if number is None:  # no journal (a read-only state directory): nothing of it is kept
+    if not kept:  # no journal (a read-only state directory): nothing of it is kept
         return f"{title} hit a fault and was stopped"
+    if number is None:  # a journal from before games were numbered
+        return f"{title} hit a fault and is kept"
     return f"{title} hit a fault and is kept as game {number}"
 
 
@@ -60,13 +62,13 @@ class Faults:
             journal.close()
             postpone(journal.path)
         self._leave_game()
-        self.told_set_aside(rules.name, number if journal is not None else None)
+        self.told_set_aside(rules.name, number, kept=journal is not None)
 
-    def told_set_aside(self, game: str, number: int | None) -> None:
+    def told_set_aside(self, game: str, number: int | None, kept: bool = True) -> None:
         """Say on every screen (and in the log) that a game of ``game`` hit a fault and is kept
-        as game ``number``."""
+        as game ``number`` (or, not ``kept``, was stopped)."""
         self.faults += 1
-        self.fault_notice = fault_sentence(SHORT_TITLES.get(game, games.get(game).title), number)
+        self.fault_notice = fault_sentence(SHORT_TITLES.get(game, games.get(game).title), number, kept)
         log.error("%s", self.fault_notice)
         self.cues.append("wrong")
         self.version += 1
