@@ -146,7 +146,8 @@ class Seating:
         wanted = rules.players_allowed().replace(" to ", "-")
         nobody = (rules.title,)
         if rules.host_seat:  # one who joins hosts: the count is of the players beside the host
-            count, wanted = max(count - 1, 0), f"{rules.min_players - 1}-{rules.max_players - 1}"
+            fewest, most = rules.min_players - 1, min(rules.max_players, len(self.names)) - 1  # as the lobby says
+            count, wanted = max(count - 1, 0), f"{fewest}" if fewest == most else f"{fewest}-{most}"
             nobody = (f"{rules.title}: a host and {wanted} players",)
         added = tuple(f"Bot:{level}" for level in self.added)
         joined = tuple(self.joined[s] for s in sorted(self.joined)) + self.bots + added or nobody
