@@ -14,6 +14,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from companion.cli import main
+from companion.web.room import CODE_LENGTH, CODE_LETTERS
 from companion.daemon import Daemon
 from companion.profile import ProfileError, TableScreenProfile, load_profile, parse_profile
 from companion.script import ScriptPress
@@ -159,8 +160,10 @@ def test_the_daemon_shows_the_public_view_of_the_game_on_the_table_screen(tmp_pa
 
 def test_sim_table_screen_screenshot_is_the_public_view_after_the_script(tmp_path, monkeypatch):
     """``companion sim --table-screen 640x360 --script S --screenshot F`` saves F.table.png: the
-    game the script started, drawn as the renderer draws its public view."""
+    game the script started, drawn as the renderer draws its public view (with the room code phones
+    join with in its header: the simulator always lets phones watch)."""
     monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    monkeypatch.setattr("companion.web.room.secrets.choice", lambda letters: letters[0])
     script = tmp_path / "start.txt"
     script.write_text("".join(f"{0.06 * (i + 1):.2f} 1 ok 0.02\n" for i in range(6)))
     shot = tmp_path / "shot.png"
@@ -169,8 +172,9 @@ def test_sim_table_screen_screenshot_is_the_public_view_after_the_script(tmp_pat
     assert status == 0
     table = Image.open(tmp_path / "shot.table.png").convert("RGB")
     assert table.size == (640, 360)
+    room = CODE_LETTERS[0] * CODE_LENGTH
     view = PublicView("Pay-to-Play", "Ana to play (X)", ("Ana", "Ben"), (0, 0), mark=0, board="." * 9,
-                      trail=((0, 0),))           # the balances hold no income before a turn is played
+                      trail=((0, 0),), room=room)  # the balances hold no income before a turn is played
     assert ImageChops.difference(table, render(view, (640, 360))).getbbox() is None
 
 
