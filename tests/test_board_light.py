@@ -59,7 +59,8 @@ class RevealProbe(RaceProbe):
         self.presses.append(event)
         super().handle(event)
 
-    def revealed(self, number: int, onsets: dict[int, int], light: dict[int, int] | None = None) -> None:
+    def revealed(self, number: int, onsets: dict[int, int], light: dict[int, int] | None = None,
+                 errors: dict[int, int] | None = None) -> None:
         self.race.reveal(onsets, light)
 
 

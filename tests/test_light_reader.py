@@ -83,7 +83,7 @@ class RevealProbe(RaceProbe):
     def stuck(self, station, key):
         pass
 
-    def revealed(self, reveal, onsets, light):
+    def revealed(self, reveal, onsets, light, errors=None):
         self.revealed_at = (time.monotonic_ns(), onsets, light)
         self.race.reveal(onsets, light)
 
