@@ -15,9 +15,11 @@
 # next boot; skipped where there is none), makes a system user in the gpio, i2c and dialout
 # groups, adds udev rules (/dev/gpiochip* to group gpio where the OS has no such rule;
 # ModemManager leaves the button board alone) and loads cdc_acm at boot (so the unit's
-# DeviceAllow=char-ttyACM always resolves). An update builds the new version in a venv beside the
-# running one and switches over only once it installed and checked the profile: if anything
-# fails, the old version stays installed and running. Everything it adds is listed in
+# DeviceAllow=char-ttyACM always resolves). A profile whose [web] section is on gets the unit's
+# drop-in systemd/phones.conf (the box's own network only, for phones); one without has none.
+# An update builds the new version in a venv beside the running one and switches over only once
+# it installed and checked the profile: if anything fails, the old version stays installed and
+# running. Everything it adds is listed in
 # /opt/companion/installed, and --uninstall removes exactly that, keeping the profile and the
 # journals (given to root, readable by all).
 # Paths can be moved for testing: PREFIX CONF UNIT_DIR UDEV_DIR UDEV_RULE_DIRS MODULES_DIR
@@ -172,6 +174,26 @@ profile_overlays() {  # the config.txt lines the profile's display buses need
   fi
 }
 
+profile_lets_phones_in() {  # whether the profile's [web] section is on (phones join over the network)
+  local python=("$PREFIX/$NEW/bin/python")
+  [ -x "${python[0]}" ] || python=(env PYTHONPATH="$SRC" "$PYTHON")  # a dry run: ask the source tree
+  "${python[@]}" -c 'import sys; from companion.profile import load_profile
+sys.exit(0 if load_profile(sys.argv[1]).web.enabled else 1)' "$IN_SERVICE"
+}
+
+phones_network() {  # the unit's network drop-in where the profile lets phones in; none where not
+  local dropin="$UNIT_DIR/companion.service.d/phones.conf"
+  if profile_lets_phones_in; then
+    if [ ! -d "$UNIT_DIR/companion.service.d" ]; then
+      step "unit drop-in dir" mkdir -p "$UNIT_DIR/companion.service.d"
+      remember dir "$UNIT_DIR/companion.service.d"
+    fi
+    place "phones on the box's own network (unit drop-in)" "$SRC/systemd/phones.conf" "$dropin"
+  elif [ -e "$dropin" ]; then
+    step "no [web] in the profile: the unit without a network again" rm -f "$dropin"
+  fi
+}
+
 boot_config() {  # I2C on at 400 kHz and the profile's bus overlays, from the next boot
   local lines line old added=0
   if [ ! -f "$BOOT_CONFIG" ] && [ "$DRY" = 0 ]; then
@@ -314,6 +336,7 @@ do_install() {
   fi
   step "unit dir" mkdir -p "$UNIT_DIR"
   place "unit" "$SRC/systemd/companion.service" "$UNIT_DIR/companion.service"
+  phones_network
   step "reload systemd" systemctl daemon-reload
   step "start at boot" systemctl enable companion.service
   switch_to "$NEW"
@@ -329,7 +352,7 @@ do_install() {
 }
 
 do_uninstall() {
-  local kind what entries=()
+  local kind what entries=() dirs=()
   if [ -f "$RECORD" ]; then
     mapfile -t entries < "$RECORD"
   elif [ "$DRY" = 1 ] || [ -e "$UNIT_DIR/companion.service" ] || [ -d "$PREFIX" ]; then
@@ -350,7 +373,13 @@ do_uninstall() {
         sed -i "s/^dtparam=i2c_arm_baudrate=$I2C_HZ\$/$what/" "$BOOT_CONFIG" ;;
       user) if [ "$DRY" = 1 ] || getent passwd "$what" >/dev/null; then step "remove user $what" userdel "$what"; fi ;;
       group) if [ "$DRY" = 1 ] || getent group "$what" >/dev/null; then step "remove group $what" groupdel "$what"; fi ;;
+      dir) dirs+=("$what") ;;  # once the files in it are gone
     esac
+  done
+  for what in "${dirs[@]}"; do
+    if [ "$DRY" = 1 ] || [ -d "$what" ]; then
+      step "remove $what if nothing else is in it" rmdir --ignore-fail-on-non-empty "$what"
+    fi
   done
   step "reload systemd" systemctl daemon-reload
   step "reload udev rules" udevadm control --reload-rules

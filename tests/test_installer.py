@@ -264,6 +264,27 @@ def test_a_new_version_that_does_not_start_is_rolled_back(installed):
     assert box.companion("profile", "check", str(box.profile)).returncode == 0
 
 
+def test_a_profile_that_lets_phones_in_gets_the_network_drop_in_and_loses_it_without(installed):
+    """Phones need the box's network, which the unit alone does not have: a profile with [web] on
+    gets systemd/phones.conf as the unit's drop-in; taken off again, the drop-in goes (and the
+    uninstall below removes what is left)."""
+    box, _ = installed
+    dropin = box.unit.parent / "companion.service.d" / "phones.conf"
+    without = box.profile.read_text()
+    assert not dropin.exists()
+    box.profile.write_text(without + '\n[web]\nenabled = true\n')
+    result = box.run("--profile", str(GPIO_3))
+    assert result.returncode == 0, result.stderr
+    assert dropin.read_text() == (ROOT / "systemd/phones.conf").read_text()
+    assert "phones on the box's own network (unit drop-in)" in steps(result.stdout)
+    box.profile.write_text(without)
+    result = box.run("--profile", str(GPIO_3))
+    assert result.returncode == 0, result.stderr
+    assert not dropin.exists() and "no [web] in the profile: the unit without a network again" in steps(result.stdout)
+    box.profile.write_text(without + '\n[web]\nenabled = true\n')  # the uninstall takes it and its folder away
+    assert box.run("--profile", str(GPIO_3)).returncode == 0 and dropin.exists()
+
+
 def test_uninstall_removes_what_it_added_and_leaves_the_journals_readable(installed):
     box, _ = installed
     journal = box.state_dir / "games" / "20260101-000000-triangle.jsonl"
@@ -274,6 +295,7 @@ def test_uninstall_removes_what_it_added_and_leaves_the_journals_readable(instal
     result = box.run("--uninstall")
     assert result.returncode == 0, result.stderr
     assert not box.prefix.exists() and not box.unit.exists() and not box.modules.exists()
+    assert not (box.unit.parent / "companion.service.d").exists()   # the phones drop-in's, made by it
     assert list(box.udev.iterdir()) == []
     assert box.boot_config.read_text() == BOOT_CONFIG    # exactly as it was
     assert journal.read_text() == '{"game": "triangle"}\n'
@@ -341,7 +363,9 @@ def test_without_apt_lgpio_on_python_313_it_is_built_from_source(tmp_path):
 
 def test_every_dependency_is_pinned_and_the_placeholder_lgpio_is_pinned_out():
     pins = [line for line in CONSTRAINTS.read_text().splitlines() if line and not line.startswith("#")]
-    assert {p.split("==")[0].lower() for p in pins} >= {"gpiozero", "luma.oled", "pyserial", "pillow", "lgpio"}
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    named = {re.split(r"[<>=!~; ]", d, maxsplit=1)[0].lower() for d in dependencies}
+    assert {p.split("==")[0].lower() for p in pins} >= named | {"lgpio"}
     assert all("==" in p for p in pins)
     assert "lgpio==0.2.2.0" in pins
 
