@@ -160,7 +160,8 @@ class Players:
         starter = self._player()
         if len(self.keys) > most or self.rnd.random() < 0.3:
             others = [s for s in range(1, len(self.keys) + 1) if s != starter]
-            how_many = self.rnd.randint(max(fewest, 2), min(most, len(self.keys)))
+            room = min(most, len(self.keys))  # a game for more than the box's stations: bots sit in
+            how_many = self.rnd.randint(min(max(fewest, 2), room), room)
             joining = [starter] + self.rnd.sample(others, how_many - 1)
             for s in joining:
                 out.append(press(t, s, "slap"))
