@@ -175,8 +175,10 @@ profile_overlays() {  # the config.txt lines the profile's display buses need
 }
 
 profile_lets_phones_in() {  # whether the profile's [web] section is on (phones join over the network)
-  local python=("$PREFIX/$NEW/bin/python")
-  [ -x "${python[0]}" ] || python=(env PYTHONPATH="$SRC" "$PYTHON")  # a dry run: ask the source tree
+  # -I: the installed program, never the tree in the current folder (as root, importing the
+  # maker's tree would leave files there the maker cannot delete); -B: a dry run writes nothing.
+  local python=("$PREFIX/$NEW/bin/python" -I)
+  [ -x "${python[0]}" ] || python=(env PYTHONPATH="$SRC" "$PYTHON" -B)  # a dry run: ask the source tree
   "${python[@]}" -c 'import sys; from companion.profile import load_profile
 sys.exit(0 if load_profile(sys.argv[1]).web.enabled else 1)' "$IN_SERVICE"
 }

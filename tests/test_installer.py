@@ -264,11 +264,18 @@ def test_a_new_version_that_does_not_start_is_rolled_back(installed):
     assert box.companion("profile", "check", str(box.profile)).returncode == 0
 
 
-def test_a_profile_that_lets_phones_in_gets_the_network_drop_in_and_loses_it_without(installed):
+def test_a_profile_that_lets_phones_in_gets_the_network_drop_in_and_loses_it_without(installed, tmp_path,
+                                                                                     monkeypatch):
     """Phones need the box's network, which the unit alone does not have: a profile with [web] on
     gets systemd/phones.conf as the unit's drop-in; taken off again, the drop-in goes (and the
-    uninstall below removes what is left)."""
+    uninstall below removes what is left). The installer asks the installed program, never a
+    ``companion`` folder where it is run from (a maker runs it from their tree: importing that as
+    root left files there the maker could not delete)."""
     box, _ = installed
+    decoy = tmp_path / "companion"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text('raise SystemExit("the tree in the current folder was imported")\n')
+    monkeypatch.chdir(tmp_path)
     dropin = box.unit.parent / "companion.service.d" / "phones.conf"
     without = box.profile.read_text()
     assert not dropin.exists()
