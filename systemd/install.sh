@@ -166,20 +166,22 @@ apt_packages() {
   step "apt packages" apt-get install -y --no-install-recommends "${packages[@]}"
 }
 
-profile_overlays() {  # the config.txt lines the profile's display buses need
-  if [ -x "$PREFIX/$NEW/bin/companion" ]; then
-    "$PREFIX/$NEW/bin/companion" profile overlays "$IN_SERVICE"
+program_python() {  # program_python ARGS...: Python with the program being installed importable
+  # -I: the installed program, never a tree in the current folder (as root, importing the maker's
+  # tree would leave files there the maker cannot delete); -B: a dry run writes nothing.
+  if [ -x "$PREFIX/$NEW/bin/python" ]; then
+    "$PREFIX/$NEW/bin/python" -I "$@"
   else  # a dry run: nothing was installed, ask the source tree
-    PYTHONPATH="$SRC" "$PYTHON" -m companion profile overlays "$IN_SERVICE"
+    PYTHONPATH="$SRC" "$PYTHON" -B "$@"
   fi
 }
 
+profile_overlays() {  # the config.txt lines the profile's display buses need
+  program_python -m companion profile overlays "$IN_SERVICE"
+}
+
 profile_lets_phones_in() {  # whether the profile's [web] section is on (phones join over the network)
-  # -I: the installed program, never the tree in the current folder (as root, importing the
-  # maker's tree would leave files there the maker cannot delete); -B: a dry run writes nothing.
-  local python=("$PREFIX/$NEW/bin/python" -I)
-  [ -x "${python[0]}" ] || python=(env PYTHONPATH="$SRC" "$PYTHON" -B)  # a dry run: ask the source tree
-  "${python[@]}" -c 'import sys; from companion.profile import load_profile
+  program_python -c 'import sys; from companion.profile import load_profile
 sys.exit(0 if load_profile(sys.argv[1]).web.enabled else 1)' "$IN_SERVICE"
 }
 
