@@ -72,13 +72,93 @@ def test_main_prints_json_and_exits_with_the_summary_code(monkeypatch, capsys):
     failed = passed("bookworm")
     summary.fail(failed, "watchdog_ok", "no ping")
     asked = []
-    monkeypatch.setattr(vm.run, "run_check", lambda release, tree, log, keep, board: asked.append(board) or failed)
+    monkeypatch.setattr(vm.run, "run_check",
+                        lambda release, tree, log, keep, board, arch: asked.append((board, arch)) or failed)
     assert main(["check", "--release", "bookworm", "--board", "pi5", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["release"] == "bookworm" and out["watchdog_ok"] is False
-    monkeypatch.setattr(vm.run, "run_check", lambda release, tree, log, keep, board: asked.append(board) or passed())
-    assert main(["check"]) == 0
-    assert asked == ["pi5", "pi4"]
+    monkeypatch.setattr(vm.run, "run_check",
+                        lambda release, tree, log, keep, board, arch: asked.append((board, arch)) or passed())
+    assert main(["check", "--arch", "arm64"]) == 0
+    assert asked == [("pi5", "amd64"), ("pi4", "arm64")]
+
+
+def test_the_program_check_exits_with_its_verdict(monkeypatch, capsys):
+    from vm import program
+
+    result = {"release": "trixie", "arch": "arm64", "lgpio_built_ok": True, "game_matches_host": False,
+              "program_ok": False, "seconds": 1.0, "stage_seconds": {"game": 1.0},
+              "reasons": {"program_ok": "arm64 told another game"}}
+    monkeypatch.setattr(program, "check", lambda release, arch, tree, log: result)
+    assert main(["program"]) == 1
+    assert "FAIL game_matches_host" in capsys.readouterr().out
+    result.update(game_matches_host=True, program_ok=True, reasons={})
+    assert main(["program", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["program_ok"] is True
+
+
+# --- a Pi's architecture ----------------------------------------------------------------------------
+
+def test_an_arm64_guest_is_qemus_virt_machine_with_the_boards_own_core(tmp_path):
+    from vm.guest import Guest
+
+    pi5 = Guest(tmp_path, tmp_path, tmp_path, board="pi5", arch="arm64").command()
+    assert pi5[:2] == ["qemu-system-aarch64", "-machine"] and pi5[pi5.index("-cpu") + 1] == "cortex-a76"
+    assert "console=ttyAMA0" in pi5[pi5.index("-append") + 1]
+    pi4 = Guest(tmp_path, tmp_path, tmp_path, board="pi4", arch="arm64").command()
+    assert pi4[pi4.index("-cpu") + 1] == "cortex-a72"
+    pc = Guest(tmp_path, tmp_path, tmp_path).command()
+    assert pc[0] == "qemu-system-x86_64" and "console=ttyS0" in pc[pc.index("-append") + 1]
+
+
+def test_each_architecture_has_its_own_kernel_archive_base_and_image():
+    from vm import image
+
+    assert "linux-image-arm64" in image.packages("arm64") and "linux-headers-amd64" in image.packages("amd64")
+    assert not any("{" in name for name in image.packages("arm64"))
+    assert image.apt_dir("trixie", "arm64") != image.apt_dir("trixie", "amd64")
+    assert image.base_dir("trixie", "arm64") != image.base_dir("trixie", "amd64")
+    assert image.image_dir("trixie", "arm64") != image.image_dir("trixie", "amd64")
+    command = image.base_command("trixie", "arm64", Path("/a"), Path("/b/base.tar"))
+    assert "--architectures=arm64" in command and command[-3:] == ["trixie", "/b/base.tar", image.MIRROR]
+
+
+def test_the_base_is_named_by_its_recipe_not_by_where_it_is_built():
+    from vm import image
+
+    here = image.base_command("trixie", "arm64", Path("/cache/apt"), Path("/cache/base.tar"))
+    assert image.recipe_hash(here) != image.recipe_hash(image.base_command("bookworm", "arm64", Path("/cache/apt"),
+                                                                           Path("/cache/base.tar")))
+    assert image.base_dir("trixie", "arm64") == image.base_dir("trixie", "arm64")
+
+
+def test_wheels_for_an_arm64_guest_are_aarch64_ones():
+    cmd = wheels.download_command(ROOT, "trixie", Path("/tmp/w"), arch="arm64")
+    asked = [cmd[i + 1] for i, arg in enumerate(cmd) if arg == "--platform"]
+    assert asked and all(p.endswith("aarch64") for p in asked)
+    assert wheels.wheel_dir(ROOT, "trixie", "arm64") != wheels.wheel_dir(ROOT, "trixie", "amd64")
+
+
+def test_a_compiled_module_is_known_by_its_elf_machine():
+    import platform
+    import sys
+
+    from vm import program
+
+    arch = {"x86_64": "amd64", "aarch64": "arm64"}[platform.machine()]
+    assert program.elf_machine(Path(sys.executable).resolve()) == program.ELF_MACHINES[arch]
+
+
+def test_two_journals_of_one_game_tell_the_same_story_whatever_the_times(tmp_path):
+    from vm import program
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text('{"header": 1}\n{"type": "action", "action": "slap", "player": 1, "t": 1.5}\n')
+    b.write_text('{"header": 2}\n{"type": "action", "action": "slap", "player": 1, "t": 9.25}\n')
+    verdict = {"scores": [0, 1], "winners": [1], "over": True}
+    assert program.told(a, verdict) == program.told(b, verdict)
+    b.write_text('{"header": 2}\n{"type": "action", "action": "slap", "player": 0, "t": 9.25}\n')
+    assert program.told(a, verdict) != program.told(b, verdict)
 
 
 # --- the job agent's protocol ------------------------------------------------------------------------

@@ -156,12 +156,13 @@ def stage_share(tree: Path, share: Path, wheel_dir: Path) -> None:
 class Run:
     """One check run: the guest, the summary and the per-stage bookkeeping."""
 
-    def __init__(self, release: str, tree: Path, log, board: str = "pi4") -> None:
+    def __init__(self, release: str, tree: Path, log, board: str = "pi4", arch: str = "amd64") -> None:
         self.release = release
         self.board = board
+        self.arch = arch
         self.tree = tree
         self.log = log
-        self.summary = result.new(release, board)
+        self.summary = result.new(release, board, arch)
         self.guest: Guest | None = None
 
     def stage(self, name: str, func, *keys: str) -> bool:

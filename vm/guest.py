@@ -1,7 +1,8 @@
 """Booting the virtual Pi under QEMU and running jobs in it through the share (vm/agent.py).
 
-QEMU runs with TCG (``-accel tcg,thread=multi -cpu max``): this machine's /dev/kvm does not boot
-a stock Debian kernel. Each boot gets a fresh copy-on-write overlay of the cached image, so the
+QEMU runs with TCG (``-accel tcg,thread=multi``): this machine's /dev/kvm does not boot a stock
+Debian kernel. An ``amd64`` guest is a PC (``-cpu max``); an ``arm64`` guest is QEMU's ``virt``
+machine with the board's own CPU core (:data:`ARM_CORES`). Each boot gets a fresh copy-on-write overlay of the cached image, so the
 image stays clean and a run leaves nothing behind for the next. Every wait is for a file to
 appear, bounded by a timeout; a timeout stops the guest and says what it was waiting for.
 """
@@ -16,6 +17,10 @@ from pathlib import Path
 
 from vm import agent
 
+ARM_CORES = {"pi4": "cortex-a72", "pi5": "cortex-a76"}
+"""The Pi 4's BCM2711 has Cortex-A72 cores, the Pi 5's BCM2712 Cortex-A76 (Raspberry Pi's product
+briefs); QEMU emulates both. ``-cpu max`` would add pointer authentication, which TCG emulates
+slowly and no Pi has."""
 BOOT_TIMEOUT_S = 420  # ~19 s on an idle machine, ~76 s on a loaded one; TCG on 2 shared cores
 POLL_S = 0.1
 
@@ -26,7 +31,7 @@ class GuestError(RuntimeError):
 
 class Guest:
     def __init__(self, image: Path, run_dir: Path, apt: Path, board: str = "pi4", memory_mb: int = 2048,
-                 cpus: int = 2) -> None:
+                 cpus: int = 2, arch: str = "amd64") -> None:
         self.image = image
         self.run_dir = run_dir
         self.apt = apt
@@ -34,6 +39,7 @@ class Guest:
         self.share = run_dir / "share"
         self.memory_mb = memory_mb
         self.cpus = cpus
+        self.arch = arch
         self.proc: subprocess.Popen | None = None
         self.serial = 0
 
@@ -42,11 +48,18 @@ class Guest:
         return self.run_dir / "console.log"
 
     def command(self) -> list[str]:
-        return [
-            "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max",
+        if self.arch == "arm64":
+            machine = ["qemu-system-aarch64", "-machine", "virt", "-accel", "tcg,thread=multi",
+                       "-cpu", ARM_CORES[self.board]]
+            console = "ttyAMA0"
+        else:
+            machine = ["qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max"]
+            console = "ttyS0"
+        return machine + [
             "-smp", str(self.cpus), "-m", str(self.memory_mb), "-display", "none", "-no-reboot",
             "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"),
-            "-append", f"root=/dev/vda rw console=ttyS0 quiet panic=-1 systemd.show_status=0 vm.board={self.board}",
+            "-append", f"root=/dev/vda rw console={console} quiet panic=-1 systemd.show_status=0 "
+                       f"vm.board={self.board}",
             "-drive", f"file={self.run_dir / 'disk.qcow2'},if=virtio,format=qcow2,cache=unsafe",
             "-virtfs", f"local,path={self.share},mount_tag=share,security_model=none,id=share",
             # apt's archive, read-only; no network device: nothing in the guest reaches Debian's archive

@@ -16,22 +16,24 @@ from vm.checks import Run, stage_share
 from vm.guest import Guest
 
 
-def run_check(release: str, tree: Path, log, keep: bool = False, board: str = "pi4") -> dict:
+def run_check(release: str, tree: Path, log, keep: bool = False, board: str = "pi4",
+              arch: str = "amd64") -> dict:
     if str(tree) not in sys.path:
         sys.path.insert(0, str(tree))  # the game and delivery stages use the product's own modules
-    run = Run(release, tree, log, board)
+    run = Run(release, tree, log, board, arch)
     s = run.summary
     start = time.monotonic()
-    run_dir = image.cache_root() / f"run-{release}-{board}"
+    name = f"{release}-{board}" + ("" if arch == "amd64" else f"-{arch}")
+    run_dir = image.cache_root() / f"run-{name}"
     paths: dict[str, Path] = {}
 
     def host() -> None:
-        paths["wheels"] = wheels.fetch(tree, release, log)
-        paths["image"] = image.build(release, log)
+        paths["wheels"] = wheels.fetch(tree, release, log, arch)
+        paths["image"] = image.build(release, log, arch)
 
     def boot() -> None:
         stage_share(tree, run_dir / "share", paths["wheels"])
-        run.guest = Guest(paths["image"], run_dir, image.apt_dir(release), board)
+        run.guest = Guest(paths["image"], run_dir, image.apt_dir(release, arch), board, arch=arch)
         run.guest.start()
         info = run.guest.wait_ready()
         s["guest_kernel"] = info.get("kernel")
@@ -47,7 +49,7 @@ def run_check(release: str, tree: Path, log, keep: bool = False, board: str = "p
     finally:
         run.guest.stop()
         s["seconds"] = round(time.monotonic() - start, 1)
-        (image.cache_root() / f"last-check-{release}-{board}.json").write_text(result.to_json(s))
+        (image.cache_root() / f"last-check-{name}.json").write_text(result.to_json(s))
         if not keep:
             shutil.rmtree(run_dir / "share" / "src", ignore_errors=True)
             (run_dir / "disk.qcow2").unlink(missing_ok=True)

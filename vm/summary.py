@@ -20,8 +20,8 @@ FIGURES = ("vm_gpio_delivery_p50_ms", "vm_gpio_delivery_p99_ms")
 REQUIRED = ("release",) + CHECKS + FIGURES + ("seconds",)
 
 
-def new(release: str, board: str = "pi4") -> dict:
-    summary: dict = {"release": release, "board": board}
+def new(release: str, board: str = "pi4", arch: str = "amd64") -> dict:
+    summary: dict = {"release": release, "board": board, "arch": arch}
     summary.update({key: False for key in CHECKS})
     summary.update({key: None for key in FIGURES})
     summary.update({"seconds": 0.0, "stage_seconds": {}, "reasons": {}, "findings": {}})
@@ -48,7 +48,8 @@ def to_json(summary: dict) -> str:
 
 
 def to_text(summary: dict) -> str:
-    lines = [f"virtual Pi check on {summary['release']}, {summary.get('board', 'pi4')} "
+    lines = [f"virtual Pi check on {summary['release']} {summary.get('arch', 'amd64')}, "
+             f"{summary.get('board', 'pi4')} "
              f"({summary['seconds']:.0f} s, emulator figures)"]
     for key in CHECKS:
         mark = "ok  " if summary.get(key) is True else "FAIL"

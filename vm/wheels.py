@@ -16,13 +16,21 @@ from pathlib import Path
 
 from vm.image import RELEASES, cache_root
 
-PLATFORMS = ["manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_28_x86_64",
-             "manylinux_2_34_x86_64", "linux_x86_64"]
+MACHINES = {"amd64": "x86_64", "arm64": "aarch64"}  # Debian's architecture -> the wheels' machine
+
+
+def platforms(arch: str) -> list[str]:
+    machine = MACHINES[arch]
+    return [f"manylinux_2_17_{machine}", f"manylinux2014_{machine}", f"manylinux_2_28_{machine}",
+            f"manylinux_2_34_{machine}", f"linux_{machine}"]
+
+
 BUILD_REQUIREMENTS = ["setuptools>=68", "wheel"]
 LGPIO = "lgpio==0.2.2.0"
 """gpiozero's pin driver. A Pi's OS has it from apt (python3-lgpio, Raspberry Pi's archive), which
 plain Debian lacks: the installer then takes PyPI's wheel (CPython up to 3.12) or builds PyPI's
-source, so both are in the wheel directory (the source only where no wheel fits)."""
+source, so both are in the wheel directory (the source only where no wheel fits: CPython 3.13, and
+every arm64 guest)."""
 
 
 def requirements(tree: Path) -> list[str]:
@@ -32,14 +40,15 @@ def requirements(tree: Path) -> list[str]:
     return list(project["project"]["dependencies"]) + list(build) + BUILD_REQUIREMENTS
 
 
-def download_command(tree: Path, release: str, dest: Path, wanted: list[str] | None = None) -> list[str]:
+def download_command(tree: Path, release: str, dest: Path, wanted: list[str] | None = None,
+                     arch: str = "amd64") -> list[str]:
     """pip download of ``wanted`` (default: :func:`requirements`) as wheels for the guest's Python."""
     version = RELEASES[release]
     abi = "cp" + version.replace(".", "")
     cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(dest),
            "--only-binary=:all:", "--python-version", version, "--implementation", "cp",
            "--abi", abi]
-    for platform in PLATFORMS:
+    for platform in platforms(arch):
         cmd += ["--platform", platform]
     constraints = tree / "systemd" / "constraints.txt"
     if constraints.exists():
@@ -47,24 +56,24 @@ def download_command(tree: Path, release: str, dest: Path, wanted: list[str] | N
     return cmd + (requirements(tree) if wanted is None else wanted)
 
 
-def wheel_dir(tree: Path, release: str) -> Path:
-    h = hashlib.sha256(release.encode())
+def wheel_dir(tree: Path, release: str, arch: str = "amd64") -> Path:
+    h = hashlib.sha256(f"{release} {arch}".encode())
     for name in ("pyproject.toml", "systemd/constraints.txt"):
         path = tree / name
         h.update(path.read_bytes() if path.exists() else b"")
-    return cache_root() / f"wheels-{release}-{h.hexdigest()[:12]}"
+    return cache_root() / f"wheels-{release}-{arch}-{h.hexdigest()[:12]}"
 
 
-def fetch(tree: Path, release: str, log) -> Path:
-    dest = wheel_dir(tree, release)
+def fetch(tree: Path, release: str, log, arch: str = "amd64") -> Path:
+    dest = wheel_dir(tree, release, arch)
     if (dest / ".complete").exists():
         return dest
     dest.mkdir(parents=True, exist_ok=True)
-    log(f"downloading wheels for CPython {RELEASES[release]}")
-    proc = subprocess.run(download_command(tree, release, dest), capture_output=True, text=True)
+    log(f"downloading wheels for CPython {RELEASES[release]} on {arch}")
+    proc = subprocess.run(download_command(tree, release, dest, arch=arch), capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError("pip download failed:\n" + proc.stdout[-2000:] + proc.stderr[-2000:])
-    if subprocess.run(download_command(tree, release, dest, [LGPIO]), capture_output=True).returncode != 0:
+    if subprocess.run(download_command(tree, release, dest, [LGPIO], arch), capture_output=True).returncode != 0:
         source = [sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(dest), "--no-deps",
                   "--no-binary", ":all:", LGPIO]
         proc = subprocess.run(source, capture_output=True, text=True)

@@ -25,3 +25,8 @@ mkdir -p "$HARNESS"
   > "$HARNESS/cpuinfo"
 mount --bind "$HARNESS/cpuinfo" /proc/cpuinfo
 echo "$BOARD" > "$HARNESS/board"
+# A Pi's chips exist from the kernel's start, and udev has given them their groups (the installer's
+# rule) long before the service starts; these were made just now: wait for udev to finish with them,
+# or the service, ordered after this unit, may meet /dev/gpiochip0 still root's (seen at a loaded
+# boot: "can not open gpiochip", then a restart).
+udevadm settle --timeout=60
