@@ -9,6 +9,12 @@ BOARD=$(sed -n 's/.*vm\.board=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 BOARD=${BOARD:-pi4}
 HARNESS=/var/lib/vm-harness
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+# What the emulated machine has and no Pi has goes: QEMU's arm64 `virt` machine has a GPIO
+# controller of its own (a PL061, for its power button), which would be gpiochip0 and push the
+# header's chip off the number a Pi's kernel gives it (gpiozero opens gpiochip0 on a Pi 4).
+for dev in /sys/bus/amba/drivers/pl061_gpio/*.pl061; do
+  [ -e "$dev" ] && echo "${dev##*/}" > /sys/bus/amba/drivers/pl061_gpio/unbind
+done
 modprobe gpio-sim
 python3 /share/tools/pins.py setup "$BOARD"
 modprobe i2c-dev
