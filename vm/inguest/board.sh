@@ -11,10 +11,16 @@ HARNESS=/var/lib/vm-harness
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 # What the emulated machine has and no Pi has goes: QEMU's arm64 `virt` machine has a GPIO
 # controller of its own (a PL061, for its power button), which would be gpiochip0 and push the
-# header's chip off the number a Pi's kernel gives it (gpiozero opens gpiochip0 on a Pi 4).
-for dev in /sys/bus/amba/drivers/pl061_gpio/*.pl061; do
-  [ -e "$dev" ] && echo "${dev##*/}" > /sys/bus/amba/drivers/pl061_gpio/unbind
-done
+# header's chip off the number a Pi's kernel gives it (gpiozero opens gpiochip0 on a Pi 4). Its
+# button's driver first: while gpio-keys holds a line, the chip keeps its number (seen: the
+# header became gpiochip1).
+unbind_all() {  # unbind_all DRIVER_DIR: every device bound to the driver, if it is there
+  for dev in "$1"/*; do
+    if [ -L "$dev" ] && [ "${dev##*/}" != module ]; then echo "${dev##*/}" > "$1/unbind"; fi
+  done
+}
+unbind_all /sys/bus/platform/drivers/gpio-keys
+unbind_all /sys/bus/amba/drivers/pl061_gpio
 modprobe gpio-sim
 python3 /share/tools/pins.py setup "$BOARD"
 modprobe i2c-dev
