@@ -159,7 +159,6 @@ class Run:
     def __init__(self, release: str, tree: Path, log, board: str = "pi4", arch: str = "amd64") -> None:
         self.release = release
         self.board = board
-        self.arch = arch
         self.tree = tree
         self.log = log
         self.summary = result.new(release, board, arch)

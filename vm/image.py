@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -37,9 +38,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 MIRROR = "http://deb.debian.org/debian"
 RELEASES = {"trixie": "3.13", "bookworm": "3.11"}  # release -> the guest's CPython
-ARCHES = ("amd64", "arm64")
-"""The guest's architecture: ``amd64`` (fast under the emulator, what CI checks) or ``arm64``, a
-Pi's own (Raspberry Pi OS is arm64), where no lgpio wheel exists for CPython 3.13."""
+MACHINES = {"amd64": "x86_64", "arm64": "aarch64"}
+"""The guest's architecture, as Debian names it -> the machine, as the kernel (``uname -m``),
+qemu-user and the wheels' tags name it: ``amd64`` (fast under the emulator, what CI checks) or
+``arm64``, a Pi's own (Raspberry Pi OS is arm64), where no lgpio wheel exists for CPython 3.13."""
+ARCHES = tuple(MACHINES)
 IMAGE_SIZE = "4G"
 PACKAGES = [
     "systemd", "systemd-sysv", "udev", "dbus", "kmod", "iproute2", "procps", "ca-certificates",
@@ -126,6 +129,23 @@ def is_built(release: str, arch: str = "amd64") -> bool:
     return all((d / name).exists() for name in ("rootfs.img", "vmlinuz", "initrd.img"))
 
 
+def check_runs_here(arch: str) -> None:
+    """``arch``'s programs must run on this machine: natively, or through qemu-user registered with
+    the kernel's binfmt_misc (with its F flag, so a chroot finds it)."""
+    machine = MACHINES[arch]
+    if machine != platform.machine() and not Path(f"/proc/sys/fs/binfmt_misc/qemu-{machine}").exists():
+        raise RuntimeError(f"{arch} programs cannot run here: install qemu-user-static and binfmt-support "
+                           f"(update-binfmts --enable qemu-{machine})")
+
+
+def in_root_mounts(root: Path, *command: str) -> list[str]:
+    """``command`` in a mount namespace of its own with ``root``'s /dev, /proc and /sys mounted, as a
+    chroot needs them: they end with the namespace, so an interrupted run leaves no mount behind."""
+    mounts = ('mkdir -p "$1/dev" "$1/proc" "$1/sys" && mount --rbind /dev "$1/dev" && '
+              'mount -t proc proc "$1/proc" && mount -t sysfs sys "$1/sys" && shift && exec "$@"')
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", mounts, "in-root", str(root), *command]
+
+
 def _fresh(work: Path) -> None:
     mounted = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()
                if line.split()[1].startswith(str(work) + "/")]
@@ -150,9 +170,7 @@ def build_base(release: str, arch: str, log) -> Path:
         return out
     if shutil.which("mmdebstrap") is None:
         raise RuntimeError("mmdebstrap is not installed (apt-get install mmdebstrap qemu-system-x86 qemu-utils)")
-    if arch != "amd64" and not Path(f"/proc/sys/fs/binfmt_misc/qemu-{'aarch64' if arch == 'arm64' else arch}").exists():
-        raise RuntimeError(f"{arch} programs cannot run here: install qemu-user-static and binfmt-support "
-                           "(update-binfmts --enable)")
+    check_runs_here(arch)
     work = out.with_name(out.name + ".building")
     _fresh(work)
     archive = apt_dir(release, arch)
@@ -183,11 +201,9 @@ def build(release: str, log, arch: str = "amd64") -> Path:
     log(f"building the {release} {arch} image from its base (the harness's files and modules)")
     _logged(["tar", "-xpf", str(base / "base.tar"), "--numeric-owner", "-C", str(root)],
             work / "build.log", "unpacking the base")
-    # the chroot's /dev, /proc and /sys in a mount namespace of the build's own: they end with it
-    customize = (f'mount --rbind /dev "$1/dev" && mount -t proc proc "$1/proc" && '
-                 f'mount -t sysfs sys "$1/sys" && sh {HERE / "guest" / "customize.sh"} "$1" "$2"')
-    _logged(["unshare", "--mount", "--propagation", "private", "sh", "-c", customize, "customize",
-             str(root), str(apt_dir(release, arch))], work / "build.log", "the harness's customize.sh")
+    customize = HERE / "guest" / "customize.sh"
+    _logged(in_root_mounts(root, "sh", str(customize), str(root), str(apt_dir(release, arch))),
+            work / "build.log", "the harness's customize.sh")
     kernels = sorted((root / "boot").glob("vmlinuz-*"))
     initrds = sorted((root / "boot").glob("initrd.img-*"))
     if not kernels or not initrds:

@@ -58,6 +58,7 @@ def build_root(release: str, arch: str, log) -> Path:
     out = root_dir(release, arch)
     if (out / "usr" / "bin" / "python3").exists():
         return out
+    image.check_runs_here(arch)
     work = out.with_name(out.name + ".building")
     shutil.rmtree(work, ignore_errors=True)
     work.parent.mkdir(parents=True, exist_ok=True)
@@ -68,13 +69,13 @@ def build_root(release: str, arch: str, log) -> Path:
         raise RuntimeError(f"mmdebstrap failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     image.index_apt(image.apt_dir(release, arch))
     # What the extract variant leaves to maintainer scripts and a chroot needs: merged /usr's links
-    # (the loader is /lib/ld-linux-aarch64.so.1), /bin/sh, and the mount points.
+    # (the loader is /lib/ld-linux-aarch64.so.1), /bin/sh, /tmp and root's home.
     for name in ("bin", "sbin", "lib"):
         if not (work / name).exists():
             (work / name).symlink_to(f"usr/{name}")
     if not (work / "usr" / "bin" / "sh").exists():
         (work / "usr" / "bin" / "sh").symlink_to("dash")
-    for name in ("dev", "proc", "tmp", "root"):
+    for name in ("tmp", "root"):
         (work / name).mkdir(exist_ok=True)
     (work / "tmp").chmod(0o1777)
     # Debian's pip loads the CA bundle as it starts, even with no index to reach, and the bundle is
@@ -87,9 +88,8 @@ def build_root(release: str, arch: str, log) -> Path:
 
 def in_root(root: Path, script: str, timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:
     """``script`` run by the root's own shell (its arch's, through qemu-user) as root in it."""
-    mounts = 'mount --rbind /dev "$1/dev" && mount -t proc proc "$1/proc" && exec chroot "$1" /bin/sh -ec "$2"'
-    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", mounts, "in-root",
-                           str(root), script], capture_output=True, text=True, timeout=timeout,
+    return subprocess.run(image.in_root_mounts(root, "chroot", str(root), "/bin/sh", "-ec", script),
+                          capture_output=True, text=True, timeout=timeout,
                           env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8"})
 
 

@@ -14,10 +14,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from vm.image import RELEASES, cache_root
-
-MACHINES = {"amd64": "x86_64", "arm64": "aarch64"}  # Debian's architecture -> the wheels' machine
-
+from vm.image import MACHINES, RELEASES, cache_root
 
 def platforms(arch: str) -> list[str]:
     machine = MACHINES[arch]
