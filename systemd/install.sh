@@ -14,8 +14,9 @@
 # It sets I2C on at 400 kHz and the display buses the profile needs in the boot config (from the
 # next boot; skipped where there is none), makes a system user in the gpio, i2c and dialout
 # groups, adds udev rules (/dev/gpiochip* to group gpio where the OS has no such rule;
-# ModemManager leaves the button board alone) and loads cdc_acm at boot (so the unit's
-# DeviceAllow=char-ttyACM always resolves). A profile whose [web] section is on gets the unit's
+# ModemManager leaves the button board alone) and loads cdc_acm (so the unit's
+# DeviceAllow=char-ttyACM always resolves) and i2c-dev (/dev/i2c-1, which only raspi-config loads
+# otherwise) now and at every boot. A profile whose [web] section is on gets the unit's
 # drop-in systemd/phones.conf (the box's own network only, for phones); one without has none.
 # An update builds the new version in a venv beside the running one and switches over only once
 # it installed and checked the profile: if anything fails, the old version stays installed and
@@ -262,7 +263,8 @@ gpiochip_rule_exists() {  # does the OS already give /dev/gpiochip* to group gpi
   return 1
 }
 
-devices() {  # udev rules for the GPIO chips and the button board; cdc_acm loaded at boot
+devices() {  # udev rules for the GPIO chips and the button board; cdc_acm and i2c-dev loaded now
+  # and at every boot
   step "rules dir" mkdir -p "$UDEV_DIR" "$MODULES_DIR"
   if [ -e "$UDEV_DIR/60-companion-gpiochip.rules" ] || ! gpiochip_rule_exists; then
     place "gpiochip to group gpio (udev)" "$SRC/systemd/udev/60-companion-gpiochip.rules" \
@@ -272,10 +274,11 @@ devices() {  # udev rules for the GPIO chips and the button board; cdc_acm loade
   fi
   place "ModemManager leaves the button board alone (udev)" \
     "$SRC/systemd/udev/70-companion-board.rules" "$UDEV_DIR/70-companion-board.rules"
-  place "cdc_acm loaded at boot" "$SRC/systemd/modules-load/companion.conf" "$MODULES_DIR/companion.conf"
+  place "cdc_acm and i2c-dev loaded at boot" "$SRC/systemd/modules-load/companion.conf" "$MODULES_DIR/companion.conf"
   step "udev rules now" udevadm control --reload-rules
   step "udev rules applied" udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=tty
   step "cdc_acm now" modprobe cdc_acm || echo "==> cdc_acm not loaded now (built in, or no such module): the board works from the next boot"
+  step "i2c-dev now" modprobe i2c-dev || echo "==> i2c-dev not loaded now (built in, or no such module): the displays' bus is there from the next boot"
 }
 
 new_venv() {  # new_venv CURRENT: build, install and check the new version beside the running one

@@ -23,8 +23,9 @@ ROLLBACK = ("rc=1\ninstall.sh: the new version did not start (journalctl -u comp
 UNINSTALL = ("rc=0\nstate=not-found\nreadable by anyone: /var/lib/companion/games/a.jsonl\njournals=1\n"
              "log: readable\n")
 AT_BOOT = ("active at boot\nenabled: enabled\nstarted by: 0 restarts, 1 ready\nmodules-load: active\n"
-           "cdc_acm: loaded\ndevice: /dev/i2c-1 i2c 660\ndevice: /dev/gpiochip0 gpio 660\n"
+           "cdc_acm: loaded\ni2c-dev: in modules-load\ni2c-dev: loaded\ndevice: /dev/i2c-1 i2c 660\ndevice: /dev/gpiochip0 gpio 660\n"
            "lines held: companion buttons\n")
+PLAIN_DEBIAN = "before install: no i2c-dev"
 CHIPS = ("pi5: header /dev/gpiochip4 /sys/devices/platform/gpio-sim.0/gpiochip4\n"
          "gpiozero: /dev/gpiochip4\nreader: /dev/gpiochip4\n")
 
@@ -55,7 +56,8 @@ CASES = {
         lambda: judge.ttyacm(TTYACM), lambda: judge.ttyacm(TTYACM.replace("later: ENXIO", "later: EPERM"))),
     "board_chips_ok": (lambda: judge.board_chips(CHIPS),
                        lambda: judge.board_chips(CHIPS.replace("gpiozero: /dev/gpiochip4", "gpiozero: /dev/gpiochip0"))),
-    "boot_ok": (lambda: judge.at_boot(AT_BOOT), lambda: judge.at_boot(AT_BOOT.replace("0 restarts", "2 restarts"))),
+    "boot_ok": (lambda: judge.at_boot(AT_BOOT, PLAIN_DEBIAN),
+                lambda: judge.at_boot(AT_BOOT.replace("0 restarts", "2 restarts"), PLAIN_DEBIAN)),
 }
 
 
@@ -117,3 +119,15 @@ def test_uninstall_fails_when_the_log_cannot_be_read():
 
 def test_the_ttyacm_probe_must_see_the_device_policy():
     assert judge.ttyacm(TTYACM.replace("(ttyUSB): EPERM", "(ttyUSB): ENXIO"))
+
+
+@pytest.mark.parametrize("out, before", [
+    (AT_BOOT.replace("i2c-dev: in modules-load\n", ""), PLAIN_DEBIAN),   # loaded by something else at boot
+    (AT_BOOT.replace("i2c-dev: loaded\n", ""), PLAIN_DEBIAN),            # listed, not loaded
+    (AT_BOOT, "before install: i2c-dev loaded"),                         # the harness had loaded it
+    (AT_BOOT, ""),                                                       # never looked at
+])
+def test_the_boot_check_wants_i2c_dev_from_the_installer_alone(out, before):
+    """Plain Debian on a Pi loads no i2c-dev (only raspi-config does): /dev/i2c-1 at boot counts
+    only when the guest had none before the installer and the installer's entry loaded it."""
+    assert any("i2c-dev" in p for p in judge.at_boot(out, before))

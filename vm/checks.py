@@ -53,7 +53,10 @@ until [ "$(systemctl is-active vm-board.service || true)" = active ]; do
 done
 echo "board: $(cat {HARNESS}/board)"
 python3 /share/tools/pins.py where
-ls -l /dev/gpiochip* /dev/i2c-1
+ls -l /dev/gpiochip*
+# Plain Debian before the installer: the bus, but no i2c-dev, so no /dev/i2c-1 (vm/judge.py's at_boot)
+if [ -e /dev/i2c-1 ] || grep -q '^i2c_dev ' /proc/modules; then echo "before install: i2c-dev loaded"
+else echo "before install: no i2c-dev"; fi
 # What a Pi's firmware gives and plain Debian lacks: the board revision gpiozero reads. Test
 # harness only: a drop-in binds it over /proc/cpuinfo for the service, the product is unchanged.
 mkdir -p /etc/systemd/system/companion.service.d

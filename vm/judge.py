@@ -210,9 +210,16 @@ def rollback(out: str) -> list[str]:
     return problems
 
 
-def at_boot(out: str) -> list[str]:
-    """After a reboot: the unit up by itself, READY once, its module loaded and its devices there."""
+def at_boot(out: str, before_install: str) -> list[str]:
+    """After a reboot: the unit up by itself, READY once, its modules loaded and its devices there,
+    /dev/i2c-1 by the installer's doing (``before_install``: the guest had no i2c-dev before it
+    ran, as plain Debian on a Pi has none at boot)."""
     problems = []
+    if before_install != "before install: no i2c-dev":
+        problems.append(f"i2c-dev was loaded before the installer ran ({before_install or 'not looked at'}): "
+                        "/dev/i2c-1 at boot says nothing of the installer")
+    if "i2c-dev: in modules-load" not in out or "i2c-dev: loaded" not in out:
+        problems.append("i2c-dev is not loaded at boot by the installer's modules-load entry (no /dev/i2c-1 on plain Debian)")
     if "active at boot" not in out or "enabled: enabled" not in out:
         problems.append("the service did not come up at boot")
     started = re.search(r"started by: (\d+) restarts, (\d+) ready", out)

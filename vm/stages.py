@@ -16,6 +16,7 @@ INSTALL_TIMEOUT_S = 900
 
 def prepare(run: Run) -> None:
     out = run.guest.must(PREPARE, "prepare", 120)
+    run.summary["findings"]["i2c_before_install"] = re.search(r"^before install: .*$", out, re.MULTILINE).group(0)
     run.summary["findings"]["devices_before_install"] = " | ".join(
         line for line in out.splitlines() if line.startswith("c"))
 
@@ -545,6 +546,8 @@ echo "started by: $(systemctl show companion.service -p NRestarts --value) resta
 journalctl -b -u companion.service --no-pager -o cat | tail -n 5
 echo "modules-load: $(systemctl is-active systemd-modules-load.service)"
 grep -q ' ttyACM$' /proc/devices && echo "cdc_acm: loaded"
+grep -qsx i2c-dev /etc/modules-load.d/*.conf && echo "i2c-dev: in modules-load"
+grep -q '^i2c_dev ' /proc/modules && echo "i2c-dev: loaded"
 stat -c 'device: %n %G %a' /dev/i2c-1 /dev/gpiochip*
 grep -q "companion buttons" /sys/kernel/debug/gpio && echo "lines held: companion buttons"
 """
@@ -559,7 +562,7 @@ def reboot(run: Run) -> None:
     run.summary["guest_reboot_s"] = info.get("uptime_s")
     out = run.guest.must(AT_BOOT, "at-boot", 300)
     run.summary["findings"]["at_boot"] = out.strip().replace("\n", " | ")
-    problems = judge.at_boot(out)
+    problems = judge.at_boot(out, run.summary["findings"].get("i2c_before_install", ""))
     if problems:
         raise RuntimeError("; ".join(problems) + "\n" + out[-1500:])
     run.summary["boot_ok"] = True

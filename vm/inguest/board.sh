@@ -23,7 +23,9 @@ unbind_all /sys/bus/platform/drivers/gpio-keys
 unbind_all /sys/bus/amba/drivers/pl061_gpio
 modprobe gpio-sim
 python3 /share/tools/pins.py setup "$BOARD"
-modprobe i2c-dev
+# The bus only, as a Pi's kernel has it: not i2c-dev, its /dev/i2c-1, which plain Debian does not
+# load at boot (only raspi-config does) and the installer must (the boot check would not see it
+# missing were it loaded here).
 modprobe companion_i2c_sim
 case "$BOARD" in
   pi4) REVISION=c03114; MODEL="Raspberry Pi 4 Model B Rev 1.4" ;;  # 4 GB, rev 1.4
