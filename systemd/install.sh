@@ -87,15 +87,28 @@ remember() {  # remember KIND WHAT: something this install added, for --uninstal
   grep -qxF -- "$1 $2" "$RECORD" 2>/dev/null || printf '%s %s\n' "$1" "$2" >> "$RECORD"
 }
 
+# shellcheck disable=SC2016  # awk's own $0, not the shell's
+SECTIONS='/^[[:space:]]*\[/ { header = $0; gsub(/[[:space:]]/, "", header); sections = 1
+                           every = (header == "[all]"); if (every) at = NR; next }'
+# awk's view of config.txt's sections: a header line sets "every" (an [all] section: every Pi
+# reads it) and "sections" (one was seen: the lines before the first apply to every Pi); a model
+# section ([pi4], [cm5]...) or any other filter applies to some Pis only.
+
+every_pi() {  # every_pi FILE: "N<TAB>line" for each line of config.txt that every Pi reads
+  awk "$SECTIONS"' { if (!sections || every) printf "%d\t%s\n", NR, $0 }' "$1"
+}
+
+every_pi_has() {  # every_pi_has LINE FILE: is LINE set for every Pi (not only in a model section)?
+  every_pi "$2" | cut -f2- | grep -qxF -- "$1"
+}
+
 append_line() {  # append_line LINE FILE: where it applies to every Pi: at the end of the last [all]
   # section, else of the lines before the first model section ([pi4], [cm5]...); never a section
   # header of ours, so dropping the line again leaves the file exactly as it was
   local tmp
   tmp=$(mktemp)
-  awk -v line="$1" '
-    { text[NR] = $0 }
-    /^[[:space:]]*\[/ { header = $0; gsub(/[[:space:]]/, "", header); sections = 1
-                        every = (header == "[all]"); if (every) at = NR; next }
+  awk -v line="$1" '{ text[NR] = $0 }
+    '"$SECTIONS"'
     /[^[:space:]]/ { if (!sections || every) at = NR }
     END { if (at == 0) print line
           for (i = 1; i <= NR; i++) { print text[i]; if (i == at) print line } }' "$2" > "$tmp"
@@ -103,11 +116,14 @@ append_line() {  # append_line LINE FILE: where it applies to every Pi: at the e
   rm -f "$tmp"
 }
 
-drop_line() {  # drop_line LINE FILE: remove every line equal to LINE; every other line, blank ones
-  # included, stays as it was, in the file itself (a FAT boot partition keeps no permissions)
+drop_line() {  # drop_line LINE FILE: remove every line equal to LINE where every Pi reads it (where
+  # append_line puts it; the same line in a model section is the maker's); every other line, blank
+  # ones included, stays as it was, in the file itself (a FAT boot partition keeps no permissions)
   local tmp
   tmp=$(mktemp)
-  awk -v line="$1" '$0 != line' "$2" > "$tmp"
+  awk -v line="$1" '/^[[:space:]]*\[/ { print }
+    '"$SECTIONS"'
+    !($0 == line && (!sections || every)) { print }' "$2" > "$tmp"
   cat "$tmp" > "$2"
   rm -f "$tmp"
 }
@@ -199,36 +215,41 @@ phones_network() {  # the unit's network drop-in where the profile lets phones i
   fi
 }
 
+speed_line() {  # speed_line FILE: "N<TAB>line" of the first I2C speed every Pi reads, if any
+  every_pi "$1" 2>/dev/null | awk -F '\t' 'index($2, "dtparam=i2c_arm_baudrate=") == 1 { print; exit }'
+}
+
 boot_config() {  # I2C on at 400 kHz and the profile's bus overlays, from the next boot
-  local lines line old added=0
+  local lines line at old added=0
   if [ ! -f "$BOOT_CONFIG" ] && [ "$DRY" = 0 ]; then
     echo "==> no $BOOT_CONFIG (not a Raspberry Pi boot partition): I2C speed and bus overlays not set"
     return 0
   fi
   if command -v raspi-config >/dev/null || [ "$DRY" = 1 ]; then
     step "enable I2C" raspi-config nonint do_i2c 0
-  elif ! grep -qx 'dtparam=i2c_arm=on' "$BOOT_CONFIG"; then
+  elif ! every_pi_has 'dtparam=i2c_arm=on' "$BOOT_CONFIG"; then
     # Debian on a Pi has no raspi-config: its line, which --uninstall takes away again
     step "enable I2C (after a reboot)" append_line "dtparam=i2c_arm=on" "$BOOT_CONFIG"
     remember boot-line "dtparam=i2c_arm=on"
     added=1
   fi
-  # Rewrites our line where it is, else adds it where it applies to every Pi: running it again
-  # changes nothing.
+  # Rewrites the speed every Pi reads where it is, else adds ours where it applies to every Pi
+  # (one in a model section is that model's alone): running it again changes nothing.
   line="dtparam=i2c_arm_baudrate=$I2C_HZ"
-  old=$(grep -m1 '^dtparam=i2c_arm_baudrate=' "$BOOT_CONFIG" 2>/dev/null || true)
-  if [ -z "$old" ]; then
+  at=$(speed_line "$BOOT_CONFIG")
+  old=${at#*$'\t'}
+  if [ -z "$at" ]; then
     step "I2C at $I2C_HZ Hz (after a reboot)" append_line "$line" "$BOOT_CONFIG"
     remember boot-line "$line"
     added=1
   elif [ "$old" != "$line" ]; then
-    step "I2C at $I2C_HZ Hz (after a reboot)" sed -i "s/^dtparam=i2c_arm_baudrate=.*/$line/" "$BOOT_CONFIG"
+    step "I2C at $I2C_HZ Hz (after a reboot)" sed -i "${at%%$'\t'*}s/.*/$line/" "$BOOT_CONFIG"
     remember boot-was "$old"
     added=1
   fi
   lines=$(profile_overlays) || fail "could not read the profile's buses"
   for line in $lines; do
-    if ! grep -qxF "$line" "$BOOT_CONFIG" 2>/dev/null; then
+    if ! every_pi_has "$line" "$BOOT_CONFIG" 2>/dev/null; then
       step "bus overlay $line" append_line "$line" "$BOOT_CONFIG"
       remember boot-line "$line"
       added=1
@@ -359,7 +380,7 @@ do_install() {
 }
 
 do_uninstall() {
-  local kind what entries=() dirs=()
+  local kind what at entries=() dirs=()
   if [ -f "$RECORD" ]; then
     mapfile -t entries < "$RECORD"
   elif [ "$DRY" = 1 ] || [ -e "$UNIT_DIR/companion.service" ] || [ -d "$PREFIX" ]; then
@@ -376,8 +397,9 @@ do_uninstall() {
     case "$kind" in
       file) step "remove $what" rm -f "$what" ;;
       boot-line) [ -f "$BOOT_CONFIG" ] && step "boot config without $what" drop_line "$what" "$BOOT_CONFIG" ;;
-      boot-was) [ -f "$BOOT_CONFIG" ] && step "boot config back to $what" \
-        sed -i "s/^dtparam=i2c_arm_baudrate=$I2C_HZ\$/$what/" "$BOOT_CONFIG" ;;
+      boot-was) at=$(speed_line "$BOOT_CONFIG")
+        [ "${at#*$'\t'}" = "dtparam=i2c_arm_baudrate=$I2C_HZ" ] && step "boot config back to $what" \
+          sed -i "${at%%$'\t'*}s/.*/$what/" "$BOOT_CONFIG" ;;
       user) if [ "$DRY" = 1 ] || getent passwd "$what" >/dev/null; then step "remove user $what" userdel "$what"; fi ;;
       group) if [ "$DRY" = 1 ] || getent group "$what" >/dev/null; then step "remove group $what" groupdel "$what"; fi ;;
       dir) dirs+=("$what") ;;  # once the files in it are gone

@@ -495,6 +495,33 @@ def test_without_raspi_config_the_installer_switches_i2c_on_itself_and_the_unins
     assert box.boot_config.read_text() == PI_OS_CONFIG
 
 
+MODEL_ONLY = "dtparam=audio=on\n[cm4]\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\n[pi4]\nOVERLAY\n"
+"""I2C on, its speed and the profile's bus set for one model each only: not on every Pi."""
+
+
+@pytest.mark.parametrize("before, after", [
+    (MODEL_ONLY, "dtparam=audio=on\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\nOVERLAY\n"
+                 + MODEL_ONLY.split("\n", 1)[1]),
+    # the speed every Pi reads is rewritten where it is; the model's own is left alone
+    ("dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=100000\nOVERLAY\n[cm5]\ndtparam=i2c_arm_baudrate=50000\n",
+     "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\nOVERLAY\n[cm5]\ndtparam=i2c_arm_baudrate=50000\n"),
+])
+def test_a_line_set_in_a_model_section_only_is_set_again_for_every_pi_and_the_uninstall_restores_it(
+        tmp_path, before, after):
+    """A setting under [cm4] or [pi4] applies to that model alone: the installer once took
+    ``dtparam=i2c_arm=on`` there for I2C switched on (it stayed off on a Pi 4) and rewrote the
+    [cm4] speed instead of every Pi's; the uninstall must leave the maker's lines as they were."""
+    box = Sandbox(tmp_path, None)
+    (box.shims / "raspi-config").unlink()
+    box.boot_config.write_text(before.replace("OVERLAY", OVERLAY))
+    result = subprocess.run(["bash", "-c", f'. "{INSTALL}"; mkdir -p "$PREFIX"; IN_SERVICE={GPIO_3} boot_config'],
+                            capture_output=True, text=True, env=box.env)
+    assert result.returncode == 0, result.stderr
+    assert box.boot_config.read_text() == after.replace("OVERLAY", OVERLAY)
+    assert box.run("--uninstall").returncode == 0
+    assert box.boot_config.read_text() == before.replace("OVERLAY", OVERLAY)
+
+
 def dry_run(tmp_path, *args):
     return Sandbox(tmp_path, None).run("--dry-run", *args)
 

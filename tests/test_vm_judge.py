@@ -5,6 +5,7 @@ vm/stages.py raise on its problems and mark the check false in the summary)."""
 import pytest
 
 from vm import judge, summary
+from vm.checks import PI_CONFIG
 
 UNIT = {"Type": "notify", "ActiveState": "active", "SubState": "running", "StatusText": "3 stations"}
 READY_LOG = "companion.daemon.presenting: ready: first frame on every display\n"
@@ -29,9 +30,14 @@ PLAIN_DEBIAN = "before install: no i2c-dev"
 CHIPS = ("pi5: header /dev/gpiochip4 /sys/devices/platform/gpio-sim.0/gpiochip4\n"
          "gpiozero: /dev/gpiochip4\nreader: /dev/gpiochip4\n")
 
+INSTALLED_CONFIG = PI_CONFIG.replace("arm_64bit=1\n", "arm_64bit=1\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n")
+RECORD = "file /etc/systemd/system/companion.service\nboot-line dtparam=i2c_arm=on\nboot-line dtparam=i2c_arm_baudrate=400000\n"
+
 # check -> (what a working box shows, what a broken one shows), each as a call of its judgement
 CASES = {
     "install_ok": (lambda: judge.install(0, UNIT), lambda: judge.install(0, {**UNIT, "ActiveState": "failed"})),
+    "boot_config_ok": (lambda: judge.boot_config(INSTALLED_CONFIG, RECORD),   # appended after [cm5]: a Pi 4 never reads it
+                       lambda: judge.boot_config(PI_CONFIG + "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n", RECORD)),
     "reinstall_ok": (lambda: judge.reinstall(0, "a", "a", "active"), lambda: judge.reinstall(0, "a", "b", "active")),
     "update_failure_keeps_old": (lambda: judge.update_failure(UPDATE),
                                  lambda: judge.update_failure(UPDATE.replace("now=300", "now=301"))),
@@ -131,3 +137,17 @@ def test_the_boot_check_wants_i2c_dev_from_the_installer_alone(out, before):
     """Plain Debian on a Pi loads no i2c-dev (only raspi-config does): /dev/i2c-1 at boot counts
     only when the guest had none before the installer and the installer's entry loaded it."""
     assert any("i2c-dev" in p for p in judge.at_boot(out, before))
+
+
+@pytest.mark.parametrize("config, record, why", [
+    (INSTALLED_CONFIG.replace("dtparam=i2c_arm_baudrate=400000\n", ""), RECORD, "not in config.txt"),
+    (INSTALLED_CONFIG.replace("[cm4]\n", "[pi4]\n"), RECORD + "boot-line dtoverlay=i2c-gpio,bus=3\n", "not in config.txt"),
+    (INSTALLED_CONFIG + "[cm5]\ndtoverlay=i2c-gpio,bus=3\n", RECORD + "boot-line dtoverlay=i2c-gpio,bus=3\n", "only in [cm5]"),
+    (INSTALLED_CONFIG.replace("arm_64bit=1\n", "arm_64bit=1\n[ pi4 ]\n"), RECORD, "only in [pi4]"),
+])
+def test_the_boot_config_check_finds_a_line_missing_or_read_by_some_pis_only(config, record, why):
+    assert any(why in p for p in judge.boot_config(config, record))
+
+
+def test_a_line_in_an_all_section_after_a_models_counts_for_every_pi():
+    assert judge.boot_config(PI_CONFIG + "[all]\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n", RECORD) == []

@@ -44,6 +44,40 @@ def unit_ready(unit: dict[str, str], log: str, priorities: str = "") -> list[str
     return problems
 
 
+I2C_LINES = ("dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000")
+"""What the installer sets in config.txt on a Pi without raspi-config: I2C on, at 400 kHz."""
+
+
+def config_sections(text: str) -> list[tuple[str, str]]:
+    """Each setting of a config.txt with the section it is in: ``""`` before the first section
+    header (read by every Pi), else the header, spaces taken out (``[all]``, ``[pi4]``, ``[cm5]``)."""
+    section, lines = "", []
+    for line in text.splitlines():
+        if line.strip().startswith("["):
+            section = re.sub(r"\s", "", line)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            lines.append((section, line.strip()))
+    return lines
+
+
+def boot_config(text: str, installed: str) -> list[str]:
+    """config.txt after the install: I2C's lines and every line the installer says it added
+    (``boot-line`` in its record) where every Pi reads them (before any section, or in [all]),
+    not only in a model's section, where the Pi the box runs on may never see them."""
+    wanted = set(I2C_LINES) | {m.group(1).strip() for m in re.finditer(r"^boot-line (.+)$", installed, re.MULTILINE)}
+    where: dict[str, set[str]] = {}
+    for section, line in config_sections(text):
+        where.setdefault(line, set()).add(section)
+    problems = []
+    for line in sorted(wanted):
+        sections = where.get(line, set())
+        if not sections:
+            problems.append(f"{line} is not in config.txt")
+        elif not sections & {"", "[all]"}:
+            problems.append(f"{line} is only in {', '.join(sorted(sections))}, which some Pis alone read")
+    return problems
+
+
 def board_chips(out: str) -> list[str]:
     """The board's header chip (pins.py where), and the chips the reader and gpiozero chose."""
     header = re.search(r"header (/dev/gpiochip\d+)", out)

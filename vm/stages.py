@@ -35,6 +35,19 @@ def install(run: Run) -> None:
     s["install_ok"] = True
 
 
+def boot_config(run: Run) -> None:
+    """Where the installer's config.txt lines landed: read after the install, each where every
+    Pi reads it (the guest's file ends in a [cm5] section, as Raspberry Pi OS's does)."""
+    out = run.guest.must("cat /boot/firmware/config.txt; echo '--- installed'; cat /opt/companion/installed",
+                         "boot-config", 60)
+    text, installed = out.split("--- installed\n", 1)
+    run.summary["findings"]["boot_config"] = " | ".join(line for _, line in judge.config_sections(text))
+    problems = judge.boot_config(text, installed)
+    if problems:
+        raise RuntimeError("; ".join(problems) + ":\n" + text)
+    run.summary["boot_config_ok"] = True
+
+
 PRIORITIES = r"""
 echo "loop: $(chrt -p "$(systemctl show companion.service -p MainPID --value)" | tr '\n' ' ')"
 echo "reader: $(chrt -p "$(pgrep -f companion.adapters.gpioreader | head -n 1)" | tr '\n' ' ')"
@@ -611,6 +624,7 @@ def all_stages(run: Run) -> None:
         return
     if not run.stage("install", lambda: install(run), *result.CHECKS):
         return
+    run.stage("boot_config", lambda: boot_config(run), "boot_config_ok")
     run.stage("unit_ready", lambda: unit_ready(run), "unit_ready")
     run.stage("board_chips", lambda: board_chips(run), "board_chips_ok")
     run.stage("panels", lambda: panels_check(run), "panels_ok")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 CHECKS = (
-    "install_ok", "reinstall_ok", "update_failure_keeps_old", "rollback_ok", "uninstall_ok", "unit_ready",
+    "install_ok", "boot_config_ok", "reinstall_ok", "update_failure_keeps_old", "rollback_ok", "uninstall_ok", "unit_ready",
     "watchdog_ok", "resumed_after_kill", "gpio_game_matches_mock", "panels_ok", "sensor_lines_ok",
     "selftest_ok", "ttyacm_modules_load_fix_ok", "boot_ok",
     "board_chips_ok",
