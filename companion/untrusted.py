@@ -132,20 +132,33 @@ def _check_depth(value: Any) -> None:
         stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
 
 
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose every key is named once: ``{"seat": 1, "seat": 6}`` means whatever the
+    reader's parser makes of it, so it is refused."""
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        twice = next(k for i, (k, _) in enumerate(pairs) if any(k == other for other, _ in pairs[:i]))
+        raise ValueError(f"the key {twice[:20]!r} twice in one object")
+    return value
+
+
 _JSON = json.JSONDecoder(parse_int=_whole, parse_float=_finite, parse_constant=_constant)
 """The decoder of :func:`json_value`, made once: ``json.loads`` with hooks builds a new one for
 every line (its own default decoder is shared the same way). Every number goes through the
 hooks: on a journal line that is cheaper than searching the line for a suspect number first."""
+_JSON_UNIQUE = json.JSONDecoder(parse_int=_whole, parse_float=_finite, parse_constant=_constant,
+                                object_pairs_hook=_unique)
 
 
-def json_value(text: str) -> Any:
-    """One JSON document with the limits above; ValueError with the reason."""
+def json_value(text: str, unique_keys: bool = False) -> Any:
+    """One JSON document with the limits above; ValueError with the reason. With
+    ``unique_keys``, an object naming a key twice is refused too (a frame from the network)."""
     if len(text) > MAX_JOURNAL_LINE:
         raise ValueError(f"a line of {len(text):,} characters; at most {MAX_JOURNAL_LINE:,} are allowed")
     try:
         if text.startswith("\ufeff"):  # refused as json.loads refuses it
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-        value = _JSON.decode(text)
+        value = (_JSON_UNIQUE if unique_keys else _JSON).decode(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not a JSON object ({e.msg})") from None
     except RecursionError:

@@ -164,6 +164,8 @@ class Daemon(Keeping, Sources, Presenting, Phones):
         self._blink_at_ns: int | None = None
         """When a board LED's blink next turns over (board LEDs only hold on or off)."""
         interrupted = pick_up(journal_dir, self._replay_time) if journal_dir and referee is None else None
+        self._game_resumes = False
+        """A game a crash interrupted is offered to go on: its phone seats are held (:mod:`.phones`)."""
         if interrupted is not None and not isinstance(interrupted, NotResumed):
             interrupted.writer = self.saving.journal(interrupted.writer, interrupted.path, interrupted.lines,
                                                      interrupted.header.sequence)
@@ -183,6 +185,7 @@ class Daemon(Keeping, Sources, Presenting, Phones):
             self.table.resume_or_set_aside(interrupted, time.monotonic_ns())  # its result, until they leave it
         elif interrupted is not None:
             self.table.offer_resume(interrupted)
+            self._game_resumes = True
         self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
         ticks = getattr(self.box.pin_factory, "ticks", None)
         if ticks is not None:

@@ -64,11 +64,19 @@ class Phones:
         """Reveal number -> the phone stations' (frame, sent ns) that showed it."""
         if not self.profile.web.enabled or not isinstance(self.table, Table):  # not for the self-test
             return
-        from ..web.room import PhoneSeat, Room
+        from ..web.room import CLAIMS_FILE, PhoneSeat, Room
         from ..web.server import WebCompanion
 
         seats = [PhoneSeat(i, self.profile.stations[i].buzzer_only) for i in sorted(self.phone_stations)]
-        self.web = WebCompanion(self, Room(seats))
+        kept = self._state_dir is not None and not self.saving.unsaved
+        room = Room(seats, claims=self._state_dir / CLAIMS_FILE if kept else None)
+        if self._game_resumes:  # each phone seat is held for the phone that had it: it comes back with its token
+            held = room.resume_claims()
+            if held:
+                log.info("phones: %d phone seats held for their phones (the interrupted game goes on)", held)
+        else:
+            room.forget_claims()
+        self.web = WebCompanion(self, room)
         self.table.lobby.room = self.web.room.code
         if self.public_view is None:
             from ..tablescreen.public import public_view

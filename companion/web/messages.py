@@ -2,7 +2,10 @@
 
 Anyone on the box's network can open the WebSocket, so every frame is checked here before the
 box acts on it: its size, that it is one JSON object (with :func:`~companion.untrusted.json_value`'s
-limits on depth and numbers), that its ``type`` is known and every field has its kind and range.
+limits on depth and numbers) naming each key once, that its ``type`` is known, that it has that
+type's fields only and every field has its kind and range. The room code and the seat token are
+ASCII of their own alphabets before anything compares them (``secrets.compare_digest`` takes ASCII
+text only: anything else raised a ``TypeError`` per frame).
 A frame that fails is a :class:`Refused` naming the rule it broke, which the server logs on one
 line before closing the connection; nothing a phone sends can raise anything else.
 """
@@ -20,8 +23,12 @@ FRAME_BYTES = 4096
 ROLES = ("watch", "seat", "buzzer")
 NAME_CHARS = 10
 """A phone's name as a station's: the screens show at most 10 characters."""
-ROOM_CHARS = 4
+ROOM_CHARS = 8
+"""The longest room code read (the box's are :data:`~companion.web.room.CODE_LENGTH`): a longer
+one is no code of any box, refused as a broken frame rather than compared."""
 TOKEN_CHARS = 64
+TOKEN_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+"""A seat token's characters: ``secrets.token_urlsafe``'s."""
 SEQ_MAX = 1 << 31
 PHONE_MS_MAX = 1 << 50
 """The largest phone time taken (ms since 1970 is about 2**41 today): a bigger number is nonsense."""
@@ -69,15 +76,18 @@ def read_frame(text: str) -> Message:
     if len(text.encode("utf-8", "surrogatepass")) > FRAME_BYTES:
         raise Refused(f"a frame over {FRAME_BYTES} bytes")
     try:
-        data = json_value(text)
+        data = json_value(text, unique_keys=True)
     except ValueError as e:
         raise Refused(f"not JSON: {e}") from None
     if not isinstance(data, dict):
         raise Refused("not a JSON object")
     kind = data.get("type")
-    reader = _READERS.get(kind) if isinstance(kind, str) else None
+    reader, fields = _READERS.get(kind, (None, ())) if isinstance(kind, str) else (None, ())
     if reader is None:
         raise Refused(f"unknown type {str(kind)[:20]!r}")
+    unknown = sorted(set(data) - {"type", *fields})
+    if unknown:
+        raise Refused(f"{kind} has no field {unknown[0][:20]!r}")
     return reader(_Fields(data, kind))
 
 
@@ -114,6 +124,16 @@ class _Fields:
             raise self._fail(key, "the phone's time in ms, a number from 0")
         return float(value)
 
+    def word(self, key: str, longest: int, alphabet: frozenset[str] | None, required: bool = True) -> str | None:
+        """ASCII text of ``alphabet``'s characters (None: letters), 1 to ``longest`` of them."""
+        value = self.data.get(key)
+        if value is None and not required:
+            return None
+        if not isinstance(value, str) or not 0 < len(value) <= longest or not value.isascii() \
+                or not (value.isalpha() if alphabet is None else set(value) <= alphabet):
+            raise self._fail(key, f"1 to {longest} " + ("letters" if alphabet is None else "characters of a token"))
+        return value
+
     def choice(self, key: str, allowed: tuple[str, ...]) -> str:
         value = self.data.get(key)
         if value not in allowed or not isinstance(value, str):
@@ -128,8 +148,8 @@ class _Fields:
 
 
 def _hello(f: _Fields) -> Hello:
-    return Hello(f.text("room", ROOM_CHARS).upper(), f.choice("role", ROLES), f.text("name", NAME_CHARS, False),
-                 f.text("token", TOKEN_CHARS, False), f.whole("seat", 1, 99, False))
+    return Hello(f.word("room", ROOM_CHARS, None).upper(), f.choice("role", ROLES), f.text("name", NAME_CHARS, False),
+                 f.word("token", TOKEN_CHARS, TOKEN_ALPHABET, False), f.whole("seat", 1, 99, False))
 
 
 def _pong(f: _Fields) -> Pong:
@@ -144,4 +164,6 @@ def _painted(f: _Fields) -> Painted:
     return Painted(f.whole("frame", 0, SEQ_MAX), f.time("t"))
 
 
-_READERS = {"hello": _hello, "pong": _pong, "press": _press, "painted": _painted}
+_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat")), "pong": (_pong, ("id", "t")),
+            "press": (_press, ("key", "down", "t", "seq")), "painted": (_painted, ("frame", "t"))}
+"""Each type's reader and the fields it may have (``type`` besides): any other field is refused."""

@@ -1,19 +1,38 @@
 """The room: its code, the phone stations, who holds each, and their seat tokens.
 
-The room code (four letters on the TV and the lobby) keeps a phone that merely sees the box's
+The room code (six letters on the TV and the lobby) keeps a phone that merely sees the box's
 address on the network from joining; a seat token (a long random secret given to the phone that
-took the seat) keeps anyone else from taking that seat's place, its panel and its secrets. Both
-are made anew every time the box starts, from :mod:`secrets`.
+took the seat) keeps anyone else from taking that seat's place, its panel and its secrets. The
+code is made anew every time the box starts, from :mod:`secrets`; how many codes there are and
+how fast a guest may try them is in ``docs/PHONE-PROTOCOL.md`` (Security) and :mod:`.door`.
+
+A seat's claim outlives the box: each seat a phone takes is written to the state directory
+(:data:`CLAIMS_FILE`, the token's SHA-256 only, never the token), so after a power cut the game
+that resumes holds each phone seat for the phone that had it, which takes it back with its
+token, and a stranger with the new code finds it taken.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
+import os
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
+
+from ..untrusted import Unreadable, json_value, read_text
+
+log = logging.getLogger(__name__)
 
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 """The room code's letters: no I or O, which read as 1 and 0 across a room."""
-CODE_LENGTH = 4
+CODE_LENGTH = 6
+"""24**6 = 191,102,976 codes: at the most a guest can try (:mod:`.door`), longer than a year to
+try them all; four letters (331,776) were tried in 1.7 minutes before there was a back-off."""
+CLAIMS_FILE = "phone-seats.json"
+CLAIMS_BYTES = 64 << 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,29 +47,36 @@ class RoomError(ValueError):
     """Why a phone may not take a seat, in a sentence for its screen."""
 
 
-class Room:
-    """The phone stations and their holders, by station index."""
+def token_digest(token: str) -> str:
+    """What is kept of a seat token: its SHA-256 (any text: a phone's token is checked ASCII)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def __init__(self, seats: list[PhoneSeat], code: str | None = None) -> None:
+
+class Room:
+    """The phone stations and their holders, by station index; ``claims`` is the file the seats'
+    claims are kept in (None: not kept, a box without a state directory)."""
+
+    def __init__(self, seats: list[PhoneSeat], code: str | None = None, claims: Path | None = None) -> None:
         self.code = code or "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
         self.seats = {seat.station: seat for seat in seats}
-        self.tokens: dict[str, int] = {}
-        """Seat token -> station, for every seat a phone has taken since the box started."""
-        self._token_of: dict[int, str] = {}
+        self.claims = claims
+        self._station_of: dict[str, int] = {}
+        """Token digest -> station, for every seat a phone has taken (since the game began)."""
 
-    def check_code(self, code: str) -> None:
-        if not secrets.compare_digest(code.upper(), self.code):
-            raise RoomError("That room code is not this box's: check the code on the TV.")
+    def right_code(self, code: str) -> bool:
+        """Whether ``code`` (case ignored) is this room's, compared in constant time."""
+        return secrets.compare_digest(code.upper().encode("utf-8", "surrogatepass"), self.code.encode("ascii"))
 
-    def take(self, role: str, token: str | None, wanted: int | None) -> tuple[PhoneSeat, str]:
-        """The seat a phone takes (back, with its token) and the seat's token."""
-        if token is not None:
-            station = next((s for t, s in self.tokens.items() if secrets.compare_digest(t, token)), None)
-            if station is None:
-                raise RoomError("That seat token is not this box's: join again with the room code.")
-            return self.seats[station], token
+    def holder(self, token: str) -> PhoneSeat | None:
+        """The seat ``token`` was given for, if it is one of this room's."""
+        station = self._station_of.get(token_digest(token))
+        return None if station is None else self.seats.get(station)
+
+    def take(self, role: str, wanted: int | None) -> tuple[PhoneSeat, str]:
+        """A free seat of ``role``'s kind (``wanted``: that station, 1-based) and its new token."""
         buzzer = role == "buzzer"
-        free = [s for s in self.seats.values() if s.station not in self._token_of and s.buzzer == buzzer]
+        taken = set(self._station_of.values())
+        free = [s for s in self.seats.values() if s.station not in taken and s.buzzer == buzzer]
         if wanted is not None:
             free = [s for s in free if s.station == wanted - 1]
             if not free:
@@ -61,9 +87,49 @@ class Room:
                                ": this box has no phone seats (watch instead)."))
         seat = free[0]
         token = secrets.token_urlsafe(24)
-        self.tokens[token] = seat.station
-        self._token_of[seat.station] = token
+        self._station_of[token_digest(token)] = seat.station
+        self._keep()
         return seat, token
 
     def taken(self, station: int) -> bool:
-        return station in self._token_of
+        return station in self._station_of.values()
+
+    # Kept in the state directory
+
+    def resume_claims(self) -> int:
+        """Hold every seat the file says a phone had (the game it was taken in resumes); how
+        many. A file that cannot be read is logged and left: its seats are free."""
+        if self.claims is None or not self.claims.exists():
+            return 0
+        try:
+            data = json_value(read_text(self.claims, CLAIMS_BYTES, follow_symlinks=False))
+            claims = {str(d): int(s) for d, s in data["seats"].items()}
+        except (Unreadable, ValueError, KeyError, TypeError, AttributeError) as e:
+            log.warning("phones: the seats' claims were not read (%s): every phone seat is free", e)
+            return 0
+        self._station_of = {d: s for d, s in claims.items() if s in self.seats}
+        return len(self._station_of)
+
+    def forget_claims(self) -> None:
+        """No game goes on: the claims of the last one are gone (its phones join anew)."""
+        if self.claims is not None:
+            try:
+                self.claims.unlink(missing_ok=True)
+            except OSError as e:
+                log.warning("phones: the last game's seat claims were not removed (%s)", e.strerror or e)
+
+    def _keep(self) -> None:
+        """Write the claims (replaced whole, readable by the box's user only): written before the
+        phone is welcomed, so a seat it was given is a seat it keeps."""
+        if self.claims is None:
+            return
+        part = self.claims.with_name(self.claims.name + ".part")
+        try:
+            fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"seats": self._station_of}, out)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(part, self.claims)
+        except OSError as e:  # the seat is still this phone's until the box stops
+            log.warning("phones: the seats' claims were not kept (%s): a restart frees them", e.strerror or e)

@@ -9,6 +9,9 @@ line, never more: anyone on the box's network can connect.
 Who may connect at all is decided before any frame is read: with ``bind = "lan"`` the server
 listens on every interface but answers only peers on the box's own network (private, link-local
 and loopback addresses), so a box whose router forwards its port still says nothing beyond it.
+How many connections a peer may open, how long one may wait without a hello and how often a room
+code may be tried is :mod:`.door`'s. Nothing is sent on a connection before its hello is
+accepted: a socket that has not said the room code learns nothing, the code least of all.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
-import ipaddress
 import json
 import logging
 import time
@@ -27,6 +29,7 @@ from typing import Any, Callable, Protocol
 import segno
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from .door import Gate, Guesses, Tally, address_of, peer_of, raise_descriptor_limit, sockets_allowed
 from .messages import FRAME_BYTES, Hello, Painted, Pong, Press, Refused, read_frame
 from .phoneclock import PhoneClock
 from .room import PhoneSeat, Room, RoomError
@@ -36,7 +39,8 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 PING_NS = 250_000_000
 """How often each phone is pinged: its clock sync and its watermark (a race waits for it)."""
-HELLO_S = 10.0
+HELLO_S = 3.0
+"""A page says hello as its socket opens; a phone waking from power save takes up to a second."""
 SILENT_NS = 10_000_000_000
 """A phone that answers no ping for this long is dropped (its seat waits for it to come back)."""
 FRAMES_PER_S = 60
@@ -44,7 +48,8 @@ FRAMES_PER_S = 60
 UNSYNCED = 32
 """Frames a phone may send before its first pong (a thumb on a button while the first ping flies)."""
 CONNECTIONS = 64
-"""Watchers and phone stations together; a quiz night is 33 stations and a few spectators."""
+"""Phones (watchers and phone stations together, hello accepted); a quiz night is 33 stations and a
+few spectators. Sockets still to say hello are the gate's (:mod:`.door`), never counted here."""
 CLOSE_REFUSED, CLOSE_REPLACED, CLOSE_SILENT = 4003, 4001, 4008
 
 
@@ -62,13 +67,8 @@ class Box(Protocol):
 
 def on_the_box_network(peer: str | None) -> bool:
     """Whether a peer's address is on the box's own network: private, link-local or loopback."""
-    try:
-        address = ipaddress.ip_address((peer or "").split("%")[0])
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_private or address.is_link_local or address.is_loopback
+    address = address_of(peer)
+    return address is not None and (address.is_private or address.is_link_local or address.is_loopback)
 
 
 @dataclass(eq=False)
@@ -78,6 +78,8 @@ class Phone:
     socket: web.WebSocketResponse
     peer: str
     seat: PhoneSeat | None = None
+    welcomed: bool = False
+    """Its hello was accepted: only then is it sent anything."""
     clock: PhoneClock = field(default_factory=PhoneClock)
     pings: dict[int, int] = field(default_factory=dict)
     """Ping id -> when it was sent (box ns), until its pong."""
@@ -110,6 +112,10 @@ class WebCompanion:
         self._panels: dict[int, str] = {}
         self._wanted_ns: int | None = None
         self._want_timer: asyncio.TimerHandle | None = None
+        self.tally = Tally(now_ns)
+        self.guesses = Guesses(now_ns)
+        self.gate: Gate | None = None
+        self._server: asyncio.AbstractServer | None = None
         self.app = web.Application(middlewares=[self._only_the_box_network])
         self.app.router.add_get("/", self._index)
         self.app.router.add_get("/qr.svg", self._qr)
@@ -121,9 +127,11 @@ class WebCompanion:
         join address, as the TV shows it."""
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port, reuse_address=True)
-        await site.start()
-        port = self._runner.addresses[0][1]
+        self.gate = Gate(sockets_allowed(raise_descriptor_limit()), self.tally)
+        http = self._runner.server
+        self._server = await asyncio.get_running_loop().create_server(
+            lambda: self.gate.protocol(http), host, port, reuse_address=True)
+        port = self._server.sockets[0].getsockname()[1]
         self.join_url = f"http://{shown_host}:{port}/?room={self.room.code}"
         self._pinger = asyncio.ensure_future(self._ping_every())
         return self.join_url
@@ -132,6 +140,8 @@ class WebCompanion:
         for timer in (self._pinger, self._want_timer):
             if timer is not None:
                 timer.cancel()
+        if self._server is not None:
+            self._server.close()
         for phone in list(self.phones):
             await phone.socket.close(code=WSCloseCode.GOING_AWAY, message=b"the box is stopping")
         if self._runner is not None:
@@ -145,7 +155,8 @@ class WebCompanion:
         if text != self._view:
             self._view = text
             for phone in self.phones:
-                self._send(phone, text)
+                if phone.welcomed:
+                    self._send(phone, text)
 
     def show_panel(self, station: int, panel: dict[str, Any]) -> None:
         """A phone station's panel changed: its holder (only) gets it."""
@@ -185,7 +196,7 @@ class WebCompanion:
     @web.middleware
     async def _only_the_box_network(self, request: web.Request, handler):
         if not on_the_box_network(request.remote):
-            log.warning("web: refused %s: not on the box's network", request.remote)
+            self.tally.refused(peer_of(request.remote), "not on the box's network")
             raise web.HTTPForbidden(text="This box answers only its own network.")
         return await handler(request)
 
@@ -193,6 +204,12 @@ class WebCompanion:
         return web.FileResponse(STATIC / "index.html", headers=_NO_CACHE)
 
     async def _qr(self, request: web.Request) -> web.Response:
+        """The join address with the room code, for the box's own screens only (a browser on the
+        box showing the TV): a peer that gets it needs no code."""
+        address = address_of(request.remote)
+        if address is None or not address.is_loopback:
+            self.tally.refused(peer_of(request.remote), "the QR code is for the box's own screens")
+            raise web.HTTPForbidden(text="The QR code is on the TV.")
         out = io.BytesIO()
         segno.make(self.join_url, error="m").save(out, kind="svg", scale=8, border=2, xmldecl=False)
         return web.Response(body=out.getvalue(), content_type="image/svg+xml", headers=_NO_CACHE)
@@ -202,26 +219,23 @@ class WebCompanion:
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         socket = web.WebSocketResponse(max_msg_size=FRAME_BYTES, heartbeat=None, autoping=True)
         await socket.prepare(request)
-        phone = Phone(socket, str(request.remote), last_heard_ns=self.now_ns())
-        if len(self.phones) >= CONNECTIONS:
-            await self._refuse(phone, "The box has as many phones as it can take.")
-            return socket
+        phone = Phone(socket, peer_of(request.remote), last_heard_ns=self.now_ns())
         self.phones.add(phone)
         try:
-            await self._converse(phone)
+            await self._converse(phone, request.transport)
         except Refused as e:
-            log.warning("web: %s closed: %s", phone.peer, e)
+            self.tally.refused(phone.peer, f"closed: {e}")
             await socket.close(code=WSCloseCode.MESSAGE_TOO_BIG if "over" in str(e) and "bytes" in str(e)
                                else WSCloseCode.POLICY_VIOLATION, message=b"protocol")
         finally:
             self._leave(phone)
         return socket
 
-    async def _converse(self, phone: Phone) -> None:
+    async def _converse(self, phone: Phone, transport) -> None:
         try:
             first = await asyncio.wait_for(self._next(phone), HELLO_S)
         except asyncio.TimeoutError:
-            log.warning("web: %s closed: no hello within %g s", phone.peer, HELLO_S)
+            self.tally.refused(phone.peer, f"closed: no hello within {HELLO_S:g} s")
             await phone.socket.close(code=CLOSE_SILENT, message=b"no hello")
             return
         if first is None:
@@ -230,6 +244,8 @@ class WebCompanion:
             raise Refused(f"the first frame must be hello, not {type(first).__name__.lower()}")
         if not await self._welcome(phone, first):
             return
+        if self.gate is not None:
+            self.gate.became_phone(transport)
         while (message := await self._next(phone)) is not None:
             self._take(phone, message)
 
@@ -254,15 +270,36 @@ class WebCompanion:
         phone.last_heard_ns = now
         return read_frame(message.data)
 
+    def _admit(self, phone: Phone, hello: Hello) -> tuple[PhoneSeat | None, str | None]:
+        """The seat a hello takes (None: a watcher) and its token; :class:`RoomError` if refused.
+        A seat token of this room takes its seat back whatever the code says (it is the stronger
+        secret: the phone of a seat whose game resumed after a restart knows only the old code);
+        otherwise the room code, compared only when the peer's back-off allows."""
+        if sum(p.welcomed for p in self.phones) >= CONNECTIONS:
+            raise RoomError("The box has as many phones as it can take.")
+        wait_s = self.guesses.wait_s(phone.peer)
+        if wait_s > 0:
+            raise RoomError(f"Too many wrong codes from this network address: try again in {wait_s:.0f} s.")
+        if hello.token is not None:
+            seat = self.room.holder(hello.token)
+            if seat is None:
+                self.guesses.wrong(phone.peer)
+                raise RoomError("That seat token is not this box's: join again with the room code.")
+            return seat, hello.token
+        if not self.room.right_code(hello.room):
+            self.guesses.wrong(phone.peer)
+            raise RoomError("That room code is not this box's: check the code on the TV.")
+        self.guesses.right(phone.peer)
+        return (None, None) if hello.role == "watch" else self.room.take(hello.role, hello.seat)
+
     async def _welcome(self, phone: Phone, hello: Hello) -> bool:
         try:
-            self.room.check_code(hello.room)
-            seat, token = (None, None) if hello.role == "watch" and hello.token is None else \
-                self.room.take(hello.role, hello.token, hello.seat)
+            seat, token = self._admit(phone, hello)
         except RoomError as e:
             await self._refuse(phone, str(e))
             return False
         phone.seat = seat
+        phone.welcomed = True
         keys: list[str] = []
         if seat is not None:
             old = self.holders.get(seat.station)
@@ -287,7 +324,7 @@ class WebCompanion:
         return True
 
     async def _refuse(self, phone: Phone, reason: str) -> None:
-        log.info("web: refused %s: %s", phone.peer, reason)
+        self.tally.refused(phone.peer, reason)
         await _quietly(phone.socket.send_str(json.dumps({"type": "refused", "reason": reason})))
         await phone.socket.close(code=CLOSE_REFUSED, message=b"refused")
 
@@ -365,9 +402,9 @@ class WebCompanion:
         now = self.now_ns()
         for phone in list(self.phones):
             if now - phone.last_heard_ns > SILENT_NS:
-                log.warning("web: %s closed: silent for %g s", phone.peer, SILENT_NS / 1e9)
+                self.tally.refused(phone.peer, f"closed: silent for {SILENT_NS / 1e9:g} s")
                 asyncio.ensure_future(_quietly(phone.socket.close(code=CLOSE_SILENT, message=b"silent")))
-            elif phone.socket.prepared and not phone.socket.closed:
+            elif phone.welcomed and not phone.socket.closed:
                 self._ping(phone)
 
     def _ping(self, phone: Phone) -> None:
