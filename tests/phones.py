@@ -28,7 +28,7 @@ POLL_MS = 20
 """How often a test looks again at what a phone was sent while it waits (never a deadline)."""
 PHONE_SIZE = {"width": 390, "height": 844}
 """A phone's screen in CSS pixels (a common 6.1-inch phone)."""
-JOIN = re.compile(r"http://\S+/\?room=[A-Z]{4}")
+JOIN = re.compile(r"http://\S+/\?room=[A-Z]+")
 
 
 class WebBox(BoxProcess):

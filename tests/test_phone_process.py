@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import aiohttp
 
 from bench.phoneclient import PhoneClient
 
+from boxprocess import running_box
 from helpers import PATIENCE_S, until
 from phonebox import profile_with_phones
 
@@ -38,32 +38,19 @@ def quiz_box(tmp_path: Path) -> Path:
 async def play(tmp_path: Path) -> tuple[int, str, dict]:
     script = tmp_path / "quiz.txt"
     script.write_text(SCRIPT, encoding="utf-8")
-    box = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "companion", "run", "--profile", str(quiz_box(tmp_path)), "--game", "quiz",
-        "--script", str(script), "--journal-dir", str(tmp_path / "games"), "--seed", "4",
-        stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=ROOT)
-    log: list[str] = []
-
-    async def read_log():
-        async for line in box.stderr:
-            log.append(line.decode())
-
-    reader = asyncio.ensure_future(read_log())
-    await until(lambda: any("phones: join at" in line for line in log))
-    url, room = re.search(r"join at (http://\S+)/\?room=\S+ \(room (\w+)\)", "".join(log)).groups()
-    async with aiohttp.ClientSession() as session:
-        zoe, yan = PhoneClient(session, url), PhoneClient(session, url, offset_ms=-5e6)
-        assert (await zoe.join(room, "buzzer", "Zoe"))["keys"] == ["slap"]
-        assert (await yan.join(room, "buzzer", "Yan"))["seat"] == 4
+    async with running_box(quiz_box(tmp_path), script, tmp_path / "games", "--game", "quiz", "--seed", "4") as box, \
+            aiohttp.ClientSession() as session:
+        zoe, yan = PhoneClient(session, box.url), PhoneClient(session, box.url, offset_ms=-5e6)
+        assert (await zoe.join(box.room, "buzzer", "Zoe"))["keys"] == ["slap"]
+        assert (await yan.join(box.room, "buzzer", "Yan"))["seat"] == 4
         armed = lambda: zoe.view is not None and zoe.view["footer"].endswith("right skips")  # noqa: E731
         await until(armed)
         await zoe.tap()  # at once on the cue: well before Ben, 3 s after it
         await until(lambda: zoe.view["footer"].endswith("ok right, left wrong"))
         answering = zoe.view["heading"]
-        code = await asyncio.wait_for(box.wait(), PATIENCE_S)
+        code = await asyncio.wait_for(box.process.wait(), PATIENCE_S)
         await zoe.close()
         await yan.close()
-    await reader
     return code, answering, zoe.view
 
 

@@ -30,7 +30,7 @@ import segno
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from .door import Gate, Guesses, Tally, address_of, peer_of, raise_descriptor_limit, sockets_allowed
-from .messages import FRAME_BYTES, Hello, Painted, Pong, Press, Refused, read_frame
+from .messages import FRAME_BYTES, Hello, Painted, Pong, Refused, read_frame
 from .phoneclock import PhoneClock
 from .room import PhoneSeat, Room, RoomError
 

@@ -1,0 +1,69 @@
+"""As played, with a power cut: the real box process runs a quiz in which Zoe's phone holds station 6
+and wins a point; the box is SIGKILLed, started again and the quiz resumed. Zoe's phone takes her
+seat back with the token it kept (it knows only the old room code), her point kept; a stranger
+with the new room code does not get her seat."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from bench.phoneclient import PhoneClient
+
+from boxprocess import running_box, session_from
+from helpers import PATIENCE_S, until
+from phonebox import profile_with_phones
+
+OKS = "".join(f"{0.2 * (i + 1):.1f} 1 ok\n" for i in range(14))
+FIRST = f"""# the quiz, every station seated; the host arms at 8 s, says right at 13 s (Zoe buzzed at once)
+{OKS}8.0 1 slap
+13.0 1 ok
+600 1 ok
+"""
+AGAIN = "# the host resumes the interrupted quiz\n1.0 1 ok\n600 1 ok\n"
+
+
+def zoe_points(view) -> int | None:
+    if view is None or "Zoe" not in view["names"] or not view["scores"]:
+        return None
+    return view["scores"][view["names"].index("Zoe")]
+
+
+def test_a_phone_seat_survives_a_power_cut_and_never_goes_to_a_stranger(tmp_path):
+    profile = profile_with_phones(tmp_path, [("Host", {"slap": 4, "left": 17, "ok": 27, "right": 22}),
+                                             ("Ben", {"slap": 5}), ("Cy", {"slap": 6}), ("Dee", {"slap": 13}),
+                                             ("Eve", {"slap": 19})], [(5, "Zoe", True)])
+    first, again = tmp_path / "first.txt", tmp_path / "again.txt"
+    first.write_text(FIRST)
+    again.write_text(AGAIN)
+    journals = tmp_path / "games"
+
+    async def scenario():
+        async with session_from("127.0.0.1") as ours, session_from("127.0.0.2") as theirs:
+            async with running_box(profile, first, journals, "--game", "quiz", "--seed", "4") as box:
+                zoe = PhoneClient(ours, box.url)
+                welcome = await zoe.join(box.room, "buzzer", "Zoe")
+                assert welcome["seat"] == 6
+                await until(lambda: zoe.view is not None and zoe.view["footer"].endswith("right skips"))
+                await zoe.tap()
+                await until(lambda: zoe_points(zoe.view) == 1)  # shown once journaled
+                old_room = box.room
+                box.kill()
+                await asyncio.wait_for(box.process.wait(), PATIENCE_S)
+                await zoe.close()
+            async with running_box(profile, again, journals, "--seed", "4") as box:
+                assert box.room != old_room
+                stranger = PhoneClient(theirs, box.url)
+                assert await stranger.join(box.room, "buzzer", "Max") is None
+                assert "taken" in stranger.refused
+                asking = PhoneClient(theirs, box.url)
+                assert await asking.join(box.room, "buzzer", "Max", seat=6) is None
+                back = PhoneClient(ours, box.url)
+                welcome = await back.join(old_room, "buzzer", "Zoe", token=welcome["token"])
+                assert welcome is not None, back.refused
+                assert welcome["seat"] == 6
+                await until(lambda: zoe_points(back.view) == 1)  # the quiz resumed, her point kept
+                await back.close()
+            assert welcome["token"] not in json.dumps([json.loads(p.read_text()) for p in journals.glob("*.json")])
+
+    asyncio.run(scenario())

@@ -1,0 +1,91 @@
+"""Bare sockets against the real box process, held to 1,024 open files (``prlimit``: what a box
+whose unit forgot ``LimitNOFILE`` has): thousands of connections that never say hello, from one
+peer and from a hundred, never lock a phone out and never run the box out of descriptors. A real
+watcher and a seated phone join and play meanwhile; the box's log never says ``EMFILE``."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import socket
+
+import aiohttp
+
+from bench.phoneclient import PhoneClient
+
+from boxprocess import running_box, session_from
+from helpers import until
+from test_phone_door import lobby_box
+
+LIMIT = ("prlimit", "--nofile=1024:1024", "--")
+
+
+def bare_sockets(port: int, count: int, peers: list[str]) -> list[socket.socket]:
+    """``count`` TCP connections to the box, spread over ``peers``, that never send a byte."""
+    held = []
+    for i in range(count):
+        bare = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        bare.setblocking(False)
+        bare.bind((peers[i % len(peers)], 0))
+        code = bare.connect_ex(("127.0.0.1", port))
+        assert code in (0, errno.EINPROGRESS), code
+        held.append(bare)
+    return held
+
+
+async def bare_websockets(session: aiohttp.ClientSession, url: str, count: int) -> list:
+    """``count`` WebSockets opened (those the box lets in held open, none saying hello)."""
+    async def one():
+        try:
+            return await session.ws_connect(url + "/ws", timeout=aiohttp.ClientWSTimeout(ws_receive=30))
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError):
+            return None
+
+    opened = []
+    for start in range(0, count, 200):
+        opened += await asyncio.gather(*(one() for _ in range(start, min(count, start + 200))))
+    return [s for s in opened if s is not None]
+
+
+async def a_watcher_and_a_seat_play(box, session) -> None:
+    watcher, zoe = PhoneClient(session, box.url), PhoneClient(session, box.url)
+    assert await watcher.join(box.room, "watch") is not None, watcher.refused
+    assert (await zoe.join(box.room, "seat", "Zoe"))["seat"] == 2, zoe.refused
+    await until(lambda: zoe.panel is not None and zoe.view is not None)
+    await until(lambda: len(zoe.frames("ping")) >= 2)  # its clock synced: its keys take presses
+    seq = await zoe.tap("right")
+    await until(lambda: seq in zoe.got)
+    await watcher.close()
+    await zoe.close()
+
+
+def test_3000_bare_websockets_from_one_peer_lock_no_phone_out(tmp_path):
+    async def scenario():
+        async with running_box(*lobby_box(tmp_path), prefix=LIMIT) as box, session_from("127.0.0.1") as ours, \
+                session_from("127.0.0.2") as theirs:
+            held = await bare_websockets(theirs, box.url, 3000)
+            assert len(held) <= 32  # the peer's share; the rest closed as they were accepted
+            await a_watcher_and_a_seat_play(box, ours)
+            for bare in held:
+                await bare.close()
+        assert not box.logged("Too many open files") and not box.logged("out of system resource")
+        assert len(box.logged("refused 127.0.0.2")) <= 3
+
+    asyncio.run(scenario())
+
+
+def test_10000_bare_sockets_from_one_peer_or_a_hundred_never_run_the_box_out_of_descriptors(tmp_path):
+    async def scenario():
+        async with running_box(*lobby_box(tmp_path), prefix=LIMIT) as box, session_from("127.0.0.1") as ours:
+            for peers in (["127.0.0.2"], [f"127.0.1.{n}" for n in range(1, 101)]):
+                held = bare_sockets(box.port(), 10_000, peers)
+                try:
+                    await asyncio.sleep(0.5)  # the box accepts them (and closes most) meanwhile
+                    await a_watcher_and_a_seat_play(box, ours)
+                finally:
+                    for bare in held:
+                        bare.close()
+        assert not box.logged("Too many open files") and not box.logged("out of system resource"), \
+            "".join(box.logged("open files"))[:2000]
+
+    asyncio.run(scenario())
