@@ -47,16 +47,19 @@ async def bare_websockets(session: aiohttp.ClientSession, url: str, count: int) 
     return [s for s in opened if s is not None]
 
 
-async def a_watcher_and_a_seat_play(box, session) -> None:
+async def a_watcher_and_a_seat_play(box, session, token: str | None = None) -> str:
+    """A watcher joins, and Zoe takes her seat (back, with ``token``) and presses; her token."""
     watcher, zoe = PhoneClient(session, box.url), PhoneClient(session, box.url)
     assert await watcher.join(box.room, "watch") is not None, watcher.refused
-    assert (await zoe.join(box.room, "seat", "Zoe"))["seat"] == 2, zoe.refused
+    welcome = await zoe.join(box.room, "seat", "Zoe", token=token)
+    assert welcome is not None and welcome["seat"] == 2, zoe.refused
     await until(lambda: zoe.panel is not None and zoe.view is not None)
     await until(lambda: len(zoe.frames("ping")) >= 2)  # its clock synced: its keys take presses
     seq = await zoe.tap("right")
     await until(lambda: seq in zoe.got)
     await watcher.close()
     await zoe.close()
+    return welcome["token"]
 
 
 def test_3000_bare_websockets_from_one_peer_lock_no_phone_out(tmp_path):
@@ -77,11 +80,12 @@ def test_3000_bare_websockets_from_one_peer_lock_no_phone_out(tmp_path):
 def test_10000_bare_sockets_from_one_peer_or_a_hundred_never_run_the_box_out_of_descriptors(tmp_path):
     async def scenario():
         async with running_box(*lobby_box(tmp_path), prefix=LIMIT) as box, session_from("127.0.0.1") as ours:
+            token = None
             for peers in (["127.0.0.2"], [f"127.0.1.{n}" for n in range(1, 101)]):
                 held = bare_sockets(box.port(), 10_000, peers)
                 try:
                     await asyncio.sleep(0.5)  # the box accepts them (and closes most) meanwhile
-                    await a_watcher_and_a_seat_play(box, ours)
+                    token = await a_watcher_and_a_seat_play(box, ours, token)
                 finally:
                     for bare in held:
                         bare.close()

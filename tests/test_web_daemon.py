@@ -11,7 +11,7 @@ import pytest
 from bench.phoneclient import PhoneClient
 from companion.daemon import Daemon
 from companion.profile import ProfileError, load_profile
-from companion.web.server import on_the_box_network
+from companion.web.door import on_the_box_network
 
 from helpers import until, while_running
 

@@ -40,6 +40,13 @@ SOCKETS_MOST = 1024
 RESERVED_FDS = 256
 """Descriptors never given to a connection: the journal and its folder, logs, displays, the GPIO
 reader's pipe, the button board's port, a game's deck and word files, with room to spare."""
+BACKLOG = 32
+"""Connections asyncio accepts in one turn of the loop (its ``backlog``, 100 by default): each
+is a descriptor until the gate has closed it, a few turns later."""
+IN_FLIGHT = 8 * BACKLOG
+"""Descriptors of connections accepted but not yet closed by the gate: a flood keeps the loop
+accepting :data:`BACKLOG` a turn while those of the turns before are closed (at 100 a turn and
+no such allowance, 10,000 bare sockets met EMFILE under a limit of 1,024)."""
 DESCRIPTORS_WANTED = 8192
 """The soft limit on open files the box raises itself to (up to the hard limit; the unit's
 ``LimitNOFILE``)."""
@@ -62,6 +69,12 @@ def address_of(peer: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Addres
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped
     return address
+
+
+def on_the_box_network(peer: str | None) -> bool:
+    """Whether a peer's address is on the box's own network: private, link-local or loopback."""
+    address = address_of(peer)
+    return address is not None and (address.is_private or address.is_link_local or address.is_loopback)
 
 
 def peer_of(address: str | None) -> str:
@@ -172,7 +185,7 @@ def sockets_allowed(soft_limit: int) -> int:
         open_now = len(os.listdir("/proc/self/fd"))
     except OSError:
         open_now = 64
-    return max(16, min(SOCKETS_MOST, soft_limit - open_now - RESERVED_FDS))
+    return max(16, min(SOCKETS_MOST, soft_limit - open_now - RESERVED_FDS - IN_FLIGHT))
 
 
 @dataclass(eq=False)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..untrusted import Unreadable, json_value, read_text
+from .door import Guesses
+from .messages import Hello
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,26 @@ class Room:
         """The seat ``token`` was given for, if it is one of this room's."""
         station = self._station_of.get(token_digest(token))
         return None if station is None else self.seats.get(station)
+
+    def let_in(self, hello: Hello, peer: str, guesses: Guesses) -> tuple[PhoneSeat | None, str | None]:
+        """The seat a hello takes (None: a watcher) and its token; :class:`RoomError` if refused.
+        A seat token of this room takes its seat back whatever the code says (it is the stronger
+        secret: the phone of a seat whose game resumed after a restart knows only the old code);
+        otherwise the room code, compared only when ``peer``'s back-off allows."""
+        wait_s = guesses.wait_s(peer)
+        if wait_s > 0:
+            raise RoomError(f"Too many wrong codes from this network address: try again in {wait_s:.0f} s.")
+        if hello.token is not None:
+            seat = self.holder(hello.token)
+            if seat is None:
+                guesses.wrong(peer)
+                raise RoomError("That seat token is not this box's: join again with the room code.")
+            return seat, hello.token
+        if not self.right_code(hello.room):
+            guesses.wrong(peer)
+            raise RoomError("That room code is not this box's: check the code on the TV.")
+        guesses.right(peer)
+        return (None, None) if hello.role == "watch" else self.take(hello.role, hello.seat)
 
     def take(self, role: str, wanted: int | None) -> tuple[PhoneSeat, str]:
         """A free seat of ``role``'s kind (``wanted``: that station, 1-based) and its new token."""

@@ -20,7 +20,6 @@ import asyncio
 import base64
 import io
 import json
-import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,12 +28,11 @@ from typing import Any, Callable, Protocol
 import segno
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from .door import Gate, Guesses, Tally, address_of, peer_of, raise_descriptor_limit, sockets_allowed
+from .door import (BACKLOG, Gate, Guesses, Tally, address_of, on_the_box_network, peer_of, raise_descriptor_limit,
+                   sockets_allowed)
 from .messages import FRAME_BYTES, Hello, Painted, Pong, Refused, read_frame
 from .phoneclock import PhoneClock
 from .room import PhoneSeat, Room, RoomError
-
-log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
 PING_NS = 250_000_000
@@ -63,12 +61,6 @@ class Box(Protocol):
     def phone_painted(self, station: int, frame: int, t_ns: int, error_ns: int) -> None: ...
     def phone_view(self) -> dict[str, Any]: ...
     def phone_panel(self, station: int) -> dict[str, Any]: ...
-
-
-def on_the_box_network(peer: str | None) -> bool:
-    """Whether a peer's address is on the box's own network: private, link-local or loopback."""
-    address = address_of(peer)
-    return address is not None and (address.is_private or address.is_link_local or address.is_loopback)
 
 
 @dataclass(eq=False)
@@ -130,7 +122,7 @@ class WebCompanion:
         self.gate = Gate(sockets_allowed(raise_descriptor_limit()), self.tally)
         http = self._runner.server
         self._server = await asyncio.get_running_loop().create_server(
-            lambda: self.gate.protocol(http), host, port, reuse_address=True)
+            lambda: self.gate.protocol(http), host, port, reuse_address=True, backlog=BACKLOG)
         port = self._server.sockets[0].getsockname()[1]
         self.join_url = f"http://{shown_host}:{port}/?room={self.room.code}"
         self._pinger = asyncio.ensure_future(self._ping_every())
@@ -270,31 +262,11 @@ class WebCompanion:
         phone.last_heard_ns = now
         return read_frame(message.data)
 
-    def _admit(self, phone: Phone, hello: Hello) -> tuple[PhoneSeat | None, str | None]:
-        """The seat a hello takes (None: a watcher) and its token; :class:`RoomError` if refused.
-        A seat token of this room takes its seat back whatever the code says (it is the stronger
-        secret: the phone of a seat whose game resumed after a restart knows only the old code);
-        otherwise the room code, compared only when the peer's back-off allows."""
-        if sum(p.welcomed for p in self.phones) >= CONNECTIONS:
-            raise RoomError("The box has as many phones as it can take.")
-        wait_s = self.guesses.wait_s(phone.peer)
-        if wait_s > 0:
-            raise RoomError(f"Too many wrong codes from this network address: try again in {wait_s:.0f} s.")
-        if hello.token is not None:
-            seat = self.room.holder(hello.token)
-            if seat is None:
-                self.guesses.wrong(phone.peer)
-                raise RoomError("That seat token is not this box's: join again with the room code.")
-            return seat, hello.token
-        if not self.room.right_code(hello.room):
-            self.guesses.wrong(phone.peer)
-            raise RoomError("That room code is not this box's: check the code on the TV.")
-        self.guesses.right(phone.peer)
-        return (None, None) if hello.role == "watch" else self.room.take(hello.role, hello.seat)
-
     async def _welcome(self, phone: Phone, hello: Hello) -> bool:
         try:
-            seat, token = self._admit(phone, hello)
+            if sum(p.welcomed for p in self.phones) >= CONNECTIONS:
+                raise RoomError("The box has as many phones as it can take.")
+            seat, token = self.room.let_in(hello, phone.peer, self.guesses)
         except RoomError as e:
             await self._refuse(phone, str(e))
             return False
