@@ -20,11 +20,12 @@
 # drop-in systemd/phones.conf (the box's own network only, for phones); one without has none.
 # An update builds the new version in a venv beside the running one and switches over only once
 # it installed and checked the profile: if anything fails, the old version stays installed and
-# running. Everything it adds is listed in
+# running; if the new one does not start, or does not stay up SETTLE_S (15) seconds after its
+# READY, the old one is put back and restarted. Everything it adds is listed in
 # /opt/companion/installed, and --uninstall removes exactly that, keeping the profile and the
 # journals (given to root, readable by all).
 # Paths can be moved for testing: PREFIX CONF UNIT_DIR UDEV_DIR UDEV_RULE_DIRS MODULES_DIR
-# STATE_DIR BOOT_CONFIG OS_RELEASE PYTHON.
+# STATE_DIR BOOT_CONFIG OS_RELEASE PYTHON; SETTLE_S, the seconds a new version must stay up.
 set -euo pipefail
 
 PREFIX=${PREFIX:-/opt/companion}
@@ -45,6 +46,8 @@ NEW=            # the venv being installed: venv-a or venv-b, beside the running
 IN_SERVICE=     # the profile the service runs with
 ACTION=do_install
 I2C_HZ=400000
+SETTLE_S=${SETTLE_S:-15}  # a new version must stay up this long after READY: longer than the
+# unit's WatchdogSec=10, so one that hangs after READY is restarted by the watchdog meanwhile
 if [ -z "${BOOT_CONFIG:-}" ]; then  # Bookworm's and Trixie's; /boot/config.txt before them
   BOOT_CONFIG=/boot/firmware/config.txt
   [ -f "$BOOT_CONFIG" ] || [ ! -f /boot/config.txt ] || BOOT_CONFIG=/boot/config.txt
@@ -338,6 +341,35 @@ switch_to() {  # switch_to NEW: point $PREFIX/venv at it in one rename
   step "switched" mv -T "$PREFIX/venv.switch" "$PREFIX/venv"
 }
 
+unit_state() {  # unit_state: the service's "ActiveState SubState MainPID NRestarts", one line
+  local state key
+  state=$(systemctl show companion.service -p ActiveState -p SubState -p MainPID -p NRestarts) || return 1
+  for key in ActiveState SubState MainPID NRestarts; do
+    printf '%s ' "$(sed -n "s/^$key=//p" <<< "$state")"
+  done
+}
+
+stays_up() {  # stays_up: the service, READY now (systemctl restart returned), is still the same
+  # process, active and running, SETTLE_S seconds later: a version that sends READY and then
+  # crashes or is restarted (a crash loop, the watchdog) is not kept
+  local first now end
+  first=$(unit_state) || return 1
+  end=$(( $(date +%s) + SETTLE_S ))
+  while :; do
+    now=$(unit_state) || return 1
+    case "$now" in
+      "active running "[1-9]*) ;;
+      *) echo "    the service is now: $now(ActiveState SubState MainPID NRestarts)"; return 1 ;;
+    esac
+    if [ "$now" != "$first" ]; then
+      echo "    the service was: $first; now: $now(ActiveState SubState MainPID NRestarts)"
+      return 1
+    fi
+    [ "$(date +%s)" -lt "$end" ] || return 0
+    sleep 0.5
+  done
+}
+
 do_install() {
   local current
   [ -f "$PROFILE" ] || { echo "install.sh: no profile at $PROFILE" >&2; exit 2; }
@@ -368,13 +400,19 @@ do_install() {
   step "reload systemd" systemctl daemon-reload
   step "start at boot" systemctl enable companion.service
   switch_to "$NEW"
+  local why=
   if ! step "restart with this version" systemctl restart companion.service; then
+    why="did not start"
+  elif ! step "the new version still up and ready after ${SETTLE_S} s" stays_up; then
+    why="did not stay up after it started (it crashed, or was restarted, within ${SETTLE_S} s of its READY)"
+  fi
+  if [ -n "$why" ]; then
     if [ -n "$current" ] && [ "$DRY" = 0 ]; then
       switch_to "$current"
       systemctl restart companion.service || true
-      fail "the new version did not start (journalctl -u companion); back on the previous one"
+      fail "the new version $why (journalctl -u companion); back on the previous one"
     fi
-    fail "the service did not start: journalctl -u companion says why"
+    fail "the service $why: journalctl -u companion says why"
   fi
   echo "==> installed; the previous version, if any, stays in $PREFIX as a fallback until the next update"
 }

@@ -31,6 +31,10 @@ SYSTEM_COMMANDS = ("apt-get", "apt-cache", "systemctl", "useradd", "usermod", "u
 # was asked to add in files of the sandbox, so that getent sees them as it would the real ones.
 SHIM = r"""#!/bin/sh
 name=$(basename "$0")
+alive() {  # the service's process runs (a zombie, which nobody may reap here, has ended)
+  state=$(sed 's/.*) //' "/proc/$(cat "$SHIM_STATE/mainpid")/stat" 2>/dev/null | cut -c1)
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
 echo "$name $*" >> "$SHIM_LOG"
 case "$name $1" in
   "getent passwd"|"getent group") grep -x "$2" "$SHIM_STATE/$1"; exit ;;
@@ -39,7 +43,20 @@ case "$name $1" in
   "userdel "*) grep -vx "$1" "$SHIM_STATE/passwd" > "$SHIM_STATE/t"; mv "$SHIM_STATE/t" "$SHIM_STATE/passwd" ;;
   "groupdel "*) grep -vx "$1" "$SHIM_STATE/group" > "$SHIM_STATE/t"; mv "$SHIM_STATE/t" "$SHIM_STATE/group" ;;
   "apt-cache policy") printf 'python3-lgpio:\n  Installed: (none)\n  Candidate: %s\n' "$SHIM_APT_LGPIO" ;;
-  "systemctl restart") [ -e "$SHIM_STATE/restart-fails" ] && exit 1 ;;
+  "systemctl restart") [ -e "$SHIM_STATE/restart-fails" ] && exit 1
+    [ -n "$SHIM_SERVICE" ] || exit 0
+    # the service as a real process: the old one stopped, the new one started; ready (systemd's
+    # Type=notify) once it says so, failed if it ends first
+    [ -s "$SHIM_STATE/mainpid" ] && kill "$(cat "$SHIM_STATE/mainpid")" 2>/dev/null
+    rm -f "$SHIM_STATE/ready"
+    setsid sh -c "$SHIM_SERVICE" > /dev/null 2>&1 &
+    echo $! > "$SHIM_STATE/mainpid"
+    until [ -e "$SHIM_STATE/ready" ]; do alive || [ -e "$SHIM_STATE/ready" ] || exit 1; sleep 0.05; done ;;
+  "systemctl show")
+    if [ -z "$SHIM_SERVICE" ]; then echo ActiveState=active; echo SubState=running; echo MainPID=4242
+    elif alive; then echo ActiveState=active; echo SubState=running; echo "MainPID=$(cat "$SHIM_STATE/mainpid")"
+    else echo ActiveState=failed; echo SubState=failed; echo MainPID=0; fi
+    echo NRestarts=0 ;;
 esac
 exit 0
 """
@@ -83,6 +100,7 @@ class Sandbox:
             # pip offline, from the wheels prepared once, whatever this machine's pip settings
             "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels or ""),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "SETTLE_S": "1",  # a version that stays up stays up; one that fails here fails at once
         }
 
     prefix = property(lambda self: self.root / "opt/companion")
@@ -264,6 +282,36 @@ def test_a_new_version_that_does_not_start_is_rolled_back(installed):
     assert os.readlink(box.prefix / "venv") == running
     assert box.commands().count("systemctl restart companion.service") == 2
     assert box.companion("profile", "check", str(box.profile)).returncode == 0
+
+
+CRASHES_AFTER_READY = 'touch "$SHIM_STATE/ready"; exit 3'
+STAYS_UP = 'touch "$SHIM_STATE/ready"; exec sleep 600'
+
+
+def test_a_new_version_that_crashes_after_its_ready_is_rolled_back_and_one_that_stays_up_is_kept(installed):
+    """``systemctl restart`` of a Type=notify unit returns at READY: a version that sent it and
+    then crashed was kept, and the installer said "installed". Here the service is a real
+    process, which ends just after its READY; the wait after it is long (60 s), and ends as soon
+    as the installer sees the process gone."""
+    box, _ = installed
+    running = os.readlink(box.prefix / "venv")
+    try:
+        result = box.run("--profile", str(GPIO_3), SHIM_SERVICE=CRASHES_AFTER_READY, SETTLE_S="60")
+        assert result.returncode == 1, result.stdout
+        assert "did not stay up after it started" in result.stderr and "back on the previous one" in result.stderr
+        assert "installed;" not in result.stdout
+        assert "the service is now: failed failed 0 0" in result.stdout
+        assert os.readlink(box.prefix / "venv") == running
+        assert box.commands().count("systemctl restart companion.service") == 2
+
+        result = box.run("--profile", str(GPIO_3), SHIM_SERVICE=STAYS_UP)
+        assert result.returncode == 0, result.stderr
+        assert "the new version still up and ready after 1 s" in steps(result.stdout)
+        assert os.readlink(box.prefix / "venv") == other(running)
+    finally:
+        pid = (box.state / "mainpid").read_text().strip() if (box.state / "mainpid").exists() else ""
+        if pid:
+            subprocess.run(["kill", pid])
 
 
 def test_a_profile_that_lets_phones_in_gets_the_network_drop_in_and_loses_it_without(installed, tmp_path,

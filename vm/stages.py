@@ -525,11 +525,9 @@ def update_failure(run: Run) -> None:
 ROLLBACK = r"""
 val() {{ systemctl show companion.service -p "$1" --value; }}
 before=$(readlink /opt/companion/venv)
-# A new version that installs and checks the profile, but whose `companion run` cannot start
+# A new version that installs and checks the profile, but {broken}
 rm -rf /home/{maker}/nostart && cp -a /home/{maker}/companion /home/{maker}/nostart
-sed -i 's/^def cmd_run(args: argparse.Namespace) -> int:$/&\n    raise SystemExit("this version cannot start")/' \
-  /home/{maker}/nostart/companion/cli/play.py
-grep -c 'this version cannot start' /home/{maker}/nostart/companion/cli/play.py
+{break_it}
 chown -R {maker}: /home/{maker}/nostart
 {maker_update} > /tmp/rollback.out 2>&1
 echo "rc=$?"
@@ -540,11 +538,29 @@ echo "venv: $before -> $(readlink /opt/companion/venv)"
 """
 
 
+BROKEN_VERSIONS = {
+    "cannot_start": ("whose `companion run` cannot start", r"""
+sed -i 's/^def cmd_run(args: argparse.Namespace) -> int:$/&\n    raise SystemExit("this version cannot start")/' \
+  /home/{maker}/nostart/companion/cli/play.py
+grep -c 'this version cannot start' /home/{maker}/nostart/companion/cli/play.py"""),
+    "crashes_after_ready": ("which sends READY and crashes 2 s later (systemd restarts it: a crash loop)", r"""
+sed -i 's/^        self.send("READY=1".*$/&\n        import threading; threading.Timer(2, os._exit, (1,)).start()/' \
+  /home/{maker}/nostart/companion/notify.py
+grep -c 'threading.Timer(2, os._exit' /home/{maker}/nostart/companion/notify.py"""),
+}
+"""The updates the installer must roll back: one that dies before READY, and one that crashes
+after it (``systemctl restart`` returned at its READY; the installer watches it SETTLE_S more)."""
+
+
 def rollback(run: Run) -> None:
     update = as_maker("cd ~/nostart && timeout 900 " + OFFLINE)
-    out = run.guest.must(WAIT_ACTIVE + ROLLBACK.format(maker=MAKER, maker_update=update), "rollback", 1100)
-    run.summary["findings"]["rollback"] = out.strip().replace("\n", " | ")
-    problems = judge.rollback(out)
+    problems = []
+    for name, (broken, break_it) in BROKEN_VERSIONS.items():
+        script = ROLLBACK.format(maker=MAKER, maker_update=update, broken=broken,
+                                 break_it=break_it.replace("{maker}", MAKER))
+        out = run.guest.must(WAIT_ACTIVE + script, f"rollback-{name}", 1100)
+        run.summary["findings"][f"rollback_{name}"] = out.strip().replace("\n", " | ")
+        problems += [f"{name}: {p}" for p in judge.rollback(out)]
     if problems:
         raise RuntimeError("; ".join(problems) + "\n" + out[-1500:])
     run.summary["rollback_ok"] = True
