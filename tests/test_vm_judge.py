@@ -2,12 +2,16 @@
 guest, finds a problem, and given what a working one shows, none (vm/judge.py; the stages in
 vm/stages.py raise on its problems and mark the check false in the summary)."""
 
+from pathlib import Path
+
 import pytest
 
 from vm import judge, summary
 from vm.checks import PI_CONFIG
 
-UNIT = {"Type": "notify", "ActiveState": "active", "SubState": "running", "StatusText": "3 stations"}
+UNIT = {"Type": "notify", "ActiveState": "active", "SubState": "running", "StatusText": "3 stations",
+        "TimeoutStartUSec": "30s", "WatchdogUSec": "10s"}
+TIMEOUTS = judge.own_timeouts((Path(__file__).parent.parent / "systemd/companion.service").read_text())
 READY_LOG = "companion.daemon.presenting: ready: first frame on every display\n"
 PRIORITIES = ("loop: pid 310's current scheduling policy: SCHED_FIFO pid 310's current scheduling priority: 20\n"
               "reader: pid 330's current scheduling policy: SCHED_FIFO pid 330's current scheduling priority: 20\n")
@@ -35,17 +39,18 @@ RECORD = "file /etc/systemd/system/companion.service\nboot-line dtparam=i2c_arm=
 
 # check -> (what a working box shows, what a broken one shows), each as a call of its judgement
 CASES = {
-    "install_ok": (lambda: judge.install(0, UNIT), lambda: judge.install(0, {**UNIT, "ActiveState": "failed"})),
+    "install_ok": (lambda: judge.install(0, UNIT, 900), lambda: judge.install(0, {**UNIT, "ActiveState": "failed"}, 900)),
     "boot_config_ok": (lambda: judge.boot_config(INSTALLED_CONFIG, RECORD),   # appended after [cm5]: a Pi 4 never reads it
                        lambda: judge.boot_config(PI_CONFIG + "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n", RECORD)),
-    "reinstall_ok": (lambda: judge.reinstall(0, "a", "a", "active"), lambda: judge.reinstall(0, "a", "b", "active")),
+    "reinstall_ok": (lambda: judge.reinstall(0, "a", "a", "active", 900),
+                     lambda: judge.reinstall(0, "a", "b", "active", 900)),
     "update_failure_keeps_old": (lambda: judge.update_failure(UPDATE),
                                  lambda: judge.update_failure(UPDATE.replace("now=300", "now=301"))),
     "rollback_ok": (lambda: judge.rollback(ROLLBACK), lambda: judge.rollback(ROLLBACK.replace("-> venv-b", "-> venv-a"))),
     "uninstall_ok": (lambda: judge.uninstall(UNINSTALL),
                      lambda: judge.uninstall(UNINSTALL + "changed: /boot/firmware/config.txt\n  > [all]\n")),
-    "unit_ready": (lambda: judge.unit_ready(UNIT, READY_LOG, PRIORITIES),
-                   lambda: judge.unit_ready(UNIT, "companion.daemon: not ready: display 3 already down\n", PRIORITIES)),
+    "unit_ready": (lambda: judge.unit_ready(UNIT, READY_LOG, PRIORITIES, TIMEOUTS),
+                   lambda: judge.unit_ready(UNIT, "companion.daemon: not ready: display 3 already down\n", PRIORITIES, TIMEOUTS)),
     "watchdog_ok": (lambda: judge.watchdog("companion.service: Watchdog timeout (limit 10s)!"),
                     lambda: judge.watchdog("pinged: 1 -> 2")),
     "resumed_after_kill": (lambda: judge.resumed("the game is not over", "the game was resumed by the players"),
@@ -84,12 +89,12 @@ def test_each_check_passes_a_working_box_and_fails_a_broken_one(check):
     "x: ready: first frame on every display, then crashed\n",
 ])
 def test_ready_is_the_daemons_whole_line_not_a_word_in_the_log(log):
-    assert judge.unit_ready(UNIT, log, PRIORITIES)
+    assert judge.unit_ready(UNIT, log, PRIORITIES, TIMEOUTS)
 
 
 def test_the_service_runs_its_loop_and_reader_at_the_priority_the_unit_grants():
-    assert judge.unit_ready(UNIT, READY_LOG, PRIORITIES.replace("SCHED_FIFO", "SCHED_OTHER", 1))
-    assert judge.unit_ready(UNIT, READY_LOG, PRIORITIES.splitlines()[0])
+    assert judge.unit_ready(UNIT, READY_LOG, PRIORITIES.replace("SCHED_FIFO", "SCHED_OTHER", 1), TIMEOUTS)
+    assert judge.unit_ready(UNIT, READY_LOG, PRIORITIES.splitlines()[0], TIMEOUTS)
 
 
 @pytest.mark.parametrize("changed, why", [
@@ -151,3 +156,26 @@ def test_the_boot_config_check_finds_a_line_missing_or_read_by_some_pis_only(con
 
 def test_a_line_in_an_all_section_after_a_models_counts_for_every_pi():
     assert judge.boot_config(PI_CONFIG + "[all]\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n", RECORD) == []
+
+
+def test_the_unit_runs_under_its_own_timeouts_not_a_harness_drop_ins():
+    """The harness once gave the unit TimeoutStartSec=300 (the unit says 30): a box that regressed
+    to a 31-300 s start passed."""
+    assert TIMEOUTS == {"TimeoutStartUSec": "30s", "WatchdogUSec": "10s"}
+    assert any("TimeoutStartUSec=5min" in p for p in
+               judge.unit_ready({**UNIT, "TimeoutStartUSec": "5min"}, READY_LOG, PRIORITIES, TIMEOUTS))
+
+
+@pytest.mark.parametrize("judgement", [
+    lambda: judge.install(124, {}, 1800), lambda: judge.reinstall(124, "", "", None, 1800),
+    lambda: judge.update_failure(UPDATE.replace("rc=1", "rc=124")), lambda: judge.rollback(ROLLBACK.replace("rc=1", "rc=124")),
+])
+def test_an_install_that_ran_out_of_time_says_so_by_name(judgement):
+    assert any("timed out" in p and "install bound" in p for p in judgement())
+
+
+def test_the_install_bound_scales_with_the_hosts_pace_and_never_shrinks():
+    from vm.checks import INSTALL_BOUND_S, PACE_REFERENCE_S, install_bound
+
+    assert install_bound(PACE_REFERENCE_S / 3) == INSTALL_BOUND_S
+    assert install_bound(PACE_REFERENCE_S * 4) == 4 * INSTALL_BOUND_S

@@ -15,9 +15,16 @@ READY_LINE = re.compile(r"^[\w.]+: ready: first frame on every display$", re.MUL
 whole: a line that merely contains "ready" (``not ready``, ``already``) is not it."""
 
 
-def install(rc: int, unit: dict[str, str]) -> list[str]:
+def timed_out(what: str, rc: int, bound_s: int) -> str:
+    """Why ``what`` failed: the exit code, or (``timeout``'s 124) the bound it ran past, by name."""
+    if rc == 124:
+        return f"{what} timed out: still running at the install bound of {bound_s} s (scaled by the host's pace)"
+    return f"{what} exited {rc}"
+
+
+def install(rc: int, unit: dict[str, str], bound_s: int) -> list[str]:
     if rc != 0:
-        return [f"systemd/install.sh exited {rc}" + (" (timed out: it never finished)" if rc == 124 else "")]
+        return [timed_out("systemd/install.sh", rc, bound_s)]
     if unit.get("ActiveState") != "active":
         return [f"the service is {unit.get('ActiveState')}/{unit.get('SubState')} after the install"]
     return []
@@ -28,8 +35,17 @@ REAL_TIME = re.compile(r"^(loop|reader): .*policy: SCHED_FIFO\S* .*priority: 20\
 unit sets it (``CPUSchedulingPolicy=fifo``, ``CPUSchedulingPriority=20``)."""
 
 
-def unit_ready(unit: dict[str, str], log: str, priorities: str = "") -> list[str]:
-    problems = []
+def own_timeouts(unit_file: str) -> dict[str, str]:
+    """The unit file's own start timeout and watchdog, as ``systemctl show`` words them (30 -> 30s)."""
+    found = dict(re.findall(r"^(TimeoutStartSec|WatchdogSec)=(\d+)$", unit_file, re.MULTILINE))
+    return {"TimeoutStartUSec": f"{found.get('TimeoutStartSec')}s", "WatchdogUSec": f"{found.get('WatchdogSec')}s"}
+
+
+def unit_ready(unit: dict[str, str], log: str, priorities: str, timeouts: dict[str, str]) -> list[str]:
+    """READY as a notify service at real-time priority, under the unit file's own ``timeouts``
+    (:func:`own_timeouts`): no drop-in gave it more time to start than a Pi's unit has."""
+    problems = [f"{key}={unit.get(key)}, not the unit file's {value}" for key, value in timeouts.items()
+                if unit.get(key) != value]
     real_time = {m.group(1) for m in REAL_TIME.finditer(priorities)}
     if real_time != {"loop", "reader"}:
         problems.append(f"not both the loop and the reader at SCHED_FIFO 20: {priorities.strip()!r}")
@@ -88,9 +104,9 @@ def board_chips(out: str) -> list[str]:
         [f"{who} said no chip" for who in ("gpiozero", "reader") if not re.search(rf"^{who}: ", out, re.MULTILINE)]
 
 
-def reinstall(rc: int, before: str, after: str, state: str | None) -> list[str]:
+def reinstall(rc: int, before: str, after: str, state: str | None, bound_s: int) -> list[str]:
     if rc != 0:
-        return [f"the second run of install.sh exited {rc}"]
+        return [timed_out("the second run of install.sh", rc, bound_s)]
     problems = []
     if before != after:
         problems.append(f"the second run changed the configuration:\nbefore:\n{before}\nafter:\n{after}")
@@ -201,8 +217,11 @@ def ttyacm(out: str) -> list[str]:
     return problems
 
 
+TIMED_OUT = "the update timed out (timeout's 124) at the install bound, scaled by the host's pace"
+
+
 def update_failure(out: str) -> list[str]:
-    problems = []
+    problems = [TIMED_OUT] if re.search(r"^rc=124$", out, re.MULTILINE) else []
     if not re.search(r"^rc=[1-9]\d*$", out, re.MULTILINE):
         problems.append("the broken update did not report a failure")
     m = re.search(r"pid=(\d+) now=(\d+) state=(\w+)", out)
@@ -231,7 +250,7 @@ def uninstall(out: str) -> list[str]:
 
 
 def rollback(out: str) -> list[str]:
-    problems = []
+    problems = [TIMED_OUT] if re.search(r"^rc=124$", out, re.MULTILINE) else []
     if not re.search(r"^rc=[1-9]\d*$", out, re.MULTILINE):
         problems.append("an update that cannot start reported success")
     if "back on the previous one" not in out:

@@ -8,14 +8,15 @@ import time
 from pathlib import Path
 
 from vm import judge, summary as result
-from vm.checks import (CONFIG, HARNESS, INSTALL, KEPT, MAKER, OFFLINE, PREPARE, SNAPSHOT, STATE, WAIT_ACTIVE, Run,
-                       as_maker, parse_show)
-
-INSTALL_TIMEOUT_S = 900
+from vm.checks import (CONFIG, HARNESS, INSTALL, KEPT, MAKER, OFFLINE, PACE, PREPARE, SNAPSHOT, STATE, WAIT_ACTIVE,
+                       Run, as_maker, install_bound, parse_show)
 
 
 def prepare(run: Run) -> None:
     out = run.guest.must(PREPARE, "prepare", 120)
+    pace = float(re.search(r"^pace: ([\d.]+)$", run.guest.must(PACE, "pace", 600), re.MULTILINE).group(1))
+    run.install_bound_s = install_bound(pace)
+    run.summary["host_pace_s"], run.summary["install_bound_s"] = pace, run.install_bound_s
     run.summary["findings"]["i2c_before_install"] = re.search(r"^before install: .*$", out, re.MULTILINE).group(0)
     run.summary["findings"]["devices_before_install"] = " | ".join(
         line for line in out.splitlines() if line.startswith("c"))
@@ -23,13 +24,13 @@ def prepare(run: Run) -> None:
 
 def install(run: Run) -> None:
     s = run.summary
-    res = run.guest.run(INSTALL.format(timeout=INSTALL_TIMEOUT_S), "install", INSTALL_TIMEOUT_S + 60)
+    res = run.guest.run(INSTALL.format(timeout=run.install_bound_s), "install", run.install_bound_s + 60)
     s["install_output_tail"] = res["output"][-2500:]
     s["stage_seconds"]["install_script"] = res["seconds"]
     unit = {}
     if res["rc"] == 0:
         unit = parse_show(run.guest.run(WAIT_ACTIVE + "wait_active 120; " + STATE, "wait-ready", 200)["output"])
-    problems = judge.install(res["rc"], unit)
+    problems = judge.install(res["rc"], unit, run.install_bound_s)
     if problems:
         raise RuntimeError("; ".join(problems) + ":\n" + res["output"][-1500:])
     s["install_ok"] = True
@@ -64,7 +65,8 @@ def unit_ready(run: Run) -> None:
     log = run.guest.must("journalctl -b -u companion.service --no-pager -o cat | tail -n 40", "unit-log", 60)
     priorities = run.guest.run(PRIORITIES, "priorities", 60)["output"]
     s["findings"]["priorities"] = priorities.strip().replace("\n", " | ")
-    problems = judge.unit_ready(unit, log, priorities)
+    timeouts = judge.own_timeouts((run.tree / "systemd" / "companion.service").read_text())
+    problems = judge.unit_ready(unit, log, priorities, timeouts)
     if problems:
         raise RuntimeError("not READY as a notify service: " + ", ".join(problems) + "\n" + log[-1500:])
     s["unit_ready"] = True
@@ -102,12 +104,12 @@ def board_chips(run: Run) -> None:
 
 def reinstall(run: Run) -> None:
     before = run.guest.must(CONFIG, "config-before", 60)
-    res = run.guest.run(INSTALL.format(timeout=INSTALL_TIMEOUT_S), "reinstall", INSTALL_TIMEOUT_S + 60)
+    res = run.guest.run(INSTALL.format(timeout=run.install_bound_s), "reinstall", run.install_bound_s + 60)
     after, state = "", None
     if res["rc"] == 0:
         after = run.guest.must(WAIT_ACTIVE + "wait_active 120\n" + CONFIG, "config-after", 200)
         state = run.show().get("ActiveState")
-    problems = judge.reinstall(res["rc"], before, after, state)
+    problems = judge.reinstall(res["rc"], before, after, state, run.install_bound_s)
     if problems:
         raise RuntimeError("; ".join(problems) + "\n" + res["output"][-1500:])
     run.summary["reinstall_ok"] = True
@@ -509,10 +511,10 @@ systemctl restart companion.service && sleep 0 && systemctl is-active companion.
 
 def update_failure(run: Run) -> None:
     update = as_maker("rm -rf ~/broken && cp -a ~/companion ~/broken && "
-                      "echo 'gpiozero==0.0.0.999' >> ~/broken/systemd/constraints.txt && cd ~/broken && timeout 900 "
-                      + OFFLINE)
+                      f"echo 'gpiozero==0.0.0.999' >> ~/broken/systemd/constraints.txt && cd ~/broken && "
+                      f"timeout {run.install_bound_s} " + OFFLINE)
     out = run.guest.must(WAIT_ACTIVE + UPDATE_FAILS.replace("{maker_update}", update)
-                         + "\nwait_active 120 && echo 'active again'", "update-fails", 1100)
+                         + "\nwait_active 120 && echo 'active again'", "update-fails", run.install_bound_s + 200)
     run.summary["findings"]["update_failure"] = out.strip().replace("\n", " | ")
     problems = judge.update_failure(out)
     if problems:
@@ -553,12 +555,12 @@ after it (``systemctl restart`` returned at its READY; the installer watches it 
 
 
 def rollback(run: Run) -> None:
-    update = as_maker("cd ~/nostart && timeout 900 " + OFFLINE)
+    update = as_maker(f"cd ~/nostart && timeout {run.install_bound_s} " + OFFLINE)
     problems = []
     for name, (broken, break_it) in BROKEN_VERSIONS.items():
         script = ROLLBACK.format(maker=MAKER, maker_update=update, broken=broken,
                                  break_it=break_it.replace("{maker}", MAKER))
-        out = run.guest.must(WAIT_ACTIVE + script, f"rollback-{name}", 1100)
+        out = run.guest.must(WAIT_ACTIVE + script, f"rollback-{name}", run.install_bound_s + 200)
         run.summary["findings"][f"rollback_{name}"] = out.strip().replace("\n", " | ")
         problems += [f"{name}: {p}" for p in judge.rollback(out)]
     if problems:
