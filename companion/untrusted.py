@@ -32,6 +32,8 @@ JOURNAL_BYTES = 64 << 20
 PROFILE_BYTES = 256 << 10
 DECK_BYTES = 4 << 20
 WORD_FILE_BYTES = 1 << 20
+PACK_BYTES = 1 << 20
+"""A question pack: 500 questions of the longest text are about 400 kB."""
 SCRIPT_BYTES = 8 << 20
 
 

@@ -94,6 +94,11 @@ PLAYED = [
     Played("quiz: bare buzzers on GPIO and the button board", "quiz", DEMO / "quiz.toml",
            SCRIPTS / "as-played" / "quiz-16.txt", (), ("arm", "buzz 11", "right"),
            "0.5 1 ok\n1.5 1 slap\n2.0 3 slap\n2.5 1 left\n", ("arm", "buzz 2", "wrong")),
+    Played("quiz: a night from a question pack (its questions journaled, its points and times)", "quiz", MOCK3,
+           SCRIPTS / "as-played" / "quiz-pack.txt",
+           ("--game", "quiz", "--option", f"quiz.pack={Path(__file__).parent / 'packs' / 'pub-night.csv'}"),
+           ("arm", "buzz 1", "right", "arm", "buzz 2", "wrong", "right"),
+           "0.5 1 ok\n1.5 1 slap\n2.0 3 slap\n2.5 1 ok\n", ("arm", "buzz 2", "right")),
     Played("a bot in a seat, and the rules read mid-game", "paytoplay", DEMO / "profile.toml",
            SCRIPTS / "as-played" / "bots.txt", ("--bot", "2=easy", "--seed", "1"),
            ("play 0", "play 1 bot", "play 1 bot"), "0.5 1 ok\n1.5 1 ok\n8.0 2 slap\n",
@@ -120,6 +125,10 @@ def test_as_played(played: Played, tmp_path):
     if played.feature == "pay-to-play to its end":  # shown again at the restart, then left with ok
         assert result["over"] and result["winners"] == [0] and "won by Alice" in result["games"]
         assert (journals / DISMISSED).read_text().strip() == path.name
+    if played.game == "quiz" and "pack" in played.feature:  # every question asked is in its arm line
+        asked = [line["ask"]["answer"] for line in lines_of(path) if line.get("action") == "arm"]
+        assert asked == ["Canberra", "Eight", "Mars"] and result["over"]
+        assert result["scores"] == [0, 3, 1]  # Canberra's 2 points, then 1 each
     if played.feature == "abandoned":  # never offered again: the ok at the restart was the lobby's
         assert path.name.endswith(".abandoned.jsonl") and "abandoned" in result["games"]
 

@@ -82,6 +82,17 @@ def cmd_words_check(args: argparse.Namespace) -> int:
                         lambda decks: ", ".join(f"{d.name}: {len(d.cards)} cards" for d in decks), deck_warnings)
 
 
+def cmd_pack_check(args: argparse.Namespace) -> int:
+    from ..games.quiz_packs import PackError, read_pack
+
+    def described(pack) -> str:
+        categories = pack.categories()
+        return f"{len(pack.questions)} questions" + (f", {len(categories)} categories: {', '.join(categories)}"
+                                                     if categories else "")
+
+    return _check_files(args.files, read_pack, PackError, described, lambda pack: [])
+
+
 def cmd_words_print(args: argparse.Namespace) -> int:
     from .. import words
     from ..words.sheet import save
@@ -202,16 +213,25 @@ def add_selftest(sub: argparse._SubParsersAction) -> None:
     test.set_defaults(func=cmd_selftest)
 
 
+def _with_check(sub: argparse._SubParsersAction, name: str, about: tuple[str, str], check: tuple[str, str],
+                func) -> argparse._SubParsersAction:
+    """A family of file commands (``profile``, ``words``, ``pack``) with its ``check FILE...``:
+    the family's and the check's help and description; the family's actions, to add more to."""
+    family = sub.add_parser(name, help=about[0], description=about[1])
+    actions = family.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
+    checking = actions.add_parser("check", help=check[0], description=check[1])
+    checking.add_argument("files", nargs="+")
+    checking.set_defaults(func=func)
+    return actions
+
+
 def add_profile(sub: argparse._SubParsersAction) -> None:
-    prof = sub.add_parser("profile", help="hardware profile tools",
-                          description="Hardware profiles (TOML) say which pin or board channel is which "
-                                      "station's button, display and light; see hardware/README.md.")
-    prof_sub = prof.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
-    check = prof_sub.add_parser("check", help="validate profiles; exit 2 naming every bad field",
-                                description="Checks each profile completely and prints every problem, each "
-                                            "naming its field (pins used twice, unknown fields, bad values).")
-    check.add_argument("files", nargs="+")
-    check.set_defaults(func=cmd_profile_check)
+    prof_sub = _with_check(sub, "profile", (
+        "hardware profile tools", "Hardware profiles (TOML) say which pin or board channel is which station's "
+                                  "button, display and light; see hardware/README.md."), (
+        "validate profiles; exit 2 naming every bad field",
+        "Checks each profile completely and prints every problem, each naming its field (pins used twice, "
+        "unknown fields, bad values)."), cmd_profile_check)
     diagram = prof_sub.add_parser("diagram", help="write a wiring picture (SVG) and table (Markdown) of a profile",
                                   description="Draws the profile's wiring: every station key's GPIO pin or board "
                                               "channel, the displays and their multiplexer channels, the buzzer "
@@ -228,15 +248,12 @@ def add_profile(sub: argparse._SubParsersAction) -> None:
 
 
 def add_words(sub: argparse._SubParsersAction) -> None:
-    words = sub.add_parser("words", help="Pictomania word decks: check your own, print cards",
-                           description="Word decks for Pictomania: check a deck file of your own (TOML [[deck]] "
-                                       "tables: name, title, cards of seven words each) or print cards.")
-    words_sub = words.add_subparsers(dest="words_command", metavar="ACTION", required=True)
-    wcheck = words_sub.add_parser("check", help="validate deck files; exit 2 naming every problem",
-                                  description="Checks each deck file and prints every problem, each naming "
-                                              "its deck and card.")
-    wcheck.add_argument("files", nargs="+")
-    wcheck.set_defaults(func=cmd_words_check)
+    words_sub = _with_check(sub, "words", (
+        "Pictomania word decks: check your own, print cards",
+        "Word decks for Pictomania: check a deck file of your own (TOML [[deck]] tables: name, title, cards "
+        "of seven words each) or print cards."), (
+        "validate deck files; exit 2 naming every problem",
+        "Checks each deck file and prints every problem, each naming its deck and card."), cmd_words_check)
     wprint = words_sub.add_parser("print", help="render word cards as a printable A4 PDF (or PNGs)",
                                   description="Word cards, eight to an A4 page, ready to cut out: a vector "
                                               "PDF (needs the cards extra: pip install \".[cards]\") or, "
@@ -245,3 +262,13 @@ def add_words(sub: argparse._SubParsersAction) -> None:
     wprint.add_argument("--decks", help="a file of your own decks to add")
     wprint.add_argument("--out", default="pictomania-cards.pdf", help="a .pdf file, or a .png name for one PNG per page")
     wprint.set_defaults(func=cmd_words_print)
+
+
+def add_pack(sub: argparse._SubParsersAction) -> None:
+    _with_check(sub, "pack", (
+        "quiz question packs: check your own",
+        "Question packs for the quiz (docs/QUIZ.md): a CSV file whose first row names the columns question, "
+        "answer and optionally category, points, time, notes; or the same as a JSON list of objects."), (
+        "validate packs; exit 2 naming every bad row by its line",
+        "Checks each pack and prints one sentence for each bad row, naming its line; exit 2 if any pack "
+        "is bad."), cmd_pack_check)

@@ -13,7 +13,7 @@ from . import analysis, make, play, review
 
 COMMANDS = (play.add_run, play.add_demo, play.add_sim, review.add_replay, analysis.add_analyze,
             analysis.add_solve, make.add_selftest, review.add_games, review.add_history,
-            make.add_profile, make.add_words)
+            make.add_profile, make.add_words, make.add_pack)
 """Each command's place on the parser, in the order ``--help`` lists them."""
 
 

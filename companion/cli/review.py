@@ -64,6 +64,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print("Not over yet.")
     for line in match.rules.describe(match.state):
         print(named(line, header.players))
+    if match.rules.name == "quiz":
+        _quiz_story(header, match, lines)
     races = reaction_lines(lines, header.players)
     if races:
         print("Reaction times, each from the player's own screen:")
@@ -75,6 +77,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for note in late:
             print(f"  {note.t:.3f} s {note.told(header.players.__getitem__)}")
     return 0
+
+
+def _quiz_story(header, match, lines) -> None:
+    """A quiz night's story, as its panels and the table screen tell it at its end: each player's
+    rank, right and wrong answers and fastest buzz, the closest races with their margins."""
+    from ..record.quiz_night import night_races, night_story, story_lines
+
+    story = night_story(match.state, night_races(lines))
+    print("The night's story:" if match.outcome is not None else "The night so far:")
+    for line in story_lines(story, header.players, bool(match.options.teams)):
+        print("  " + line)
 
 
 def _explain(path: str) -> int:

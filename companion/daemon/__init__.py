@@ -44,6 +44,7 @@ from ..arbiter.race import watching_late_presses
 from ..rulebook import SHORT_TITLES
 from ..record.recovery import NotResumed, pick_up, postpone
 from ..record.saving import Saving
+from ..games.quiz_packs import PACKS, SHELF
 from ..record.statedir import FolderLocks
 from ..script import ScriptPress, edges
 from ..settings import load_settings
@@ -114,6 +115,8 @@ class Daemon(Keeping, Sources, Presenting, Phones):
         names = tuple(st.name for st in profile.stations)
         self.settings_path = settings_path
         self.settings = load_settings(settings_path)
+        named = (defaults or {}).get("quiz", {}).get("pack")
+        SHELF.use(settings_path.parent / PACKS if settings_path is not None else None, (named,) if named else ())
         self._notices: dict[str, tuple[str, str]] = {}
         """What players must know now, by what it is about (:data:`NOTICE_ORDER`): the station
         line and the table screen's line."""

@@ -74,6 +74,11 @@ class Rules:
         """
         return lobby_choices(self.Options)
 
+    def lobby_start(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The options a game starts with from the lobby's ``values`` (Start pressed): by default
+        those values; a game whose option depends on another's value changes it here."""
+        return values
+
     def shown_option(self, name: str, values: Mapping[str, Any]) -> str:
         """Option ``name``'s value as the table screen's lobby lists it, given all the lobby's
         ``values``: by default as the station shows it; a game whose options change one another

@@ -10,7 +10,10 @@ A game declares its options as a frozen dataclass. Each field may carry metadata
 - ``check``: a function of the value returning what is wrong with it (text) or None, for rules a
   type and bounds cannot say (a known deck name, a list of token values);
 - ``typed_check``: the same, run only on a value typed on a command line, for what only the box
-  that starts the game needs (a word file that can be read; a journal replays without it).
+  that starts the game needs (a word file that can be read; a journal replays without it);
+- ``show`` and ``brief_of``: functions of the value giving what the lobby shows for it and its
+  brief, for values that are not words of their own (a question pack's file: its name, and how
+  many questions it has).
 
 Options come from journals, profiles and the lobby, so every value is checked here, once.
 """
@@ -155,6 +158,8 @@ def option_label(options_cls: type, name: str, value: Any = None) -> tuple[str, 
     ``value`` does (under ``<off>`` what off means, not what on would do)."""
     meta = {f.name: f.metadata for f in dataclasses.fields(options_cls)}[name]
     brief = meta.get("briefs", {}).get(value, meta.get("brief", meta.get("help", "")))
+    if "brief_of" in meta:
+        brief = meta["brief_of"](value)
     return meta.get("label", name.replace("_", " ")), brief
 
 
@@ -163,6 +168,8 @@ def show_value(options_cls: type, name: str, value: Any) -> str:
     value, a lockout of 0), a number with its unit (the field's ``unit``, else ``ms`` or ``s``
     from a name ending in ``_ms`` or ``_s``)."""
     meta = {f.name: f.metadata for f in dataclasses.fields(options_cls)}[name]
+    if "show" in meta and value is not None:
+        return meta["show"](value)
     if value is None or ("off" in meta and value == meta["off"] and not isinstance(value, bool)):
         return "off"
     if isinstance(value, bool):

@@ -5,7 +5,10 @@ the answer (``right``, ``wrong``), skips a question (``skip``), picks among tied
 (``pick``, with the option ``tie = "host"``) and corrects any score (``correct``). Seats 1 and up
 are the players, 2 to 32 of them.
 
-A question:
+A question (in a night with a question pack, :mod:`.quiz_packs`, the ``arm`` of each new
+question carries it as ``ask``: its text, answer and notes, category, and its own points and time
+to judge, which stand for the options ``points`` and ``answer_s`` while it is asked; a replay and
+a resume read the questions asked from the journal, never from the pack's file):
 
 - ``arm`` opens the buzzers (the table sounds the cue every player hears at once). The table
   referees the race and journals its verdict as ``buzz``: the players who pressed, one per team,
@@ -46,117 +49,16 @@ The options are :mod:`.quiz_options`.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from . import register
-from .base import Action, Outcome, Rules, need, player_field
+from .base import Action, IllegalAction, Outcome, Rules, need, player_field
 from .quiz_options import QuizOptions
-
-HOST = 0
-"""The host's seat."""
-MIN_PLAYERS, MAX_PLAYERS = 2, 32
-"""Players besides the host: up to 16 on wired buzzers and the button board, 32 with phones."""
-PHASES = ("ready", "open", "tie", "answering", "reopen", "over")
-"""``ready``: the host arms the next question; ``open``: the buzzers are armed; ``tie``: a tie
-waits for the host's pick or the draw; ``answering``: a player answers and the host judges;
-``reopen``: after a wrong answer the host may arm again for the rest, or skip."""
-LOWEST_SCORE, HIGHEST_SCORE = -999, 9999
-
-
-@dataclass(frozen=True)
-class Asked:
-    """A finished question: who answered it right (None: nobody), and who answered wrong."""
-
-    question: int
-    right: int | None
-    wrong: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class QuizState:
-    options: QuizOptions
-    scores: tuple[int, ...]
-    """Per seat; the host's stays 0."""
-    question: int = 0
-    """The question being asked (1-based), or the last one asked."""
-    phase: str = "ready"
-    order: tuple[int, ...] = ()
-    """The race's counted presses, one per team, in press order (the tied first)."""
-    tied: tuple[int, ...] = ()
-    answering: int | None = None
-    out: tuple[int, ...] = ()
-    """Teams out for this question (a wrong answer), in the order they went out."""
-    wrong: tuple[int, ...] = ()
-    """Players who answered this question wrong, in order."""
-    prelocked: tuple[int, ...] = ()
-    """Players who pressed too early for this question (``early``), in order: out of it until it
-    closes. Between questions, those who pressed while the next one is read."""
-    asked: tuple[Asked, ...] = ()
-    timed_out: bool = False
-    """The last answer judged ran out of time (``timeout``) rather than being judged wrong: the
-    screens say "Time up!", not "Wrong!"."""
-
-    @property
-    def players(self) -> int:
-        return len(self.scores)
-
-    @property
-    def contestants(self) -> range:
-        return range(1, self.players)
-
-    def team(self, player: int) -> int:
-        """The player's team: its number among the teams, or with no teams the player's seat."""
-        return team_of(player, self.players, self.options.teams)
-
-    def teams(self) -> list[int]:
-        return sorted({self.team(p) for p in self.contestants})
-
-    def members(self, team: int) -> list[int]:
-        return [p for p in self.contestants if self.team(p) == team]
-
-    def team_score(self, team: int) -> int:
-        return sum(self.scores[p] for p in self.members(team))
-
-    def eligible(self) -> list[int]:
-        """Players who may buzz: their team is not out for this question, and they did not
-        press too early for it. Between questions (``ready``) the teams out were out of the
-        question just closed, not of the one being read: only its prelocks count."""
-        out = () if self.phase == "ready" else self.out
-        return [p for p in self.contestants if self.team(p) not in out and p not in self.prelocked]
-
-    def queue(self) -> list[int]:
-        """The rest of the press order who may still answer: who answers next."""
-        eligible = self.eligible()
-        return [p for p in self.order if p in eligible and p != self.answering]
-
-    def standings(self) -> list[tuple[int, list[int], int]]:
-        """(rank, the players or teams of that rank, points), best first; equal points share
-        a rank (1, 1, 3). With teams, the entries are team numbers."""
-        if self.options.teams:
-            points = {t: self.team_score(t) for t in self.teams()}
-        else:
-            points = {p: self.scores[p] for p in self.contestants}
-        out: list[tuple[int, list[int], int]] = []
-        rank = 1
-        for value in sorted(set(points.values()), reverse=True):
-            who = [k for k, v in points.items() if v == value]
-            out.append((rank, who, value))
-            rank += len(who)
-        return out
-
-
-def team_of(player: int, players: int, teams: int) -> int:
-    """Teams in seat order: players 1..n split into ``teams`` blocks as even as they go
-    (more teams than players: each player a team). Without teams, the player's own seat. The
-    host is in no team (-1)."""
-    n = players - 1
-    if player == HOST:
-        return -1
-    if not teams:
-        return player
-    count = min(teams, n)
-    return (player - 1) * count // n
+from .quiz_packs import SHELF, PackQuestion, question_from
+from .quiz_state import (HIGHEST_SCORE, HOST, LOWEST_SCORE, MAX_PLAYERS, MIN_PLAYERS, PHASES, Asked,  # noqa: F401
+                         QuizState, prelocking, team_of)
 
 
 class Quiz(Rules):
@@ -212,7 +114,7 @@ class Quiz(Rules):
             out += [{"action": "pick", "target": p} for p in state.tied]
         if phase == "answering":
             out += [{"action": "right"}, {"action": "wrong"}]
-            if state.options.answer_s:
+            if state.answer_s:
                 out.append({"action": "timeout"})
         if phase != "ready":
             out.append({"action": "skip"})
@@ -231,7 +133,8 @@ class Quiz(Rules):
                  else "the host arms only between questions, or to re-open after a wrong answer")
             if state.phase == "ready":
                 return replace(state, question=state.question + 1, phase="open", order=(), tied=(),
-                               answering=None, out=(), wrong=(), timed_out=False)
+                               answering=None, out=(), wrong=(), timed_out=False, asking=_asked(action))
+            need("ask" not in action, "a re-open asks the same question: only the next question's arm says it")
             return replace(state, phase="open", order=(), tied=(), answering=None)
         if kind == "buzz":
             need(state.phase == "open", "a buzz needs armed buzzers")
@@ -247,11 +150,12 @@ class Quiz(Rules):
             return self._close(state, None)
         need(state.phase == "answering", f"nobody is answering: {kind} judges an answer")
         if kind == "timeout":
-            need(state.options.answer_s is not None, "a timeout needs the answer timer (option answer_s)")
+            need(state.answer_s is not None,
+                 "a timeout needs the answer timer (option answer_s, or the pack question's time)")
         state = replace(state, timed_out=kind == "timeout")
         if kind == "right":
             p = state.answering
-            scores = _with(state.scores, p, state.scores[p] + state.options.points)
+            scores = _with(state.scores, p, state.scores[p] + state.points)
             return self._close(replace(state, scores=scores), p)
         return self._wrong(self._later(state, action))
 
@@ -356,8 +260,22 @@ class Quiz(Rules):
         """Teams fewer than the players only: as many teams as players or more puts each player in
         a team of their own, so the last quiz's four teams are not carried over to three players."""
         contestants = players - 1
-        return [(name, tuple(t for t in values if t is None or t < contestants) if name == "teams" else values, about)
+        rows = [(name, tuple(t for t in values if t is None or t < contestants) if name == "teams" else values, about)
                 for name, values, about in super().lobby_options(players)]
+        packs = tuple(SHELF.offered())
+        if packs:  # the pack first: it says how many questions the night can have
+            rows.insert(0, ("pack", (None, *packs), "the question pack the host reads from"))
+        return rows
+
+    def lobby_start(self, values: dict[str, Any]) -> dict[str, Any]:
+        """A night with a pack asks at most the pack's questions: a pack of 8 makes the lobby's 10
+        questions 8, so the night never ends with the host out of questions."""
+        if values.get("pack"):  # resolved, so a resume from another folder finds it
+            values = {**values, "pack": str(Path(values["pack"]).expanduser().resolve())}
+        pack = SHELF.offered().get(values["pack"]) if values.get("pack") else None
+        if pack is not None and values.get("questions", QuizOptions.questions) > len(pack.questions):
+            return {**values, "questions": len(pack.questions)}
+        return values
 
     def teams(self, state: QuizState) -> list[list[int]]:
         return [state.members(t) for t in state.teams()] if state.options.teams else []
@@ -409,15 +327,20 @@ class Quiz(Rules):
             assert state.team(state.answering) not in state.out
 
 
+def _asked(action: Action) -> PackQuestion | None:
+    """The pack question an ``arm`` line asks (``ask``), checked as a pack's row is."""
+    ask = action.get("ask")
+    if ask is None:
+        return None
+    need(isinstance(ask, dict), f"'ask' must be a pack's question (an object), not {ask!r}")
+    try:
+        return question_from(ask)
+    except ValueError as e:
+        raise IllegalAction(f"'ask': {e}") from None
+
+
 def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
     return values[:i] + (value,) + values[i + 1:]
-
-
-def prelocking(state: QuizState) -> bool:
-    """True when a press would be too early and put its player out (``early``): the option
-    ``early = "prelock"``, while a question is read (``ready``), its buzzers are armed (a press
-    before the player's panel showed the cue) or a re-open is awaited."""
-    return state.options.early == "prelock" and state.phase in ("ready", "open", "reopen")
 
 
 def _corrected(state: QuizState) -> list[int]:

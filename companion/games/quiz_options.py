@@ -1,5 +1,5 @@
-"""Quiz night's lobby options: how many questions, to what target, the points and penalties,
-what happens after a wrong answer, the tie window, the answer timer and the teams.
+"""Quiz night's lobby options: the question pack, how many questions, to what target, the points
+and penalties, what happens after a wrong answer, the tie window, the answer timer and the teams.
 
 Separate from the rules because the host sets them before the night starts and the journal's
 header keeps them; the rules only read the result.
@@ -8,6 +8,9 @@ header keeps them; the rules only read the result.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from .quiz_packs import SHELF, pack_problem
 
 @dataclass(frozen=True)
 class QuizOptions:
@@ -67,4 +70,11 @@ class QuizOptions:
         "min": 2, "max": 4, "choices": (None, 2, 3, 4),
         "help": "players in this many teams, in seat order (off: everyone for themselves)",
         "label": "teams", "brief": "teams in seat order",
+    })
+    pack: str | None = field(default=None, metadata={
+        "help": "a question pack (CSV or JSON) the host reads from: one of the packs folder's, or a file",
+        "label": "pack", "brief": "host reads from paper",
+        "show": lambda path: Path(path).stem,
+        "brief_of": lambda path: SHELF.brief(path),
+        "typed_check": pack_problem,
     })

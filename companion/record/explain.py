@@ -359,7 +359,9 @@ def _quiz(step: Step) -> str:
     if kind == "arm":
         if before.phase == "reopen":
             return f"The host re-opens question {after.question} for {names(after.eligible())}."
-        return f"The host arms the buzzers for question {after.question}."
+        asked = after.asking if "ask" in event else None
+        pack = f" from the pack: \"{asked.question}\" (answer: {asked.answer})" if asked is not None else ""
+        return f"The host arms the buzzers for question {after.question}{pack}."
     if kind == "buzz":
         if "players" in event:
             return f"A tie: {names(event['players'])} pressed within the tie window; pressed: {names(event['order'])}."

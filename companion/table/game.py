@@ -305,6 +305,10 @@ class GameTable:
         """Per player, ``times`` in ms after the race opened (null for a player not in it)."""
         return [round((times[p] - opens) / 1e6, 6) if p in times else None for p in range(len(self.names))]
 
+    def resumed_from(self, lines: list[bytes]) -> None:
+        """A resumed game's journal, the header first: for what a game tells at its end from
+        more than its state (the quiz's races). Nothing by default."""
+
     def resume_race(self, line: dict[str, Any]) -> None:
         """A resumed game's race still on screen, as its journal line tells it (the race's
         result is not kept: later presses and false starts are not journaled)."""

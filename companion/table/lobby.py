@@ -122,7 +122,7 @@ class Lobby:
             self.row = None if self.row == 0 else self.row - 1
         elif self.row == len(rows):
             if event.key == "ok":
-                start = StartGame(self.game, {**self.defaults.get(self.game.name, {}), **self.values})
+                start = StartGame(self.game, self.game.lobby_start({**self.defaults.get(self.game.name, {}), **self.values}))
                 self.played[self.game.name] = dict(self.values)
                 self.row = None
                 return start

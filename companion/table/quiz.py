@@ -38,17 +38,35 @@ What each station sees is :mod:`.quiz_views`.
 
 from __future__ import annotations
 
+import logging
+
 from PIL import Image
 
 from ..arbiter.inputs import InputEvent
 from ..arbiter.race import Race, RaceResult
 from ..games.quiz import HOST, QuizState, prelocking
+from ..games.quiz_packs import Pack, PackError, read_pack
+from ..record.quiz_night import night_races
 from ..screens.quiz import quiz_screen
 from .game import RACE, YOUR_TURN, GameTable
 from .quiz_views import MS, S, QuizViews, delay_ms
 
 PRELOCK_NS = 24 * 3600 * S
 """The race's lockout under the option ``prelock``: longer than any question."""
+
+log = logging.getLogger(__name__)
+
+
+def _open_pack(path: str | None) -> tuple[Pack | None, str]:
+    """The night's pack, read when it starts (and again at a resume, for the questions not yet
+    asked); a pack that no longer reads is said to the host, and the night plays on without it."""
+    if path is None:
+        return None, ""
+    try:
+        return read_pack(path), ""
+    except PackError as e:
+        log.warning("the quiz plays without its pack: %s", "; ".join(e.problems))
+        return None, "Pack unreadable"
 
 
 class QuizTable(QuizViews, GameTable):
@@ -60,7 +78,9 @@ class QuizTable(QuizViews, GameTable):
         self.window_ns = options.tie_window_ms * MS
         self.prelock = options.early == "prelock"
         self.lockout_ns = PRELOCK_NS if self.prelock else options.lockout_ms * MS
-        self.answer_ns = (options.answer_s or 0) * S
+        self.pack, self.pack_trouble = _open_pack(options.pack)
+        self.races: list[tuple[int, dict]] = []
+        """(question, journal line) of every race decided tonight: the night's story at the end."""
         self.race: Race | None = None
         self.result: RaceResult | None = None
         """The race of this question decided last, while the question lasts (its later presses too)."""
@@ -86,6 +106,10 @@ class QuizTable(QuizViews, GameTable):
     @property
     def state(self) -> QuizState:
         return self.match.state
+
+    def resumed_from(self, lines: list[bytes]) -> None:
+        """The races before the crash, read again from the journal, for the night's story."""
+        self.races = night_races(lines)
 
     # --- the race ------------------------------------------------------------------------------
 
@@ -153,6 +177,8 @@ class QuizTable(QuizViews, GameTable):
         else:
             action = {"action": "buzz", "player": counted[0], "order": counted}
         self.act_after(self.race, action)
+        if self.race_line is not None:
+            self.races.append((self.state.question, self.race_line))
         if len(tied) > 1:
             self.cues.append("tie")
             self.cursor = 0
@@ -164,9 +190,10 @@ class QuizTable(QuizViews, GameTable):
             self._start_timer()
 
     def _start_timer(self) -> None:
-        if self.answer_ns:
-            self.answer_due_ns = self.now_ns + self.answer_ns
-            self.seconds_left = self.answer_ns // S
+        """The answer timer, for the question's own time from its pack, else the option's."""
+        if self.state.answer_s:
+            self.answer_due_ns = self.now_ns + self.state.answer_s * S
+            self.seconds_left = self.state.answer_s
 
     # --- inputs --------------------------------------------------------------------------------
 
@@ -186,7 +213,7 @@ class QuizTable(QuizViews, GameTable):
         if self.menu:
             self._corrections(event)
         elif phase in ("ready", "reopen") and key == "slap":
-            self.match.act({"action": "arm"})
+            self.match.act(self.arm())
             self._open_race(event.t_ns)
         elif phase in ("ready", "reopen") and key == "ok":
             self.menu, self.correcting, self.cursor = True, None, 0
@@ -199,6 +226,14 @@ class QuizTable(QuizViews, GameTable):
             self._judge(event, "right" if key == "ok" else "wrong")
         elif phase in ("open", "answering", "reopen") and key == "right":
             self._judge(event, "skip")
+
+    def arm(self) -> dict:
+        """The ``arm`` line: a new question's carries the pack's question it asks (``ask``), so
+        the journal keeps what was asked and a replay needs no pack."""
+        state = self.state
+        if state.phase == "ready" and self.pack is not None and state.question < len(self.pack.questions):
+            return {"action": "arm", "ask": self.pack.questions[state.question].as_dict()}
+        return {"action": "arm"}
 
     def _judge(self, event: InputEvent | None, kind: str) -> None:
         """``right``, ``wrong``, ``timeout`` or ``skip``; then the next to answer, a re-open or

@@ -8,8 +8,12 @@ lines make the stations' panels and the table screen's public view.
 
 from __future__ import annotations
 
+import textwrap
+
 from ..games.quiz import HOST
+from ..games.quiz_packs import PackQuestion
 from ..record.journal import race_winners, reaction_times
+from ..record.quiz_night import NightStory, margin, night_story
 from ..screens.canvas import CHAR_W, COLUMNS, abbreviate, fitting, measure
 from ..screens.quiz import QuizView
 
@@ -17,6 +21,12 @@ MS = 1_000_000
 S = 1_000_000_000
 ASKING = ("open", "tie", "answering", "reopen")
 """The phases of a question still being asked: who is out of it is told only then."""
+
+
+def wrap(text: str, rows: int) -> list[str]:
+    """A pack's text in at most ``rows`` panel lines, by words, the last one cut with ``..`` if
+    the text goes on: the host's panel shows what it can, the host's phone and the TV the whole."""
+    return textwrap.wrap(text, COLUMNS, max_lines=rows, placeholder="..") or [""]
 
 
 def delay_ms(ns: int) -> str:
@@ -135,6 +145,11 @@ class QuizViews:
             return self._host_view()
         state = self.state
         me = station if station < len(self.names) else None
+        if me is not None and self.match.outcome is not None:  # the night's story, as it was for me
+            night = next(p for p in self.story().players if p.seat == me)
+            fastest = f"fastest {margin(night.fastest_ms)}" if night.fastest_ms is not None else "never buzzed"
+            return QuizView(self.heading(), "", (f"{night.right} right, {night.wrong} wrong", fastest,
+                                                 self._standing_line(me)), "ok: lobby")
         if me is None or self.match.outcome is not None:
             return QuizView(self.heading(), self.status() if self.match.outcome is None else "",
                             tuple(self.race_lines(1)) + tuple(self.standings_text(2)),
@@ -162,10 +177,26 @@ class QuizViews:
         rank = next(r for r, who, _ in state.standings() if team in who)
         return f"T{team + 1}: {state.team_score(team)} rank {rank} you {state.scores[me]}"
 
+    def story(self) -> NightStory:
+        """The night's story so far (told at its end): standings, right and wrong, fastest buzzes
+        and the closest races."""
+        return night_story(self.state, self.races)
+
+    def reading(self) -> PackQuestion | None:
+        """The pack's question the host reads: between questions the next one (none once the pack
+        is read through, or in a night without a pack), while it is asked the one armed."""
+        state = self.state
+        if state.phase != "ready":
+            return state.asking
+        pack = self.pack
+        return pack.questions[state.question] if pack is not None and state.question < len(pack.questions) else None
+
     def _host_view(self) -> QuizView:
         state = self.state
         if self.match.outcome is not None:
-            return QuizView(self.heading(), "", tuple(self.standings_text(3)), "ok: lobby")
+            closest = self.story().closest[:1]
+            close = [fitting(lambda w: f"Q{r.question} closest: {margin(r.margin_ms)}") for r in closest]
+            return QuizView(self.heading(), "", tuple(self.standings_text(3 - len(close)) + close), "ok: lobby")
         if self.menu:
             players = list(state.contestants)
             if self.correcting is None:
@@ -184,6 +215,14 @@ class QuizViews:
             "tie": "</>:choose ok:pick" if state.options.tie == "host" else "drawing...",
         }[state.phase]
         lines = self.race_lines(2)
+        reading = self.reading()
+        if state.phase == "ready" and reading is not None:  # the question to read, then arm
+            return QuizView(fitting(lambda w: f"Read Q{state.question + 1} {reading.category}".strip()), "",
+                            tuple(wrap(reading.question, 3)), keys)
+        if state.phase == "answering" and reading is not None:
+            lines = [wrap(f"A: {reading.answer}", 1)[0]] + lines[:1]
+        if state.phase == "ready" and self.pack_trouble and not state.asked:
+            lines = [self.pack_trouble, "read from paper"]
         if state.phase == "tie" and state.options.tie == "host":
             p = state.tied[self.cursor % len(state.tied)]
             lines = [fitting(lambda w: f"Pick: < {self.name(p, w)} >")] + lines[:1]

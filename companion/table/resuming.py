@@ -68,6 +68,7 @@ class Resuming:
         self.game.bots = bots
         if interrupted.race_line is not None:
             self.game.resume_race(interrupted.race_line)
+        self.game.resumed_from(interrupted.lines)
         self.bot_seats = BotSeats(bots, match.seed) if bots else None
         self.now_ns = now_ns
         self.resumed_until_ns = now_ns + RESUMED_BANNER_NS

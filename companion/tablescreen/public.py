@@ -27,6 +27,7 @@ from .. import words as decks
 from ..games.closest import TIE
 from ..games.pictomania import NUMBERS
 from ..games.options import option_label
+from ..record.quiz_night import story_lines
 from ..rulebook import KEYS, RULES
 from ..table.pictomania_review import drawer_result
 from ..table.triangle_views import VERDICT_LABELS, others_gained
@@ -283,7 +284,7 @@ def quiz_view(t) -> PublicView:
         return view
     return replace(view, heading=t.standings_text(1)[0], over=True, race=(),
                    winners=tuple(colour[p] for p in outcome.winners),
-                   lines=tuple(t.standings_text(len(names))), footer="ok: back to the lobby")
+                   lines=tuple(story_lines(t.story(), t.names, bool(teams))), footer="ok: back to the lobby")
 
 
 def _winners(names: tuple[str, ...], winners: tuple[int, ...]) -> str:
