@@ -230,3 +230,32 @@ def test_unfinished_games_are_charted_for_as_long_as_they_went_on_and_unbegun_on
     legends.clear()
     assert main(["history", "--dir", str(tmp_path), "--plot", str(tmp_path / "charts")]) == 0
     assert "scores-triangle.png" not in legends  # only a header: no chart of empty axes
+
+
+def test_a_quiz_is_charted_question_by_question(tmp_path, monkeypatch):
+    """The quiz's chart has a point per question closed (0 before the first), each player's score
+    as that question closed, not a step per second."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.figure
+
+    demo = Path(__file__).parent.parent / "companion" / "demo"
+    assert main(["run", "--profile", str(demo / "quiz.toml"), "--script", str(demo / "quiz.txt"),
+                 "--journal-dir", str(tmp_path)]) == 0
+    drawn = {}
+    save = matplotlib.figure.Figure.savefig
+
+    def saved(figure, path, **kwargs):
+        [ax] = [ax for ax in figure.axes if ax.get_visible()] if Path(path).name == "scores-quiz.png" else [None]
+        if ax is not None:
+            drawn.update(title=figure.get_suptitle(), x=ax.get_xlabel(),
+                         lines={line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
+                                for line in ax.get_lines()})
+        return save(figure, path, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", saved)
+    assert main(["history", "--dir", str(tmp_path), "--plot", str(tmp_path / "charts")]) == 0
+    assert drawn["title"] == "Quiz: question by question" and drawn["x"] == "question"
+    scored = {label: ys for label, (xs, ys) in drawn["lines"].items() if xs == [0, 1, 2]}
+    assert len(scored) == len(drawn["lines"]) == 16
+    assert sorted(ys[-1] for ys in scored.values()) == [0] * 14 + [1, 1]
+    assert all(ys[0] == 0 for ys in scored.values())

@@ -171,3 +171,36 @@ def test_the_nights_story_counts_right_wrong_fastest_and_the_closest_races():
     assert lines[0] == "1. Ana 2 points: 2 right, 0 wrong, fastest buzz 262 ms"
     assert lines[-1] == ("Closest races: Q1: Ana and Ben tied, 4 us apart; Q2: Cy first, Ana 12 ms later; "
                          "Q3: Ana first, Ben 80 ms later")
+
+
+def test_the_tv_shows_the_category_and_once_read_the_question_never_the_answer(tmp_path):
+    from companion.table import Table
+    from companion.tablescreen.public import public_view
+
+    from helpers import tap
+    from tablescreen_tour import start
+
+    SHELF.use(None, (str(PACK),))
+    try:
+        for shown in (False, True):
+            table = Table(("Host", "Ana", "Ben"), seed=1,
+                          defaults={"quiz": {"pack": str(PACK), "tv_question": shown}})
+            t_ms = start(table, "quiz", 0)
+            view = public_view(table)
+            assert view.turn == "Next: question 1 of 3, Geography"
+            assert "Australia" not in repr(view) and "Canberra" not in repr(view)
+            host = table.game.view(0)
+            assert host.heading == "Read Q1 Geography" and "Australia?" in " ".join(host.lines)
+            tap(table, 0, "slap", t_ms + 100)  # the host has read it: armed
+            table.tick(round((t_ms + 200) * 1e6), round((t_ms + 150) * 1e6))
+            view = public_view(table)
+            assert view.turn == "Question 1 of 3, Geography"
+            assert (view.lines[:1] == ("What is the capital of Australia?",)) is shown
+            assert "Canberra" not in repr(view) and "Sydney" not in repr(view)
+            tap(table, 1, "slap", t_ms + 300)
+            table.tick(round((t_ms + 600) * 1e6), round((t_ms + 550) * 1e6))
+            assert table.game.state.answering == 1
+            assert table.game.view(0).lines[0] == "A: Canberra"  # the host's panel, while Ana answers
+            assert "Canberra" not in repr(public_view(table)) and "Canberra" not in repr(table.game.view(1))
+    finally:
+        SHELF.use(None)

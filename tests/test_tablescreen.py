@@ -61,9 +61,10 @@ def _shift(cards):
 
 
 def secret_words(game) -> list[str]:
-    """Secrets that are words on their own: Pictionary's word, Pictomania's letter+number, and
-    the closest-number question and answers while its race is open (each station is timed from
-    its own screen showing them, so the table screen must not show them sooner or later)."""
+    """Secrets that are words on their own: Pictionary's word, Pictomania's letter+number, the
+    closest-number question and answers while its race is open (each station is timed from
+    its own screen showing them, so the table screen must not show them sooner or later), and a
+    quiz pack's answer and notes (and its question before the host has read it)."""
     state = game.match.state
     name = game.match.rules.name
     if name == "closest" and game.race is not None:
@@ -72,6 +73,10 @@ def secret_words(game) -> list[str]:
         return [state.word]
     if name == "pictomania" and state.round is not None and state.round.numbers:
         return [f"{letter}{number}" for letter, number in zip(state.round.letters, state.round.numbers)]
+    if name == "quiz" and game.match.outcome is None and (reading := game.reading()) is not None:
+        # a pack's answer and notes are the host's alone; its question too until the host has read it
+        told = reading.question if state.options.tv_question and state.phase != "ready" else None
+        return [s for s in (reading.answer, reading.notes, reading.question) if s and s != told]
     return []
 
 

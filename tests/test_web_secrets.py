@@ -6,7 +6,8 @@ the box sent to a spectator and to each phone station is checked, over real WebS
 - A phone station's panel is, pixel for pixel, what a panel at that station shows (its dummy
   display): the station's own screen, never another's.
 - No frame's text, to anyone, names a secret word of the moment (the Pictionary word, Pictomania's
-  letters and numbers, the closest game's open question and answers).
+  letters and numbers, the closest game's open question and answers, the quiz pack's answer and
+  notes, and its question before the host has read it).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import asyncio
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +28,9 @@ from tablescreen_tour import WEIGHTS, next_in_lobby
 from test_tablescreen import secret_words
 
 GAMES = ("triangle", "closest", "trio", "pictomania", "paytoplay", "quiz")
-SHORT = {"triangle": {"turns": 3, "countdown_ms": 250}, "quiz": {"questions": 2}, "closest": {"line_length": 4},
+PACK = Path(__file__).parent / "packs" / "pub-night.csv"
+SHORT = {"triangle": {"turns": 3, "countdown_ms": 250}, "quiz": {"questions": 2, "pack": str(PACK), "tv_question": True},
+         "closest": {"line_length": 4},
          "pictomania": {"rounds": 1, "learning_round": False}, "trio": {"eligible_at": 2}}
 """Options that make a whole game short enough for random presses to end it."""
 STEPS = 700
@@ -130,3 +134,5 @@ def test_no_phone_and_no_spectator_ever_receives_another_seats_secret(tmp_path, 
     print(game, ended)
     assert ended  # a whole game, to its end
     assert list((tmp_path / "games").glob(f"*{game}*.jsonl"))  # journaled
+    if game == "quiz":  # played from the pack: its answers were secrets to check
+        assert any('"ask"' in path.read_text() for path in (tmp_path / "games").glob("*quiz*.jsonl"))

@@ -264,7 +264,8 @@ class Quiz(Rules):
                 for name, values, about in super().lobby_options(players)]
         packs = tuple(SHELF.offered())
         if packs:  # the pack first: it says how many questions the night can have
-            rows.insert(0, ("pack", (None, *packs), "the question pack the host reads from"))
+            rows[:0] = [("pack", (None, *packs), "the question pack the host reads from"),
+                        ("tv_question", (False, True), QuizOptions.__dataclass_fields__["tv_question"].metadata["help"])]
         return rows
 
     def lobby_start(self, values: dict[str, Any]) -> dict[str, Any]:

@@ -78,3 +78,7 @@ class QuizOptions:
         "brief_of": lambda path: SHELF.brief(path),
         "typed_check": pack_problem,
     })
+    tv_question: bool = field(default=False, metadata={
+        "help": "with a pack: the table screen shows each question once the host has read it and armed",
+        "label": "TV question", "briefs": {False: "TV: category only", True: "TV shows it once read"},
+    })

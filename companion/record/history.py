@@ -71,6 +71,9 @@ class GameRecord:
     """The journal time of its last line: how long the game was played, score changing or not."""
     teams: tuple[tuple[int, ...], ...] = ()
     """The seats that score together in a game played in teams (:meth:`~companion.games.base.Rules.teams`)."""
+    by_question: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
+    """A quiz's scores question by question: (questions closed, every player's score) at the start
+    and as each question closes (a correction between questions shows at the next)."""
 
     @property
     def scoring(self) -> range:
@@ -90,6 +93,7 @@ def read_game(path: Path) -> GameRecord:
     """Replay one journal; :class:`~companion.record.journal.JournalError` at its first bad line,
     :class:`~companion.untrusted.Unreadable` for a file that is no journal to read."""
     trail: list[tuple[float, tuple[Any, ...]]] = []
+    by_question: list[tuple[int, tuple[Any, ...]]] = []
     reactions: list[Reaction] = []
     late: list[LateNote] = []
     opens_at: float | None = None
@@ -101,11 +105,15 @@ def read_game(path: Path) -> GameRecord:
         scores = tuple(match.rules.scores(match.state))
         if not trail:  # the header
             trail.append((0.0, scores))
+            by_question.append((0, scores))
             return
         t = line.get("t", 0)
         ended = max(ended, t)
         if scores != trail[-1][1]:
             trail.append((t, scores))
+        closed = len(getattr(match.state, "asked", ()))
+        if match.rules.name == "quiz" and closed > by_question[-1][0]:
+            by_question.append((closed, scores))
         if line.get("type") == LATE:
             late.append(parse_late(line, len(match.players)))
         if match.rules.name == "triangle" and line.get("type") == "chance":
@@ -117,7 +125,8 @@ def read_game(path: Path) -> GameRecord:
     return GameRecord(path, header.game, match.rules.title, header.players, outcome is not None,
                       path.name.endswith(ABANDONED), tuple(outcome.winners) if outcome else (),
                       tuple(match.rules.scores(match.state)), trail, reactions, late, ended,
-                      tuple(tuple(seats) for seats in match.rules.teams(match.state)))
+                      tuple(tuple(seats) for seats in match.rules.teams(match.state)),
+                      by_question if header.game == "quiz" else [])
 
 
 def _reactions(obj: dict, players: tuple[str, ...], game: str, match, opens_at: float | None) -> list[Reaction]:
@@ -256,17 +265,26 @@ def _scores_figure(pyplot, records: list[GameRecord], left_out: int):
     for ax in axes.flat[len(records):]:
         ax.set_visible(False)
     for ax, g in zip(axes.flat, records):
-        times = [t for t, _ in g.trail] + [max(g.ended, g.trail[-1][0])]
         for label, seats in g.sides():
+            if g.by_question:  # a quiz night: each score as each question closes
+                points = [sum(s[p] for p in seats) for _, s in g.by_question]
+                ax.plot([q for q, _ in g.by_question], points, marker="o", markersize=3, color=tint[label],
+                        label=f"{label} {points[-1]}")
+                continue
+            times = [t for t, _ in g.trail] + [max(g.ended, g.trail[-1][0])]
             points = [sum(s[p] for p in seats) for _, s in g.trail]
             ax.step(times, points + points[-1:], where="post", color=tint[label], label=f"{label} {points[-1]}")
         ax.set_title(g.path.name.split(".")[0] + ("" if g.over else " (not finished)"), fontsize=8)
-        ax.set_xlabel("seconds")
+        if g.by_question:
+            ax.xaxis.get_major_locator().set_params(integer=True)
+            ax.yaxis.get_major_locator().set_params(integer=True)
+        ax.set_xlabel("question" if g.by_question else "seconds")
         ax.set_ylabel("score")
         ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), title="final" if g.over else "so far",
                   title_fontsize=8)
     unplayed = f" ({left_out} more not begun, left out)" if left_out else ""
-    figure.suptitle(f"{records[0].title}: score over time{unplayed}")
+    over = "question by question" if records[0].by_question else "score over time"
+    figure.suptitle(f"{records[0].title}: {over}{unplayed}")
     return figure
 
 

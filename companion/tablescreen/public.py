@@ -244,8 +244,10 @@ def paytoplay_view(t) -> PublicView:
 
 def quiz_view(t) -> PublicView:
     """The players (or teams) and their scores without the host, the question, who answers and
-    the race's timeline with every press and its delay. Nothing of the question itself: the host
-    reads it aloud. The buzzers show as armed only once the panels show it, as the cue sounds."""
+    the race's timeline with every press and its delay. Nothing more of the question: the host
+    reads it aloud; from a pack, its category, and with the option ``tv_question`` its text once
+    the host has read it and armed, never its answer or notes. The buzzers show as armed only once
+    the panels show it, as the cue sounds."""
     state = t.state
     teams = state.options.teams
     if teams:
@@ -271,10 +273,19 @@ def quiz_view(t) -> PublicView:
     # Armed, but the panels not yet showing it (the reveal is being written): not before the cue.
     hidden = state.phase == "open" and t.race is not None and t.race.onsets is None
     heading = f"Question {state.question}" if hidden else t.status()
+    turn = f"Question {max(state.question, 1)} of {state.options.questions}"
+    reading = t.reading()
+    if reading is not None and state.phase == "ready":  # the next question's category, never its text
+        turn = f"Next: question {state.question + 1} of {state.options.questions}"
+    if reading is not None and reading.category:
+        turn += f", {reading.category}"
+    # The question itself once the host has read it and armed, with the option tv_question.
+    asked = ((reading.question,) if reading is not None and state.options.tv_question
+             and state.phase != "ready" and not hidden else ())
     view = PublicView("Quiz", heading, names, tuple(scores), mark=mark, race=race, trail=trail,
                       clock=clock, hurry=bool(clock) and t.seconds_left <= 3, late=t.late_note or "",
-                      turn=f"Question {max(state.question, 1)} of {state.options.questions}",
-                      lines=tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
+                      turn=turn,
+                      lines=asked + tuple(f"{t.names[s]}: {'too early' if not t.prelock else 'locked till next'}"
                                   for s in t.told_early()) + members,
                       footer=("host: " if t.names[0] == "Host" else f"host {t.names[0]}: ") + {"ready": "slap arms", "open": "right skips",
                                          "answering": "ok right, left wrong", "tie": "picks among the tied",
