@@ -102,7 +102,8 @@ def margin(ms: float) -> str:
 def player_line(night: PlayerNight, name: str) -> str:
     """``Ana 5 points: 5 right, 1 wrong, fastest buzz 231 ms``."""
     fastest = f", fastest buzz {margin(night.fastest_ms)}" if night.fastest_ms is not None else ", never buzzed"
-    return f"{name} {night.points} points: {night.right} right, {night.wrong} wrong{fastest}"
+    points = f"{night.points} point" + ("" if abs(night.points) == 1 else "s")
+    return f"{name} {points}: {night.right} right, {night.wrong} wrong{fastest}"
 
 
 def race_line(race: Race, names: tuple[str, ...]) -> str:
@@ -124,6 +125,5 @@ def story_lines(story: NightStory, names: tuple[str, ...], teams: bool = False) 
             lines += [f"{rank}. {player_line(nights[p], names[p])}" for p in who]
     if teams:
         lines += [player_line(p, names[p.seat]) for p in story.players]
-    if story.closest:
-        lines.append("Closest races: " + "; ".join(race_line(r, names) for r in story.closest))
+    lines += [f"Closest: {race_line(r, names)}" for r in story.closest]  # a line each: the TV's lines are short
     return lines
