@@ -7,7 +7,8 @@ The daemon of PROFILE (mock pins, dummy displays) runs as the service does (``Da
 SIGTERM, SIGINT and SIGHUP stop it); its log lines go to stdout as ``LOG LEVEL message``. Once its
 loop turns (and its GPIO reader process, if it has one, reads the buttons) it prints ``READY``. Commands, one a line on stdin, each answered on stdout:
 
-- ``tap STATION KEY``: press a key (station from 1) for 80 ms; ``TAPPED`` once it is released.
+- ``tap STATION KEY``: press a key (station from 1) for 80 ms; ``TAPPED T`` once it is released,
+  ``T`` the monotonic ns it went down at (the press's truth, for a race timed against a phone).
 - ``notice``: ``NOTICE text`` for the notice every screen shows now, ``NOTICE -`` for none.
 - ``snap DIR``: every station's screen as shown now, as PNGs in DIR; ``SNAPPED``.
 - ``quit``: stop; ``DONE`` once stopped.
@@ -21,6 +22,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 from companion.daemon import Daemon
@@ -52,11 +54,12 @@ def command(daemon: Daemon, line: str) -> None:
         return
     if words[0] == "tap":
         station, key = int(words[1]) - 1, words[2]
+        down_ns = time.monotonic_ns()
         daemon.box.drive(station, key, True)
 
         def release() -> None:
             daemon.box.drive(station, key, False)
-            loop.call_later(HOLD_S, say, "TAPPED")
+            loop.call_later(HOLD_S, say, f"TAPPED {down_ns}")
 
         loop.call_later(HOLD_S, release)
     elif words[0] == "notice":

@@ -32,6 +32,8 @@ TOKEN_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 SEQ_MAX = 1 << 31
 PHONE_MS_MAX = 1 << 50
 """The largest phone time taken (ms since 1970 is about 2**41 today): a bigger number is nonsense."""
+LAG_MS_MAX = 60_000.0
+"""The longest handler delay or stall a page may report (a minute: the box caps what it holds back)."""
 
 
 class Refused(ValueError):
@@ -52,6 +54,8 @@ class Hello:
 class Pong:
     id: int
     t_ms: float
+    lag_ms: float = 0.0
+    """The page's longest main-thread stall in the last second: input may still be queued that long."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,8 @@ class Press:
     down: bool
     t_ms: float
     seq: int
+    lag_ms: float = 0.0
+    """How long after the touch its handler ran (handler start less ``event.timeStamp``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +140,14 @@ class _Fields:
             raise self._fail(key, f"1 to {longest} " + ("letters" if alphabet is None else "characters of a token"))
         return value
 
+    def lag(self, key: str) -> float:
+        """An optional delay the page measured, in ms (0 when it says none)."""
+        value = self.data.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not 0 <= value <= LAG_MS_MAX:
+            raise self._fail(key, f"a delay in ms from 0 to {LAG_MS_MAX:g}")
+        return float(value)
+
     def choice(self, key: str, allowed: tuple[str, ...]) -> str:
         value = self.data.get(key)
         if value not in allowed or not isinstance(value, str):
@@ -153,17 +167,17 @@ def _hello(f: _Fields) -> Hello:
 
 
 def _pong(f: _Fields) -> Pong:
-    return Pong(f.whole("id", 0, SEQ_MAX), f.time("t"))
+    return Pong(f.whole("id", 0, SEQ_MAX), f.time("t"), f.lag("lag"))
 
 
 def _press(f: _Fields) -> Press:
-    return Press(f.choice("key", KEYS), f.flag("down"), f.time("t"), f.whole("seq", 1, SEQ_MAX))
+    return Press(f.choice("key", KEYS), f.flag("down"), f.time("t"), f.whole("seq", 1, SEQ_MAX), f.lag("lag"))
 
 
 def _painted(f: _Fields) -> Painted:
     return Painted(f.whole("frame", 0, SEQ_MAX), f.time("t"))
 
 
-_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat")), "pong": (_pong, ("id", "t")),
-            "press": (_press, ("key", "down", "t", "seq")), "painted": (_painted, ("frame", "t"))}
+_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat")), "pong": (_pong, ("id", "t", "lag")),
+            "press": (_press, ("key", "down", "t", "seq", "lag")), "painted": (_painted, ("frame", "t"))}
 """Each type's reader and the fields it may have (``type`` besides): any other field is refused."""

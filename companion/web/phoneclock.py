@@ -18,9 +18,22 @@ Each pong is also the phone's watermark: the page sends every press before answe
 every press with a phone time before the pong's has arrived. On the box's clock that is the
 pong's time mapped less its error, and less once more the error a later press may carry: a race
 waits until no press still to come could start its interval early enough to tie.
+
+That promise holds only for presses whose handlers have run. A touch is stamped when it happens
+(``event.timeStamp``), but its handler runs when the page's main thread is free: behind a busy
+task the page may answer a ping first (measured in Chromium 156: with a 100 ms or 300 ms task, the
+pong went out before a touch made during the task in 8 of 12 tries) and send the touch after it,
+stamped before the pong's time. So the watermark is held back by the page's **handler delay**:
+the longest of what the page says of itself in each pong (the longest stall of its main thread in
+the last second, ``lag``) and of each press (its handler's start less its event's time) over the
+window. The page cannot see input still queued for it, so only these delays, measured, make the
+promise true; a press later than even that is a late press, disclosed as such
+(:mod:`companion.arbiter.latepress`).
 """
 
 from __future__ import annotations
+
+from collections import deque
 
 from ..board.clocksync import ClockSync
 
@@ -28,6 +41,11 @@ PHONE_RESOLUTION_NS = 1_000_000
 """The coarsest a browser's ``performance.now()`` is (Firefox and Safari: 1 ms)."""
 MAX_DRIFT = 2e-4
 """A phone's clock rate error believed at most: 200 ppm (a cheap crystal is within 100)."""
+HOLD_MAX_NS = 1_000_000_000
+"""The most a page's handler delay holds its watermark back: a page stalled longer than this is
+as good as silent (a race goes on without a phone silent for 1.5 s, :mod:`companion.daemon.phones`)."""
+HOLD_WINDOW_NS = 30_000_000_000
+"""How long a press's handler delay is remembered: as long as the clock's exchanges are."""
 
 
 class PhoneClock:
@@ -39,18 +57,36 @@ class PhoneClock:
         """Every press of this phone with a box time before this has arrived."""
         self.error_ns = 0
         """The error of the latest exchange's mapped time: what a press made now will carry."""
+        self.hold_ns = 0
+        """How far the watermark is held back for the page's handler delay (:meth:`hold`)."""
+        self._handled: deque[tuple[int, int]] = deque()  # (box ns, a press's handler delay ns)
+        self._stall_ns = 0
 
     @property
     def synced(self) -> bool:
         return self.sync.synced
 
-    def exchange(self, sent_ns: int, phone_ms: float, received_ns: int) -> None:
-        """One ping sent at ``sent_ns``, answered at ``phone_ms`` on the phone, back at ``received_ns``."""
+    def exchange(self, sent_ns: int, phone_ms: float, received_ns: int, stall_ms: float = 0.0) -> None:
+        """One ping sent at ``sent_ns``, answered at ``phone_ms`` on the phone, back at
+        ``received_ns``; ``stall_ms``: the page's longest main-thread stall in the last second."""
         self.sync.add(sent_ns, _us(phone_ms), received_ns)
         t_ns, error_ns = self.to_box(phone_ms)
         self.error_ns = error_ns
-        mark = t_ns - 2 * error_ns  # the pong's earliest, less the error a press after it may have
+        self._stall_ns = round(stall_ms * 1e6)
+        self.hold_ns = self._hold(received_ns)
+        # the pong's earliest, less the error a press after it may have, less a handler's delay
+        mark = t_ns - 2 * error_ns - self.hold_ns
         self.watermark_ns = mark if self.watermark_ns is None else max(self.watermark_ns, mark)
+
+    def handled(self, lag_ms: float, now_ns: int) -> None:
+        """A press whose handler ran ``lag_ms`` after its touch: later pongs hold back that much."""
+        self._handled.append((now_ns, round(lag_ms * 1e6)))
+        self.hold_ns = max(self.hold_ns, self._hold(now_ns))
+
+    def _hold(self, now_ns: int) -> int:
+        while self._handled and self._handled[0][0] < now_ns - HOLD_WINDOW_NS:
+            self._handled.popleft()
+        return min(HOLD_MAX_NS, max([self._stall_ns] + [lag for _, lag in self._handled]))
 
     def to_box(self, phone_ms: float) -> tuple[int, int]:
         """The box time of a phone time and how far it may be from the truth, both in ns."""

@@ -309,7 +309,7 @@ class WebCompanion:
             if sent is None:
                 return  # a pong for a ping forgotten (a duplicate): nothing to learn
             try:
-                phone.clock.exchange(sent, message.t_ms, now)
+                phone.clock.exchange(sent, message.t_ms, now, message.lag_ms)
             except ValueError:
                 raise Refused("a pong whose time went backwards") from None
             waiting, phone.unsynced = phone.unsynced, []
@@ -335,6 +335,7 @@ class WebCompanion:
         if message.seq in phone.seqs:
             return
         phone.seqs.add(message.seq)
+        phone.clock.handled(message.lag_ms, now)
         self.box.phone_press(phone.seat.station, message.key, message.down, t_ns, error_ns)
         self._send(phone, json.dumps({"type": "got", "seq": message.seq}))
         if message.down:  # a race may wait on every phone's watermark: ask for it now, not at the next tick
@@ -356,14 +357,14 @@ class WebCompanion:
     def want(self, due_ns: int | None) -> None:
         """A race is decided once every phone's watermark passes ``due_ns`` (box time): ping every
         phone as soon as its answer can pass it, rather than at the next tick. A pong's watermark
-        is its time less twice its error, so that is ``due_ns`` plus twice the largest error, less
-        the half round trip the pong takes to be read (about one error)."""
+        is its time less twice its error and its page's handler delay, so that is ``due_ns`` plus
+        those, less the half round trip the pong takes to be read (about one error)."""
         if due_ns is None or due_ns == self._wanted_ns:
             return
         self._wanted_ns = due_ns
         if self._want_timer is not None:
             self._want_timer.cancel()
-        errors = [p.clock.error_ns for p in self.holders.values() if p.clock.synced]
+        errors = [p.clock.error_ns + p.clock.hold_ns for p in self.holders.values() if p.clock.synced]
         if not errors:
             return
         delay_s = max(0.0, (due_ns + max(errors) - self.now_ns()) / 1e9)

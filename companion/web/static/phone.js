@@ -23,6 +23,8 @@
   const SILENT_MS = 3000;  // the box pings every 250 ms: this long without a word, the link is gone
   const HISTORY = 30;
   const HAPTIC_MS = 15;
+  const BEAT_MS = 50;         // the page's heartbeat: a later beat means the main thread was busy
+  const STALL_MS = 1000;      // how long a stall is told in every pong after it
 
   let socket = null;
   let joining = null;   // {room, role, name, token}: what the next hello says
@@ -137,6 +139,42 @@
     if (document.visibilityState === "visible") rejoinNow();
   });
 
+  // --- the main thread's stalls --------------------------------------------------------------
+  /*
+   * A touch is stamped when it happens, but handled when the main thread is free: behind a busy
+   * task the page may answer a ping before it handles a touch made earlier (Chromium does), so a
+   * pong's "every press before t has been sent" would be false by up to the stall. The page cannot
+   * see input still queued for it, but it can see that it was busy: a heartbeat that comes late.
+   * Each pong says the longest gap between beats in the last second (a beat on time: 0), and the
+   * box holds this phone's watermark back by it; each press says its own handler's delay.
+   * A hidden page cannot be touched, so it says 0.
+   */
+  let lastBeat = phoneMs();
+  let gaps = [];  // [when the beat came, how long after the one before]
+
+  function beat() {
+    const now = phoneMs();
+    gaps.push([now, now - lastBeat]);
+    lastBeat = now;
+    gaps = gaps.filter(([at]) => at > now - STALL_MS);
+  }
+
+  function stall() {
+    if (document.hidden) return 0;
+    const now = phoneMs();
+    let longest = 0;
+    for (const [at, gap] of gaps.concat([[now, now - lastBeat]])) {
+      if (at > now - STALL_MS && gap > 1.5 * BEAT_MS) longest = Math.max(longest, gap);
+    }
+    return longest;
+  }
+
+  setInterval(beat, BEAT_MS);
+  document.addEventListener("visibilitychange", () => {
+    lastBeat = phoneMs();
+    gaps = [];
+  });
+
   // --- what the box sends --------------------------------------------------------------------
 
   const HANDLERS = {
@@ -169,7 +207,7 @@
     },
 
     ping(m) {
-      send({ type: "pong", id: m.id, t: phoneMs() });
+      send({ type: "pong", id: m.id, t: phoneMs(), lag: stall() });
       if (!synced) {
         synced = true;
         document.body.classList.remove("offline", "unsynced");
@@ -244,6 +282,7 @@
   /** A key goes down or up: sent with the touch's own time. The phone buzzes at the touch
    * (where it can), and the key flashes once the box says it got the press. */
   function touch(event, key, down) {
+    const lag = Math.max(0, performance.now() - event.timeStamp);  // first: the handler's delay
     const button = event.currentTarget;
     event.preventDefault();
     if (down) {
@@ -255,7 +294,7 @@
     if (!synced) return;  // the box cannot place a touch on its clock before our first pong
     seq += 1;
     const sent = send({ type: "press", key: key, down: down,
-      t: performance.timeOrigin + event.timeStamp, seq: seq });
+      t: performance.timeOrigin + event.timeStamp, seq: seq, lag: lag });
     if (!down || !sent) return;
     pressed.set(seq, button);
     if (navigator.vibrate) navigator.vibrate(HAPTIC_MS);
