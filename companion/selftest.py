@@ -33,7 +33,8 @@ from PIL import Image, ImageFont
 
 from .adapters.board import BoardLink
 from .adapters.lightsensor import LIGHT_WAIT_NS, LightSensors, marked
-from .board.session import BoardSession, LinkItem, Lit
+from .board.handover import LinkItem, Lit
+from .board.session import BoardSession
 from .cues import CUES, steps
 from .arbiter.inputs import KEYS, InputEvent
 from .screens.canvas import CHAR_W, HEIGHT, LINE_H, WIDTH, blank, fit, text

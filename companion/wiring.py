@@ -24,7 +24,7 @@ from .adapters.gpiolink import GpioReader, ReaderItem
 from .adapters.gpioreader import KERNEL_MARGIN_NS, NO_CHIP
 from .adapters.lights import StationLights
 from .adapters.lightsensor import LightSensors
-from .board.session import LinkItem
+from .board.handover import LinkItem
 from .board.virtual import VirtualBoard
 from .profile import Profile
 

@@ -12,7 +12,8 @@ import time
 from companion.adapters.board import BoardLink
 from companion.arbiter.inputs import InputEvent
 from companion.board.frames import Edge
-from companion.board.session import BoardSession, LinkUp
+from companion.board.handover import LinkUp
+from companion.board.session import BoardSession
 from companion.board.virtual import VirtualBoard
 from helpers import PATIENCE_S
 

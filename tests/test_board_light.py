@@ -14,7 +14,8 @@ from companion.adapters.lightsensor import LIGHT_WAIT_NS
 from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
 from companion.board.frames import Edge, Heartbeat, Light
-from companion.board.session import BoardSession, Lit, Watermark
+from companion.board.handover import Lit, Watermark
+from companion.board.session import BoardSession
 from companion.daemon import Daemon
 from companion.games.options import SCREEN_TIE_WINDOW_MS
 from companion.profile import load_profile

@@ -16,7 +16,8 @@ import gpiozero.pins.mock
 from companion.adapters import board as board_adapter
 from companion.adapters.board import BoardLink
 from companion.board.frames import Leds
-from companion.board.session import UNPLUGGED, BoardSession, Exchanged, LinkDown, LinkUp
+from companion.board.handover import UNPLUGGED, Exchanged, LinkDown, LinkUp
+from companion.board.session import BoardSession
 from companion.board.virtual import VirtualBoard
 from companion.daemon import Daemon
 from companion.arbiter.inputs import InputEvent

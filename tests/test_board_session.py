@@ -5,9 +5,8 @@ unplug told to the players; buttons let go while away released on return."""
 from __future__ import annotations
 
 from companion.board.frames import Edge, Frame, Heartbeat, Hello, Pong
-from companion.board.session import (
-    MAX_HELD, UNPLUGGED, BoardSession, Exchanged, LinkDown, Live, LinkUp, Notice, Received, Watermark,
-)
+from companion.board.handover import UNPLUGGED, Exchanged, LinkDown, Live, LinkUp, Notice, Received, Watermark
+from companion.board.session import MAX_HELD, BoardSession
 from companion.arbiter.inputs import InputEvent
 
 MS = 1_000_000

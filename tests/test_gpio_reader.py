@@ -19,7 +19,7 @@ from companion.adapters.gpiolink import (MISSED_NS, NOT_RESPONDING, SILENT_NS, S
 from companion.adapters.gpioreader import EDGE, RECORD, WANT, WATERMARK, LineEdge, Reader
 from companion.arbiter.inputs import InputEvent
 from companion.arbiter.race import Race
-from companion.board.session import Live, Notice, Watermark
+from companion.board.handover import Live, Notice, Watermark
 from companion.daemon import Daemon
 from helpers import MS, PATIENCE_S, until, while_running
 from test_board_link import BOARD, GPIO, RaceProbe, profile

@@ -156,7 +156,7 @@ def test_no_text_is_cut_off_in_the_tables_dialogs():
     title and the longest names: abandon or leave, take a seat, the game abandoned, the offer to
     resume, why a game was not resumed, and the seats bots played after a game's end (the
     take-backs' refusals are checked as games are played above)."""
-    from companion.daemon import DAMAGED, too_big
+    from companion.daemon.resuming import DAMAGED, too_big
 
     with checking() as overflows:
         leave_screen()

@@ -214,14 +214,14 @@ def test_a_blocked_loop_stops_the_watchdog_pings(listener, tmp_path):
 
 
 def test_before_a_long_replay_the_daemon_asks_systemd_for_more_start_time(listener, tmp_path, monkeypatch):
-    import companion.daemon
+    import companion.daemon.resuming
     from companion.daemon import Daemon
     from companion.profile import load_profile
 
     seed_game = (ROOT / "tests" / "journals" / "paytoplay-seed.jsonl").read_text().splitlines()
     journal = tmp_path / "20260101-000000-paytoplay.jsonl"
     journal.write_text("\n".join(seed_game[:6]) + "\n")
-    monkeypatch.setattr(companion.daemon, "REPLAY_BYTES_PER_S", 10)  # as if the Pi replayed 10 bytes/s
+    monkeypatch.setattr(companion.daemon.resuming, "REPLAY_BYTES_PER_S", 10)  # as if the Pi replayed 10 bytes/s
     path, sock = listener
     daemon = Daemon(load_profile(ROOT / "hardware" / "profiles" / "mock-3.toml"), tmp_path,
                     notifier=Notifier({"NOTIFY_SOCKET": path}))

@@ -24,7 +24,7 @@ from typing import Callable
 import serial
 
 from ..board.frames import Deframer, HelloPlease, Message, Ping, Pong, encode
-from ..board.session import Exchanged, LinkDown, LinkItem, LinkUp, Received
+from ..board.handover import Exchanged, LinkDown, LinkItem, LinkUp, Received
 
 log = logging.getLogger(__name__)
 

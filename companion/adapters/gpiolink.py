@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..arbiter.inputs import InputEvent
-from ..board.session import Live, Notice, Output, Watermark
+from ..board.handover import Live, Notice, Output, Watermark
 from .gpioreader import DRIVE, EDGE, HEARTBEAT_NS, RECORD, WANT, WATERMARK
 
 log = logging.getLogger(__name__)

@@ -56,85 +56,15 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from dataclasses import dataclass
 
 from ..arbiter.inputs import InputEvent
 from .clocksync import ClockSync
-from .frames import PROTOCOL_VERSION, Edge, Frame, Heartbeat, Hello, Light
+from .frames import PROTOCOL_VERSION, Edge, Heartbeat, Hello, Light
+from .handover import (UNPLUGGED, WRONG_VERSION, Exchanged, LinkDown, LinkItem, LinkUp, Lit, Live, Notice,
+                       Output, Received, Watermark)
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True, slots=True)
-class Received:
-    """A checked frame, and the host time just after the bytes that ended it were read."""
-
-    frame: Frame
-    at_ns: int
-
-
-@dataclass(frozen=True, slots=True)
-class Exchanged:
-    """A ping answered: host times around it and the board's clock when it read the ping."""
-
-    sent_ns: int
-    board_us: int
-    received_ns: int
-
-
-@dataclass(frozen=True, slots=True)
-class LinkUp:
-    """The port opened (again)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LinkDown:
-    """The port failed or vanished (unplugged)."""
-
-    reason: str
-
-
-LinkItem = Received | Exchanged | LinkUp | LinkDown
-
-
-@dataclass(frozen=True, slots=True)
-class Watermark:
-    """The board has delivered every input with an edge before ``t_ns`` (host time)."""
-
-    source: str
-    t_ns: int
-
-
-@dataclass(frozen=True, slots=True)
-class Lit:
-    """The light sensor of ``station`` saw its panel light at ``t_ns`` (host time): a rising
-    edge for the daemon's light-sensor store."""
-
-    station: int
-    t_ns: int
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """What players should be told about the board; ``None`` clears it."""
-
-    text: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Live:
-    """Whether races wait for ``source``: False while the board is down, True once it is back
-    (before its first :class:`Watermark`)."""
-
-    source: str
-    live: bool
-
-
-Output = InputEvent | Watermark | Lit | Notice | Live
-
-UNPLUGGED = "Board not connected"
-"""The players' notice for a board that is absent, unplugged or silent (one screen line)."""
-WRONG_VERSION = "Board firmware v{0}: needs v{1}"
 
 DEFAULT_HEARTBEAT_US = 10_000
 """The board's idle heartbeat period until its HELLO says otherwise (``firmware/PROTOCOL.md``)."""

@@ -41,12 +41,9 @@ from ..arbiter.inputs import InputEvent
 from ..notify import Notifier
 from ..profile import Profile
 from ..arbiter.race import watching_late_presses
-from ..rulebook import SHORT_TITLES
-from ..record.recovery import NotResumed, pick_up, postpone
 from ..record.saving import Saving
 from ..games.quiz_packs import PACKS, SHELF
 from ..record.statedir import FolderLocks
-from ..script import ScriptPress, edges
 from ..settings import load_settings
 from ..table import Table
 from ..arbiter.watermark import Watermarks
@@ -54,19 +51,11 @@ from ..wiring import Box, EdgeCallback, build_box
 from .keeping import RETRY_NS, Keeping, journal_opener
 from .phones import Phones
 from .presenting import Presenting, displays_down
+from .resuming import Resuming
+from .scripted import Scripted
 from .sources import Sources
 
 log = logging.getLogger(__name__)
-
-DAMAGED = ("journal is damaged", "companion games", "lists it")
-"""Why an interrupted game was not resumed, on every panel: three lines that fit one each."""
-
-
-def too_big(rules, players: int) -> tuple[str, str, str]:
-    """Why a game of more players than this box has stations was not resumed, on every panel:
-    the game, what it needs (``needs 17 stations``, short enough for a quiz's count) and that
-    it is kept."""
-    return SHORT_TITLES.get(rules.name, rules.title), f"needs {players} stations", "kept for a bigger box"
 
 __all__ = ["Daemon", "RETRY_NS", "displays_down", "journal_opener"]
 """What is imported from here: the daemon, and from its parts what the tests and the virtual
@@ -86,16 +75,11 @@ frames packed within our measurement's noise (``python -m bench.handoff``: 1,376
 1,321-1,743 at 1 ms). Below 1 ms the machine's scheduling, not the interval, sets the tail."""
 
 
-REPLAY_BYTES_PER_S = 500_000
-"""A slow estimate of replay speed on a Raspberry Pi 4: ``python -m bench.replay_scaling`` replays
-2.3 MB/s on a shared x86 laptop core, and a Pi 4's Cortex-A72 runs CPython 3-4 times slower.
-Replaying a journal longer than 10 s of this asks systemd for that much more start time."""
-
-
-class Daemon(Keeping, Sources, Presenting, Phones):
+class Daemon(Keeping, Sources, Presenting, Phones, Resuming, Scripted):
     """The one loop: it steps the arbiter and the table on every input and deadline; saving,
     the sources, what is presented and the phones are its parts in :mod:`.keeping`,
-    :mod:`.sources`, :mod:`.presenting` and :mod:`.phones`."""
+    :mod:`.sources`, :mod:`.presenting`, :mod:`.phones`, :mod:`.resuming` (the interrupted game, at
+    start) and :mod:`.scripted` (scripts of presses, pictures of the panels)."""
 
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  pin_factory=None, notifier: Notifier | None = None,
@@ -166,29 +150,10 @@ class Daemon(Keeping, Sources, Presenting, Phones):
         self._lit: tuple[str, ...] | None = None
         self._blink_at_ns: int | None = None
         """When a board LED's blink next turns over (board LEDs only hold on or off)."""
-        interrupted = pick_up(journal_dir, self._replay_time) if journal_dir and referee is None else None
         self._game_resumes = False
         """A game a crash interrupted is offered to go on: its phone seats are held (:mod:`.phones`)."""
-        if interrupted is not None and not isinstance(interrupted, NotResumed):
-            interrupted.writer = self.saving.journal(interrupted.writer, interrupted.path, interrupted.lines,
-                                                     interrupted.header.sequence)
-            if interrupted.damaged is not None:
-                self._tell("LAST LINE DAMAGED", "journal", "the journal's last line was damaged: the game "
-                           "goes on from the line before it", cue=False)
-        if isinstance(interrupted, NotResumed) and interrupted.fault is not None:
-            self.table.told_set_aside(*interrupted.fault)
-        elif isinstance(interrupted, NotResumed):
-            self.table.cannot_resume(*DAMAGED)
-        elif interrupted is not None and len(interrupted.match.players) > len(names):
-            log.error("cannot resume %s: it has more players than this box has stations", interrupted.path.name)
-            interrupted.writer.close()
-            postpone(interrupted.path)
-            self.table.cannot_resume(*too_big(interrupted.match.rules, len(interrupted.match.players)))
-        elif interrupted is not None and interrupted.match.outcome is not None:
-            self.table.resume_or_set_aside(interrupted, time.monotonic_ns())  # its result, until they leave it
-        elif interrupted is not None:
-            self.table.offer_resume(interrupted)
-            self._game_resumes = True
+        if journal_dir is not None and referee is None:
+            self._pick_up(journal_dir, len(names))
         self.delivery = DeliveryWatch(self.box.sources.get("gpio"))
         ticks = getattr(self.box.pin_factory, "ticks", None)
         if ticks is not None:
@@ -225,11 +190,6 @@ class Daemon(Keeping, Sources, Presenting, Phones):
         self._open_phones()
         self.ready = threading.Event()
         """Set once every display has been sent its first frame (shown, or failed and retrying)."""
-
-    def _replay_time(self, size: int) -> None:
-        """Before replaying a journal of ``size`` bytes, ask systemd for the time it may take."""
-        if size > REPLAY_BYTES_PER_S * 10:
-            self.notifier.extend_start(30 + size / REPLAY_BYTES_PER_S)
 
     def step(self, now_ns: int) -> None:
         """Everything that arrived, then everything due by ``now_ns``; a race that finds a press
@@ -385,78 +345,6 @@ class Daemon(Keeping, Sources, Presenting, Phones):
                  "not saved (read-only)" if self.saving.unsaved else
                  f"failing ({self.saving.fault.strerror})" if self.saving.fault is not None else
                  "saving" if self.saving.pending else "saved", self.notice or "none", self.steps)
-
-    async def press_script(self, presses: list[ScriptPress], speed: float = 1.0) -> None:
-        """Press and release the box's keys as a script says, ``speed`` times faster.
-
-        If the loop gets to an edge late (a busy machine), the rest of the script moves later
-        with it instead of catching up: catching up would squeeze the next press and release
-        together, and the debouncer would take the squeezed tap for contact bounce. For the same
-        reason two edges of a key are never closer than twice the debounce time, however fast
-        the script plays (a finger's tap, and the gap between two taps, are longer still).
-
-        With a GPIO reader process the keys are its mock pins: the script starts once the reader
-        holds them (its first watermark; at most :data:`~companion.adapters.gpiolink.START_NS`),
-        or its first presses would be driven on pins nobody reads yet."""
-        waited = time.monotonic()
-        while (self.gpio_session is not None and not self.gpio_session.reading
-               and time.monotonic() - waited < gpiolink.START_NS / 1e9):
-            await asyncio.sleep(0.01)
-        shortest_s = 2 * self.debouncer.debounce_ns / 1e9
-        start = time.monotonic()
-        last: dict[tuple[int, str], float] = {}
-        for at_s, station, key, pressed in edges(presses):
-            due = max(start + at_s / speed, last.get((station, key), 0.0) + shortest_s)
-            if due > time.monotonic():
-                await asyncio.sleep(due - time.monotonic())
-            start += max(0.0, time.monotonic() - (start + at_s / speed))
-            self.box.drive(station, key, pressed)
-            last[(station, key)] = time.monotonic()
-
-    def quiet(self) -> bool:
-        """Every edge driven has been taken: none waits in the inbox, the debouncer holds none
-        back and no button is down, and no key is held back for a chord."""
-        chords = getattr(self.table, "chords", None)  # the self-test's referee holds no key back
-        return not self._inbox and self.debouncer.next_deadline() is None and not (chords and chords.pending)
-
-    async def play_script(self, presses: list[ScriptPress], speed: float = 1.0, tail_s: float = 0.3) -> None:
-        """Run the loop while a script drives the box's keys; stop ``tail_s`` after the box has
-        taken the last edge (however long a busy machine takes to get there). If the loop fails,
-        the script stops there and the failure is raised: the run ends with its traceback, never
-        waits for the box to take presses a loop that is gone never takes."""
-        stop = asyncio.Event()
-        runner = asyncio.ensure_future(self.run(stop))
-        script = asyncio.ensure_future(self._play_out(presses, speed, tail_s))
-        await asyncio.wait({runner, script}, return_when=asyncio.FIRST_COMPLETED)
-        if runner.done():
-            script.cancel()
-            await asyncio.gather(script, return_exceptions=True)
-        stop.set()
-        await runner
-
-    async def _play_out(self, presses: list[ScriptPress], speed: float, tail_s: float) -> None:
-        """Press the script's keys, wait until the box has taken every edge, then ``tail_s``."""
-        await self.press_script(presses, speed)
-        while not self.quiet():
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(tail_s)
-
-    def snapshots(self, directory: Path) -> list[Path]:
-        """Write what every station's panel shows now, one PNG each. A bare buzzer has no panel
-        (its screens go nowhere), so it has no picture: one would show a panel no player sees."""
-        directory.mkdir(parents=True, exist_ok=True)
-        self.box.displays.flush()
-        paths = []
-        for station, device in enumerate(self.box.displays.devices):
-            if self.profile.stations[station].buzzer_only:
-                continue
-            path = directory / f"station-{station + 1}.png"
-            image = getattr(device, "image", None)
-            if image is None:  # a real panel cannot be read back: save what it was sent
-                image = self.table.screen(station)
-            image.save(path)
-            paths.append(path)
-        return paths
 
     def close(self) -> None:
         log.info("%s", self.delivery.summary())

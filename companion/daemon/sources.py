@@ -16,7 +16,7 @@ from ..adapters.gpiolink import ReaderItem, Unread
 from ..arbiter.inputs import InputEvent
 from ..arbiter.latepress import LateNote
 from ..arbiter.race import LatePress
-from ..board.session import Lit, Live, LinkItem, Output, Watermark
+from ..board.handover import Lit, Live, LinkItem, Output, Watermark
 from ..table import Table
 
 log = logging.getLogger(__name__)
