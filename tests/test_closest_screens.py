@@ -99,3 +99,32 @@ def test_cards_are_big_enough_to_tell_a_decoy_from_a_counting_card():
     draw_shape(filled[1], BEN, 0, 0)
     draw_shape(hollow[1], BEN, 0, 0, hollow=True)
     assert lit(filled[0], (0, 0, SHAPE, SHAPE)) - lit(hollow[0], (0, 0, SHAPE, SHAPE)) >= 30
+
+
+
+def test_a_two_digit_total_keeps_a_gap_from_the_name_before_it_and_the_shape_after_it():
+    """The names row read "▲You15" with a two-digit total: not one dark column between the
+    name and its total. Here each player's name (its ink: the row drawn with and without the
+    names), total and the next player's shape are parted by at least two dark columns, on the
+    end screen and during a round, for three-letter names and two-digit totals on every seat."""
+    from companion.screens.closest import MARK, PLAYER_W, ROW_Y, SCORED_ROW_Y
+
+    def columns(image, y, x0, x1):
+        return [x for x in range(x0, x1) if any(image.getpixel((x, row)) for row in range(y, y + 12))]
+
+    totals = (15, 28, 30)
+    for me in (None, 0, 1, 2):
+        for y, view in ((SCORED_ROW_Y[1], dict(title="Ana wins!", verdicts=(None,) * 10, points=(4, 4, 1))),
+                        (ROW_Y[0], dict(title="Round 2"))):
+            row = number_line(LineView(line=10, cards=(), names=("Alexandra", "Ben", "Cy"), totals=totals,
+                                       me=me, **view))
+            unnamed = number_line(LineView(line=10, cards=(), names=("", "", ""), totals=totals, **view))
+            for p in range(3):
+                x0 = p * PLAYER_W
+                name = [x for x in columns(row, y, x0, min(WIDTH, x0 + PLAYER_W)) if x not in columns(unnamed, y, 0, WIDTH)]
+                total = columns(unnamed, y, x0 + MARK + 1, min(WIDTH, x0 + PLAYER_W))
+                assert name and total, (me, y, p)
+                assert min(total) - max(name) > 2, f"player {p + 1}'s name and total touch (me={me}, row {y})"
+                if p < 2:
+                    assert min(columns(row, y, x0 + PLAYER_W, WIDTH)) - max(total) > 2
+                assert max(total) < WIDTH

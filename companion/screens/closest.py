@@ -31,7 +31,12 @@ ROW_Y = (36, 50)
 SCORED_ROW_Y = (41, 52)
 """On the scoring screen: this round's points, then the totals."""
 PLAYER_W = 43
-"""Width of a player's part of the players row: a third of the panel."""
+"""Width of a player's part of the players row: a third of the panel. It holds the shape, a gap,
+the name (three letters), a gap of two pixels and a two-digit total, and two pixels before the
+next player's shape: the panel has no room for more, so a longer name is abbreviated."""
+TOTAL_END = PLAYER_W - 2
+"""Where a player's total ends in their part of the row: a two-digit total keeps two pixels
+from the name before it ("You 15", never "You15") and two from the next player's shape."""
 LABEL_W = 5 * CHAR_W + 3
 """The scoring rows' labels, "round" and "total"."""
 
@@ -141,12 +146,12 @@ def _verdict(draw: ImageDraw.ImageDraw, verdict: int | str | None, x: int) -> No
 def _players_row(draw: ImageDraw.ImageDraw, view: LineView, y: int) -> None:
     """Per player: shape, name, total."""
     for p, name in enumerate(view.names):
-        x = 1 + p * PLAYER_W
+        x = p * PLAYER_W
         draw_shape(draw, p, x, y + 2, size=MARK)
         label = "You" if p == view.me else name
         text(draw, x + MARK + 1, y, abbreviate(label, 3))
         total = str(view.totals[p])
-        text(draw, x + PLAYER_W - 4 - len(total) * CHAR_W, y, total)
+        text(draw, x + TOTAL_END - len(total) * CHAR_W, y, total)
 
 
 def _scored_row(draw: ImageDraw.ImageDraw, label: str, numbers: list[str], y: int) -> None:
