@@ -291,14 +291,14 @@ class Table:
     def _unfinished(self) -> tuple[Path, bytes] | None:
         """The newest journal and its complete lines, if its game is not over (what a restart offers)."""
         from companion.record.recovery import ABANDONED, journals
-        from companion.record.journal import JournalError, replay
+        from companion.record.journal import JournalError, journal_lines, replay
 
         found = [p for p in journals(self.journals) if not p.name.endswith(ABANDONED)] if self.journals.is_dir() else []
         if not found:
             return None
         lines = complete_lines(found[-1])
         try:
-            _, match = replay(lines.splitlines(keepends=True))
+            _, match = replay(journal_lines(lines))
         except (JournalError, ValueError):
             return None  # counted by the shelf's check
         return None if match.outcome is not None else (found[-1], lines)

@@ -119,3 +119,34 @@ def test_the_wiring_of_a_quiz_box_with_bare_buzzers_on_the_board(tmp_path):
         table = (out / "wiring.md").read_text()
         assert "slap button | button board channel" in table
         assert (out / "wiring.svg").read_text().startswith("<svg")
+
+
+def test_garbage_after_the_last_line_with_a_carriage_return_is_one_torn_tail_and_the_quiz_resumes(tmp_path):
+    """A power cut left 80 random bytes after the last line, one of them a carriage return and
+    none a newline. Recovery split them at the ``\\r``: "a torn last line (40 bytes) is left out",
+    then "cannot be resumed: line 8: not UTF-8 text", and the quiz was lost. Only ``\\n`` ends a
+    journal line: the 80 bytes are one torn tail, and every line before them resumes."""
+    import random
+
+    journals = tmp_path / "games"
+    question = QUIZ_LOBBY + "3.5 1 slap\n3.9 2 slap\n3.96 3 slap\n4.5 1 left\n5.0 1 ok\n5.5 2 slap\n"
+    assert run_box(MOCK3, question, journals, *QUIZ_PRELOCK).code == 0
+    path = journal_of(journals, "quiz")
+    played = path.read_bytes()
+    rnd = random.Random(45)
+    garbage = bytearray(rnd.choice([b for b in range(256) if b not in b"\r\n"]) for _ in range(80))
+    garbage[23] = ord("\r")  # the issue's: a carriage return a third of the way in, no newline
+    with path.open("ab") as f:
+        f.write(garbage)
+
+    # Started on it: the quiz resumes where it was; the host arms question 2, Ben's press (he
+    # prelocked) does not count, Cy's does.
+    run = run_box(MOCK3, "0.5 1 ok\n1.5 1 slap\n2.0 2 slap\n2.1 3 slap\n", journals, *QUIZ_PRELOCK)
+    assert run.code == 0 and "Traceback" not in run.log, run.log
+    assert "cannot be resumed" not in run.log and "damaged" not in run.log, run.log
+    assert "a torn last line (80 bytes) is left out" in run.log, run.log
+    data = path.read_bytes()
+    assert data.startswith(played) and b"\r" not in data  # every line kept, the tail cut
+    arm, buzz = lines_of(path)[6:]
+    assert arm["action"] == "arm" and (buzz["action"], buzz["player"], buzz["order"]) == ("buzz", 2, [2])
+    read_back(path)

@@ -107,10 +107,25 @@ class JournalWriter:
         self._file.close()
 
 
+def journal_lines(data: bytes, keepends: bool = False) -> list[bytes]:
+    """A journal's bytes as its lines. Only ``\\n`` ends a line: the box writes nothing else
+    (its JSON escapes every control character), so a ``\\r`` or any other byte that Python's
+    ``splitlines`` would also break at belongs to the line it is in. Whatever follows the last
+    ``\\n`` is one line, the last, however many such bytes it holds: a torn write, left as
+    one torn tail (:mod:`.recovery`), never read as lines of its own. ``keepends`` keeps each
+    line's ``\\n``."""
+    lines = data.split(b"\n")
+    tail = lines.pop()
+    if keepends:
+        lines = [line + b"\n" for line in lines]
+    return lines + [tail] if tail else lines
+
+
 def read_journal(path: Path | str, follow_symlinks: bool = False) -> list[bytes]:
-    """A journal file's lines, read with the limits of :mod:`companion.untrusted`: a regular
-    file, in the state directory never through a symlink; :class:`Unreadable` otherwise."""
-    return read_bytes(path, JOURNAL_BYTES, follow_symlinks).splitlines()
+    """A journal file's lines (:func:`journal_lines`), read with the limits of
+    :mod:`companion.untrusted`: a regular file, in the state directory never through a symlink;
+    :class:`Unreadable` otherwise."""
+    return journal_lines(read_bytes(path, JOURNAL_BYTES, follow_symlinks))
 
 
 def replay_file(path: Path | str, follow_symlinks: bool = False) -> tuple[Header, Match]:

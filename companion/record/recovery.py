@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .journal import (CRC, SEAT, Header, JournalError, JournalWriter, parse_header, parse_line, replay,
-                      seated_after)
+from .journal import (CRC, SEAT, Header, JournalError, JournalWriter, journal_lines, parse_header, parse_line,
+                      replay, seated_after)
 from .match import Match
 from .shelf import (ABANDONED, DISMISSED, HEADER_BYTES, KEEP_JOURNALS, POSTPONED, abandon, dismiss, journals,
                     marker, next_sequence, note_sequence, postpone, rotate, sequence)
@@ -194,7 +194,7 @@ def _open(path: Path, before_replay) -> Interrupted | NotResumed:
         return _not_resumed(path, f"cannot read: {e.strerror or e}")
     except Unreadable as e:
         return _not_resumed(path, e.detail)
-    lines = data.splitlines(keepends=True)
+    lines = journal_lines(data, keepends=True)
     torn = bool(lines) and not lines[-1].endswith(b"\n")
     if torn:
         log.warning("%s: a torn last line (%d bytes) is left out: a write was cut short", path.name, len(lines[-1]))
