@@ -30,6 +30,7 @@ def frozen_card(tmp: Path, seconds: float) -> dict:
     skipped = _cannot(tmp)
     if skipped:
         return {"frozen_card_cpu_percent": None, "frozen_card_idle_cpu_percent": None, "frozen_card_skipped": skipped}
+    tmp.mkdir(parents=True, exist_ok=True)  # python -m bench names a folder in its temporary one
     image, mount = tmp / "card.img", tmp / "card"
     with open(image, "wb") as f:
         f.truncate(8 << 20)
