@@ -3,12 +3,16 @@ the real box process, and every failure case committed under ``tests/monkey_case
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.monkey import CASES, GAMES, Life, Night, load_case, monkey, play_night
+import tests.monkey
+from tests.monkey import CASES, GAMES, Life, Night, Table, load_case, monkey, play_night
 
 DEMO = Path(__file__).resolve().parent.parent / "companion" / "demo"
 
@@ -70,3 +74,26 @@ def test_a_saved_case_plays_without_failure(case):
     assert figures["lives"] == len(night.lives)
     if case is None:
         assert figures["resumes_checked"] == 1 and figures["journals_checked"] >= 2, figures
+
+
+def test_a_box_a_busy_machine_starts_late_is_no_hang(tmp_path, monkeypatch):
+    """At load 10-20 a life was called a hang "still running 30 s after its script's end": that
+    end was the script's length counted from the process's start, and a busy machine starts the
+    box late and plays its script late. Here the machine gives the box no CPU at all as it starts
+    (stopped, SIGSTOP, for longer than the script and the hang bound together, though within
+    the watchdog's start bound: it has not pinged yet). Timed from what the box says (its
+    script's last press driven), the life is no hang, and the take-back it plays is journaled."""
+    monkeypatch.setattr(tests.monkey, "HANG_S", 10.0)
+    script_s = 5.9
+    starved_s = script_s + tests.monkey.HANG_S + 2  # past where a script's end from the start was
+    assert starved_s < tests.monkey.START_S
+    night = Night("starved", "paytoplay", (DEMO / "profile.toml").read_text(), [Life(TAKEBACK, None, 1)])
+    table = Table(night, tmp_path)
+
+    def starve(proc):
+        os.kill(proc.pid, signal.SIGSTOP)
+        threading.Timer(starved_s, os.kill, (proc.pid, signal.SIGCONT)).start()
+
+    table.on_start = starve
+    assert table.play() == []
+    assert table.figures["lives"] == 1 and table.figures["journals_checked"] >= 1, table.figures

@@ -10,11 +10,19 @@ takes.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 
 from ..adapters import gpiolink
 from ..script import ScriptPress, edges
+
+log = logging.getLogger(__name__)
+
+SCRIPT_PLAYED = "script: its last press driven"
+"""Logged once the script's last edge has been driven: whoever watches a scripted box (the table
+monkey) times its end from here, not from when the process started (a busy machine starts it
+late and plays its script late)."""
 
 
 class Scripted:
@@ -71,6 +79,7 @@ class Scripted:
     async def _play_out(self, presses: list[ScriptPress], speed: float, tail_s: float) -> None:
         """Press the script's keys, wait until the box has taken every edge, then ``tail_s``."""
         await self.press_script(presses, speed)
+        log.info(SCRIPT_PLAYED)
         while not self.quiet():
             await asyncio.sleep(0.01)
         await asyncio.sleep(tail_s)
