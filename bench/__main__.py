@@ -15,8 +15,8 @@ from pathlib import Path
 
 from companion.profile import Timing
 
-from . import (bots, fairness, frozen_card, latency, phones, plot, process, quiz, replay_scaling, reveal, saving,
-               tablescreen, throughput, vm_delivery)
+from . import (bots, fairness, frozen_card, latency, phonedoor, phones, plot, process, quiz, replay_scaling, reveal,
+               saving, tablescreen, throughput, vm_delivery, webflood)
 from .gpio_model import MS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -51,6 +51,8 @@ def run(quick: bool) -> dict:
     out.update(bots.paytoplay())
     out.update(tablescreen.table_screen(10 if quick else 50))
     out.update(phones.figures(quick))
+    out.update(webflood.figures(quick))
+    out.update(phonedoor.figures(quick))
     with tempfile.TemporaryDirectory() as tmp:
         out["replay_actions_per_s"] = throughput.replay_actions_per_s(Path(tmp) / "long.jsonl", 50 if quick else 300)
         out.update(process.help_ms(Path(tmp), 3 if quick else 9))

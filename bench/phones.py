@@ -1,6 +1,8 @@
 """Phones racing over shaped links: the box's verdicts from mapped phone times, beside arrival order.
 
-``python -m bench.phones [--quick] [--json]``. Real sockets on loopback: the box's web companion
+``python -m bench.phones [--quick] [--json]``: these races, then :mod:`bench.webflood` (a guests'
+flood against the wired races, on a slow core) and :mod:`bench.phonedoor` (the door attacked).
+Real sockets on loopback: the box's web companion
 (:class:`companion.web.server.WebCompanion`, its real clock sync) and browser-free phones
 (:class:`bench.phoneclient.PhoneClient`, aiohttp), each phone's connection through a relay that
 shapes its link in user space (this machine's kernel has no ``netem``). The phones' presses go
@@ -46,6 +48,7 @@ from companion.arbiter.watermark import Watermarks
 from companion.web.room import PhoneSeat, Room
 from companion.web.server import WebCompanion
 
+from . import phonedoor, webflood
 from .phoneclient import PhoneClient
 
 MS = 1_000_000
@@ -307,6 +310,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     out = figures(args.quick)
+    out.update(webflood.figures(args.quick))  # a guests' flood against the wired races
+    out.update(phonedoor.figures(args.quick))  # the door attacked: guesses, memory, bare sockets
     print(json.dumps(out, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
 
 

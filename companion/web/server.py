@@ -28,7 +28,7 @@ from typing import Any, Callable, Protocol
 import segno
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from .door import (BACKLOG, Gate, Guesses, Tally, address_of, on_the_box_network, peer_of, raise_descriptor_limit,
+from .door import (BACKLOG, FrameBudget, Gate, Guesses, Tally, address_of, on_the_box_network, peer_of, raise_descriptor_limit,
                    sockets_allowed)
 from .messages import FRAME_BYTES, Hello, Painted, Pong, Refused, read_frame
 from .phoneclock import PhoneClock
@@ -105,6 +105,7 @@ class WebCompanion:
         self._wanted_ns: int | None = None
         self._want_timer: asyncio.TimerHandle | None = None
         self.tally = Tally(now_ns)
+        self.watchers_budget = FrameBudget()
         self.guesses = Guesses(now_ns)
         self.gate: Gate | None = None
         self._server: asyncio.AbstractServer | None = None
@@ -243,6 +244,8 @@ class WebCompanion:
 
     async def _next(self, phone: Phone):
         """The next frame, checked (None: the connection closed)."""
+        if phone.seat is None:
+            await self.watchers_budget.take()
         message = await phone.socket.receive()
         if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
             return None
@@ -257,7 +260,7 @@ class WebCompanion:
         if second != phone.second:
             phone.second, phone.frames_this_second = second, 0
         phone.frames_this_second += 1
-        if phone.frames_this_second > FRAMES_PER_S:
+        if phone.frames_this_second > FRAMES_PER_S and not (phone.seat is None and self.watchers_budget.binding()):
             raise Refused(f"more than {FRAMES_PER_S} frames in a second")
         phone.last_heard_ns = now
         return read_frame(message.data)
