@@ -199,7 +199,7 @@ async def _figures(quick: bool) -> dict:
         for name, attack in (("guess", lambda b: brute_force(b, 3 if quick else 10)),
                              ("memory", lambda b: many_connections(b, 2_000 if quick else 10_000)),
                              ("bare", lambda b: bare_sockets(b, 10_000)),
-                             ("frames", lambda b: frames_cpu(b, 20, 50, 3 if quick else 10))):
+                             ("frames", lambda b: frames_cpu(b, 8, 45, 3 if quick else 10))):
             (Path(tmp) / name).mkdir()
             box = await Box().start(Path(tmp) / name)
             try:
