@@ -88,8 +88,18 @@ async def _hello(session: aiohttp.ClientSession, url: str, room: str) -> str:
     """One connection, one hello as a watcher: what the box answered first."""
     async with session.ws_connect(url + "/ws") as ws:
         await ws.send_str(json.dumps({"type": "hello", "room": room, "role": "watch"}))
-        first = await ws.receive()
-        return json.loads(first.data)["type"] if first.type == aiohttp.WSMsgType.TEXT else "closed"
+        answer = await _answer(ws)
+        return answer if answer in ("welcome", "closed") else "refused"
+
+
+async def _answer(ws) -> str:
+    """The refusal's reason (or the welcome's type) among what the box sends first: a box before
+    its door sent pings and views to a socket before its hello was answered."""
+    async for message in ws:
+        frame = json.loads(message.data)
+        if frame["type"] in ("refused", "welcome"):
+            return frame.get("reason", frame["type"])
+    return "closed"
 
 
 async def brute_force(box: Box, seconds: float) -> dict:
@@ -102,7 +112,7 @@ async def brute_force(box: Box, seconds: float) -> dict:
         while time.monotonic() - start < seconds:
             async with session.ws_connect(box.url + "/ws") as ws:
                 await ws.send_str(json.dumps({"type": "hello", "room": wrong, "role": "watch"}))
-                reason = json.loads((await ws.receive()).data)["reason"]
+                reason = await _answer(ws)
             compared += "not this box's" in reason
             unchecked += "try again" in reason
         elapsed = time.monotonic() - start
