@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import aiohttp
 
@@ -223,15 +224,20 @@ def figures(quick: bool) -> dict:
     return asyncio.run(_figures(quick))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.phonedoor", description=__doc__.splitlines()[0])
+def command(prog: str, doc: str, make: Callable[[bool], dict], argv: list[str] | None = None) -> int:
+    """``prog [--quick] [--json]``: the figures ``make`` measures, as JSON or one a line."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    out = figures(args.quick)
+    out = make(args.quick)
     print(json.dumps(out, indent=2) if args.json else "\n".join(f"{k}: {v:,.2f}" if isinstance(v, float)
                                                               else f"{k}: {v}" for k, v in out.items()))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return command("python -m bench.phonedoor", __doc__, figures, argv)
 
 
 if __name__ == "__main__":

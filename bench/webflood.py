@@ -20,7 +20,6 @@ past the bound (done: 0).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -32,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .phoneclient import PhoneClient
-from .phonedoor import Box, from_peer
+from .phonedoor import Box, command, from_peer
 from .process import ROOT
 
 MOCK_5 = ROOT / "hardware" / "profiles" / "mock-5.toml"
@@ -160,13 +159,7 @@ def figures(quick: bool) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.webflood", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    out = figures(args.quick)
-    print(json.dumps(out, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
-    return 0
+    return command("python -m bench.webflood", __doc__, figures, argv)
 
 
 if __name__ == "__main__":
