@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from companion.web.messages import Refused, read_frame
-from companion.web.phoneclock import HOLD_MAX_NS, HOLD_WINDOW_NS, PhoneClock
+from companion.web.phoneclock import (HOLD_MAX_NS, HOLD_WINDOW_NS, PAINT_ERROR_NS, TOUCH_SHIFT_NS, TOUCH_SPREAD_NS,
+                                     PhoneClock)
 
 MS = 1_000_000
 
@@ -47,3 +48,15 @@ def test_the_page_s_delays_are_read_as_untrusted_numbers():
     for lag in ("-1", "1e9", "true", '"5"'):
         with pytest.raises(Refused, match="lag"):
             read_frame('{"type": "pong", "id": 1, "t": 5, "lag": %s}' % lag)
+
+
+def test_a_touch_is_placed_before_its_stamp_by_the_touch_latency_and_a_reveal_carries_a_frame():
+    """A touch's glass-to-stamp latency (9.6-29.6 ms, WALT) is a bias: the press moves earlier by
+    its middle and its error widens by half its span; a watermark leaves room for that."""
+    clock = PhoneClock()
+    synced(clock)
+    stamp_ns, stamp_error = clock.to_box(1_500.0)
+    assert clock.touched(1_500.0) == (stamp_ns - TOUCH_SHIFT_NS, stamp_error + TOUCH_SPREAD_NS)
+    assert clock.painted(1_500.0) == (stamp_ns, stamp_error + PAINT_ERROR_NS)
+    earliest = min(clock.touched(phone_ms)[0] - clock.touched(phone_ms)[1] for phone_ms in (1_001.0, 1_002.0))
+    assert clock.watermark_ns <= earliest  # every press after the pong starts its interval past it

@@ -41,6 +41,16 @@ PHONE_RESOLUTION_NS = 1_000_000
 """The coarsest a browser's ``performance.now()`` is (Firefox and Safari: 1 ms)."""
 MAX_DRIFT = 2e-4
 """A phone's clock rate error believed at most: 200 ppm (a cheap crystal is within 100)."""
+TOUCH_SHIFT_NS = 19_600_000
+TOUCH_SPREAD_NS = 10_000_000
+"""A touch's latency, glass to ``event.timeStamp``, which no box can measure: 9.6 to 29.6 ms across
+phones (Google's WALT latency tester's published figures, as issue 48 quotes them). A bias, not
+noise, so a press is moved earlier by the middle of that span and its error widened by half of
+it: a phone that touched before a wired button is never ranked after it for its glass alone."""
+PAINT_ERROR_NS = 18_000_000
+"""How far a ``requestAnimationFrame`` time can be from the frame the screen presented: Chromium
+156's own paint time of the same image differed by -10 to +18 ms (issue 48). The page can say no
+better (no browser tells a page when a frame was presented), so a phone's onset carries that much."""
 HOLD_MAX_NS = 1_000_000_000
 """The most a page's handler delay holds its watermark back: a page stalled longer than this is
 as good as silent (a race goes on without a phone silent for 1.5 s, :mod:`companion.daemon.phones`)."""
@@ -74,9 +84,14 @@ class PhoneClock:
         self.error_ns = error_ns
         self._stall_ns = round(stall_ms * 1e6)
         self.hold_ns = self._hold(received_ns)
-        # the pong's earliest, less the error a press after it may have, less a handler's delay
-        mark = t_ns - 2 * error_ns - self.hold_ns
+        mark = t_ns - error_ns - self.behind_ns  # the pong's earliest, less how early a later press may start
         self.watermark_ns = mark if self.watermark_ns is None else max(self.watermark_ns, mark)
+
+    @property
+    def behind_ns(self) -> int:
+        """How far before its stamp a press may start its interval: its error, its touch's
+        latency (:meth:`touched`) and the page's handler delay (:meth:`handled`)."""
+        return self.error_ns + TOUCH_SHIFT_NS + TOUCH_SPREAD_NS + self.hold_ns
 
     def handled(self, lag_ms: float, now_ns: int) -> None:
         """A press whose handler ran ``lag_ms`` after its touch: later pongs hold back that much."""
@@ -87,6 +102,17 @@ class PhoneClock:
         while self._handled and self._handled[0][0] < now_ns - HOLD_WINDOW_NS:
             self._handled.popleft()
         return min(HOLD_MAX_NS, max([self._stall_ns] + [lag for _, lag in self._handled]))
+
+    def touched(self, phone_ms: float) -> tuple[int, int]:
+        """A touch's box time and error: its stamp mapped, less the touch latency's middle, its
+        error widened by that latency's spread (:data:`TOUCH_SHIFT_NS`)."""
+        t_ns, error_ns = self.to_box(phone_ms)
+        return t_ns - TOUCH_SHIFT_NS, error_ns + TOUCH_SPREAD_NS
+
+    def painted(self, phone_ms: float) -> tuple[int, int]:
+        """A panel's onset on this phone: its frame's time mapped, with a frame's doubt (:data:`PAINT_ERROR_NS`)."""
+        t_ns, error_ns = self.to_box(phone_ms)
+        return t_ns, error_ns + PAINT_ERROR_NS
 
     def to_box(self, phone_ms: float) -> tuple[int, int]:
         """The box time of a phone time and how far it may be from the truth, both in ns."""

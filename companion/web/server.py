@@ -328,10 +328,9 @@ class WebCompanion:
                 raise Refused(f"more than {UNSYNCED} frames before the first pong")
             phone.unsynced.append(message)
             return
-        t_ns, error_ns = phone.clock.to_box(message.t_ms)
         if isinstance(message, Painted):
             if message.frame in phone.panel_sent:
-                self.box.phone_painted(phone.seat.station, message.frame, t_ns, error_ns)
+                self.box.phone_painted(phone.seat.station, message.frame, *phone.clock.painted(message.t_ms))
             return
         if message.key not in (("slap",) if phone.seat.buzzer else ("slap", "left", "ok", "right")):
             raise Refused(f"a press of {message.key}, which a buzzer does not have")
@@ -339,7 +338,7 @@ class WebCompanion:
             return
         phone.seqs.add(message.seq)
         phone.clock.handled(message.lag_ms, now)
-        self.box.phone_press(phone.seat.station, message.key, message.down, t_ns, error_ns)
+        self.box.phone_press(phone.seat.station, message.key, message.down, *phone.clock.touched(message.t_ms))
         self._send(phone, json.dumps({"type": "got", "seq": message.seq}))
         if message.down:  # a race may wait on every phone's watermark: ask for it now, not at the next tick
             self.ping_all()
@@ -360,14 +359,14 @@ class WebCompanion:
     def want(self, due_ns: int | None) -> None:
         """A race is decided once every phone's watermark passes ``due_ns`` (box time): ping every
         phone as soon as its answer can pass it, rather than at the next tick. A pong's watermark
-        is its time less twice its error and its page's handler delay, so that is ``due_ns`` plus
-        those, less the half round trip the pong takes to be read (about one error)."""
+        is its time less its error and how early a later press may start (``behind_ns``), so that
+        is ``due_ns`` plus those, less the half round trip the pong takes to be read (about one error)."""
         if due_ns is None or due_ns == self._wanted_ns:
             return
         self._wanted_ns = due_ns
         if self._want_timer is not None:
             self._want_timer.cancel()
-        errors = [p.clock.error_ns + p.clock.hold_ns for p in self.holders.values() if p.clock.synced]
+        errors = [p.clock.behind_ns for p in self.holders.values() if p.clock.synced]
         if not errors:
             return
         delay_s = max(0.0, (due_ns + max(errors) - self.now_ns()) / 1e9)
