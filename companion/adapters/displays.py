@@ -206,6 +206,8 @@ class DisplayWriter:
         self._pending: dict[int, Image.Image] = {}
         self._reveal: Reveal | None = None
         self._busy = False
+        self.jobs = 0
+        """Jobs done (a frame, a reveal, a contrast): the writer's work, which a spin does none of."""
         self._closed = False
         self._next = 0
         self._cv = threading.Condition()
@@ -269,6 +271,7 @@ class DisplayWriter:
                 self._write(index, image)
             with self._cv:
                 self._busy = False
+                self.jobs += 1
                 self._cv.notify_all()
 
     def _apply_contrast(self, level: int) -> None:

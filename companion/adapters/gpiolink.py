@@ -109,6 +109,9 @@ class GpioReader:
         self.command += ([] if chip is None else ["--chip", chip]) + (["--mock"] if mock else [])
         self.command += [] if margin_ns is None else ["--margin-ns", str(margin_ns)]
         self.process: subprocess.Popen | None = None
+        self.reporting_pid: int | None = None
+        """The reader process's pid once it has sent a record, until it ends: past its start, when
+        the daemon watches it for a spin (:mod:`companion.daemon.watching`)."""
         self._sock: socket.socket | None = None
         self._lock = threading.Lock()
         self._wanted: int | None = None
@@ -191,6 +194,7 @@ class GpioReader:
         served = self._read(ours) if self._loop is None else self._read_in_loop(ours)
         with self._lock:
             self._sock = None
+        self.reporting_pid = None
         ours.close()
         if self._stop.is_set():
             try:
@@ -255,6 +259,7 @@ class GpioReader:
         ended.set()
 
     def _deliver_records(self, buffer: bytearray, data: bytes) -> None:
+        self.reporting_pid = self.process.pid
         buffer += data
         whole = len(buffer) - len(buffer) % RECORD.size
         for offset in range(0, whole, RECORD.size):

@@ -54,6 +54,7 @@ from .presenting import Presenting, displays_down
 from .resuming import Resuming
 from .scripted import Scripted
 from .sources import Sources
+from .watching import Watching
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +76,12 @@ frames packed within our measurement's noise (``python -m bench.handoff``: 1,376
 1,321-1,743 at 1 ms). Below 1 ms the machine's scheduling, not the interval, sets the tail."""
 
 
-class Daemon(Keeping, Sources, Presenting, Phones, Resuming, Scripted):
+class Daemon(Keeping, Sources, Presenting, Phones, Resuming, Scripted, Watching):
     """The one loop: it steps the arbiter and the table on every input and deadline; saving,
     the sources, what is presented and the phones are its parts in :mod:`.keeping`,
     :mod:`.sources`, :mod:`.presenting`, :mod:`.phones`, :mod:`.resuming` (the interrupted game, at
-    start) and :mod:`.scripted` (scripts of presses, pictures of the panels)."""
+    start), :mod:`.scripted` (scripts of presses, pictures of the panels) and :mod:`.watching`
+    (the watchdog's pings, stopped while a task of the box spins)."""
 
     def __init__(self, profile: Profile, journal_dir: Path | None = None, seed: int | None = None,
                  pin_factory=None, notifier: Notifier | None = None,
@@ -245,7 +247,7 @@ class Daemon(Keeping, Sources, Presenting, Phones, Resuming, Scripted):
         self._dim(now_ns)
         self._present()
         self._light(now_ns)
-        self.notifier.alive(now_ns)
+        self._feed_watchdog(now_ns)
 
     def _next_wake_s(self, now_ns: int) -> float:
         """Seconds to the next deadline. A table deadline is an edge time (a race's first press +
