@@ -88,6 +88,10 @@ a hung box: its loop, which plays the script, pings it."""
 START_S = 30.0
 """A box that has not pinged the watchdog this long after its start has hung starting (a
 stand-in for the unit's start timeout)."""
+PACK = ROOT / "docs" / "packs" / "first-night.csv"
+"""A quiz night's question pack: in the journal directory's packs folder (the lobby offers it,
+and leaves out a bad pack beside it), sometimes also named with ``--option quiz.pack``; between
+lives the folder's copy is sometimes spoiled, so a resumed night finds its pack unreadable."""
 FAILURES = ROOT / "monkey-failures"
 CASES = ROOT / "tests" / "monkey_cases"
 
@@ -152,7 +156,10 @@ def plan_night(seed: str, games: list[str], life_s: float, lives: int | None = N
         earliest = gestures[0].end_s + 1.0 if n == 0 else 0.8  # a night's first life gets its game going
         kill = rnd.uniform(earliest, max(earliest, life_s * 1.1)) if rnd.random() < 0.6 else None
         plan.append(Life(script, kill, rnd.randrange(1 << 30), [(g.kind, round(g.at_s, 3)) for g in gestures]))
-    return Night(seed, game, text, plan, [o for o in options if o.startswith(game + ".")])
+    options = [o for o in options if o.startswith(game + ".")]
+    if game == "quiz" and not any(o.startswith("quiz.pack=") for o in options) and rnd.random() < 0.3:
+        options.append(f"quiz.pack={PACK}")  # a pack named on the command line, beside the folder's
+    return Night(seed, game, text, plan, options)
 
 
 _OFFERED: dict[str, set[str]] = {}
@@ -212,6 +219,11 @@ class Table:
         self.journals = scratch / "games"
         self.profile = scratch / "profile.toml"
         self.profile.write_text(night.profile)
+        if night.game == "quiz":
+            packs = self.journals / "packs"
+            packs.mkdir(parents=True)
+            (packs / PACK.name).write_bytes(PACK.read_bytes())
+            (packs / "broken.csv").write_text("question,answer,points\nWho?,,ten\n")
         self.started: set[str] = set()
         """Journal names (without ``.jsonl``) that lives said they started."""
         self.replayed: dict[str, str] = {}
@@ -243,6 +255,8 @@ class Table:
     def live(self, n: int, life: Life) -> list[Failure]:
         """Play one life and check it."""
         cut = self._unfinished()
+        if self.night.game == "quiz" and n > 0 and life.seed % 4 == 0:  # the folder's pack spoiled mid-night
+            (self.journals / "packs" / PACK.name).write_text("question,answer\n,\n")
         script = self.scratch / f"life{n}.txt"
         script.write_text(life.script)
         log_path = self.scratch / f"life{n}.log"
