@@ -85,11 +85,13 @@ def index_apt(archive: Path) -> None:
 
 
 def mmdebstrap(release: str, arch: str, archive: Path, out: Path, include: list[str], variant: str = "minbase",
-               hooks: tuple[str, ...] = ()) -> list[str]:
+               hooks: tuple[str, ...] = (), components: tuple[str, ...] = ("main",)) -> list[str]:
     """mmdebstrap's command for ``include`` on ``arch``, its packages kept in ``archive``:
     mmdebstrap's own recipe for a kept package cache, the archive synced in before apt runs and
-    back out (with whatever ``hooks`` fetched) before the root is cleaned."""
-    return ["mmdebstrap", f"--variant={variant}", "--mode=root", f"--architectures={arch}",
+    back out (with whatever ``hooks`` fetched) before the root is cleaned. ``components`` beyond
+    main (the SD image's Wi-Fi firmware is in non-free-firmware) are named to mmdebstrap."""
+    extra = [] if components == ("main",) else ["--components=" + ",".join(components)]
+    return ["mmdebstrap", f"--variant={variant}", "--mode=root", f"--architectures={arch}", *extra,
             "--include=" + ",".join(include), "--skip=essential/unlink",
             f'--setup-hook=mkdir -p "$1"{DEBS}', f"--setup-hook=sync-in {archive} {DEBS}",
             *(f"--customize-hook={hook}" for hook in hooks), f"--customize-hook=sync-out {DEBS} {archive}",
@@ -146,7 +148,7 @@ def in_root_mounts(root: Path, *command: str) -> list[str]:
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c", mounts, "in-root", str(root), *command]
 
 
-def _fresh(work: Path) -> None:
+def fresh(work: Path) -> None:
     mounted = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()
                if line.split()[1].startswith(str(work) + "/")]
     if mounted:  # an interrupted build's chroot mounts (/dev, /proc): never delete through them
@@ -155,7 +157,7 @@ def _fresh(work: Path) -> None:
     work.mkdir(parents=True)
 
 
-def _logged(cmd: list[str], log_file: Path, what: str) -> None:
+def logged(cmd: list[str], log_file: Path, what: str) -> None:
     with open(log_file, "a") as f:  # not on stdout, which carries the check's --json summary
         rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
     if rc != 0:
@@ -172,12 +174,12 @@ def build_base(release: str, arch: str, log) -> Path:
         raise RuntimeError("mmdebstrap is not installed (apt-get install mmdebstrap qemu-system-x86 qemu-utils)")
     check_runs_here(arch)
     work = out.with_name(out.name + ".building")
-    _fresh(work)
+    fresh(work)
     archive = apt_dir(release, arch)
     archive.mkdir(parents=True, exist_ok=True)
     log(f"building the {release} {arch} base (mmdebstrap: 2 minutes for amd64, about 20 for arm64 "
         "through qemu-user; cached)")
-    _logged(base_command(release, arch, archive, work / "base.tar"), work / "build.log", "mmdebstrap")
+    logged(base_command(release, arch, archive, work / "base.tar"), work / "build.log", "mmdebstrap")
     index_apt(archive)
     shutil.rmtree(out, ignore_errors=True)
     work.rename(out)
@@ -195,14 +197,14 @@ def build(release: str, log, arch: str = "amd64") -> Path:
         return out
     base = build_base(release, arch, log)
     work = out.with_name(out.name + ".building")
-    _fresh(work)
+    fresh(work)
     root = work / "root"
     root.mkdir()
     log(f"building the {release} {arch} image from its base (the harness's files and modules)")
-    _logged(["tar", "-xpf", str(base / "base.tar"), "--numeric-owner", "-C", str(root)],
+    logged(["tar", "-xpf", str(base / "base.tar"), "--numeric-owner", "-C", str(root)],
             work / "build.log", "unpacking the base")
     customize = HERE / "guest" / "customize.sh"
-    _logged(in_root_mounts(root, "sh", str(customize), str(root), str(apt_dir(release, arch))),
+    logged(in_root_mounts(root, "sh", str(customize), str(root), str(apt_dir(release, arch))),
             work / "build.log", "the harness's customize.sh")
     kernels = sorted((root / "boot").glob("vmlinuz-*"))
     initrds = sorted((root / "boot").glob("initrd.img-*"))
@@ -210,7 +212,7 @@ def build(release: str, log, arch: str = "amd64") -> Path:
         raise RuntimeError(f"the image has no kernel or initrd in {root / 'boot'}")
     shutil.copy(kernels[-1], work / "vmlinuz")
     shutil.copy(initrds[-1], work / "initrd.img")
-    _logged(["mkfs.ext4", "-q", "-F", "-L", "root", "-d", str(root), str(work / "rootfs.img"), IMAGE_SIZE],
+    logged(["mkfs.ext4", "-q", "-F", "-L", "root", "-d", str(root), str(work / "rootfs.img"), IMAGE_SIZE],
             work / "build.log", "mkfs.ext4")
     shutil.rmtree(root)
     shutil.rmtree(out, ignore_errors=True)
