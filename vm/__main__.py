@@ -35,9 +35,18 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--arch", choices=ARCHES, default="amd64",
                        help="the guest's architecture: amd64 (default, quick under the emulator) or "
                             "arm64, a Pi's own (its first image takes about 20 minutes to build here; cached)")
+    check.add_argument("--machine", choices=("virt", "raspi4b"), default="virt",
+                       help="virt (default): the virtual Pi's guest; raspi4b: QEMU's emulated Pi 4 booting "
+                            "the SD image given by --image (python -m vm image)")
+    check.add_argument("--image", type=Path, help="the SD image for --machine raspi4b")
     check.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     check.add_argument("--keep", action="store_true",
                        help="leave the guest's run directory (console log, job outputs) in the cache")
+    card = sub.add_parser("image", help="a flashable arm64 SD card image for a Pi 3, 4 or Zero 2 W",
+                          description="Builds (cached) Debian trixie arm64 with the box installed by its "
+                                      "installer: firmware, read-only root A and B, data partition "
+                                      "(docs/RASPBERRY-PI.md). Writes FILE and FILE.bmap.")
+    card.add_argument("--out", required=True, type=Path, help="the image file to write")
     program = sub.add_parser("program", help="the program alone on a Pi's architecture, under qemu-user",
                              description="Builds lgpio from source and the program on the architecture's "
                                          "CPython (qemu-user, no kernel) and plays a game with it, "
@@ -54,11 +63,26 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(f"vm: {message}", file=sys.stderr, flush=True)
 
+    if args.command == "image":
+        from vm import sdcard
+        built = sdcard.build(ROOT, log)
+        sdcard.export(built, args.out)
+        log(f"wrote {args.out} ({args.out.stat().st_size // 2**20} MiB) and {args.out}.bmap")
+        return 0
     if args.command == "program":
         from vm import program
         summary = program.check(args.release, args.arch, ROOT, log)
         print(json.dumps(summary, indent=2) if args.json else program.to_text(summary))
         return 0 if summary["program_ok"] else 1
+    if args.machine == "raspi4b":
+        if args.image is None or not args.image.is_file():
+            print("python -m vm check --machine raspi4b needs --image FILE (made by python -m vm image --out FILE)",
+                  file=sys.stderr)
+            return 2
+        from vm import raspi
+        summary = raspi.check(args.image.resolve(), ROOT, log)
+        print(json.dumps(summary, indent=2) if args.json else raspi.to_text(summary))
+        return raspi.exit_code(summary)
     from vm.run import run_check
 
     summary = run_check(args.release, ROOT, log, keep=args.keep, board=args.board, arch=args.arch)

@@ -45,12 +45,20 @@ def build(log) -> Path:
     return out
 
 
+def command_in(tools: Path, work: Path, *argv: str) -> list[str]:
+    """``argv`` run in the tools' root, ``work`` (a host directory) bound in at the same path."""
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+            'mkdir -p "$1$2" && mount --bind "$2" "$1$2" && shift 2 && exec "$@"', "bind-work", str(tools),
+            str(work), *image.in_root_mounts(tools, "chroot", str(tools), *argv)]
+
+
 def run(tools: Path, work: Path, *argv: str, timeout: float | None = None, **kw) -> subprocess.CompletedProcess:
-    """``argv`` run in the tools' root, ``work`` (a host directory) seen at the same path there."""
-    bind = f'mkdir -p "$1{work}" && mount --bind "{work}" "$1{work}" && '
-    cmd = image.in_root_mounts(tools, "chroot", str(tools), *argv)
-    cmd[cmd.index("-c") + 1] = bind + cmd[cmd.index("-c") + 1]
-    return subprocess.run(cmd, timeout=timeout, **kw)
+    return subprocess.run(command_in(tools, work, *argv), timeout=timeout, **kw)
+
+
+def popen(tools: Path, work: Path, *argv: str) -> subprocess.Popen:
+    return subprocess.Popen(command_in(tools, work, *argv), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def must(tools: Path, work: Path, *argv: str, timeout: float | None = 600) -> str:
