@@ -73,6 +73,12 @@ step() {  # step "what it does" command...
   if [ "$DRY" = 1 ]; then echo "    $*"; else "$@"; fi
 }
 
+live() {  # live "what it does" command...: a step on the running system; installing into a system
+  # image being built (IMAGE=1: a chroot, nothing running, vm/sdcard.py), it is the image's first
+  # boot that loads, reloads and starts
+  if [ "${IMAGE:-0}" = 1 ]; then echo "==> $1: at the image's first boot"; else step "$@"; fi
+}
+
 fail() {  # fail "what went wrong": exit 1 with it
   echo "install.sh: $1" >&2
   exit 1
@@ -299,10 +305,10 @@ devices() {  # udev rules for the GPIO chips and the button board; cdc_acm and i
   place "ModemManager leaves the button board alone (udev)" \
     "$SRC/systemd/udev/70-companion-board.rules" "$UDEV_DIR/70-companion-board.rules"
   place "cdc_acm and i2c-dev loaded at boot" "$SRC/systemd/modules-load/companion.conf" "$MODULES_DIR/companion.conf"
-  step "udev rules now" udevadm control --reload-rules
-  step "udev rules applied" udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=tty
-  step "cdc_acm now" modprobe cdc_acm || echo "==> cdc_acm not loaded now (built in, or no such module): the board works from the next boot"
-  step "i2c-dev now" modprobe i2c-dev || echo "==> i2c-dev not loaded now (built in, or no such module): the displays' bus is there from the next boot"
+  live "udev rules now" udevadm control --reload-rules
+  live "udev rules applied" udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=tty
+  live "cdc_acm now" modprobe cdc_acm || echo "==> cdc_acm not loaded now (built in, or no such module): the board works from the next boot"
+  live "i2c-dev now" modprobe i2c-dev || echo "==> i2c-dev not loaded now (built in, or no such module): the displays' bus is there from the next boot"
 }
 
 new_venv() {  # new_venv CURRENT: build, install and check the new version beside the running one
@@ -397,9 +403,10 @@ do_install() {
   step "unit dir" mkdir -p "$UNIT_DIR"
   place "unit" "$SRC/systemd/companion.service" "$UNIT_DIR/companion.service"
   phones_network
-  step "reload systemd" systemctl daemon-reload
+  live "reload systemd" systemctl daemon-reload
   step "start at boot" systemctl enable companion.service
   switch_to "$NEW"
+  if [ "${IMAGE:-0}" = 1 ]; then echo "==> installed into the image: the service starts at its first boot"; return 0; fi
   local why=
   if ! step "restart with this version" systemctl restart companion.service; then
     why="did not start"

@@ -24,7 +24,7 @@ mv "$ROOT/etc/apt/sources.list.d" "$ROOT/etc/apt/sources.list.d.debian"
 mkdir "$ROOT/etc/apt/sources.list.d"
 echo 'deb [trusted=yes] file:/srv/vm-apt ./' > "$ROOT/etc/apt/sources.list.d/card-build.list"
 [ -f "$ROOT/etc/apt/sources.list" ] && mv "$ROOT/etc/apt/sources.list" "$ROOT/etc/apt/sources.list.debian"
-chroot "$ROOT" env PIP_NO_INDEX=1 PIP_FIND_LINKS=/srv/wheels PIP_NO_CACHE_DIR=1 PIP_NO_COMPILE=1 \
+chroot "$ROOT" env IMAGE=1 PIP_NO_INDEX=1 PIP_FIND_LINKS=/srv/wheels PIP_NO_CACHE_DIR=1 PIP_NO_COMPILE=1 \
   bash /srv/src/systemd/install.sh
 rm -rf "$ROOT/etc/apt/sources.list.d"
 mv "$ROOT/etc/apt/sources.list.d.debian" "$ROOT/etc/apt/sources.list.d"
