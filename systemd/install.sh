@@ -26,6 +26,8 @@
 # journals (given to root, readable by all).
 # Paths can be moved for testing: PREFIX CONF UNIT_DIR UDEV_DIR UDEV_RULE_DIRS MODULES_DIR
 # STATE_DIR BOOT_CONFIG OS_RELEASE PYTHON; SETTLE_S, the seconds a new version must stay up.
+# IMAGE=1 installs into a system image being built (a chroot): the steps on the running system
+# (udev, modules now, the restart) are left to its first boot.
 set -euo pipefail
 
 PREFIX=${PREFIX:-/opt/companion}
