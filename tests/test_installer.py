@@ -608,3 +608,21 @@ def test_the_installer_refuses_unknown_arguments_and_missing_profiles(tmp_path):
     assert result.returncode == 2 and "no profile at" in result.stderr
     result = dry_run(tmp_path, "--profile")
     assert result.returncode == 2 and "--profile needs a profile file" in result.stderr and "unbound" not in result.stderr
+
+
+def test_into_an_image_being_built_it_enables_the_unit_and_leaves_the_running_steps_to_its_first_boot(
+        tmp_path, wheels):
+    """IMAGE=1 (vm/sdcard.py's chroot, where nothing runs): the program, the unit enabled, the
+    rules and the boot config as always, and nothing asked of a running udev, kernel or systemd."""
+    if os.geteuid() != 0:
+        pytest.skip("the installer runs as root (sudo)")
+    box = Sandbox(tmp_path, wheels)
+    box.state_dir.mkdir(parents=True)
+    result = box.run("--profile", str(GPIO_3), IMAGE="1")
+    assert result.returncode == 0, result.stderr
+    commands = box.commands()
+    assert "systemctl enable companion.service" in commands
+    assert not [c for c in commands if c.startswith(("systemctl restart", "systemctl daemon-reload", "systemctl show",
+                                                      "udevadm", "modprobe"))], commands
+    assert "installed into the image: the service starts at its first boot" in steps(result.stdout)
+    assert box.unit.exists() and (box.prefix / "venv/bin/companion").exists() and box.modules.exists()
