@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import resource
 import socket
 
 import aiohttp
@@ -18,6 +19,17 @@ from helpers import until
 from test_phone_door import lobby_box
 
 LIMIT = ("prlimit", "--nofile=1024:1024", "--")
+ATTACKER_FILES = 12_000  # the test's own side holds 10,000 sockets and the phones' connections
+
+
+def setup_module():
+    """The attacker (this test process) needs more descriptors than a login shell's usual soft
+    limit of 1,024: raise the soft limit to what the hard limit allows, and say so if it cannot."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < ATTACKER_FILES:
+        raise RuntimeError(f"these tests need {ATTACKER_FILES} open files; the hard limit here is {hard}")
+    if soft != resource.RLIM_INFINITY and soft < ATTACKER_FILES:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (ATTACKER_FILES, hard))
 
 
 def bare_sockets(port: int, count: int, peers: list[str]) -> list[socket.socket]:
