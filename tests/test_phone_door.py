@@ -87,16 +87,16 @@ def test_a_brute_force_of_the_room_code_is_stopped_and_another_peer_still_joins(
             wrong = [c for c in ("BCDFGH", "JKLMNP", "QRSTUV") if c != box.room][0]
             compared = waiting = 0
             started = time.monotonic()
-            while time.monotonic() - started < 3.0:
+            while compared < FREE_TRIES + 2:  # the free tries, then one after a 1 s wait, one after 2 s
                 frames, _ = await hello(theirs, box.url, json.dumps({"type": "hello", "room": wrong, "role": "watch"}))
                 reason = frames[0]["reason"]
                 compared += "not this box's" in reason
                 waiting += "try again" in reason
-            rate = compared / (time.monotonic() - started)
-            print(f"codes compared from one peer: {compared} in 3 s ({rate:.1f}/s), {waiting} refused unchecked")
-            assert FREE_TRIES <= compared <= FREE_TRIES + 2 and waiting > 10
+            took_s = time.monotonic() - started
+            print(f"codes compared from one peer: {compared} in {took_s:.1f} s, {waiting} refused unchecked")
+            assert took_s >= 1 + 2 and waiting > 10  # a slower machine only takes longer
             frames, _ = await hello(theirs, box.url, json.dumps({"type": "hello", "room": box.room, "role": "watch"}))
-            assert "try again" in frames[0]["reason"]  # the right code, unchecked while the peer waits
+            assert "try again" in frames[0]["reason"]  # the right code, unchecked while the peer waits 4 s
             phone = PhoneClient(ours, box.url)
             assert (await phone.join(box.room, "seat", "Zoe"))["seat"] == 2  # another peer is not held up
             await phone.close()

@@ -45,6 +45,9 @@ def test_a_phone_seat_survives_a_power_cut_and_never_goes_to_a_stranger(tmp_path
                 welcome = await zoe.join(box.room, "buzzer", "Zoe")
                 assert welcome["seat"] == 6
                 await until(lambda: zoe.view is not None and zoe.view["footer"].endswith("right skips"))
+                # a human's reaction after the cue: a touch stamped within the touch latency of it
+                # may have met the glass before it (a false start)
+                await asyncio.sleep(0.2)
                 await zoe.tap()
                 await until(lambda: zoe_points(zoe.view) == 1)  # shown once journaled
                 old_room = box.room

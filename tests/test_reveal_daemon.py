@@ -77,9 +77,9 @@ def test_triangle_s_zero_is_revealed_at_once_and_a_slap_before_its_panel_lit_is_
             opens = game.opens_ns
             daemon._on_edge(InputEvent(2, "slap", True, opens + 10 * MS, "gpio"))  # panels dark
             assert daemon.box.displays.flush()
+            onsets = [bus.panel(0x3C, ch).shown_at(opens) for ch in range(3)]  # before the next frames
             daemon.step(bus.clock.ns)
             assert played[-1] == "go"
-            onsets = [bus.panel(0x3C, ch).shown_at(opens) for ch in range(3)]
             assert game.race.onsets == dict(enumerate(onsets))
             assert min(onsets) - opens > 3 * 26 * MS                # three frames written first
             assert max(onsets) - min(onsets) < 1 * MS
@@ -115,8 +115,9 @@ def test_the_closest_question_is_revealed_and_an_answer_before_its_panel_lit_put
             daemon._on_edge(InputEvent(2, wrong, False, opens + 40 * MS, "gpio"))
             daemon.step(t)
             assert daemon.box.displays.flush()
-            daemon.step(bus.clock.ns)
+            # read before the next step, whose frames (the prompts) the writer may have sent by then
             onsets = [bus.panel(0x3C, ch).shown_at(opens) for ch in range(3)]
+            daemon.step(bus.clock.ns)
             assert game.race.onsets == dict(enumerate(onsets)) and min(onsets) > opens + 40 * MS
             assert not game.out and "wrong" not in daemon.box.buzzer.played
             assert game.view(2).prompt == "Too early!" and game.view(0).prompt == "First right answer"
