@@ -78,6 +78,9 @@ class Phones:
             room.forget_claims()
         self.web = WebCompanion(self, room)
         self.table.lobby.room = self.web.room.code
+        self.table.phone_host.pin = room.host.pin
+        self._host_acts: list[tuple[str, int, int | None]] = []
+        """Keys of the host's phone not yet handed to the table (on the loop's next step)."""
         if self.public_view is None:
             from ..tablescreen.public import public_view
 
@@ -92,6 +95,7 @@ class Phones:
         shown = lan_address() if web.bind == "lan" else host
         url = await self.web.start(host, web.port, shown)
         log.info("phones: join at %s (room %s)", url, self.web.room.code)
+        log.info("phones: the quiz host's phone joins with the PIN %s (shown on the host's panel)", self.web.room.host.pin)
         self._shown = -1  # the lobby and the TV show the room code
 
     async def _stop_web(self) -> None:
@@ -146,6 +150,25 @@ class Phones:
         if self._shown_reveals:
             self._wake_loop()
 
+    def phone_hosting(self, hosting: bool) -> None:
+        """A phone hosts the quiz now, or no longer: the host's panel shows the PIN only without one."""
+        self.table.hosting(hosting)
+        log.info("phones: %s", "a phone hosts the quiz" if hosting else "the quiz host's phone left")
+        self._wake_loop()
+
+    def phone_host(self, act: str, turn: int, seat: int | None) -> None:
+        self._host_acts.append((act, turn, seat))
+        self._wake_loop()
+
+    def phone_host_page(self) -> dict[str, Any]:
+        return self.table.host_page()
+
+    def _take_host_acts(self, now_ns: int) -> None:
+        """The host phone's keys since the last step, to the table in the order they came."""
+        acts, self._host_acts = self._host_acts, []
+        for act, turn, seat in acts:
+            self.table.host_act(act, turn, seat, now_ns)
+
     def phone_view(self) -> dict[str, Any]:
         """The public view as the TV shows it (the room code, and in the lobby the join
         address; the notice every screen shows), and each station's name."""
@@ -174,6 +197,7 @@ class Phones:
         view = self.phone_view()
         view.pop("names_by_station")
         self.web.show_table(view)
+        self.web.show_host(self.table.host_page())
         shown: dict[int, tuple[int, int]] = {}
         for station in sorted(self.phone_stations):
             self.web.show_panel(station, self.phone_panel(station, screens.get(station)))

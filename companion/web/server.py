@@ -30,7 +30,8 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from .door import (BACKLOG, FrameBudget, Gate, Guesses, Tally, address_of, on_the_box_network, peer_of, raise_descriptor_limit,
                    sockets_allowed)
-from .messages import FRAME_BYTES, Hello, Painted, Pong, Refused, read_frame
+from .host import HostLine
+from .messages import FRAME_BYTES, Hello, HostAct, Painted, Pong, Refused, read_frame
 from .phoneclock import PhoneClock
 from .room import PhoneSeat, Room, RoomError
 
@@ -61,15 +62,19 @@ class Box(Protocol):
     def phone_painted(self, station: int, frame: int, t_ns: int, error_ns: int) -> None: ...
     def phone_view(self) -> dict[str, Any]: ...
     def phone_panel(self, station: int) -> dict[str, Any]: ...
+    def phone_hosting(self, hosting: bool) -> None: ...
+    def phone_host(self, act: str, turn: int, seat: int | None) -> None: ...
+    def phone_host_page(self) -> dict[str, Any]: ...
 
 
 @dataclass(eq=False)
 class Phone:
-    """One connection: a watcher, or a phone holding ``seat``."""
+    """One connection: a watcher, a phone holding ``seat``, or the quiz host's phone (``host``)."""
 
     socket: web.WebSocketResponse
     peer: str
     seat: PhoneSeat | None = None
+    host: bool = False
     welcomed: bool = False
     """Its hello was accepted: only then is it sent anything."""
     clock: PhoneClock = field(default_factory=PhoneClock)
@@ -87,7 +92,7 @@ class Phone:
     """Frame -> when it was sent, for the last few panels (a painted report must name one)."""
 
 
-class WebCompanion:
+class WebCompanion(HostLine):
     """The server and its connections; :meth:`start` on the daemon's loop, :meth:`close` at the end."""
 
     def __init__(self, box: Box, room: Room, now_ns: Callable[[], int] = time.monotonic_ns) -> None:
@@ -244,7 +249,7 @@ class WebCompanion:
 
     async def _next(self, phone: Phone):
         """The next frame, checked (None: the connection closed)."""
-        if phone.seat is None:
+        if phone.seat is None and not phone.host:
             await self.watchers_budget.take()
         message = await phone.socket.receive()
         if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
@@ -260,7 +265,8 @@ class WebCompanion:
         if second != phone.second:
             phone.second, phone.frames_this_second = second, 0
         phone.frames_this_second += 1
-        if phone.frames_this_second > FRAMES_PER_S and not (phone.seat is None and self.watchers_budget.binding()):
+        if phone.frames_this_second > FRAMES_PER_S and not (phone.seat is None and not phone.host
+                                                            and self.watchers_budget.binding()):
             raise Refused(f"more than {FRAMES_PER_S} frames in a second")
         phone.last_heard_ns = now
         return read_frame(message.data)
@@ -276,17 +282,20 @@ class WebCompanion:
         phone.seat = seat
         phone.welcomed = True
         keys: list[str] = []
+        if hello.role == "host":
+            self._host_joined(phone)
         if seat is not None:
             old = self.holders.get(seat.station)
             self.holders[seat.station] = phone
             if old is not None:
                 old.seat = None  # it no longer holds the seat: its leaving says nothing
-                asyncio.ensure_future(_quietly(old.socket.close(code=CLOSE_REPLACED, message=b"seat taken back")))
+                self._replaced(old)
             self.box.phone_joined(seat.station, hello.name)
             keys = ["slap"] if seat.buzzer else ["slap", "left", "ok", "right"]
         view = self.box.phone_view()
+        role = "host" if phone.host else "watch" if seat is None else ("buzzer" if seat.buzzer else "seat")
         await phone.socket.send_str(json.dumps({
-            "type": "welcome", "role": "watch" if seat is None else ("buzzer" if seat.buzzer else "seat"),
+            "type": "welcome", "role": role,
             "seat": None if seat is None else seat.station + 1, "token": token, "room": self.room.code,
             "name": view["names_by_station"][seat.station] if seat is not None else None, "keys": keys}))
         view.pop("names_by_station")
@@ -295,8 +304,15 @@ class WebCompanion:
         if seat is not None:
             self._panels.pop(seat.station, None)
             self.show_panel(seat.station, self.box.phone_panel(seat.station))
+        if phone.host:
+            self.show_host(self.box.phone_host_page())
         self._ping(phone)
         return True
+
+    @staticmethod
+    def _replaced(old: Phone) -> None:
+        """A seat (or the host's role) taken back on another page: the old one is closed."""
+        asyncio.ensure_future(_quietly(old.socket.close(code=CLOSE_REPLACED, message=b"seat taken back")))
 
     async def _refuse(self, phone: Phone, reason: str) -> None:
         self.tally.refused(phone.peer, reason)
@@ -320,6 +336,9 @@ class WebCompanion:
                 self._take(phone, held)
             if phone.seat is not None and phone.clock.watermark_ns is not None:
                 self.box.phone_watermark(phone.seat.station, phone.clock.watermark_ns)
+            return
+        if isinstance(message, HostAct):
+            self._take_host(phone, message)
             return
         if phone.seat is None:
             raise Refused(f"a {type(message).__name__.lower()} from a watcher")
@@ -345,6 +364,7 @@ class WebCompanion:
 
     def _leave(self, phone: Phone) -> None:
         self.phones.discard(phone)
+        self._host_left(phone)
         if phone.seat is not None and self.holders.get(phone.seat.station) is phone:
             del self.holders[phone.seat.station]
             self.box.phone_left(phone.seat.station)
