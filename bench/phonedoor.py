@@ -28,7 +28,7 @@ import aiohttp
 from companion.web.room import CODE_LENGTH, CODE_LETTERS
 
 from .phoneclient import PhoneClient
-from .process import COMPANION, ROOT, _cpu_seconds, _rss_mb
+from .process import COMPANION, ROOT, _children_cpu_seconds, _cpu_seconds, _rss_mb
 
 MOCK_3 = ROOT / "hardware" / "profiles" / "mock-3.toml"
 PROFILE = '\n[[stations]]\nname = "Zoe"\nphone = true\n\n[web]\nenabled = true\nport = 0\nbind = "loopback"\n'
@@ -40,16 +40,17 @@ class Box:
     """The box process, its join address and room code from its log."""
 
     async def start(self, tmp: Path, profile_text: str = "", script_text: str = WAIT, args: tuple[str, ...] = (),
-                    cgroup: Path | None = None) -> "Box":
+                    cgroup: Path | None = None, prefix: tuple[str, ...] = ()) -> "Box":
         """``companion run`` on ``profile_text`` (mock-3 with a phone seat) playing ``script_text``;
-        in ``cgroup`` (its ``cgroup.procs``) if given, before it serves anything."""
+        in ``cgroup`` (its ``cgroup.procs``) if given, before it serves anything; run by ``prefix``
+        (``chrt``, say) if given."""
         profile = tmp / "phones.toml"
         profile.write_text(profile_text or MOCK_3.read_text() + PROFILE)
         script = tmp / "script.txt"
         script.write_text(script_text)
         limit = ["prlimit", "--nofile=1024:1024", "--"] if shutil.which("prlimit") else []
         self.process = await asyncio.create_subprocess_exec(
-            *limit, *COMPANION, "run", "--profile", str(profile), "--script", str(script), "--journal-dir",
+            *limit, *prefix, *COMPANION, "run", "--profile", str(profile), "--script", str(script), "--journal-dir",
             str(tmp / "games"), *args, stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL, cwd=ROOT)
         if cgroup is not None:
             (cgroup / "cgroup.procs").write_text(str(self.process.pid))
@@ -177,15 +178,20 @@ async def _joins(joining) -> bool:
 
 
 async def frames_cpu(box: Box, watchers: int, per_s: int, seconds: float) -> dict:
-    """``watchers`` phones each send ``per_s`` pongs a second for ``seconds``: the box's CPU per
-    1,000 frames, beside its CPU idle for as long just before."""
+    """``watchers`` phones each send ``per_s`` pongs a second for ``seconds``: the CPU per 1,000
+    frames of the referee (the box's own process) and of the web companion's server (its child
+    process, behind the wall; none before the wall, all in the referee), each beside its CPU idle
+    for as long just before."""
+    def cpu() -> tuple[float, float]:
+        return _cpu_seconds(box.pid()), _children_cpu_seconds(box.pid())
+
     async with from_peer("127.0.3.1") as session:
         phones = [PhoneClient(session, box.url) for _ in range(watchers)]
         for phone in phones:
             assert await phone.join(box.room, "watch") is not None, phone.refused
-        cpu0 = _cpu_seconds(box.pid())
+        start = cpu()
         await asyncio.sleep(seconds)
-        idle = _cpu_seconds(box.pid()) - cpu0
+        idle = [b - a for a, b in zip(start, cpu())]
 
         async def send(phone: PhoneClient) -> int:
             sent, start = 0, time.monotonic()
@@ -195,13 +201,15 @@ async def frames_cpu(box: Box, watchers: int, per_s: int, seconds: float) -> dic
                 await asyncio.sleep(max(0.0, sent / per_s - elapsed))
             return sent
 
-        cpu0 = _cpu_seconds(box.pid())
+        start = cpu()
         sent = sum(await asyncio.gather(*(send(p) for p in phones)))
-        busy = _cpu_seconds(box.pid()) - cpu0
+        busy = [b - a for a, b in zip(start, cpu())]
         for phone in phones:
             await phone.close()
-    return {"web_frames": sent, "web_cpu_ms_per_1000_frames": 1000 * (busy - idle) / sent * 1000,
-            "web_idle_cpu_ms": idle * 1000, "web_busy_cpu_ms": busy * 1000}
+    return {"web_frames": sent, "web_cpu_ms_per_1000_frames": 1000 * (busy[0] - idle[0]) / sent * 1000,
+            "web_server_cpu_ms_per_1000_frames": 1000 * (busy[1] - idle[1]) / sent * 1000,
+            "web_idle_cpu_ms": idle[0] * 1000, "web_busy_cpu_ms": busy[0] * 1000,
+            "web_server_idle_cpu_ms": idle[1] * 1000, "web_server_busy_cpu_ms": busy[1] * 1000}
 
 
 async def _figures(quick: bool) -> dict:

@@ -171,8 +171,9 @@ class Referee:
         if result is not None:
             self.verdict = (result.winners, time.monotonic_ns())
 
-    def phone_joined(self, station: int, name: str | None) -> None:
+    async def phone_joined(self, station: int, name: str | None) -> str:
         self.watermarks.add_source(f"phone{station}", in_order=False)
+        return self.names[station]
 
     def phone_left(self, station: int) -> None:
         self.watermarks.remove_source(f"phone{station}")
@@ -195,10 +196,7 @@ class Referee:
         pass
 
     def phone_view(self) -> dict:
-        return {"names_by_station": self.names}
-
-    def phone_panel(self, station: int) -> dict:
-        return {"png": "", "keys": ["slap"], "light": "off"}
+        return {}
 
 
 def _clock(rng: random.Random):

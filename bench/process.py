@@ -54,6 +54,19 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def _children_cpu_seconds(pid: int) -> float:
+    """The CPU time of ``pid``'s child processes (the web companion's server, behind its wall),
+    while they run: each of its threads' ``children`` in /proc."""
+    total = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                total += _cpu_seconds(int(child))
+            except (FileNotFoundError, ProcessLookupError):
+                pass  # ended meanwhile
+    return total
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):

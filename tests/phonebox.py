@@ -1,6 +1,8 @@
 """A box with phone stations for tests: the real daemon on mock pins, its web companion listening
 on 127.0.0.1, stepped on a fake clock that the server's pings, the phones' clocks and the pins all
-read, so whole games play in a moment and every phone's true times are known.
+read, so whole games play in a moment and every phone's true times are known. The server runs
+behind the wall's real pipe, on this loop rather than in a process of its own (``here``), so that
+it reads the same fake clock; tests/test_phone_wall.py runs it as the box does.
 
 The phones are :class:`~bench.phoneclient.PhoneClient`\\ s over real WebSockets; their clock is the
 fake clock moved by an offset of their own. Presses on wired stations drive their mock pins.
@@ -61,6 +63,7 @@ class PhoneBox:
             monkeypatch.setattr(gpiozero.pins.mock, "monotonic", self.clock.monotonic)
         self.daemon = Daemon(load_profile(profile), journal_dir, seed=seed, **daemon)
         self.daemon.web.now_ns = self.now_ns
+        self.daemon.web.here = True
         self.daemon.box.displays.now_ns = self.now_ns  # the panels' onsets, on the same clock
         self.phones: list[PhoneClient] = []
         self._pinged_ns = self.clock.ns
@@ -71,6 +74,7 @@ class PhoneBox:
 
     async def __aenter__(self) -> "PhoneBox":
         await self.daemon._start_web()
+        await asyncio.wait_for(self.daemon.web.serving.wait(), PATIENCE_S)
         self._session = aiohttp.ClientSession()
         self.step()
         return self
@@ -81,6 +85,11 @@ class PhoneBox:
         await self._session.close()
         await self.daemon._stop_web()
         self.daemon.close()
+
+    @property
+    def server(self):
+        """The web companion behind the wall (its connections, its pings)."""
+        return self.daemon.web.server.web
 
     @property
     def url(self) -> str:
@@ -107,7 +116,7 @@ class PhoneBox:
         seat = phone.welcome["seat"]
         if seat is not None:
             await until(lambda: any(p.seat is not None and p.seat.station == seat - 1 and p.clock.synced
-                                    for p in self.daemon.web.phones))
+                                    for p in self.server.phones))
 
     def step(self, ms: float = 0.0) -> None:
         """Time passes by ``ms``; the phones are pinged every 250 ms of it, as the box does, and
@@ -115,7 +124,7 @@ class PhoneBox:
         self.clock.ns += round(ms * MS)
         if self.clock.ns - self._pinged_ns >= PING_NS:
             self._pinged_ns = self.clock.ns
-            self.daemon.web.ping_all()
+            self.server.ping_all()
         self.daemon.step(self.clock.ns)
 
     async def settle(self) -> None:

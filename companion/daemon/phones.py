@@ -1,4 +1,4 @@
-"""Phones: the web companion on the daemon's loop, and each phone station as a source of presses.
+"""Phones: the web companion behind its wall, and each phone station as a source of presses.
 
 A phone station is a station like any other to the table: it is seated, drawn and raced. What
 differs is how its presses and its screen travel, and how sure the box is of their times:
@@ -16,7 +16,10 @@ differs is how its presses and its screen travel, and how sure the box is of the
   false start), the whole span since as its error.
 
 The table screen's public view goes to every connection, and each phone station's panel to its
-holder alone: nothing else leaves the box.
+holder alone: nothing else leaves the box. The server itself runs in a process of its own at
+normal priority (:mod:`companion.web.wall`): what the daemon calls on ``self.web`` and what the
+server calls here cross a pipe, so a guest's frames cost this loop nothing; if the server dies,
+every screen says so until it is back, and the wired stations play on meanwhile.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ SILENT_NS = 1_500_000_000
 phone in Wi-Fi power save naps up to a second (races wait that long for it, as they must)."""
 PAINT_WAIT_NS = 1_000_000_000
 """How long a reveal waits for a phone to say it painted the race."""
+SERVER = -1
+"""The phones' server, among the phone troubles (said first, in the lobby too)."""
 
 
 def source_of(station: int) -> str:
@@ -62,10 +67,11 @@ class Phones:
         """Phone station -> (frame, painted ns, error ns) of the latest panel its phone painted."""
         self._reveal_frames: dict[int, dict[int, tuple[int, int]]] = {}
         """Reveal number -> the phone stations' (frame, sent ns) that showed it."""
+        self._phones_served = False
         if not self.profile.web.enabled or not isinstance(self.table, Table):  # not for the self-test
             return
         from ..web.room import CLAIMS_FILE, PhoneSeat, Room
-        from ..web.server import WebCompanion
+        from ..web.wall import WebWall
 
         seats = [PhoneSeat(i, self.profile.stations[i].buzzer_only) for i in sorted(self.phone_stations)]
         kept = self._state_dir is not None and not self.saving.unsaved
@@ -76,11 +82,8 @@ class Phones:
                 log.info("phones: %d phone seats held for their phones (the interrupted game goes on)", held)
         else:
             room.forget_claims()
-        self.web = WebCompanion(self, room)
+        self.web = WebWall(self, room)
         self.table.lobby.room = self.web.room.code
-        self.table.phone_host.pin = room.host.pin
-        self._host_acts: list[tuple[str, int, int | None]] = []
-        """Keys of the host's phone not yet handed to the table (on the loop's next step)."""
         if self.public_view is None:
             from ..tablescreen.public import public_view
 
@@ -93,9 +96,7 @@ class Phones:
         web = self.profile.web
         host = {"lan": "0.0.0.0", "loopback": "127.0.0.1"}.get(web.bind, web.bind)  # lan: IPv4, one port
         shown = lan_address() if web.bind == "lan" else host
-        url = await self.web.start(host, web.port, shown)
-        log.info("phones: join at %s (room %s)", url, self.web.room.code)
-        log.info("phones: the quiz host's phone joins with the PIN %s (shown on the host's panel)", self.web.room.host.pin)
+        await self.web.start(host, web.port, shown)  # joined once its server says it serves (phone_server)
         self._shown = -1  # the lobby and the TV show the room code
 
     async def _stop_web(self) -> None:
@@ -103,9 +104,9 @@ class Phones:
 
     # --- what the web companion asks of the box -------------------------------------------------
 
-    def phone_joined(self, station: int, name: str | None) -> None:
+    def phone_joined(self, station: int, name: str | None) -> str:
         """A phone took (or took back) ``station``: races wait for it from its first pong. In the
-        lobby, its name becomes the station's."""
+        lobby, its name becomes the station's. The station's name now, for its welcome."""
         source = source_of(station)
         if source not in self.watermarks:
             self.watermarks.add_source(source, in_order=False)  # its pongs alone say how far it is
@@ -116,6 +117,7 @@ class Phones:
         log.info("phones: station %d taken by a phone", station + 1)
         self._shown = -1
         self._wake_loop()
+        return self._station_name(station)
 
     def phone_left(self, station: int) -> None:
         """Its connection closed: nothing more can come from it. Its seat waits for it (a bot
@@ -150,30 +152,20 @@ class Phones:
         if self._shown_reveals:
             self._wake_loop()
 
-    def phone_hosting(self, hosting: bool) -> None:
-        """A phone hosts the quiz now, or no longer: the host's panel shows the PIN only without one."""
-        self.table.hosting(hosting)
-        log.info("phones: %s", "a phone hosts the quiz" if hosting else "the quiz host's phone left")
+    def phone_server(self, serving: bool) -> None:
+        """The phones' server serves (the first time: where to join is logged), or it ended and is
+        started again: every screen says so until it is back."""
+        if serving and not self._phones_served:
+            self._phones_served = True
+            log.info("phones: join at %s (room %s)", self.web.join_url, self.web.room.code)
+        self._phone_trouble(SERVER, None if serving else ("phones restarting", "The phones' server is restarting: "
+                                                          "phones rejoin in a moment"))
         self._wake_loop()
-
-    def phone_host(self, act: str, turn: int, seat: int | None) -> None:
-        self._host_acts.append((act, turn, seat))
-        self._wake_loop()
-
-    def phone_host_page(self) -> dict[str, Any]:
-        return self.table.host_page()
-
-    def _take_host_acts(self, now_ns: int) -> None:
-        """The host phone's keys since the last step, to the table in the order they came."""
-        acts, self._host_acts = self._host_acts, []
-        for act, turn, seat in acts:
-            self.table.host_act(act, turn, seat, now_ns)
 
     def phone_view(self) -> dict[str, Any]:
         """The public view as the TV shows it (the room code, and in the lobby the join
-        address; the notice every screen shows), and each station's name."""
-        return {**as_json(self._noticed(self._with_room(self.public_view(self.table)))),
-                "names_by_station": list(self.table.names)}
+        address; the notice every screen shows)."""
+        return as_json(self._noticed(self._with_room(self.public_view(self.table))))
 
     def phone_panel(self, station: int, screen=None) -> dict[str, Any]:
         """A phone station's panel as the protocol sends it: the picture, its keys, its light."""
@@ -194,10 +186,7 @@ class Phones:
         was sent it in."""
         if self.web is None:
             return
-        view = self.phone_view()
-        view.pop("names_by_station")
-        self.web.show_table(view)
-        self.web.show_host(self.table.host_page())
+        self.web.show_table(self.phone_view())
         shown: dict[int, tuple[int, int]] = {}
         for station in sorted(self.phone_stations):
             self.web.show_panel(station, self.phone_panel(station, screens.get(station)))
@@ -262,7 +251,7 @@ class Phones:
             self._phone_troubles.pop(station, None)
         else:
             self._phone_troubles[station] = trouble
-        playing = [t for s, t in sorted(self._phone_troubles.items()) if self._plays(s)]
+        playing = [t for s, t in sorted(self._phone_troubles.items()) if s == SERVER or self._plays(s)]
         short, longer = playing[0] if playing else (None, None)
         self._tell(None if short is None else short[:21], "phones", longer, cue=False)
 

@@ -28,6 +28,7 @@ import ipaddress
 import logging
 import os
 import resource
+import socket
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -322,3 +323,22 @@ class _Gated(asyncio.Protocol):
         if self.inner is not None:
             self.gate.leave(self.transport)
             self.inner.connection_lost(exc)
+
+
+def listening_socket(host: str | None, port: int) -> socket.socket:
+    """A TCP socket listening on ``host`` (None: every interface) and ``port`` (0: any free one)."""
+    family = socket.AF_INET6 if host is not None and ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host or "", port))
+        listening.listen(BACKLOG)
+    except OSError:
+        listening.close()
+        raise
+    return listening
+
+
+def join_url(shown_host: str, listening: socket.socket, code: str) -> str:
+    """The join address the TV shows: ``shown_host``, the socket's port, the room code."""
+    return f"http://{shown_host}:{listening.getsockname()[1]}/?room={code}"

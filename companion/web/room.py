@@ -21,10 +21,10 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..untrusted import Unreadable, json_value, read_text
 from .door import Guesses
-from .host import HostDesk, HostRefused
 from .messages import Hello
 
 log = logging.getLogger(__name__)
@@ -63,10 +63,11 @@ class Room:
         self.code = code or "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
         self.seats = {seat.station: seat for seat in seats}
         self.claims = claims
-        self.host = HostDesk()
-        """The quiz host's PIN and phone (:mod:`.host`)."""
         self._station_of: dict[str, int] = {}
         """Token digest -> station, for every seat a phone has taken (since the game began)."""
+        self.on_claims: Callable[[dict[str, int]], None] | None = None
+        """Told every claim each time a seat is taken: the referee keeps them across the wall, so
+        a phones' server that restarts holds every seat for its phone (:mod:`.wall`)."""
 
     def right_code(self, code: str) -> bool:
         """Whether ``code`` (case ignored) is this room's, compared in constant time."""
@@ -78,19 +79,13 @@ class Room:
         return None if station is None else self.seats.get(station)
 
     def let_in(self, hello: Hello, peer: str, guesses: Guesses) -> tuple[PhoneSeat | None, str | None]:
-        """The seat a hello takes (None: a watcher or the host) and its token; :class:`RoomError` if refused.
+        """The seat a hello takes (None: a watcher) and its token; :class:`RoomError` if refused.
         A seat token of this room takes its seat back whatever the code says (it is the stronger
         secret: the phone of a seat whose game resumed after a restart knows only the old code);
         otherwise the room code, compared only when ``peer``'s back-off allows."""
         wait_s = guesses.wait_s(peer)
         if wait_s > 0:
             raise RoomError(f"Too many wrong codes from this network address: try again in {wait_s:.0f} s.")
-        if hello.role == "host":  # no seat, and its own token: the PIN checked in :mod:`.host`
-            try:
-                return None, self.host.let_in(hello, peer, guesses, hello.token is None and self.right_code(hello.room),
-                                              token_digest)
-            except HostRefused as e:
-                raise RoomError(str(e)) from None
         if hello.token is not None:
             seat = self.holder(hello.token)
             if seat is None:
@@ -138,8 +133,15 @@ class Room:
         except (Unreadable, ValueError, KeyError, TypeError, AttributeError) as e:
             log.warning("phones: the seats' claims were not read (%s): every phone seat is free", e)
             return 0
+        return self.hold(claims)
+
+    def hold(self, claims: dict[str, int]) -> int:
+        """Hold each seat of ``claims`` (token digest -> station) for its phone; how many."""
         self._station_of = {d: s for d, s in claims.items() if s in self.seats}
         return len(self._station_of)
+
+    def claims_held(self) -> dict[str, int]:
+        return dict(self._station_of)
 
     def forget_claims(self) -> None:
         """No game goes on: the claims of the last one are gone (its phones join anew)."""
@@ -152,6 +154,8 @@ class Room:
     def _keep(self) -> None:
         """Write the claims (replaced whole, readable by the box's user only): written before the
         phone is welcomed, so a seat it was given is a seat it keeps."""
+        if self.on_claims is not None:
+            self.on_claims(self.claims_held())
         if self.claims is None:
             return
         part = self.claims.with_name(self.claims.name + ".part")

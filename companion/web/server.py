@@ -1,10 +1,12 @@
-"""The web companion's server: the page, its QR code and the phones' WebSocket, on the daemon's loop.
+"""The web companion's server: the page, its QR code and the phones' WebSocket, behind the wall.
 
-aiohttp serves it on the same asyncio loop as the daemon, so a phone's frame is read, checked and
-handed to the box without a thread; the box hands back what to send (the table's public view, a
-seat's panel) the same way. Each connection is one phone: a watcher, or the holder of one phone
-station. A frame that breaks the protocol (:mod:`.messages`) closes its connection with one log
-line, never more: anyone on the box's network can connect.
+aiohttp serves it on a loop of its own, in a process of its own at normal priority
+(:mod:`.wall`, :mod:`.child`): a phone's frame is read, checked and handed to the box (the
+referee, across the wall's pipe) there, so nothing a phone sends takes the referee's time; the
+box hands back what to send (the table's public view, a seat's panel and its frame number) the
+same way. Each connection is one phone: a watcher, or the holder of one phone station. A frame
+that breaks the protocol (:mod:`.messages`) closes its connection with one log line, never more:
+anyone on the box's network can connect.
 
 Who may connect at all is decided before any frame is read: with ``bind = "lan"`` the server
 listens on every interface but answers only peers on the box's own network (private, link-local
@@ -20,6 +22,7 @@ import asyncio
 import base64
 import io
 import json
+import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,10 +31,9 @@ from typing import Any, Callable, Protocol
 import segno
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from .door import (BACKLOG, FrameBudget, Gate, Guesses, Tally, address_of, on_the_box_network, peer_of, raise_descriptor_limit,
-                   sockets_allowed)
-from .host import HostLine
-from .messages import FRAME_BYTES, Hello, HostAct, Painted, Pong, Refused, read_frame
+from .door import (BACKLOG, FrameBudget, Gate, Guesses, Tally, address_of, join_url, listening_socket, on_the_box_network,
+                   peer_of, raise_descriptor_limit, sockets_allowed)
+from .messages import FRAME_BYTES, Hello, Painted, Pong, Refused, read_frame
 from .phoneclock import PhoneClock
 from .room import PhoneSeat, Room, RoomError
 
@@ -55,26 +57,22 @@ CLOSE_REFUSED, CLOSE_REPLACED, CLOSE_SILENT = 4003, 4001, 4008
 class Box(Protocol):
     """What the server asks of the box (the daemon's phones part)."""
 
-    def phone_joined(self, station: int, name: str | None) -> None: ...
+    async def phone_joined(self, station: int, name: str | None) -> str:
+        """Seat a phone (its name, if given, may become the station's); the station's name now."""
     def phone_left(self, station: int) -> None: ...
     def phone_press(self, station: int, key: str, down: bool, t_ns: int, error_ns: int) -> None: ...
     def phone_watermark(self, station: int, t_ns: int) -> None: ...
     def phone_painted(self, station: int, frame: int, t_ns: int, error_ns: int) -> None: ...
     def phone_view(self) -> dict[str, Any]: ...
-    def phone_panel(self, station: int) -> dict[str, Any]: ...
-    def phone_hosting(self, hosting: bool) -> None: ...
-    def phone_host(self, act: str, turn: int, seat: int | None) -> None: ...
-    def phone_host_page(self) -> dict[str, Any]: ...
 
 
 @dataclass(eq=False)
 class Phone:
-    """One connection: a watcher, a phone holding ``seat``, or the quiz host's phone (``host``)."""
+    """One connection: a watcher, or a phone holding ``seat``."""
 
     socket: web.WebSocketResponse
     peer: str
     seat: PhoneSeat | None = None
-    host: bool = False
     welcomed: bool = False
     """Its hello was accepted: only then is it sent anything."""
     clock: PhoneClock = field(default_factory=PhoneClock)
@@ -87,13 +85,12 @@ class Phone:
     """Presses and painted reports sent before the first pong: taken once the clock is known."""
     frames_this_second: int = 0
     second: int = 0
-    panel_frame: int = -1
     panel_sent: dict[int, int] = field(default_factory=dict)
     """Frame -> when it was sent, for the last few panels (a painted report must name one)."""
 
 
-class WebCompanion(HostLine):
-    """The server and its connections; :meth:`start` on the daemon's loop, :meth:`close` at the end."""
+class WebCompanion:
+    """The server and its connections; :meth:`serve` (or :meth:`start`) on its loop, :meth:`close` at the end."""
 
     def __init__(self, box: Box, room: Room, now_ns: Callable[[], int] = time.monotonic_ns) -> None:
         self.box = box
@@ -106,7 +103,12 @@ class WebCompanion(HostLine):
         self._runner: web.AppRunner | None = None
         self._pinger: asyncio.Task | None = None
         self._view: str | None = None
-        self._panels: dict[int, str] = {}
+        self._panels: dict[int, tuple[int, dict[str, Any]]] = {}
+        """Station -> its panel's latest frame number (as the box numbered it) and the panel."""
+        self.referee_has_room = asyncio.Event()
+        """Set while the referee takes presses: cleared, a seated phone's next frame waits in its
+        socket (:mod:`.pipe`), never dropped."""
+        self.referee_has_room.set()
         self._wanted_ns: int | None = None
         self._want_timer: asyncio.TimerHandle | None = None
         self.tally = Tally(now_ns)
@@ -123,16 +125,21 @@ class WebCompanion(HostLine):
     async def start(self, host: str | None, port: int, shown_host: str) -> str:
         """Listen on ``host`` (None: every interface) and ``port`` (0: any free one); return the
         join address, as the TV shows it."""
+        listening = listening_socket(host, port)
+        await self.serve(listening, join_url(shown_host, listening, self.room.code))
+        return self.join_url
+
+    async def serve(self, listening: socket.socket, url: str) -> None:
+        """Serve the phones on ``listening`` (a bound, listening socket: the wall's, which outlives
+        this server), the TV showing ``url``."""
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self._runner.setup()
         self.gate = Gate(sockets_allowed(raise_descriptor_limit()), self.tally)
         http = self._runner.server
         self._server = await asyncio.get_running_loop().create_server(
-            lambda: self.gate.protocol(http), host, port, reuse_address=True, backlog=BACKLOG)
-        port = self._server.sockets[0].getsockname()[1]
-        self.join_url = f"http://{shown_host}:{port}/?room={self.room.code}"
+            lambda: self.gate.protocol(http), sock=listening, backlog=BACKLOG)
+        self.join_url = url
         self._pinger = asyncio.ensure_future(self._ping_every())
-        return self.join_url
 
     async def close(self) -> None:
         for timer in (self._pinger, self._want_timer):
@@ -156,33 +163,20 @@ class WebCompanion(HostLine):
                 if phone.welcomed:
                     self._send(phone, text)
 
-    def show_panel(self, station: int, panel: dict[str, Any]) -> None:
-        """A phone station's panel changed: its holder (only) gets it."""
+    def show_panel(self, station: int, frame: int, panel: dict[str, Any]) -> None:
+        """A phone station's panel changed, numbered ``frame`` by the box (a reveal is timed from
+        the painting of its frame): its holder (only) gets it."""
+        self._panels[station] = frame, panel
         phone = self.holders.get(station)
-        frame = self._panel_frame(station, panel)
-        if phone is not None and frame is not None:
-            self._send_panel(phone, frame)
+        if phone is not None:
+            self._send_panel(phone, station)
 
-    def _panel_frame(self, station: int, panel: dict[str, Any]) -> str | None:
-        text = json.dumps(panel, sort_keys=True)
-        if self._panels.get(station) == text:
-            return None
-        self._panels[station] = text
-        return text
-
-    def panel_sent(self, station: int) -> tuple[int, int] | None:
-        """The frame number a phone station's holder was last sent, and when (box ns)."""
-        phone = self.holders.get(station)
-        if phone is None or phone.panel_frame < 0:
-            return None
-        return phone.panel_frame, phone.panel_sent[phone.panel_frame]
-
-    def _send_panel(self, phone: Phone, panel_text: str) -> None:
-        phone.panel_frame += 1
-        phone.panel_sent[phone.panel_frame] = self.now_ns()
-        for old in [f for f in phone.panel_sent if f < phone.panel_frame - 16]:
+    def _send_panel(self, phone: Phone, station: int) -> None:
+        frame, panel = self._panels[station]
+        phone.panel_sent[frame] = self.now_ns()
+        for old in [f for f in phone.panel_sent if f < frame - 16]:
             del phone.panel_sent[old]
-        self._send(phone, json.dumps({"type": "panel", "frame": phone.panel_frame, **json.loads(panel_text)}))
+        self._send(phone, json.dumps({"type": "panel", "frame": frame, **panel}))
 
     @staticmethod
     def _send(phone: Phone, text: str) -> None:
@@ -249,8 +243,10 @@ class WebCompanion(HostLine):
 
     async def _next(self, phone: Phone):
         """The next frame, checked (None: the connection closed)."""
-        if phone.seat is None and not phone.host:
+        if phone.seat is None:
             await self.watchers_budget.take()
+        else:
+            await self.referee_has_room.wait()
         message = await phone.socket.receive()
         if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
             return None
@@ -265,8 +261,7 @@ class WebCompanion(HostLine):
         if second != phone.second:
             phone.second, phone.frames_this_second = second, 0
         phone.frames_this_second += 1
-        if phone.frames_this_second > FRAMES_PER_S and not (phone.seat is None and not phone.host
-                                                            and self.watchers_budget.binding()):
+        if phone.frames_this_second > FRAMES_PER_S and not (phone.seat is None and self.watchers_budget.binding()):
             raise Refused(f"more than {FRAMES_PER_S} frames in a second")
         phone.last_heard_ns = now
         return read_frame(message.data)
@@ -279,40 +274,28 @@ class WebCompanion(HostLine):
         except RoomError as e:
             await self._refuse(phone, str(e))
             return False
-        phone.seat = seat
-        phone.welcomed = True
         keys: list[str] = []
-        if hello.role == "host":
-            self._host_joined(phone)
-        if seat is not None:
+        name = None
+        if seat is not None:  # the box seats it (and takes its name) before it is told anything
+            name = await self.box.phone_joined(seat.station, hello.name)
             old = self.holders.get(seat.station)
             self.holders[seat.station] = phone
             if old is not None:
                 old.seat = None  # it no longer holds the seat: its leaving says nothing
-                self._replaced(old)
-            self.box.phone_joined(seat.station, hello.name)
+                asyncio.ensure_future(_quietly(old.socket.close(code=CLOSE_REPLACED, message=b"seat taken back")))
             keys = ["slap"] if seat.buzzer else ["slap", "left", "ok", "right"]
-        view = self.box.phone_view()
-        role = "host" if phone.host else "watch" if seat is None else ("buzzer" if seat.buzzer else "seat")
+        phone.seat = seat
+        phone.welcomed = True
         await phone.socket.send_str(json.dumps({
-            "type": "welcome", "role": role,
+            "type": "welcome", "role": "watch" if seat is None else ("buzzer" if seat.buzzer else "seat"),
             "seat": None if seat is None else seat.station + 1, "token": token, "room": self.room.code,
-            "name": view["names_by_station"][seat.station] if seat is not None else None, "keys": keys}))
-        view.pop("names_by_station")
-        await phone.socket.send_str(json.dumps({"type": "table", "view": view}))  # to it alone: the others
+            "name": name, "keys": keys}))
+        await phone.socket.send_str(json.dumps({"type": "table", "view": self.box.phone_view()}))  # to it alone: the others
         # are sent a changed view (its name, say) when the box next shows one
-        if seat is not None:
-            self._panels.pop(seat.station, None)
-            self.show_panel(seat.station, self.box.phone_panel(seat.station))
-        if phone.host:
-            self.show_host(self.box.phone_host_page())
+        if seat is not None and seat.station in self._panels:
+            self._send_panel(phone, seat.station)
         self._ping(phone)
         return True
-
-    @staticmethod
-    def _replaced(old: Phone) -> None:
-        """A seat (or the host's role) taken back on another page: the old one is closed."""
-        asyncio.ensure_future(_quietly(old.socket.close(code=CLOSE_REPLACED, message=b"seat taken back")))
 
     async def _refuse(self, phone: Phone, reason: str) -> None:
         self.tally.refused(phone.peer, reason)
@@ -336,9 +319,6 @@ class WebCompanion(HostLine):
                 self._take(phone, held)
             if phone.seat is not None and phone.clock.watermark_ns is not None:
                 self.box.phone_watermark(phone.seat.station, phone.clock.watermark_ns)
-            return
-        if isinstance(message, HostAct):
-            self._take_host(phone, message)
             return
         if phone.seat is None:
             raise Refused(f"a {type(message).__name__.lower()} from a watcher")
@@ -364,7 +344,6 @@ class WebCompanion(HostLine):
 
     def _leave(self, phone: Phone) -> None:
         self.phones.discard(phone)
-        self._host_left(phone)
         if phone.seat is not None and self.holders.get(phone.seat.station) is phone:
             del self.holders[phone.seat.station]
             self.box.phone_left(phone.seat.station)
