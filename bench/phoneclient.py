@@ -35,6 +35,8 @@ class PhoneClient:
         """Every frame the box sent, in order."""
         self.view: dict[str, Any] | None = None
         self.panel: dict[str, Any] | None = None
+        self.host_page: dict[str, Any] | None = None
+        """The host's page last sent (the host's phone only)."""
         self.got: set[int] = set()
         self.closed_code: int | None = None
         self.answering = True
@@ -47,11 +49,12 @@ class PhoneClient:
         return self.clock_ns() / 1e6 + self.offset_ms
 
     async def join(self, room: str, role: str = "seat", name: str | None = None, token: str | None = None,
-                   seat: int | None = None) -> dict[str, Any] | None:
-        """Connect and say hello; the welcome (None if refused: :attr:`refused` says why)."""
+                   seat: int | None = None, pin: str | None = None) -> dict[str, Any] | None:
+        """Connect and say hello (``pin``: the host's, role ``host``); the welcome (None if
+        refused: :attr:`refused` says why)."""
         self.socket = await self.session.ws_connect(f"{self.url}/ws", autoping=True)
         hello = {"type": "hello", "room": room, "role": role}
-        hello.update({k: v for k, v in (("name", name), ("token", token), ("seat", seat)) if v is not None})
+        hello.update({k: v for k, v in (("name", name), ("token", token), ("seat", seat), ("pin", pin)) if v is not None})
         await self.socket.send_str(json.dumps(hello))
         first = await self.socket.receive()
         if first.type != aiohttp.WSMsgType.TEXT:
@@ -79,6 +82,8 @@ class PhoneClient:
                 await self.socket.send_str(json.dumps({"type": "pong", "id": frame["id"], "t": self.now_ms()}))
             elif kind == "table":
                 self.view = frame["view"]
+            elif kind == "host":
+                self.host_page = frame["page"]
             elif kind == "panel":
                 self.panel = frame
                 await self.socket.send_str(json.dumps({"type": "painted", "frame": frame["frame"], "t": self.now_ms()}))
@@ -91,6 +96,15 @@ class PhoneClient:
         self._seq += 1
         await self.socket.send_str(json.dumps({"type": "press", "key": key, "down": down,
                                                "t": self.now_ms() if t_ms is None else t_ms, "seq": self._seq}))
+        return self._seq
+
+    async def host(self, act: str, seat: int | None = None, turn: int | None = None) -> int:
+        """A key of the host's phone on the page it was sent last (or of ``turn``); its ``seq``."""
+        self._seq += 1
+        frame = {"type": "host", "act": act, "turn": self.host_page["turn"] if turn is None else turn, "seq": self._seq}
+        if seat is not None:
+            frame["seat"] = seat
+        await self.socket.send_str(json.dumps(frame))
         return self._seq
 
     async def tap(self, key: str = "slap") -> int:

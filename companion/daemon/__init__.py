@@ -235,6 +235,8 @@ class Daemon(Keeping, Sources, Presenting, Phones, Resuming, Scripted, Watching)
             for event in self.debouncer.edge(raw):
                 if not paused:
                     self.table.handle(event)
+        if self.web is not None and not paused:
+            self._take_host_acts(now_ns)
         self._handling_delay_ns = None  # presses the debouncer held have no delivery of their own
         for item in self.debouncer.settle(now_ns):
             if isinstance(item, Stuck):

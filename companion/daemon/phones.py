@@ -84,6 +84,9 @@ class Phones:
             room.forget_claims()
         self.web = WebWall(self, room)
         self.table.lobby.room = self.web.room.code
+        self.table.phone_host.pin = room.host.pin
+        self._host_acts: list[tuple[str, int, int | None]] = []
+        """Keys of the host's phone not yet handed to the table (on the loop's next step)."""
         if self.public_view is None:
             from ..tablescreen.public import public_view
 
@@ -158,9 +161,30 @@ class Phones:
         if serving and not self._phones_served:
             self._phones_served = True
             log.info("phones: join at %s (room %s)", self.web.join_url, self.web.room.code)
+            log.info("phones: the quiz host's phone joins with the PIN %s (shown on the host's panel)",
+                     self.web.room.host.pin)
         self._phone_trouble(SERVER, None if serving else ("phones restarting", "The phones' server is restarting: "
                                                           "phones rejoin in a moment"))
         self._wake_loop()
+
+    def phone_hosting(self, hosting: bool) -> None:
+        """A phone hosts the quiz now, or no longer: the host's panel shows the PIN only without one."""
+        self.table.hosting(hosting)
+        log.info("phones: %s", "a phone hosts the quiz" if hosting else "the quiz host's phone left")
+        self._wake_loop()
+
+    def phone_host(self, act: str, turn: int, seat: int | None) -> None:
+        self._host_acts.append((act, turn, seat))
+        self._wake_loop()
+
+    def phone_host_page(self) -> dict[str, Any]:
+        return self.table.host_page()
+
+    def _take_host_acts(self, now_ns: int) -> None:
+        """The host phone's keys since the last step, to the table in the order they came."""
+        acts, self._host_acts = self._host_acts, []
+        for act, turn, seat in acts:
+            self.table.host_act(act, turn, seat, now_ns)
 
     def phone_view(self) -> dict[str, Any]:
         """The public view as the TV shows it (the room code, and in the lobby the join
@@ -187,6 +211,7 @@ class Phones:
         if self.web is None:
             return
         self.web.show_table(self.phone_view())
+        self.web.show_host(self.table.host_page())
         shown: dict[int, tuple[int, int]] = {}
         for station in sorted(self.phone_stations):
             self.web.show_panel(station, self.phone_panel(station, screens.get(station)))

@@ -44,6 +44,7 @@ from .chord import Chords
 from .dialogs import ABANDON_HOLD_NS, ANNOUNCED_NS, Dialogs, S
 from .faults import Faults
 from .game import GameTable, has_table, table_for
+from .hostphone import HostPhone, PhoneHost
 from .lobby import Lobby, StartGame, turn_page
 from .resuming import RESUMED_BANNER_NS, Resuming
 from .seating import Seated, Seating, needs_seating
@@ -56,9 +57,9 @@ log = logging.getLogger(__name__)
 __all__ = ["ABANDON_HOLD_NS", "ANNOUNCED_NS", "RESUMED_BANNER_NS", "Table"]
 
 
-class Table(Resuming, SettingUp, Dialogs, Faults, StationScreens):
+class Table(Resuming, SettingUp, Dialogs, Faults, StationScreens, HostPhone):
     """The referee of the whole box; its parts in :mod:`.resuming`, :mod:`.settingup`,
-    :mod:`.dialogs`, :mod:`.faults` and :mod:`.stationscreen`."""
+    :mod:`.dialogs`, :mod:`.faults`, :mod:`.stationscreen` and :mod:`.hostphone`."""
 
     def __init__(self, names: tuple[str, ...], open_journal: Callable[[Header], JournalWriter] | None = None,
                  seed: int | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None,
@@ -76,6 +77,7 @@ class Table(Resuming, SettingUp, Dialogs, Faults, StationScreens):
         self.lobby = Lobby([g for g in games.all_games() if has_table(g.name)], self.stations, defaults,
                            seats - self.stations, BOT_GAMES, bots_join=not self.bots)
         self.game: GameTable | None = None
+        self.phone_host = PhoneHost()
         self.game_number: int | None = None
         """The number on this box of the game in play (its journal header's ``sequence``), if saved."""
         self.bot_seats: BotSeats | None = None
@@ -269,6 +271,7 @@ class Table(Resuming, SettingUp, Dialogs, Faults, StationScreens):
         try:
             self.game = table_for(rules.name)(rules, options, names, self.stations, seed, journal, now_ns,
                                            screens_take_time=self.screens_take_time)
+            self.game.phone_host = self.phone_host
         except Exception:
             self.set_aside(rules, journal, self.game_number, "as it started")
             return

@@ -33,7 +33,7 @@ players of a tie blink until it is settled.
 Resume: a question whose race was not decided is armed again by the box at the resume (the cue
 sounds again); prelocks stay (they are journaled), a lockout's early presses before the crash are
 forgotten (their ``lockout_ms`` is long over); an answer timer starts again full.
-What each station sees is :mod:`.quiz_views`.
+What each station sees is :mod:`.quiz_views`; the host's phone, its page and keys, :mod:`.quiz_host`.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from ..games.quiz_packs import Pack, PackError, read_pack
 from ..record.quiz_night import night_races
 from ..screens.quiz import quiz_screen
 from .game import RACE, YOUR_TURN, GameTable
+from .quiz_host import QuizHostPhone
 from .quiz_views import MS, S, QuizViews, delay_ms
 
 PRELOCK_NS = 24 * 3600 * S
@@ -69,7 +70,7 @@ def _open_pack(path: str | None) -> tuple[Pack | None, str]:
         return None, "Pack unreadable"
 
 
-class QuizTable(QuizViews, GameTable):
+class QuizTable(QuizHostPhone, QuizViews, GameTable):
     game = "quiz"
 
     def __init__(self, *args, **kwargs) -> None:
@@ -209,6 +210,8 @@ class QuizTable(QuizViews, GameTable):
                 self._early_before_arm(event)
 
     def _host(self, event: InputEvent) -> None:
+        if self.paused:  # any key at the host's station goes on, and does what it does
+            self.pause(event.t_ns)
         key, phase = event.key, self.state.phase
         if self.menu:
             self._corrections(event)

@@ -122,6 +122,8 @@ class QuizViews:
         """What is happening, for everyone: the public line, in ``columns`` cells."""
         state = self.state
         phase = state.phase
+        if self.paused and self.match.outcome is None:
+            return "Paused"
         if phase == "ready":
             last = state.asked[-1] if state.asked else None
             if last is None:
@@ -216,13 +218,17 @@ class QuizViews:
         }[state.phase]
         lines = self.race_lines(2)
         reading = self.reading()
+        pin = self.phone_host.shown_pin if self.phone_host is not None and state.phase == "ready" else None
+        pin_line = [] if pin is None else [f"Host phone PIN {pin}"]  # no phone hosts: how one may
         if state.phase == "ready" and reading is not None:  # the question to read, then arm
             return QuizView(fitting(lambda w: f"Read Q{state.question + 1} {reading.category}".strip()), "",
-                            tuple(wrap(reading.question, 3)), keys)
+                            tuple(wrap(reading.question, 3 - len(pin_line)) + pin_line), keys)
         if state.phase == "answering" and reading is not None:
             lines = [wrap(f"A: {reading.answer}", 1)[0]] + lines[:1]
         if state.phase == "ready" and self.pack_trouble and not state.asked:
             lines = [self.pack_trouble, "read from paper"]
+        if pin_line:
+            lines = lines[:2] + pin_line
         if state.phase == "tie" and state.options.tie == "host":
             p = state.tied[self.cursor % len(state.tied)]
             lines = [fitting(lambda w: f"Pick: < {self.name(p, w)} >")] + lines[:1]

@@ -59,6 +59,7 @@ class Resuming:
         self.game = table(match.rules, match.options, match.players, self.stations, match.seed,
                           interrupted.writer, start_ns, match=match, screens_take_time=self.screens_take_time,
                           resumed_ns=now_ns)
+        self.game.phone_host = self.phone_host
         # Bot seats play on at the level journaled for them; a journal from before levels were
         # journaled: the box's level for the seat, easy if it has none.
         levels = interrupted.header.bots or (None,) * players

@@ -26,6 +26,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable
 
+from .host import HostDesk
 from .pipe import Pipe
 from .room import PhoneSeat, Room
 from .server import WebCompanion
@@ -43,6 +44,8 @@ class Referee:
     def __init__(self, pipe: Pipe) -> None:
         self.pipe = pipe
         self.view: dict[str, Any] = {}
+        self.host_page: dict[str, Any] = {}
+        """The quiz host's page as the referee last sent it."""
         self._naming: dict[int, deque[asyncio.Future]] = {}
         """Station -> the joins waiting for the referee to say its name, in the order sent."""
 
@@ -78,6 +81,15 @@ class Referee:
 
     def phone_view(self) -> dict[str, Any]:
         return self.view
+
+    def phone_hosting(self, hosting: bool) -> None:
+        self.pipe.send(["hosting", hosting])
+
+    def phone_host(self, act: str, turn: int, seat: int | None) -> None:
+        self.pipe.send(["host", act, turn, seat])
+
+    def phone_host_page(self) -> dict[str, Any]:
+        return self.host_page
 
 
 class PhonesServer:
@@ -115,15 +127,20 @@ class PhonesServer:
             self._referee.view = fields[0]
             if self.web is not None:
                 self.web.show_table(fields[0])
+        elif kind == "host_page":
+            self._referee.host_page = fields[0]
+            if self.web is not None:
+                self.web.show_host(fields[0])
         elif kind == "panel" and self.web is not None:
             self.web.show_panel(*fields)
         elif kind == "want" and self.web is not None:
             self.web.want(fields[0])
 
-    async def _start(self, code: str, seats: list[list], claims: str | None, held: dict[str, int],
+    async def _start(self, code: str, pin: str, seats: list[list], claims: str | None, held: dict[str, int],
                      join_url: str, panels: list[list]) -> None:
         room = Room([PhoneSeat(station, buzzer) for station, buzzer in seats], code,
                     None if claims is None else Path(claims))
+        room.host = HostDesk(pin)  # the host's phone takes the role again with the PIN, not its old token
         room.hold(held)
         room.on_claims = lambda claims: self._pipe.send(["claims", claims], key="claims")
         web = self.web = WebCompanion(self._referee, room, self.now_ns)

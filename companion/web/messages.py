@@ -20,7 +20,8 @@ from ..untrusted import json_value
 
 FRAME_BYTES = 4096
 """The largest frame a phone may send: its longest real frame (a hello with a token) is under 200."""
-ROLES = ("watch", "seat", "buzzer")
+ROLES = ("watch", "seat", "buzzer", "host")
+"""``host``: the quiz host's phone, taken with the host's PIN (:mod:`.host`), never a station."""
 NAME_CHARS = 10
 """A phone's name as a station's: the screens show at most 10 characters."""
 ROOM_CHARS = 8
@@ -29,6 +30,14 @@ one is no code of any box, refused as a broken frame rather than compared."""
 TOKEN_CHARS = 64
 TOKEN_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 """A seat token's characters: ``secrets.token_urlsafe``'s."""
+DIGITS = frozenset("0123456789")
+PIN_DIGITS = 6
+"""The host's PIN is six digits (:mod:`.host`); a longer text is no PIN, refused as a broken frame
+rather than compared."""
+HOST_ACTS = ("arm", "right", "wrong", "skip", "next", "pick", "correct", "pause")
+"""The host phone's keys (``docs/PHONE-PROTOCOL.md``): what each does is the quiz table's
+(:mod:`companion.table.quiz_host`)."""
+TURN_MAX = 1 << 31
 SEQ_MAX = 1 << 31
 PHONE_MS_MAX = 1 << 50
 """The largest phone time taken (ms since 1970 is about 2**41 today): a bigger number is nonsense."""
@@ -48,6 +57,8 @@ class Hello:
     token: str | None
     seat: int | None
     """The station number (1-based) the phone asks for, if it asks for one."""
+    pin: str | None = None
+    """The host's PIN (role ``host``), as typed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +85,19 @@ class Painted:
     t_ms: float
 
 
-Message = Hello | Pong | Press | Painted
+@dataclass(frozen=True, slots=True)
+class HostAct:
+    """A key on the host's phone: ``act`` on the page the box sent at ``turn`` (the quiz's moves
+    so far), so a key pressed on a screen the station-1 host has since moved on is refused, not
+    applied to the new one; ``seat``: the tied player a ``pick`` names."""
+
+    act: str
+    turn: int
+    seq: int
+    seat: int | None = None
+
+
+Message = Hello | Pong | Press | Painted | HostAct
 
 
 def read_frame(text: str) -> Message:
@@ -137,7 +160,8 @@ class _Fields:
             return None
         if not isinstance(value, str) or not 0 < len(value) <= longest or not value.isascii() \
                 or not (value.isalpha() if alphabet is None else set(value) <= alphabet):
-            raise self._fail(key, f"1 to {longest} " + ("letters" if alphabet is None else "characters of a token"))
+            raise self._fail(key, f"1 to {longest} " + ("letters" if alphabet is None else "digits" if alphabet == DIGITS
+                                                        else "characters of a token"))
         return value
 
     def lag(self, key: str) -> float:
@@ -163,7 +187,8 @@ class _Fields:
 
 def _hello(f: _Fields) -> Hello:
     return Hello(f.word("room", ROOM_CHARS, None).upper(), f.choice("role", ROLES), f.text("name", NAME_CHARS, False),
-                 f.word("token", TOKEN_CHARS, TOKEN_ALPHABET, False), f.whole("seat", 1, 99, False))
+                 f.word("token", TOKEN_CHARS, TOKEN_ALPHABET, False), f.whole("seat", 1, 99, False),
+                 f.word("pin", PIN_DIGITS, DIGITS, False))
 
 
 def _pong(f: _Fields) -> Pong:
@@ -178,6 +203,12 @@ def _painted(f: _Fields) -> Painted:
     return Painted(f.whole("frame", 0, SEQ_MAX), f.time("t"))
 
 
-_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat")), "pong": (_pong, ("id", "t", "lag")),
-            "press": (_press, ("key", "down", "t", "seq", "lag")), "painted": (_painted, ("frame", "t"))}
+def _host(f: _Fields) -> HostAct:
+    return HostAct(f.choice("act", HOST_ACTS), f.whole("turn", 0, TURN_MAX), f.whole("seq", 1, SEQ_MAX),
+                   f.whole("seat", 1, 99, False))
+
+
+_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat", "pin")), "pong": (_pong, ("id", "t", "lag")),
+            "press": (_press, ("key", "down", "t", "seq", "lag")), "painted": (_painted, ("frame", "t")),
+            "host": (_host, ("act", "turn", "seq", "seat"))}
 """Each type's reader and the fields it may have (``type`` besides): any other field is refused."""

@@ -25,6 +25,7 @@ from typing import Callable
 
 from ..untrusted import Unreadable, json_value, read_text
 from .door import Guesses
+from .host import HostDesk, HostRefused
 from .messages import Hello
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,8 @@ class Room:
         self.code = code or "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
         self.seats = {seat.station: seat for seat in seats}
         self.claims = claims
+        self.host = HostDesk()
+        """The quiz host's PIN and phone (:mod:`.host`)."""
         self._station_of: dict[str, int] = {}
         """Token digest -> station, for every seat a phone has taken (since the game began)."""
         self.on_claims: Callable[[dict[str, int]], None] | None = None
@@ -79,13 +82,19 @@ class Room:
         return None if station is None else self.seats.get(station)
 
     def let_in(self, hello: Hello, peer: str, guesses: Guesses) -> tuple[PhoneSeat | None, str | None]:
-        """The seat a hello takes (None: a watcher) and its token; :class:`RoomError` if refused.
+        """The seat a hello takes (None: a watcher or the host) and its token; :class:`RoomError` if refused.
         A seat token of this room takes its seat back whatever the code says (it is the stronger
         secret: the phone of a seat whose game resumed after a restart knows only the old code);
         otherwise the room code, compared only when ``peer``'s back-off allows."""
         wait_s = guesses.wait_s(peer)
         if wait_s > 0:
             raise RoomError(f"Too many wrong codes from this network address: try again in {wait_s:.0f} s.")
+        if hello.role == "host":  # no seat, and its own token: the PIN checked in :mod:`.host`
+            try:
+                return None, self.host.let_in(hello, peer, guesses, hello.token is None and self.right_code(hello.room),
+                                              token_digest)
+            except HostRefused as e:
+                raise RoomError(str(e)) from None
         if hello.token is not None:
             seat = self.holder(hello.token)
             if seat is None:

@@ -33,7 +33,8 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from .door import (BACKLOG, FrameBudget, Gate, Guesses, Tally, address_of, join_url, listening_socket, on_the_box_network,
                    peer_of, raise_descriptor_limit, sockets_allowed)
-from .messages import FRAME_BYTES, Hello, Painted, Pong, Refused, read_frame
+from .host import HostLine
+from .messages import FRAME_BYTES, Hello, HostAct, Painted, Pong, Refused, read_frame
 from .phoneclock import PhoneClock
 from .room import PhoneSeat, Room, RoomError
 
@@ -64,15 +65,19 @@ class Box(Protocol):
     def phone_watermark(self, station: int, t_ns: int) -> None: ...
     def phone_painted(self, station: int, frame: int, t_ns: int, error_ns: int) -> None: ...
     def phone_view(self) -> dict[str, Any]: ...
+    def phone_hosting(self, hosting: bool) -> None: ...
+    def phone_host(self, act: str, turn: int, seat: int | None) -> None: ...
+    def phone_host_page(self) -> dict[str, Any]: ...
 
 
 @dataclass(eq=False)
 class Phone:
-    """One connection: a watcher, or a phone holding ``seat``."""
+    """One connection: a watcher, a phone holding ``seat``, or the quiz host's phone (``host``)."""
 
     socket: web.WebSocketResponse
     peer: str
     seat: PhoneSeat | None = None
+    host: bool = False
     welcomed: bool = False
     """Its hello was accepted: only then is it sent anything."""
     clock: PhoneClock = field(default_factory=PhoneClock)
@@ -89,7 +94,7 @@ class Phone:
     """Frame -> when it was sent, for the last few panels (a painted report must name one)."""
 
 
-class WebCompanion:
+class WebCompanion(HostLine):
     """The server and its connections; :meth:`serve` (or :meth:`start`) on its loop, :meth:`close` at the end."""
 
     def __init__(self, box: Box, room: Room, now_ns: Callable[[], int] = time.monotonic_ns) -> None:
@@ -243,7 +248,7 @@ class WebCompanion:
 
     async def _next(self, phone: Phone):
         """The next frame, checked (None: the connection closed)."""
-        if phone.seat is None:
+        if phone.seat is None and not phone.host:
             await self.watchers_budget.take()
         else:
             await self.referee_has_room.wait()
@@ -261,7 +266,8 @@ class WebCompanion:
         if second != phone.second:
             phone.second, phone.frames_this_second = second, 0
         phone.frames_this_second += 1
-        if phone.frames_this_second > FRAMES_PER_S and not (phone.seat is None and self.watchers_budget.binding()):
+        if phone.frames_this_second > FRAMES_PER_S and not (phone.seat is None and not phone.host
+                                                            and self.watchers_budget.binding()):
             raise Refused(f"more than {FRAMES_PER_S} frames in a second")
         phone.last_heard_ns = now
         return read_frame(message.data)
@@ -276,26 +282,36 @@ class WebCompanion:
             return False
         keys: list[str] = []
         name = None
+        if hello.role == "host":
+            self._host_joined(phone)
         if seat is not None:  # the box seats it (and takes its name) before it is told anything
             name = await self.box.phone_joined(seat.station, hello.name)
             old = self.holders.get(seat.station)
             self.holders[seat.station] = phone
             if old is not None:
                 old.seat = None  # it no longer holds the seat: its leaving says nothing
-                asyncio.ensure_future(_quietly(old.socket.close(code=CLOSE_REPLACED, message=b"seat taken back")))
+                self._replaced(old)
             keys = ["slap"] if seat.buzzer else ["slap", "left", "ok", "right"]
         phone.seat = seat
         phone.welcomed = True
+        role = "host" if phone.host else "watch" if seat is None else ("buzzer" if seat.buzzer else "seat")
         await phone.socket.send_str(json.dumps({
-            "type": "welcome", "role": "watch" if seat is None else ("buzzer" if seat.buzzer else "seat"),
+            "type": "welcome", "role": role,
             "seat": None if seat is None else seat.station + 1, "token": token, "room": self.room.code,
             "name": name, "keys": keys}))
         await phone.socket.send_str(json.dumps({"type": "table", "view": self.box.phone_view()}))  # to it alone: the others
         # are sent a changed view (its name, say) when the box next shows one
         if seat is not None and seat.station in self._panels:
             self._send_panel(phone, seat.station)
+        if phone.host:
+            self.show_host(self.box.phone_host_page())
         self._ping(phone)
         return True
+
+    @staticmethod
+    def _replaced(old: Phone) -> None:
+        """A seat (or the host's role) taken back on another page: the old one is closed."""
+        asyncio.ensure_future(_quietly(old.socket.close(code=CLOSE_REPLACED, message=b"seat taken back")))
 
     async def _refuse(self, phone: Phone, reason: str) -> None:
         self.tally.refused(phone.peer, reason)
@@ -319,6 +335,9 @@ class WebCompanion:
                 self._take(phone, held)
             if phone.seat is not None and phone.clock.watermark_ns is not None:
                 self.box.phone_watermark(phone.seat.station, phone.clock.watermark_ns)
+            return
+        if isinstance(message, HostAct):
+            self._take_host(phone, message)
             return
         if phone.seat is None:
             raise Refused(f"a {type(message).__name__.lower()} from a watcher")
@@ -344,6 +363,7 @@ class WebCompanion:
 
     def _leave(self, phone: Phone) -> None:
         self.phones.discard(phone)
+        self._host_left(phone)
         if phone.seat is not None and self.holders.get(phone.seat.station) is phone:
             del self.holders[phone.seat.station]
             self.box.phone_left(phone.seat.station)

@@ -52,6 +52,7 @@ class Referee(Box, Protocol):
 
     def phone_joined(self, station: int, name: str | None) -> str: ...  # at once, not awaited
     def phone_panel(self, station: int) -> dict[str, Any]: ...
+    def phone_host_page(self) -> dict[str, Any]: ...
     def phone_server(self, serving: bool) -> None: ...
 
 
@@ -79,6 +80,10 @@ class WebWall:
         self._pipe: Pipe | None = None
         self._view: dict[str, Any] | None = None
         self._view_text = ""
+        self._host_page: dict[str, Any] | None = None
+        self._host_text = ""
+        self.hosting = False
+        """A phone hosts the quiz (as the server last said)."""
         self._panels: dict[int, tuple[int, str, dict[str, Any]]] = {}
         """Station -> (frame, text, panel) of its latest panel."""
         self._sent_ns: dict[int, int] = {}
@@ -121,6 +126,13 @@ class WebWall:
         if text != self._view_text:
             self._view, self._view_text = view, text
             self._send(["table", view], "table")
+
+    def show_host(self, page: dict[str, Any]) -> None:
+        """The quiz host's page, if changed (to the host's phone alone, by the server)."""
+        text = json.dumps(page, sort_keys=True)
+        if text != self._host_text:
+            self._host_page, self._host_text = page, text
+            self._send(["host_page", page], "host_page")
 
     def show_panel(self, station: int, panel: dict[str, Any]) -> None:
         """A phone station's panel, if changed: numbered here, its time of sending noted."""
@@ -177,10 +189,12 @@ class WebWall:
             self._pipe.close()
             return
         self._pipe.send(["start", {
-            "code": self.room.code, "seats": [[s.station, s.buzzer] for s in self.room.seats.values()],
+            "code": self.room.code, "pin": self.room.host.pin, "seats": [[s.station, s.buzzer] for s in self.room.seats.values()],
             "claims": None if self.room.claims is None else str(self.room.claims), "held": self.room.claims_held(),
             "join_url": self.join_url, "panels": panels}])
         self._send(["table", self._view if self._view is not None else self.box.phone_view()], "table")
+        self._send(["host_page", self._host_page if self._host_page is not None else self.box.phone_host_page()],
+                   "host_page")
         if self._wanted is not None:
             self._send(["want", self._wanted], "want")
 
@@ -198,6 +212,11 @@ class WebWall:
                 self._up()
             elif kind == "claims":
                 self.room.hold({str(d): int(s) for d, s in fields[0].items()})
+            elif kind == "hosting":
+                self.hosting = bool(fields[0])
+                self.box.phone_hosting(self.hosting)
+            elif kind == "host":
+                self.box.phone_host(str(fields[0]), int(fields[1]), None if fields[2] is None else int(fields[2]))
             else:
                 station = fields[0]
                 if station not in self.room.seats:
@@ -237,6 +256,9 @@ class WebWall:
         for station in sorted(self.holders):
             self.box.phone_left(station)
         self.holders.clear()
+        if self.hosting:
+            self.hosting = False
+            self.box.phone_hosting(False)
         self.box.phone_server(False)
         if time.monotonic_ns() - self._started_ns >= STEADY_S * 1e9:  # it had run well: a fault, not a loop
             self._backoff_s = BACKOFF_S

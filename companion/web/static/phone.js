@@ -1,6 +1,6 @@
 "use strict";
 /*
- * The phone's page: join a room, then watch the table, play a seat or buzz in a quiz
+ * The phone's page: join a room, then watch the table, play a seat, buzz in a quiz or host it
  * (docs/PHONES.md; the messages are docs/PHONE-PROTOCOL.md's).
  *
  * The page decides nothing. The box keeps the phone's clock synced and judges every race, so the
@@ -82,6 +82,7 @@
       const hello = { type: "hello", room: joining.room, role: joining.role };
       if (joining.name) hello.name = joining.name;
       if (joining.token) hello.token = joining.token;
+      else if (joining.pin) hello.pin = joining.pin;
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (event) => {
@@ -186,14 +187,16 @@
       joining.name = m.name || joining.name;
       joining.token = m.token || joining.token;
       if (m.role !== "watch" && joining.token) keepSeat();
+      joining.pin = null;  // the token takes the role back from now on
       document.body.dataset.role = m.role;
       $("join").hidden = true;
       $("table").hidden = false;
-      $("seat").hidden = m.role === "watch";
+      $("seat").hidden = m.role === "watch" || m.role === "host";
+      $("host").hidden = m.role !== "host";
       $("history-box").open = m.role === "watch";  // a watcher has the room for it
-      const seat = m.role === "watch" ? ""
+      const seat = m.role === "watch" || m.role === "host" ? ""
         : "Seat " + m.seat + (joining.name ? ": " + joining.name : "");
-      say(m.role === "watch" ? "Watching room " + m.room : seat);
+      say(m.role === "watch" ? "Watching room " + m.room : m.role === "host" ? "Hosting room " + m.room : seat);
       $("seat-name").textContent = seat;
       $("panel").alt = seat + ", its panel";
       if (m.keys && m.keys.length) showKeys(m.keys);
@@ -222,6 +225,10 @@
 
     panel(m) {
       showPanel(m);
+    },
+
+    host(m) {
+      showHost(m.page || {});
     },
 
     got(m) {
@@ -298,6 +305,68 @@
     if (!down || !sent) return;
     pressed.set(seq, button);
     if (navigator.vibrate) navigator.vibrate(HAPTIC_MS);
+  }
+
+  // --- the quiz host's page ------------------------------------------------------------------
+  /*
+   * Sent to the host's phone alone: the question to read, its answer and notes, every ring-in
+   * with its delay and margin, who answers and who is next, and the keys that do something now.
+   * Each key says the turn of the page it was pressed on: a page the other host (at the station)
+   * has moved past is refused by the box, never applied to what came after.
+   */
+  let hostKeysShown = "";
+
+  function hostLabel(key, page, tied) {
+    if (key === "pick") return "Pick " + tied.name;
+    if (key === "pause") return page.paused ? "Go on" : "Pause";
+    if (key === "correct") return "Correct: " + page.last + " \u2192 " + (/right$/.test(page.last) ? "wrong" : "right");
+    return { arm: "Arm buzzers", right: "Right", wrong: "Wrong", skip: "Skip question",
+      next: "Next question" }[key] || key;
+  }
+
+  function showHost(page) {
+    text("h-heading", page.quiz ? page.heading + (page.category ? " \u00B7 " + page.category : "") : "");
+    text("h-question", page.text);
+    text("h-answer", page.answer ? "Answer: " + page.answer : "");
+    text("h-notes", page.notes);
+    text("h-status", page.status);
+    text("h-note", page.note);
+    const race = page.race || [];
+    items("h-race", race, (li, r) => {
+      const who = document.createElement("span");
+      who.textContent = r.name + (r.name === page.answering ? " answers" : "");
+      const at = document.createElement("span");
+      at.className = "when";
+      at.textContent = (r.delta_ms === 0 ? (r.note || "first") : when(r.delta_ms) + (r.note ? " " + r.note : ""))
+        + (r.margin_ms >= 0.5 ? " \u00B1" + Math.round(r.margin_ms) + " ms" : "");
+      li.append(who, at);
+      li.className = r.note || (r.delta_ms === 0 ? "first" : "");
+    });
+    text("h-next", page.next ? "Next if wrong: " + page.next : "");
+    const keys = [];
+    for (const key of page.keys || []) {
+      if (key === "pick") for (const tied of page.tied || []) keys.push([key, tied]);
+      else keys.push([key, null]);
+    }
+    const shown = JSON.stringify([page.turn, page.paused, page.last, keys]);
+    if (shown === hostKeysShown) return;
+    hostKeysShown = shown;
+    const box = $("h-keys");
+    box.replaceChildren();
+    for (const [key, tied] of keys) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "key key-" + key;
+      button.dataset.key = key;
+      button.textContent = hostLabel(key, page, tied);
+      button.addEventListener("click", () => {
+        seq += 1;
+        const act = { type: "host", act: key, turn: page.turn, seq: seq };
+        if (tied) act.seat = tied.seat;
+        if (send(act)) pressed.set(seq, button);
+      });
+      box.appendChild(button);
+    }
   }
 
   // --- the table screen's public view --------------------------------------------------------
@@ -408,15 +477,16 @@
   function showJoin(reason) {
     $("join").hidden = false;
     $("seat").hidden = true;
+    $("host").hidden = true;
     $("table").hidden = true;
     $("refused").textContent = reason || "";
     say("Not joined");
   }
 
-  function join(room, role, name, token) {
+  function join(room, role, name, token, pin) {
     refused = false;
     retries = 0;
-    joining = { room: room, role: role, name: name, token: token || null };
+    joining = { room: room, role: role, name: name, token: token || null, pin: pin || null };
     history.replaceState(null, "", "?room=" + encodeURIComponent(room));
     say("Joining room " + room + "\u2026");
     connect();
@@ -428,9 +498,15 @@
     const name = $("name").value.trim();
     const role = event.submitter ? event.submitter.dataset.role : "watch";
     if (!room) return;
+    const pin = $("pin").value.trim();
+    if (role === "host" && !/^[0-9]{6}$/.test(pin)) {
+      $("refused").textContent = "Type the host's PIN: six digits, on the quiz host's panel.";
+      return;
+    }
     const kept = storedSeat(room);
     localStorage.setItem("companion.name", name);
-    join(room, role, name, kept && kept.role === role ? kept.token : null);
+    $("pin").value = "";
+    join(room, role, name, kept && kept.role === role ? kept.token : null, role === "host" ? pin : null);
   });
 
   const params = new URLSearchParams(location.search);
