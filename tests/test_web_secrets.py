@@ -2,12 +2,14 @@
 the box sent to a spectator and to each phone station is checked, over real WebSockets.
 
 - A spectator only ever gets the public view (the TV's, whose independence from every secret
-  ``test_tablescreen.py`` proves), the welcome and pings: never a panel.
+  ``test_tablescreen.py`` proves), the welcome and pings: never a panel, never the quiz host's page.
 - A phone station's panel is, pixel for pixel, what a panel at that station shows (its dummy
   display): the station's own screen, never another's.
 - No frame's text, to anyone, names a secret word of the moment (the Pictionary word, Pictomania's
   letters and numbers, the closest game's open question and answers, the quiz pack's answer and
-  notes, and its question before the host has read it).
+  notes, and its question before the host has read it). In the quiz a phone hosts too, with the
+  host's PIN, pressing its page's keys at random beside the host's station: its page carries each
+  answer (it is checked that it did), and no other phone's frame ever does.
 """
 
 from __future__ import annotations
@@ -96,12 +98,21 @@ def strings(value) -> list[str]:
     return [] if value is None else [str(value)]
 
 
+async def host_key(host, rng: random.Random) -> None:
+    """One of the keys the host's page offers now, if any (a pick names one of the tied)."""
+    page = host.host_page or {}
+    if page.get("keys"):
+        act = rng.choice(page["keys"])
+        await host.host(act, rng.choice(page["tied"])["seat"] if act == "pick" and page["tied"] else None)
+
+
 async def play(box: PhoneBox, game: str, seed: int) -> int:
     """Random presses on every station, phones' too, checked after each; how many checks saw a
     game's end."""
     watcher = await box.join("watch")
     zoe = await box.join("seat", "Zoe")
     yan = await box.join("seat", "Yan")
+    host = await box.join("host", pin=box.daemon.web.room.host.pin) if game == "quiz" else None
     seats = {1: zoe, 3: yan}
     phones = dict(seats)
     rng = random.Random(seed)
@@ -113,11 +124,17 @@ async def play(box: PhoneBox, game: str, seed: int) -> int:
         if box.daemon.table.game is None:
             await start(box, game)
         await box.run_for(rng.choice((3, 7, 60, 120, 400, 1100)), every_ms=50)
-        await press(box, phones, rng.randrange(4), rng.choice(keys))
+        if host is not None and rng.random() < 0.3:
+            await host_key(host, rng)
+        else:
+            await press(box, phones, rng.randrange(4), rng.choice(keys))
         await box.run_for(60, every_ms=30)
         await box.settle()
         check(box, watcher, seats, seen)
         ended += watcher.view["over"]
+    if host is not None:  # the answers were on the wire, to the host's phone alone
+        answers = {f["page"]["answer"] for f in host.frames("host") if f["page"].get("answer")}
+        assert {"Canberra", "Eight"} <= answers, answers
     return ended
 
 
