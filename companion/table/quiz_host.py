@@ -142,10 +142,13 @@ class QuizHostPhone:
         margins = self.margins_ms()
         queue = state.queue() if state.phase == "answering" and state.options.after_wrong == "next" else []
         last = self.last_verdict()
+        if over:  # the standings' first line over the story, no question left to read
+            reading = None
+        status = "Read Q1, then arm" if state.phase == "ready" and not state.asked and not self.paused else self.status(40)
         return {
             "quiz": True, "turn": self.host_turn(), "heading": self.heading(), "phase": state.phase,
             "question": state.question + (state.phase == "ready" and not over), "questions": state.options.questions,
-            "status": self.status(40), "paused": self.paused, "note": self.host_note,
+            "status": status, "paused": self.paused, "note": self.host_note,
             "category": reading.category if reading else "", "text": reading.question if reading else "",
             "answer": reading.answer if reading else "", "notes": reading.notes if reading else "",
             "race": [{"name": self.names[seat], "delta_ms": delta / MS, "margin_ms": round(margins.get(seat, 0.0), 1),

@@ -205,6 +205,7 @@
     refused(m) {
       refused = true;
       if (joining && joining.token) localStorage.removeItem(tokenKey(joining.room));
+      if (joining && joining.role === "host") $("hosting").open = true;  // the PIN is asked again
       joining = null;
       showJoin(m.reason || "The box refused to join.");
     },
