@@ -75,17 +75,17 @@ def lines_of(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def read_back(path: Path) -> dict:
+def read_back(path: Path, *args: str) -> dict:
     """Every way the command line reads a journal back; asserts each reads it, and returns
     ``replay --json``'s object (with ``explain``, the text of ``--explain``, and ``games``,
-    the line ``companion games`` gives it)."""
-    plain = cli("replay", str(path))
+    the line ``companion games`` gives it). ``args`` go to every command (``--decks FILE``)."""
+    plain = cli("replay", *args, str(path))
     assert plain.code == 0, plain.log
-    explained = cli("replay", "--explain", str(path))
+    explained = cli("replay", "--explain", *args, str(path))
     assert explained.code == 0, explained.log
-    as_json = cli("replay", "--json", str(path))
+    as_json = cli("replay", "--json", *args, str(path))
     assert as_json.code == 0, as_json.log
-    listed = cli("games", "--journal-dir", str(path.parent))
+    listed = cli("games", "--journal-dir", str(path.parent), *args)
     assert listed.code == 0, listed.log
     [line] = [text for text in listed.out.splitlines() if text.startswith(path.name)]
     assert "unreadable" not in line, line

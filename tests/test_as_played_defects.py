@@ -1,11 +1,14 @@
 """What players lost before, each played through the real box process (:mod:`asplayed`), its
 journal read back by the command line and resumed: a take-back journaled with the wrong line, a
-seat left twice, a quiz where everyone pressed early, a prelock between questions, and the
-wiring picture of a quiz box with bare buzzers on the button board."""
+seat left twice, a quiz where everyone pressed early, a prelock between questions, the
+wiring picture of a quiz box with bare buzzers on the button board, and a table's own word deck
+too small for the lobby's rounds."""
 
 from __future__ import annotations
 
-from asplayed import DEMO, PROFILES, cli, journal_of, lines_of, read_back, run_box
+from pathlib import Path
+
+from asplayed import DEMO, PROFILES, SCRIPTS, cli, journal_of, lines_of, read_back, run_box
 
 PAY_TO_PLAY = DEMO / "profile.toml"
 MOCK3 = PROFILES / "mock-3.toml"
@@ -150,3 +153,26 @@ def test_garbage_after_the_last_line_with_a_carriage_return_is_one_torn_tail_and
     arm, buzz = lines_of(path)[6:]
     assert arm["action"] == "arm" and (buzz["action"], buzz["player"], buzz["order"]) == ("buzz", 2, [2])
     read_back(path)
+
+
+def test_a_tables_own_deck_too_small_for_four_rounds_makes_the_game_shorter(tmp_path):
+    """A deck file of one deck of three cards (``--decks``, the deck picked for every round):
+    Start began a game of the lobby's four rounds, the rules refused it ("deck 'kitchen' has 3
+    cards, too few for 4 rounds of 3"), and the game was set aside as it started, its journal
+    one that no command could read. As a quiz pack makes the night its questions, the decks make
+    the game the rounds they can deal: one."""
+    from companion.words import use_user_decks
+
+    decks = Path(__file__).resolve().parent / "decks" / "kitchen.toml"
+    journals = tmp_path / "games"
+    run = run_box(MOCK3, SCRIPTS / "as-played" / "pictomania.txt", journals, "--game", "pictomania",
+                  "--decks", str(decks), "--option", "pictomania.decks=kitchen")
+    assert run.code == 0 and "Traceback" not in run.log and "hit a fault" not in run.log, run.log
+    path = journal_of(journals, "pictomania")
+    header, cards, *_ = lines_of(path)
+    assert header["options"]["rounds"] == 1 and cards["deck"] == "kitchen"
+    try:
+        result = read_back(path, "--decks", str(decks))
+    finally:
+        use_user_decks([])
+    assert not result["over"] and "not finished" in result["games"]

@@ -362,6 +362,11 @@ def test_a_user_deck_too_small_for_its_rounds_is_refused(tmp_path):
         with pytest.raises(OptionError, match="deck 'mine' has 4 cards, too few for 2 rounds of 3"):
             GAME.new(3, {"decks": "mine", "rounds": 2})
         assert "mine" in dict((n, c) for n, c, _ in GAME.lobby_options(3))["decks"]
+        # Started from the lobby, the game is as many rounds as the decks can deal (4 cards: 1),
+        # and untouched where they can deal them all or deal no cards (printed ones).
+        assert GAME.lobby_start({"decks": "mine", "rounds": 4})["rounds"] == 1
+        assert GAME.lobby_start({"decks": "mine, green", "rounds": 4})["rounds"] == 4
+        assert GAME.lobby_start({"decks": "mine", "rounds": 4, "words": "physical"})["rounds"] == 4
     finally:
         words.use_user_decks([])
 

@@ -119,6 +119,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     from ..record.seats import flagged, replayed
     from ..untrusted import Unreadable
 
+    if problem := load_user_decks(args):
+        return fail(problem)
     directory = Path(args.journal_dir)
     if not directory.is_dir():
         return fail(no_directory(directory))
@@ -197,6 +199,7 @@ def add_games(sub: argparse._SubParsersAction) -> None:
                                       "players, the scores, how it ended (won, abandoned, not finished) and "
                                       "how many late presses it had.")
     past.add_argument("--journal-dir", default=str(default_journal_dir()), help="where game journals are")
+    past.add_argument("--decks", help="the word deck file of your own that Pictomania games were played with")
     past.set_defaults(func=cmd_games)
 
 

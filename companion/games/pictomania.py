@@ -50,8 +50,9 @@ from typing import Any, Mapping
 from .. import words as decks
 from . import register
 from .base import Action, IllegalAction, Outcome, Rules, each_player, need, player_field
-from .options import OptionError
-from .pictomania_options import PictomaniaOptions, deck_names, lobby_rows, shown_black, token_tables
+from .options import OptionError, parse_options
+from .pictomania_options import (PictomaniaOptions, deck_names, decks_short, lobby_rows, round_deck, shown_black,
+                                 token_tables)
 from .pictomania_scoring import Guess, RoundPlay, RoundScore, Tokens, score_round
 
 LETTERS = ("A", "B", "C")
@@ -91,14 +92,9 @@ class PictomaniaState:
         return tuple(sum(r.scores[p] for r in self.results) for p in range(self.players))
 
 
-def _round_deck(options: PictomaniaOptions, number: int) -> str:
-    names = deck_names(options.decks)
-    return names[min(number, len(names)) - 1]
-
-
 def _start_round(options: PictomaniaOptions, players: int, tokens: Tokens, number: int) -> RoundPlay:
     return RoundPlay(
-        number=number, deck=_round_deck(options, number), pool=tokens.black,
+        number=number, deck=round_deck(options, number), pool=tokens.black,
         done=(False,) * players, black=(None,) * players, wrong_word=(False,) * players,
     )
 
@@ -140,14 +136,21 @@ class Pictomania(Rules):
         """
         options = self.checked_options(players, options)
         tokens = token_tables(players, options)
-        if options.words == "box":
-            uses = Counter(_round_deck(options, r) for r in range(1, options.rounds + 1))
-            for name, rounds in uses.items():
-                size = len(decks.find(name).cards)
-                if size < decks.CARDS_PER_ROUND * rounds:
-                    raise OptionError("decks", f"deck {name!r} has {size} cards, too few for "
-                                               f"{rounds} rounds of {decks.CARDS_PER_ROUND}")
+        if problem := decks_short(options):
+            raise OptionError("decks", problem)
         return PictomaniaState(options, players, tokens, _start_round(options, players, tokens, 1))
+
+    def lobby_start(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Decks too small for the rounds chosen (a table's own deck of three cards, ``--decks``,
+        for the lobby's four rounds) make the game as many rounds as they can deal, as a quiz
+        pack makes the night its questions: started as chosen, it could not even begin."""
+        try:
+            options = parse_options(self.Options, values)
+        except OptionError:
+            return values  # refused by new(), with the option's own reason
+        while options.rounds > 1 and decks_short(options):
+            options = replace(options, rounds=options.rounds - 1)
+        return {**values, "rounds": options.rounds}
 
     # --- chance: the word cards, then the secret letters and numbers --------------------------
 

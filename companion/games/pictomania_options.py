@@ -7,6 +7,7 @@ line, a journal's header) and each gets its own clear error; the rules only read
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import words as decks
@@ -135,3 +136,21 @@ def lobby_rows(players: int) -> list[tuple[str, tuple, str]]:
         choices = tuple(dict.fromkeys(",".join(map(str, t)) for t in tables))
         rows.append((name, choices, fields[name]))
     return rows
+
+
+def round_deck(options: PictomaniaOptions, number: int) -> str:
+    """The deck round ``number`` deals from: the option's names in turn, the last for the rest."""
+    names = deck_names(options.decks)
+    return names[min(number, len(names)) - 1]
+
+
+def decks_short(options: PictomaniaOptions) -> str | None:
+    """Why the decks cannot deal every round three cards never shown before, or None."""
+    if options.words != "box":
+        return None
+    uses = Counter(round_deck(options, r) for r in range(1, options.rounds + 1))
+    for name, rounds in uses.items():
+        size = len(decks.find(name).cards)
+        if size < decks.CARDS_PER_ROUND * rounds:
+            return f"deck {name!r} has {size} cards, too few for {rounds} rounds of {decks.CARDS_PER_ROUND}"
+    return None
