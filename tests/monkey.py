@@ -36,11 +36,16 @@ After each life the monkey checks, and counts what fails:
   script's length counted from the process's start: on a busy machine the box starts late and
   its script moves later with it (an 18-minute run at load 10-20 called such a life a hang);
 - **lost**: every game a life started (its log names the journal) is listed by
-  ``companion games``, not as unreadable.
+  ``companion games``, not as unreadable;
+- **rules**: the oracle (:mod:`tests.monkey_oracle`), which the box does not share: every
+  journal replayed line by line, the game's invariants (``check_invariants``, which the box never
+  calls) checked after each line. A rule the box plays wrong replays as it was played, so the
+  replay alone cannot see it; the first line whose state breaks an invariant is reported, and the
+  journal as it was is saved beside the case.
 
 A failure is saved under ``monkey-failures/`` (``--failures DIR``) as a JSON case: the seed, the
 profile, the game and its lives (each life's script and kill moment), shrunk to the fewest lives
-and gestures that still fail. ``--replay CASE`` plays a case again; ``tests/test_monkey.py``
+and gestures that still fail; a journal the oracle faulted is saved beside it (``CASE-life2.jsonl``). ``--replay CASE`` plays a case again; ``tests/test_monkey.py``
 replays every case committed under ``tests/monkey_cases/``. The figures (nights, lives, presses,
 gestures by kind, kills, journals checked, failures by kind) are printed, or as JSON with
 ``--json``; the exit status is 1 if anything failed.
@@ -72,6 +77,7 @@ sys.path[:0] = [str(ROOT)]
 from companion.daemon.scripted import SCRIPT_PLAYED  # noqa: E402
 from companion.script import parse_script  # noqa: E402
 from tests.monkey_gestures import KINDS, Players, life_script  # noqa: E402
+from tests.monkey_oracle import check_file  # noqa: E402
 
 PROFILES = ROOT / "hardware" / "profiles"
 BOXES = {2: ROOT / "companion" / "demo" / "profile.toml", 3: PROFILES / "mock-3.toml", 4: PROFILES / "mock-4.toml",
@@ -127,6 +133,8 @@ class Failure:
     kind: str
     life: int
     detail: str
+    journal: str = ""
+    """The journal as the oracle found it (kind ``rules``), saved beside the case."""
 
 
 def plan_night(seed: str, games: list[str], life_s: float, lives: int | None = None,
@@ -371,6 +379,11 @@ class Table:
                 if done.returncode != 0 or "Traceback" in done.stderr:
                     failures.append(Failure("unreadable", n, f"replay {how} {path.name}: exit {done.returncode}: "
                                                              f"{done.stderr.strip()[-800:]}"))
+            broken, checked = check_file(path)
+            self.figures["lines_checked"] += checked
+            if broken is not None:
+                failures.append(Failure("rules", n, f"{path.name}: {broken}",
+                                        path.read_bytes().decode("utf-8", "replace")))
             self.replayed[digest] = path.name
         done = companion("games", "--journal-dir", str(self.journals))
         listed = done.stdout
@@ -446,7 +459,14 @@ def shrink(night: Night, failure: Failure, budget_s: float) -> Night:
 def save(night: Night, failures: list[Failure], directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{night.game}-{re.sub(r'[^0-9A-Za-z-]', '-', night.seed)}.json"
-    path.write_text(json.dumps({"night": asdict(night), "failures": [asdict(f) for f in failures]}, indent=1) + "\n")
+    told = []
+    for f in failures:
+        told.append({k: v for k, v in asdict(f).items() if k != "journal"})
+        if f.journal:  # the oracle's: the journal as it was, beside the case
+            saved = path.with_name(f"{path.stem}-life{f.life + 1}.jsonl")
+            saved.write_text(f.journal)
+            told[-1]["journal"] = saved.name
+    path.write_text(json.dumps({"night": asdict(night), "failures": told}, indent=1) + "\n")
     return path
 
 
@@ -482,7 +502,8 @@ def monkey(seed: int, games: list[str], minutes: float | None, nights: int | Non
                 f"{sum(len(life.script.splitlines()) for life in small.lives)} presses)")
         n += 1
     return {"seed": seed, "games": games, "minutes": round((time.monotonic() - start) / 60, 1),
-            **{k: figures[k] for k in ("nights", "lives", "presses", "kills", "resumes_checked", "journals_checked")},
+            **{k: figures[k] for k in ("nights", "lives", "presses", "kills", "resumes_checked", "journals_checked",
+                                  "lines_checked")},
             "gestures": {k: figures[f"gesture_{k}"] for k in KINDS},
             "failures": sum(kinds.values()), "failures_by_kind": dict(kinds),
             "failing_nights": figures["failing_nights"],
