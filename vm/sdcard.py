@@ -11,7 +11,7 @@ systemd-sysupdate want GPT):
                 installed by systemd/install.sh and its unit enabled
  p3   root B    the same size, empty: where an update writes the next release
  p4   data      ext4, /var/lib/companion: the journals and settings; grown to the card at first
-                boot (growpart, then systemd-growfs)
+                boot by the initramfs, before systemd (vm/sd/root/usr/local/sbin/companion-grow-data)
 ====  ========  ======================================================================
 
 The installer's 400 kHz (``dtparam=i2c_arm_baudrate``) needs the device tree's ``__overrides__``,
@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent / "sd"
 MIB = 1024 * 1024
 FIRMWARE_MIB = 256
 DATA_MIB = 64
-"""The data partition as flashed: growpart takes it to the card's end at first boot."""
+"""The data partition as flashed: the initramfs grows it to the card's end at first boot."""
 I2C_OVERLAY = "companion-i2c-400k"
 I2C_OVERLAY_SOURCE = """/dts-v1/;
 /plugin/;
@@ -109,6 +109,14 @@ def slot_firmware(root: Path, fat: Path, tools_root: Path, work: Path) -> None:
         shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 
+def missing_mount_points(root: Path) -> list[str]:
+    """The mount points the root's fstab names that are not directories in it: a read-only root
+    cannot have them made at boot (the mount of the data partition failed so on the emulated Pi 4)."""
+    points = [line.split()[1] for line in (root / "etc" / "fstab").read_text().splitlines()
+              if line.strip() and not line.lstrip().startswith("#") and len(line.split()) > 1]
+    return [point for point in points if point.startswith("/") and not (root / point.lstrip("/")).is_dir()]
+
+
 def ext4(root: Path, out: Path, label: str, mib: int) -> None:
     subprocess.run(["mkfs.ext4", "-q", "-F", "-L", label, "-d", str(root), str(out), f"{mib}M"],
                    check=True, capture_output=True)
@@ -163,6 +171,10 @@ def build(tree: Path, log) -> Path:
     image.logged(image.in_root_mounts(root, "sh", str(HERE / "customize.sh"), str(root),
                                       str(image.apt_dir(sdimage.RELEASE, sdimage.ARCH)), str(src), str(wheel_path), disk),
                  log_file, "the card's customize.sh (the installer)")
+    missing = missing_mount_points(root)
+    if missing:
+        raise RuntimeError(f"the card's root has no {', '.join(missing)} for its fstab: on a read-only root "
+                           "nothing can make them at boot, and those partitions would not mount")
     log("the card's partitions")
     slot_firmware(root, fat, tools_root, work)
     fat_img = work / "firmware.vfat"

@@ -30,7 +30,9 @@ PACKAGES = [
     "python3", "python3-venv", "python3-pip", "python3-dev", "swig", "gcc", "libc6-dev", "i2c-tools",
     # the kernel's own GPIO library, Debian's: the other way to read the buttons (docs/RASPBERRY-PI.md)
     "python3-libgpiod",
-    # the card: the data partition grown to the card at first boot, the file systems checked at boot
+    # the card: the data partition grown to the card at first boot (sfdisk, e2fsprogs: in the
+    # initramfs), the file systems checked at boot. cloud-guest-utils (growpart) is no longer used:
+    # it goes at the base's next rebuild, as dropping it now would rebuild the base (20 minutes).
     "cloud-guest-utils", "fdisk", "e2fsprogs", "dosfstools",
     # Wi-Fi, configured from the firmware partition (vm/sd/root/usr/local/sbin/companion-wifi)
     "wpasupplicant", "firmware-brcm80211",

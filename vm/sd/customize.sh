@@ -9,11 +9,13 @@ set -eu
 ROOT=$1 ARCHIVE=$2 TREE=$3 WHEELS=$4 DISK=$5
 HERE=$(cd "$(dirname "$0")" && pwd)
 cp -a "$HERE/root/." "$ROOT/"
-for f in etc/fstab etc/default/raspi-firmware etc/systemd/system/companion-grow-data.service; do
+for f in etc/fstab etc/default/raspi-firmware; do
   sed -i "s/@DISK@/$DISK/g" "$ROOT/$f"
 done
-# Debian's own config.txt and cmdline.txt, written again by raspi-firmware's hook with the card's
+# The initramfs again, with the data partition's growth in it (etc/initramfs-tools: its hook and
+# local-premount script), then Debian's own config.txt and cmdline.txt, written again by raspi-firmware's hook with the card's
 # settings (root by PARTUUID, read-only, the header UART): what a kernel update writes on the card.
+chroot "$ROOT" update-initramfs -u -k all
 DEB_MAINT_PARAMS=configure chroot "$ROOT" /etc/kernel/postinst.d/z50-raspi-firmware
 # The installer, from a copy of the tree, against the local archive and the wheels.
 mkdir -p "$ROOT/srv/vm-apt" "$ROOT/srv/wheels" "$ROOT/srv/src"
@@ -31,12 +33,15 @@ mv "$ROOT/etc/apt/sources.list.d.debian" "$ROOT/etc/apt/sources.list.d"
 [ -f "$ROOT/etc/apt/sources.list.debian" ] && mv "$ROOT/etc/apt/sources.list.debian" "$ROOT/etc/apt/sources.list"
 umount "$ROOT/srv/vm-apt" "$ROOT/srv/wheels"
 rm -rf "$ROOT/srv/vm-apt" "$ROOT/srv/wheels" "$ROOT/srv/src" "$ROOT/var/lib/apt/lists/"*
+# The data partition's mount point: on a read-only root nothing can make it at boot (mount's
+# move_mount found no /var/lib/companion and the kernel dropped the mounted partition at once).
+mkdir -p "$ROOT/var/lib/companion"
 # The profile on the data partition (the root is read-only); the installer's is the card's default.
 mkdir -p "$ROOT/usr/share/companion-card"
 mv "$ROOT/etc/companion/profile.toml" "$ROOT/usr/share/companion-card/profile.toml"
 ln -s /var/lib/companion/settings/profile.toml "$ROOT/etc/companion/profile.toml"
 cp "$HERE/README" "$ROOT/usr/share/companion-card/README"
-chroot "$ROOT" systemctl enable companion-grow-data.service companion-card.service companion-wifi.service \
+chroot "$ROOT" systemctl enable companion-card.service companion-wifi.service \
   systemd-networkd.service
 # Nothing writes a read-only root in the background.
 chroot "$ROOT" systemctl mask apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer \
