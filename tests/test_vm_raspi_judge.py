@@ -32,6 +32,7 @@ vmcheck root: /dev/mmcblk0p2 ext4 ro,relatime
 vmcheck data: /dev/mmcblk0p4 ext4 rw,noatime,commit=1
 vmcheck data_partuuid: 8a1b2c3d-04
 vmcheck sizes: mmcblk0 0 4294967296 mmcblk0p1 8192 268435456 mmcblk0p2 532480 1610612736 mmcblk0p3 3678208 1610612736 mmcblk0p4 6823936 800849920 
+vmcheck data_fs: Block count: 195520 Block size: 4096
 vmcheck slot: a
 vmcheck game_rc: 0
 vmcheck journal: /var/lib/companion/games/2026-12-07-trio.jsonl 14 0a1b2c3d4e5f6071 on /dev/mmcblk0p4
@@ -39,6 +40,7 @@ vmcheck cut_journal: /var/lib/companion/cut/2026-12-07-trio.jsonl 4 bad=0 whole 
 vmcheck cut now
 """
 SECOND = """vmcheck slot: b
+vmcheck cut_recovered: companion-data: recovering journal
 vmcheck cut_journal: /var/lib/companion/cut/2026-12-07-trio.jsonl 4 bad=0 partial 4 aaaabbbbccccdddd
 vmcheck resume_rc: 0
 vmcheck cut_journal: /var/lib/companion/cut/2026-12-07-trio.jsonl 6 bad=0 whole 4 aaaabbbbccccdddd
@@ -111,6 +113,16 @@ def test_a_journal_gone_after_the_roll_back_fails():
 
 def test_a_line_that_does_not_parse_after_the_cut_fails():
     assert run("power_cut_keeps_lines", CONSOLE, second=SECOND.replace("4 bad=0 partial", "4 bad=1 partial"))
+
+
+def test_a_cut_after_a_clean_unmount_is_no_power_cut():
+    problems = run("power_cut_keeps_lines", CONSOLE, second=SECOND.replace("companion-data: recovering journal", ""))
+    assert problems and "unmounted cleanly" in problems[0]
+
+
+def test_a_partition_grown_without_its_file_system_fails():
+    problems = run("data_grown", CONSOLE.replace("Block count: 195520", "Block count: 16384"))
+    assert problems and "file system was not grown" in problems[0]
 
 
 def test_a_root_whose_bytes_changed_fails_though_mounted_read_only():

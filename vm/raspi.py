@@ -60,6 +60,8 @@ GAME_FILES = ("hardware/profiles/mock-3.toml", "tests/scripts/as-played/trio.txt
 BOOT_BOUND_S = 3600
 """Only a hang reaches it: the guest's agent waits for READY up to 900 s of its own clock."""
 SECTOR = 512
+STUCK = ("Dependency failed for local-fs.target", "You are in emergency mode")
+"""What the console says when the boot will never reach the check: stop at once, not at the bound."""
 
 
 def partitions(card: Path) -> list[tuple[int, int]]:
@@ -159,7 +161,8 @@ def boot(tools_root: Path, work: Path, boot_files: dict, dtb: Path, card: Path, 
     a power cut); returns the console log."""
     cmdline = boot_files["cmdline"].replace(*CONSOLE) + " " + extra_cmdline
     console.unlink(missing_ok=True)
-    argv = ["qemu-system-aarch64", "-M", MACHINE, "-kernel", str(boot_files["kernel"]), "-initrd",
+    argv = ["qemu-system-aarch64", "-M", MACHINE, "-accel", "tcg,thread=multi",  # a host thread per core
+            "-kernel", str(boot_files["kernel"]), "-initrd",
             str(boot_files["initrd"]), "-dtb", str(dtb), "-append", cmdline,
             "-drive", f"if=sd,format=raw,file={card}", *DISPLAYS, "-display", "none", "-monitor", "none",
             "-serial", f"file:{console}"]
@@ -170,6 +173,8 @@ def boot(tools_root: Path, work: Path, boot_files: dict, dtb: Path, card: Path, 
             text = console.read_text(errors="replace") if console.exists() else ""
             if re.search(rf"^{end}\s*$", text, re.MULTILINE):
                 return text
+            if any(stuck in text for stuck in STUCK):
+                raise RuntimeError(f"the boot went to emergency mode:\n{text[-3000:]}")
             if proc.poll() is not None:
                 raise RuntimeError(f"QEMU exited ({proc.returncode}) before the check's end:\n{text[-3000:]}")
             if time.monotonic() > deadline:
@@ -192,7 +197,16 @@ PHASES = (("first", "vmcheck cut now"), ("second", "vmcheck end"), ("third", "vm
 """The check's three boots: the first checks the box and its game, updates into slot B and is cut
 (QEMU killed) mid-game; the second (slot B, as the firmware partition now says) reads the cut
 journal, resumes the game and rolls back; the third (slot A again) reads every journal."""
-EXTRA_CMDLINE = "systemd.run=/boot/firmware/vm-check/check.sh"
+EXTRA_CMDLINE = ("systemd.run=/boot/firmware/vm-check/check.sh systemd.unit=multi-user.target "
+                 "systemd.wants=kernel-command-line.service systemd.default_device_timeout_sec=900")
+"""The check as the kernel's command line starts it. ``systemd.run=`` alone makes its own
+kernel-command-line.target the default target (systemd-run-generator links default.target to it),
+so the card's multi-user.target, and with it the box's unit, would never start: the boot is the
+card's own target (``systemd.unit=``) with the check's service added to it (``systemd.wants=``,
+systemd-debug-generator). Under the emulator udev's coldplug finds the card's partitions more than
+90 s (systemd's default device timeout) after systemd starts, which failed the data partition's
+fsck and mount and sent the boot to emergency mode: the check waits up to 900 s for a device, as
+long as it waits for the unit (a Pi finds them in seconds; the card keeps systemd's default)."""
 
 
 class Card:

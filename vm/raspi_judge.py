@@ -116,13 +116,17 @@ def cut_journal(line: str) -> tuple[str, int, int, int, str] | None:
 
 def power_cut(before: dict[str, list[str]], after: dict[str, list[str]]) -> list[str]:
     """Every complete line the cut game's journal had when QEMU was killed is there, unchanged,
-    at the next boot, and every complete line there parses (a partial last line may be lost)."""
+    at the next boot, and every complete line there parses (a partial last line may be lost); and it
+    was a cut: the data partition's ext4 journal was replayed at the next boot."""
     cut, again = cut_journal(one(before, "cut_journal")), cut_journal(one(after, "cut_journal"))
     if cut is None or cut[1] < 3:
         return [f"the game was not cut with three lines in its journal: {one(before, 'cut_journal')!r}"]
     if again is None:
         return [f"the cut game's journal is gone after the power cut: {one(after, 'cut_journal')!r}"]
     problems = []
+    if not one(after, "cut_recovered"):
+        problems.append("no ext4 journal replayed on the data partition at the next boot: it was unmounted "
+                        "cleanly, so QEMU was not killed mid-game")
     if again[0] != cut[0]:
         problems.append(f"another journal after the cut: {again[0]}, not {cut[0]}")
     if again[1] < cut[1] or again[4] != cut[4]:
@@ -175,7 +179,8 @@ def root_never_written(lines: dict[str, list[str]], before: str, after: str) -> 
 
 
 def data_grown(lines: dict[str, list[str]], card_bytes: int) -> list[str]:
-    """The data partition ends within 1 MiB of the card's end (growpart leaves alignment only)."""
+    """The data partition ends within 1 MiB of the card's end (its start kept, alignment only), and
+    its ext4 fills it to within 1 MiB (grown by the initramfs's companion-grow-data)."""
     words = one(lines, "sizes").split()  # lsblk's NAME START SIZE, START in sectors
     table = {words[i]: (int(words[i + 1] or 0), int(words[i + 2])) for i in range(0, len(words) - 2, 3)
              if words[i + 2].isdigit() and (words[i + 1].isdigit() or words[i + 1] == "")}
@@ -186,6 +191,12 @@ def data_grown(lines: dict[str, list[str]], card_bytes: int) -> list[str]:
     end = start * 512 + size
     if disk - end > 1024 * 1024:
         return [f"the data partition ends {disk - end} bytes before the card's end: not grown ({one(lines, 'grow')})"]
+    fs = re.fullmatch(r"Block count: (\d+) Block size: (\d+)", one(lines, "data_fs"))
+    if fs is None:
+        return [f"the data partition's ext4 not read: {one(lines, 'data_fs')!r}"]
+    if size - int(fs[1]) * int(fs[2]) > 1024 * 1024:
+        return [f"the data partition's ext4 is {int(fs[1]) * int(fs[2])} bytes of its {size}: the file system "
+                f"was not grown ({one(lines, 'grow')})"]
     return []
 
 

@@ -6,10 +6,19 @@
 exec >/dev/console 2>&1
 say() { echo "vmcheck $1: $2"; }
 unit() { systemctl show companion.service -p "$1" --value; }
+# Until the unit is READY (active, with a status), or has failed, or has no start job left (nothing
+# will start it): one systemctl a second (each takes about a second of the emulator's time), at
+# most 900 s; the unit's own TimeoutStartSec= bounds a start that hangs.
 i=0
-while [ "$i" -lt 900 ] && ! { [ "$(unit ActiveState)" = active ] && [ -n "$(unit StatusText)" ]; }; do
+while [ "$i" -lt 900 ]; do
+  state=$(systemctl show companion.service -p ActiveState -p StatusText -p Job)
+  active=$(echo "$state" | sed -n 's/^ActiveState=//p')
+  [ "$active" = active ] && echo "$state" | grep -q '^StatusText=.' && break
+  [ "$active" = failed ] && break
+  [ "$active" = inactive ] && ! echo "$state" | grep -q '^Job=.' && break  # no job: nothing will start it
   sleep 1; i=$((i + 1))
 done
+say waited_s "$i"
 say ready_monotonic_us "$(unit ActiveEnterTimestampMonotonic)"
 say exec_start_monotonic_us "$(unit ExecMainStartTimestampMonotonic)"
 for key in Type ActiveState SubState StatusText TimeoutStartUSec WatchdogUSec NRestarts; do say "unit_$key" "$(unit "$key")"; done
@@ -33,7 +42,8 @@ say root "$(findmnt -no SOURCE,FSTYPE,OPTIONS /)"
 say data "$(findmnt -no SOURCE,FSTYPE,OPTIONS /var/lib/companion)"
 say data_partuuid "$(blkid -s PARTUUID -o value "$(findmnt -no SOURCE /var/lib/companion)")"
 say sizes "$(lsblk -bnro NAME,START,SIZE /dev/mmcblk0 | sed "s/^mmcblk0  /mmcblk0 0 /" | tr "\n" " ")"
-say grow "$(journalctl -u companion-grow-data.service -b --no-pager -o cat | tail -n 3 | tr '\n' ' ')"
+say data_fs "$(dumpe2fs -h "$(findmnt -no SOURCE /var/lib/companion)" 2>/dev/null | grep -E '^Block (count|size):' | tr -s ' ' | tr '\n' ' ')"
+say grow "$(journalctl -k -b --no-pager -o cat | grep companion-grow-data | tail -n 3 | tr '\n' ' ')"
 say slot "$(sed -n 's/.*root=PARTUUID=[0-9a-f]*-0\([23]\).*/\1/p' /proc/cmdline | sed 's/2/a/; s/3/b/')"
 G=/boot/firmware/vm-check
 BOX="runuser -u companion -- env STATE_DIRECTORY=/var/lib/companion /opt/companion/venv/bin/companion"
@@ -83,8 +93,14 @@ first)
     sleep 0.5; i=$((i + 1))
   done
   complete_lines
-  echo "vmcheck cut now" ;;
+  echo "vmcheck cut now"
+  # The host kills QEMU now. Until then nothing may end: this script's end would shut the system
+  # down, which unmounts the data partition cleanly, and the cut would be no cut.
+  sleep 3600 ;;
 second)
+  # A real cut leaves the data partition's ext4 journal to replay (by systemd-fsck or the mount):
+  # without it, the partition was unmounted cleanly and there was no cut.
+  say cut_recovered "$(journalctl -b --no-pager -o cat | grep -iE 'recovering journal|recovery complete' | tr '\n' ' ')"
   n=$(cat $G/cut_lines 2>/dev/null || echo 0)
   complete_lines "$n"
   printf '0.5 1 ok\n' > /run/resume.txt
