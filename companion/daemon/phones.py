@@ -299,6 +299,11 @@ class Phones:
         table.version += 1
 
     def _station_name(self, station: int) -> str:
+        """The name the station plays under: its seat's in the game being set up or played (a
+        resumed game's, from its journal), else the table's."""
+        seated = getattr(self.table, "seated", None)
+        if seated is not None and station in seated.stations:
+            return seated.names[seated.stations.index(station)]
         return self.table.names[station] if station < len(self.table.names) else f"P{station + 1}"
 
     def _wake_loop(self) -> None:
