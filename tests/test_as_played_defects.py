@@ -6,6 +6,7 @@ too small for the lobby's rounds."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from asplayed import DEMO, PROFILES, SCRIPTS, cli, journal_of, lines_of, read_back, run_box
@@ -173,6 +174,8 @@ def test_a_tables_own_deck_too_small_for_four_rounds_makes_the_game_shorter(tmp_
     assert header["options"]["rounds"] == 1 and cards["deck"] == "kitchen"
     try:
         result = read_back(path, "--decks", str(decks))
+        history = cli("history", "--journal-dir", str(journals), "--json", "--decks", str(decks))
     finally:
         use_user_decks([])
     assert not result["over"] and "not finished" in result["games"]
+    assert history.code == 0 and json.loads(history.out)["unreadable"] == {}, history.out

@@ -158,6 +158,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     """Per player across the journals: games played and won, points, reaction times; charts."""
     from ..record.history import as_json, plot, read_history, report
 
+    if problem := load_user_decks(args):
+        return fail(problem)
     directory = Path(args.journal_dir)
     if not directory.is_dir():
         return fail(no_directory(directory))
@@ -212,5 +214,6 @@ def add_history(sub: argparse._SubParsersAction) -> None:
                                       "every game with a late press.")
     hist.add_argument("--journal-dir", "--dir", default=str(default_journal_dir()), help="where game journals are")
     hist.add_argument("--json", action="store_true", help="print one JSON object")
+    hist.add_argument("--decks", help="the word deck file of your own that Pictomania games were played with")
     hist.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR (needs matplotlib: pip install \".[plot]\")")
     hist.set_defaults(func=cmd_history)
