@@ -35,6 +35,9 @@ After each life the monkey checks, and counts what fails:
   does not is killed, as systemd would. The script's end is what the box says, never the
   script's length counted from the process's start: on a busy machine the box starts late and
   its script moves later with it (an 18-minute run at load 10-20 called such a life a hang);
+- **host**: on a quiz night hosted from a phone too (half of them: :mod:`tests.monkey_host`, a
+  phone pressing its page's keys at random beside the script's host at the station), the box lets
+  that phone host with the PIN it logged and never closes it as a broken phone;
 - **lost**: every game a life started (its log names the journal) is listed by
   ``companion games``, not as unreadable;
 - **rules**: the oracle (:mod:`tests.monkey_oracle`), which the box does not share: every
@@ -78,6 +81,7 @@ from companion.daemon.scripted import SCRIPT_PLAYED  # noqa: E402
 from companion.script import parse_script  # noqa: E402
 from tests.monkey_gestures import KINDS, Players, life_script  # noqa: E402
 from tests.monkey_oracle import check_file  # noqa: E402
+from tests.monkey_host import HostPhone, hosted  # noqa: E402
 
 PROFILES = ROOT / "hardware" / "profiles"
 BOXES = {2: ROOT / "companion" / "demo" / "profile.toml", 3: PROFILES / "mock-3.toml", 4: PROFILES / "mock-4.toml",
@@ -126,6 +130,8 @@ class Night:
     lives: list[Life]
     options: list[str] = field(default_factory=list)
     """``--option GAME.NAME=VALUE`` the box is started with in every life."""
+    host_phone: bool = False
+    """A quiz night hosted from a phone too (:mod:`tests.monkey_host`), beside the station's host."""
 
 
 @dataclass
@@ -167,7 +173,8 @@ def plan_night(seed: str, games: list[str], life_s: float, lives: int | None = N
     options = [o for o in options if o.startswith(game + ".")]
     if game == "quiz" and not any(o.startswith("quiz.pack=") for o in options) and rnd.random() < 0.3:
         options.append(f"quiz.pack={PACK}")  # a pack named on the command line, beside the folder's
-    return Night(seed, game, text, plan, options)
+    phone = game == "quiz" and random.Random(f"{seed}/host").random() < 0.5  # the other draws as before
+    return Night(seed, game, hosted(text) if phone else text, plan, options, phone)
 
 
 _OFFERED: dict[str, set[str]] = {}
@@ -276,11 +283,18 @@ class Table:
                 *(f"--option={option}" for option in self.night.options)]
         with log_path.open("w") as log:
             proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
+            host = HostPhone(log_path, life.seed) if self.night.host_phone else None
+            if host is not None:
+                host.start()
             if self.on_start is not None:
                 self.on_start(proc)
             killed, hung = self._watch(proc, watchdog, life.kill_at_s, log_path)
         watchdog.close()
         failures = [Failure("hang", n, hung)] if hung else []
+        if host is not None:
+            host.stop()
+            self.figures.update(host.figures)
+            failures += [Failure("host", n, problem) for problem in host.problems]
         self.figures["lives"] += 1
         self.figures["kills"] += killed
         pressed = [p for p in parse_script(life.script, 17) if not killed or p.at_s < life.kill_at_s]
@@ -490,7 +504,8 @@ def monkey(seed: int, games: list[str], minutes: float | None, nights: int | Non
         failures = play_night(night, figures, keep)
         kinds.update(f.kind for f in failures)
         figures["failing_nights"] += bool(failures)
-        say(f"night {night.seed}: {night.game} on {len(offered_names(night.profile))} stations, "
+        say(f"night {night.seed}: {night.game}{' hosted from a phone' * night.host_phone} on "
+            f"{len(offered_names(night.profile))} stations, "
             f"{len(night.lives)} lives: " + ("ok" if not failures else "; ".join(f"{f.kind} (life {f.life + 1})"
                                                                               for f in failures)))
         if failures:
@@ -507,6 +522,7 @@ def monkey(seed: int, games: list[str], minutes: float | None, nights: int | Non
             "gestures": {k: figures[f"gesture_{k}"] for k in KINDS},
             "failures": sum(kinds.values()), "failures_by_kind": dict(kinds),
             "failing_nights": figures["failing_nights"],
+            "host_phone": {k: v for k, v in sorted(figures.items()) if k.startswith("host_")},
             "saved": saved}
 
 
