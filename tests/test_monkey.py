@@ -97,3 +97,13 @@ def test_a_box_a_busy_machine_starts_late_is_no_hang(tmp_path, monkeypatch):
     table.on_start = starve
     assert table.play() == []
     assert table.figures["lives"] == 1 and table.figures["journals_checked"] >= 1, table.figures
+
+
+def test_some_quiz_nights_are_hosted_from_a_phone_on_a_box_with_phones():
+    """Half of the quiz nights, drawn apart from the rest of the night (so a seed's other draws
+    stay), also have a host's phone; their box serves phones (``[web]`` in its profile)."""
+    nights = [tests.monkey.plan_night(f"46-{n}", ["quiz"], 20.0) for n in range(12)]
+    hosted = [night for night in nights if night.host_phone]
+    assert 0 < len(hosted) < len(nights)
+    assert all("[web]" in night.profile for night in hosted)
+    assert not any("[web]" in night.profile for night in nights if not night.host_phone)
