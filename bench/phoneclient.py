@@ -2,7 +2,9 @@
 ``docs/PHONE-PROTOCOL.md``, for the tests and the phone benchmarks.
 
 It answers every ping at once with its own clock (the box's monotonic clock moved by
-``offset_ms``, so a test knows the truth of every time it sends), reports each panel painted as
+``offset_ms``, so a test knows the truth of every time it sends) and its clock's step, as the
+page does (``step_ms``: its stamps are floored to it, as a browser coarsens its clock; None: the
+step is not said, as an older page), reports each panel painted as
 soon as it arrives, keeps what the box sent it, and presses keys with the touch's own time.
 """
 
@@ -12,6 +14,7 @@ import asyncio
 import base64
 import io
 import json
+import math
 import time
 from typing import Any, Callable
 
@@ -23,8 +26,9 @@ class PhoneClient:
     """One phone's connection to a box at ``url`` (``http://host:port``)."""
 
     def __init__(self, session: aiohttp.ClientSession, url: str, offset_ms: float = 1.7e12,
-                 clock_ns: Callable[[], int] = time.monotonic_ns) -> None:
+                 clock_ns: Callable[[], int] = time.monotonic_ns, step_ms: float | None = 0.001) -> None:
         self.session = session
+        self.step_ms = step_ms
         self.url = url.rstrip("/")
         self.offset_ms = offset_ms
         self.clock_ns = clock_ns
@@ -45,8 +49,14 @@ class PhoneClient:
         self._reader: asyncio.Task | None = None
 
     def now_ms(self) -> float:
-        """The phone's clock: ``performance.timeOrigin + performance.now()``."""
-        return self.clock_ns() / 1e6 + self.offset_ms
+        """The phone's clock: ``performance.timeOrigin + performance.now()``, in its steps."""
+        return self.coarse(self.clock_ns() / 1e6 + self.offset_ms)
+
+    def coarse(self, phone_ms: float) -> float:
+        """A true phone time as the page's clock shows it: floored to its step."""
+        if self.step_ms is None or self.step_ms <= 0.001:
+            return phone_ms
+        return math.floor(phone_ms / self.step_ms) * self.step_ms
 
     async def join(self, room: str, role: str = "seat", name: str | None = None, token: str | None = None,
                    seat: int | None = None, pin: str | None = None) -> dict[str, Any] | None:
@@ -79,7 +89,10 @@ class PhoneClient:
             self.received.append(frame)
             kind = frame["type"]
             if kind == "ping" and self.answering:
-                await self.socket.send_str(json.dumps({"type": "pong", "id": frame["id"], "t": self.now_ms()}))
+                pong = {"type": "pong", "id": frame["id"], "t": self.now_ms()}
+                if self.step_ms is not None:
+                    pong["res"] = self.step_ms
+                await self.socket.send_str(json.dumps(pong))
             elif kind == "table":
                 self.view = frame["view"]
             elif kind == "host":

@@ -20,10 +20,13 @@ bounds lie on the convex hulls of the lower and upper bound points, so a fit loo
 dozen points however many exchanges are kept.
 
 How far a converted time can be from the truth (:meth:`ClockSync.uncertainty_ns`) follows from
-the same bounds: between the oldest and the newest exchange the true line lies inside the band,
-so the error is at most half its width; beyond them (a frame read after the last exchange, up to a
-ping interval later) a wrong rate adds at most ``max_drift`` per unit of distance. The board link
-uses it to reject frames stamped in the future (:mod:`companion.board.session`).
+the same bounds: the true line is one of the lines the bounds allow, so a converted time is at
+most as far from the truth as the farthest allowed line is from the fitted one there. Between the
+oldest and the newest exchange that is about half the band; beyond them (a frame read after the
+last exchange, up to a ping interval later) it grows with the spread of the rates the bounds
+still allow, measured from the exchanges themselves: wide while there are few, a few ppm once
+they span the window, never more than ``max_drift``, which is only the ceiling of the search. The
+board link uses it to reject frames stamped in the future (:mod:`companion.board.session`).
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ class ClockSync:
 
     ``window_ns``: how long bounds are kept (the drift must be steady over it);
     ``interval_ns``: of all exchanges sent within one interval, only the tightest lower and upper
-    bound are kept, which keeps a fit small; ``max_drift``: the largest rate error believed
-    (a crystal is within 0.01 %).
+    bound are kept, which keeps a fit small; ``max_drift``: the largest rate error searched
+    (a crystal is within 0.01 %): the rate itself, and how sure it is, are measured within it.
     """
 
     def __init__(self, window_ns: int = 60_000_000_000, interval_ns: int = 1_000_000_000,
@@ -55,6 +58,8 @@ class ClockSync:
         self._fit: tuple[float, float] | None = None  # offset, rate
         self._half_band = 0.0  # half the margin between the bounds at the fitted rate, host ns
         self._span = (0, 0)  # board times (relative to _ref) of the oldest and newest bound kept
+        self._hulls: tuple[list, list] = ([], [])  # the binding lower and upper bound points
+        self._rates: tuple[float, float] | None = None  # the rates the bounds allow (None: they cross)
 
     @property
     def synced(self) -> bool:
@@ -102,15 +107,27 @@ class ClockSync:
         return self._ref[1] + round(offset + rate * (board_us - self._ref[0]))
 
     def uncertainty_ns(self, board_us: int) -> int:
-        """How far :meth:`to_host_ns` of ``board_us`` can be from the truth: half the band the
-        exchanges leave at the fitted rate, plus what the largest believed rate error adds outside
-        the board times the exchanges cover. Exact for a linear clock, since every stamp is taken
-        only late: a slow leg loosens a bound, never breaks it."""
+        """How far :meth:`to_host_ns` of ``board_us`` can be from the truth: the farthest that any
+        line the bounds allow lies from the fitted one at ``board_us``. Exact for a linear clock,
+        since every stamp is taken only late: a slow leg loosens a bound, never breaks it. Bounds
+        that cross (no line fits them all: a clock that jumped) say the fit is off by at least
+        half the crossing; then the largest rate error searched is added beyond the exchanges."""
         if self._fit is None:
             raise RuntimeError("no ping exchange yet: the board's clock is unknown")
         x = board_us - self._ref[0]
-        outside = max(0, self._span[0] - x, x - self._span[1])
-        return round(self._half_band + self.max_drift * NOMINAL_RATE * outside)
+        if self._rates is None:
+            outside = max(0, self._span[0] - x, x - self._span[1])
+            return round(self._half_band + self.max_drift * NOMINAL_RATE * outside)
+        lower, upper = self._hulls
+        slowest, fastest = self._rates
+        rates = [slowest, fastest] + [r for hull in (lower, upper) for r in _slopes(hull) if slowest < r < fastest]
+        # At each rate the bounds allow offsets from the highest lower bound to the lowest upper
+        # one; both ends are piecewise linear in the rate with corners at the hulls' slopes.
+        highest = max(min(y + r * (x - bx) for bx, y in upper) for r in rates)
+        lowest = min(max(y + r * (x - bx) for bx, y in lower) for r in rates)
+        offset, rate = self._fit
+        fitted = offset + rate * x
+        return round(max(highest - fitted, fitted - lowest, self._half_band))
 
     def _refit(self) -> None:
         lower = _hull([kept[1] for kept in self._intervals], upper=True)
@@ -122,21 +139,39 @@ class ClockSync:
             return high - low, (low + high) / 2
 
         rate = NOMINAL_RATE
+        slowest, fastest = NOMINAL_RATE * (1 - self.max_drift), NOMINAL_RATE * (1 + self.max_drift)
+        # The margin is concave and piecewise linear in the rate, with corners at the hulls' edge
+        # slopes: its maximum is at one of them, or at a limit, and so are the ends of where it
+        # is not negative (the rates the bounds allow).
+        rates = sorted({slowest, fastest, *(r for hull in (lower, upper) for r in _slopes(hull)
+                                            if slowest < r < fastest)})
+        margins = [band(r)[0] for r in rates]
         if len(lower) > 1 or len(upper) > 1:
-            # The margin is concave and piecewise linear in the rate, with corners at the
-            # hulls' edge slopes: its maximum is at one of them, or at a limit.
-            slowest, fastest = NOMINAL_RATE * (1 - self.max_drift), NOMINAL_RATE * (1 + self.max_drift)
-            rates = [slowest, fastest] + [r for hull in (lower, upper) for r in _slopes(hull)
-                                          if slowest < r < fastest]
-            margins = {r: band(r)[0] for r in rates}
-            widest = max(margins.values())
-            flat = [r for r, margin in margins.items() if margin >= widest - 1.0]
+            widest = max(margins)
+            flat = [r for r, margin in zip(rates, margins) if margin >= widest - 1.0]
             rate = (min(flat) + max(flat)) / 2
         width, middle = band(rate)
         self._fit = (middle, rate)
         self._half_band = abs(width) / 2  # bounds that cross: the line is off by at least that
+        self._hulls = (lower, upper)
+        self._rates = _allowed(rates, margins)
         xs = [x for kept in self._intervals for x in (kept[1][0], kept[2][0])]
         self._span = (min(xs), max(xs))
+
+
+def _allowed(rates: list[float], margins: list[float]) -> tuple[float, float] | None:
+    """The rates whose margin is not negative, from the margin at each corner (sorted rates) of a
+    concave piecewise linear margin: None if there are none (the bounds cross)."""
+    inside = [i for i, m in enumerate(margins) if m >= 0]
+    if not inside:
+        return None
+
+    def edge(i: int, j: int) -> float:  # corner i allowed, its neighbour j not: where the margin is 0
+        return rates[i] + (rates[j] - rates[i]) * margins[i] / (margins[i] - margins[j])
+
+    first, last = inside[0], inside[-1]
+    return (edge(first, first - 1) if first > 0 else rates[first],
+            edge(last, last + 1) if last < len(rates) - 1 else rates[last])
 
 
 def _hull(points: list[tuple[int, int]], upper: bool) -> list[tuple[int, int]]:

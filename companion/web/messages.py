@@ -43,6 +43,8 @@ PHONE_MS_MAX = 1 << 50
 """The largest phone time taken (ms since 1970 is about 2**41 today): a bigger number is nonsense."""
 LAG_MS_MAX = 60_000.0
 """The longest handler delay or stall a page may report (a minute: the box caps what it holds back)."""
+STEP_MS_MIN, STEP_MS_MAX = 0.001, 1000.0
+"""A clock step a page may say: from 1 us (finer means nothing on a phone's stamps) to a second."""
 
 
 class Refused(ValueError):
@@ -67,6 +69,8 @@ class Pong:
     t_ms: float
     lag_ms: float = 0.0
     """The page's longest main-thread stall in the last second: input may still be queued that long."""
+    res_ms: float | None = None
+    """The step of the page's clock, as it measured it (None: it did not say)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +176,16 @@ class _Fields:
             raise self._fail(key, f"a delay in ms from 0 to {LAG_MS_MAX:g}")
         return float(value)
 
+    def step(self, key: str) -> float | None:
+        """An optional clock step the page measured, in ms (None when it says none)."""
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not STEP_MS_MIN <= value <= STEP_MS_MAX:
+            raise self._fail(key, f"a clock step in ms from {STEP_MS_MIN:g} to {STEP_MS_MAX:g}")
+        return float(value)
+
     def choice(self, key: str, allowed: tuple[str, ...]) -> str:
         value = self.data.get(key)
         if value not in allowed or not isinstance(value, str):
@@ -192,7 +206,7 @@ def _hello(f: _Fields) -> Hello:
 
 
 def _pong(f: _Fields) -> Pong:
-    return Pong(f.whole("id", 0, SEQ_MAX), f.time("t"), f.lag("lag"))
+    return Pong(f.whole("id", 0, SEQ_MAX), f.time("t"), f.lag("lag"), f.step("res"))
 
 
 def _press(f: _Fields) -> Press:
@@ -208,7 +222,7 @@ def _host(f: _Fields) -> HostAct:
                    f.whole("seat", 1, 99, False))
 
 
-_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat", "pin")), "pong": (_pong, ("id", "t", "lag")),
+_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat", "pin")), "pong": (_pong, ("id", "t", "lag", "res")),
             "press": (_press, ("key", "down", "t", "seq", "lag")), "painted": (_painted, ("frame", "t")),
             "host": (_host, ("act", "turn", "seq", "seat"))}
 """Each type's reader and the fields it may have (``type`` besides): any other field is refused."""

@@ -7,9 +7,16 @@ line: a slow leg only loosens a bound, and the error of a mapped time is half th
 quickest legs leave (about half the best round trip), plus the drift allowance beyond the
 exchanges. Two things differ from the board's crystal timer:
 
-- the phone's clock is read by a browser that may coarsen it (to 0.1 ms in Chrome, 1 ms in
-  Firefox and Safari), so a stamp may be up to :data:`PHONE_RESOLUTION_NS` early, which breaks
-  "a stamp is only ever late"; that much is added to every error;
+- the phone's clock is read by a browser that may coarsen it (5 us to 0.1 ms in Chrome, 1 ms in
+  Firefox and Safari, 16.67 ms or 100 ms in a browser resisting fingerprinting, and Chrome's
+  jittered clamp may round up as well as down), so a stamp may be a step early or late, which
+  breaks "a stamp is only ever late". The page measures its clock's step and says it in every
+  pong (``res``); the phone carries its own: every exchange's bounds are widened by it and every
+  mapped time's error grows by it. A page that says nothing is taken at :data:`PHONE_RESOLUTION_NS`;
+- the phone's clock rate is measured, not assumed: the fit searches up to :data:`MAX_DRIFT` (a
+  phone's clock is its crystal, 100 ppm at worst, plus what NTP slews it by, up to 500 ppm on
+  Linux) and the error beyond the exchanges grows with the spread of rates the exchanges still
+  allow (:meth:`~companion.board.clocksync.ClockSync.uncertainty_ns`);
 - a phone is on Wi-Fi, whose legs are often tens or hundreds of milliseconds (a phone in power
   save sleeps up to a second): the error is what it is, and the arbiter never ranks two presses
   whose intervals overlap (:mod:`companion.arbiter.race`).
@@ -38,9 +45,14 @@ from collections import deque
 from ..board.clocksync import ClockSync
 
 PHONE_RESOLUTION_NS = 1_000_000
-"""The coarsest a browser's ``performance.now()`` is (Firefox and Safari: 1 ms)."""
-MAX_DRIFT = 2e-4
-"""A phone's clock rate error believed at most: 200 ppm (a cheap crystal is within 100)."""
+"""A phone clock's step when its page does not say it: the coarsest of the ordinary browsers'
+``performance.now()`` (Firefox and Safari: 1 ms)."""
+MAX_DRIFT = 1e-3
+"""The ceiling of a phone clock's rate error searched: 1000 ppm, as the button board's (a crystal
+within 100 ppm, plus up to 500 ppm of NTP slew). The rate is measured within it, from the exchanges."""
+ASSUMED_DRIFT = 2e-4
+"""The rate error assumed before the rate was measured (200 ppm): :class:`PhoneClock`'s baseline
+arm in ``python -m bench.phones``, which a phone 500 ppm fast broke (issue 48)."""
 TOUCH_SHIFT_NS = 19_600_000
 TOUCH_SPREAD_NS = 10_000_000
 """A touch's latency, glass to ``event.timeStamp``, which no box can measure: 9.6 to 29.6 ms across
@@ -59,16 +71,24 @@ HOLD_WINDOW_NS = 30_000_000_000
 
 
 class PhoneClock:
-    """One phone's clock, refitted from every ping exchange (phone ms to box ns)."""
+    """One phone's clock, refitted from every ping exchange (phone ms to box ns).
 
-    def __init__(self) -> None:
-        self.sync = ClockSync(window_ns=30_000_000_000, interval_ns=500_000_000, max_drift=MAX_DRIFT)
+    ``measured=False`` is the clock as it was before its rate and step were measured (200 ppm
+    assumed, 1 ms added to a mapped time, the exchanges taken as exact): the baseline arm of
+    ``python -m bench.phones``, kept beside the measured clock so both run on the same links."""
+
+    def __init__(self, measured: bool = True) -> None:
+        self.measured = measured
+        self.sync = ClockSync(window_ns=30_000_000_000, interval_ns=500_000_000,
+                              max_drift=MAX_DRIFT if measured else ASSUMED_DRIFT)
         self.watermark_ns: int | None = None
         """Every press of this phone with a box time before this has arrived."""
         self.error_ns = 0
         """The error of the latest exchange's mapped time: what a press made now will carry."""
         self.hold_ns = 0
         """How far the watermark is held back for the page's handler delay (:meth:`hold`)."""
+        self.step_ns: int | None = None
+        """The coarsest clock step the page has said (None: it has said none)."""
         self._handled: deque[tuple[int, int]] = deque()  # (box ns, a press's handler delay ns)
         self._stall_ns = 0
 
@@ -76,10 +96,23 @@ class PhoneClock:
     def synced(self) -> bool:
         return self.sync.synced
 
-    def exchange(self, sent_ns: int, phone_ms: float, received_ns: int, stall_ms: float = 0.0) -> None:
+    @property
+    def resolution_ns(self) -> int:
+        """How far one of this phone's stamps may be from its clock's true reading: its page's
+        clock step, or :data:`PHONE_RESOLUTION_NS` for a page that says none."""
+        if self.step_ns is None or not self.measured:
+            return PHONE_RESOLUTION_NS
+        return self.step_ns
+
+    def exchange(self, sent_ns: int, phone_ms: float, received_ns: int, stall_ms: float = 0.0,
+                 step_ms: float | None = None) -> None:
         """One ping sent at ``sent_ns``, answered at ``phone_ms`` on the phone, back at
-        ``received_ns``; ``stall_ms``: the page's longest main-thread stall in the last second."""
-        self.sync.add(sent_ns, _us(phone_ms), received_ns)
+        ``received_ns``; ``stall_ms``: the page's longest main-thread stall in the last second;
+        ``step_ms``: its clock's step, as the page measured it."""
+        if step_ms is not None:
+            self.step_ns = max(self.step_ns or 0, round(step_ms * 1e6))
+        widen = self.resolution_ns if self.measured else 0  # a stamp a step early or late
+        self.sync.add(sent_ns - widen, _us(phone_ms), received_ns + widen)
         t_ns, error_ns = self.to_box(phone_ms)
         self.error_ns = error_ns
         self._stall_ns = round(stall_ms * 1e6)
@@ -115,9 +148,10 @@ class PhoneClock:
         return t_ns, error_ns + PAINT_ERROR_NS
 
     def to_box(self, phone_ms: float) -> tuple[int, int]:
-        """The box time of a phone time and how far it may be from the truth, both in ns."""
+        """The box time of a phone time and how far it may be from the truth, both in ns: the
+        line's error there and the stamp's own step."""
         us = _us(phone_ms)
-        return self.sync.to_host_ns(us), self.sync.uncertainty_ns(us) + PHONE_RESOLUTION_NS
+        return self.sync.to_host_ns(us), self.sync.uncertainty_ns(us) + self.resolution_ns
 
 
 def _us(phone_ms: float) -> int:

@@ -97,8 +97,11 @@ class Phone:
 class WebCompanion(HostLine):
     """The server and its connections; :meth:`serve` (or :meth:`start`) on its loop, :meth:`close` at the end."""
 
-    def __init__(self, box: Box, room: Room, now_ns: Callable[[], int] = time.monotonic_ns) -> None:
+    def __init__(self, box: Box, room: Room, now_ns: Callable[[], int] = time.monotonic_ns,
+                 clock: Callable[[], PhoneClock] = PhoneClock) -> None:
         self.box = box
+        self.clock = clock
+        """Each phone's clock (the benchmark's baseline arm gives its own)."""
         self.room = room
         self.now_ns = now_ns
         self.phones: set[Phone] = set()
@@ -216,7 +219,7 @@ class WebCompanion(HostLine):
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         socket = web.WebSocketResponse(max_msg_size=FRAME_BYTES, heartbeat=None, autoping=True)
         await socket.prepare(request)
-        phone = Phone(socket, peer_of(request.remote), last_heard_ns=self.now_ns())
+        phone = Phone(socket, peer_of(request.remote), clock=self.clock(), last_heard_ns=self.now_ns())
         self.phones.add(phone)
         try:
             await self._converse(phone, request.transport)
@@ -327,7 +330,7 @@ class WebCompanion(HostLine):
             if sent is None:
                 return  # a pong for a ping forgotten (a duplicate): nothing to learn
             try:
-                phone.clock.exchange(sent, message.t_ms, now, message.lag_ms)
+                phone.clock.exchange(sent, message.t_ms, now, message.lag_ms, message.res_ms)
             except ValueError:
                 raise Refused("a pong whose time went backwards") from None
             waiting, phone.unsynced = phone.unsynced, []

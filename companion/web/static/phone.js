@@ -140,6 +140,28 @@
     if (document.visibilityState === "visible") rejoinNow();
   });
 
+  // --- the clock's step ----------------------------------------------------------------------
+  /*
+   * Browsers coarsen performance.now() (5 us to 0.1 ms in Chrome, whose clamp jitters up as well
+   * as down; 1 ms in Firefox and Safari; 16.67 ms or 100 ms when resisting fingerprinting), so a
+   * stamp may be a step from the true time either way. Every pong says the step, and the box
+   * widens this phone's error by it rather than assuming one. Measured once, at load: the
+   * smallest change between the clock's next few changes (at most a quarter second of looking).
+   */
+  const CLOCK_STEP_MS = (function () {
+    const start = performance.now();
+    let last = start;
+    const changes = [];
+    while (changes.length < 4 && last - start < 250) {
+      const now = performance.now();
+      if (now !== last) changes.push(now);
+      last = now;
+    }
+    let step = 1000;  // no two changes seen: coarser than the look, say the most the box takes
+    for (let i = 1; i < changes.length; i++) step = Math.min(step, changes[i] - changes[i - 1]);
+    return Math.min(1000, Math.max(0.001, step));
+  })();
+
   // --- the main thread's stalls --------------------------------------------------------------
   /*
    * A touch is stamped when it happens, but handled when the main thread is free: behind a busy
@@ -211,7 +233,7 @@
     },
 
     ping(m) {
-      send({ type: "pong", id: m.id, t: phoneMs(), lag: stall() });
+      send({ type: "pong", id: m.id, t: phoneMs(), lag: stall(), res: CLOCK_STEP_MS });
       if (!synced) {
         synced = true;
         document.body.classList.remove("offline", "unsynced");
