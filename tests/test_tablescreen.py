@@ -201,6 +201,27 @@ def test_a_late_note_is_drawn_in_red_under_the_heading_and_the_race_below_it():
     assert drawn.index("Late: tie Ana&Ben") < drawn.index("Ben -5 ms late") < drawn.index("Ana first")
 
 
+def test_a_phone_in_a_declared_tie_names_its_touch_allowance_under_the_race():
+    """A tie a phone's margin made says what the margin holds (issue 48: the touch allowance is
+    declared, not measured, and the TV says so); a wired tie, or a phone that won outright, does not."""
+    tied = replace(RACE, race=(RacePress("Ana", 0, 0.0, "tie"), RacePress("Zoe", 1, 6.0, "tie", 14.2),
+                               RacePress("Cy", 2, 210.0)))
+    drawn: list[str] = []
+    image = render(tied, (1280, 720), drawn)
+    note = "+- a phone's margin: its clock's error and a 10 ms touch allowance"
+    said = [i for i, s in enumerate(drawn) if s in note]
+    assert said and drawn.index("Zoe +6 ms tie +-14 ms") < said[0]
+    assert " ".join(drawn[i] for i in said) == note
+    plain: list[str] = []
+    render(replace(tied, race=(RacePress("Ana", 0, 0.0, "tie"), RacePress("Ben", 1, 6.0, "tie"))), (1280, 720), plain)
+    outright: list[str] = []
+    render(replace(tied, race=(RacePress("Zoe", 1, 0.0, "first", 14.2), RacePress("Ana", 0, 90.0))), (1280, 720),
+           outright)
+    assert not any("touch allowance" in s for s in plain + outright)
+    dim_rows = [y for y in range(image.height) if DIM in {image.getpixel((x, y)) for x in range(700, 1100, 2)}]
+    assert dim_rows and max(dim_rows) > 300  # drawn, in the dim colour, below the rows
+
+
 def test_the_end_chart_draws_each_players_line_up_to_their_score():
     image = render(END, (1280, 720))
     colours = {image.getpixel((x, y)) for x in range(400, 1200, 3) for y in range(200, 700, 3)}

@@ -9,6 +9,7 @@ import segno
 from PIL import Image
 
 from ..screens.canvas import overflow
+from ..web.phoneclock import TOUCH_SPREAD_NS
 from .chart import score_chart
 from .painter import ACCENT, ALERT, CHAR_H, CHAR_W, DIM, LINE, PANEL, TEXT, Painter, colour
 from .publicview import PublicView, RacePress
@@ -243,7 +244,8 @@ def margin(ms: float) -> str:
 def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, int]) -> int:
     """A race as a timeline: an axis from the first press to the last, a dot per press in its
     player's colour, and a row per press, ``Ben +140 ms`` (a late press may be before the
-    winner's: ``Ben -5 ms late``)."""
+    winner's: ``Ben -5 ms late``). When a phone is in a declared tie, a last row says what its
+    margin holds: its clock's error and the touch allowance no box can measure (:func:`allowance`)."""
     x0, y, x1, y1 = box
     u = p.u
     counted = [r for r in presses if r.note != "false start"]
@@ -255,7 +257,12 @@ def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, 
         cx = x0 + round((x1 - x0) * (r.delta_ms - start) / span)
         p.draw.ellipse((cx - 3 * u, axis_y - 3 * u, cx + 3 * u, axis_y + 3 * u), fill=colour(r.player))
     y = axis_y + 6 * u
-    scale = next((s for s in range(u, 0, -1) if len(presses) * p.line_h(s) <= y1 - y), 1)
+    note = allowance(presses)
+
+    def notes(scale: int) -> list[str]:
+        return wrap(note, (x1 - x0) // (CHAR_W * scale)) if note else []
+
+    scale = next((s for s in range(u, 0, -1) if (len(presses) + len(notes(s))) * p.line_h(s) <= y1 - y), 1)
     for r in presses:
         if r.note == "false start":
             when = f"{r.delta_ms:+.0f} ms false start"
@@ -267,4 +274,16 @@ def _race(p: Painter, presses: tuple[RacePress, ...], box: tuple[int, int, int, 
             when += f" +-{r.error_ms:.0f} ms"
         p.text(x0, y, f"{r.name} {when}", scale=scale, fill=colour(r.player), width=x1 - x0)
         y += p.line_h(scale)
+    for row in notes(scale):
+        p.text(x0, y, row, scale=scale, fill=DIM, width=x1 - x0)
+        y += p.line_h(scale)
     return y + 4 * u
+
+
+def allowance(presses: tuple[RacePress, ...]) -> str:
+    """What a phone's margin in a declared tie is made of: the table sees a tie it might have
+    called by eye, so it is told that part of the margin is declared, not measured (the touch's
+    latency, glass to timestamp, which differs between phones: :data:`TOUCH_SPREAD_NS`)."""
+    if not any(r.note == "tie" and r.error_ms >= 0.5 for r in presses):
+        return ""
+    return f"+- a phone's margin: its clock's error and a {TOUCH_SPREAD_NS / 1e6:.0f} ms touch allowance"
