@@ -222,7 +222,7 @@ def _host(f: _Fields) -> HostAct:
                    f.whole("seat", 1, 99, False))
 
 
-_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat", "pin")), "pong": (_pong, ("id", "t", "lag", "res")),
-            "press": (_press, ("key", "down", "t", "seq", "lag")), "painted": (_painted, ("frame", "t")),
+_READERS = {"hello": (_hello, ("room", "role", "name", "token", "seat", "pin")),
+            "pong": (_pong, ("id", "t", "lag", "res")), "press": (_press, ("key", "down", "t", "seq", "lag")), "painted": (_painted, ("frame", "t")),
             "host": (_host, ("act", "turn", "seq", "seat"))}
 """Each type's reader and the fields it may have (``type`` besides): any other field is refused."""
