@@ -54,9 +54,11 @@ class Phone:
     Every frame the box sends it is kept in :attr:`received` (parsed), so a test can check what
     a phone was told as well as what it shows."""
 
-    def __init__(self, browser, url: str, storage_state: dict | None = None) -> None:
+    def __init__(self, browser, url: str, storage_state: dict | None = None, init_script: str | None = None) -> None:
         self.context = browser.new_context(viewport=PHONE_SIZE, has_touch=True, is_mobile=True,
                                            storage_state=storage_state)
+        if init_script is not None:  # run before the page's own script (a browser of another make)
+            self.context.add_init_script(init_script)
         self.context.set_default_timeout(WAIT_MS)
         self.page = self.context.new_page()
         self.received: list[dict] = []
