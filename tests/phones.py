@@ -15,6 +15,7 @@ import json
 import os
 import re
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from PIL import Image
@@ -46,6 +47,23 @@ class WebBox(BoxProcess):
         while True:
             if found := pattern.search(self.expect("")):
                 return found.group(0)
+
+
+@contextmanager
+def watched_box(browser, journal_dir: Path, profile: Path, seed: int = 3):
+    """The real box and a phone watching its table: ``(box, watcher, phones)``. Every phone in
+    ``phones`` (the test adds its own) is closed after, and the box must then end cleanly."""
+    box = WebBox(journal_dir, profile, seed)
+    phones: list[Phone] = []
+    try:
+        watcher = Phone(browser, box.join_url)
+        phones.append(watcher)
+        watcher.join("watch")
+        yield box, watcher, phones
+    finally:
+        for phone in phones:
+            phone.close()
+        assert box.close() == 0
 
 
 class Phone:

@@ -24,7 +24,7 @@ from companion.games import get
 from companion.games.options import lobby_choices
 
 from phonebox import profile_with_phones, wired
-from phones import Phone, WebBox
+from phones import Phone, WebBox, watched_box
 from test_phones_quiz import arm
 
 HOST, ANA, ZOE = 1, 2, 3
@@ -135,12 +135,7 @@ def race(box: WebBox, watcher: Phone, zoe: Phone, busy_ms: float, wired_after_s:
 
 def test_a_busy_page_never_loses_a_race_its_touch_won(chromium, tmp_path):
     profile = profile_with_phones(tmp_path, wired("Host", "Ana"), [(2, "P3", True)])
-    box = WebBox(tmp_path / "games", profile, seed=3)
-    phones: list[Phone] = []
-    try:
-        watcher = Phone(chromium, box.join_url)
-        phones.append(watcher)
-        watcher.join("watch")
+    with watched_box(chromium, tmp_path / "games", profile, seed=3) as (box, watcher, phones):
         zoe = Phone(chromium, box.join_url)
         phones.append(zoe)
         zoe.join("buzzer", "Zoe")
@@ -161,7 +156,3 @@ def test_a_busy_page_never_loses_a_race_its_touch_won(chromium, tmp_path):
                   f" after it: {said}")
             assert said.startswith(wanted), said
             assert not said.startswith("Tie") or "margin" in said, said
-    finally:
-        for phone in phones:
-            phone.close()
-        assert box.close() == 0

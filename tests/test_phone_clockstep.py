@@ -7,7 +7,7 @@ the box widens that phone's margin by it, and the table shows the wider margin o
 from __future__ import annotations
 
 from phonebox import profile_with_phones, wired
-from phones import Phone, WebBox
+from phones import Phone, watched_box
 from test_phone_busy import start_quiz
 from test_phones_quiz import HOST, arm
 
@@ -24,12 +24,7 @@ def steps(phone: Phone) -> set[float]:
 
 def test_a_page_s_clock_step_is_said_and_carried_in_its_margin(chromium, tmp_path):
     profile = profile_with_phones(tmp_path, wired("Host"), [(1, "P2", True), (2, "P3", True)])  # 3 stations
-    box = WebBox(tmp_path / "games", profile, seed=3)
-    phones: list[Phone] = []
-    try:
-        watcher = Phone(chromium, box.join_url)
-        phones.append(watcher)
-        watcher.join("watch")
+    with watched_box(chromium, tmp_path / "games", profile) as (box, watcher, phones):
         zoe, kim = Phone(chromium, box.join_url), Phone(chromium, box.join_url, init_script=COARSE)
         phones += [zoe, kim]
         zoe.join("buzzer", "Zoe")
@@ -50,7 +45,3 @@ def test_a_page_s_clock_step_is_said_and_carried_in_its_margin(chromium, tmp_pat
         print(f"margins: {margin}; steps said: Zoe {fine} ms, Kim {COARSE_MS:.2f} ms")
         assert margin["Kim"] >= 2 * COARSE_MS  # the step in the exchanges' bounds and in the stamp's error
         assert margin["Kim"] - margin["Zoe"] >= 2 * COARSE_MS - 2 * fine - 5  # the rest alike on loopback
-    finally:
-        for phone in phones:
-            phone.close()
-        assert box.close() == 0
