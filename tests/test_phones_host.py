@@ -118,12 +118,40 @@ def host_key(host: Phone, key: str) -> None:
     host.wait(lambda: host.got() > before)
 
 
+def armed_since(phone: Phone, mark: int) -> bool:
+    """Whether the phone was sent, since frame ``mark``, a view saying the buzzers are armed
+    (said once every panel has shown the cue) and a panel, and has painted its latest panel."""
+    new = phone.received[mark:]
+    return (any(m["type"] == "table" and m["view"].get("heading") == "Buzzers armed!" for m in new)
+            and any(m["type"] == "panel" for m in new) and phone.painted_latest())
+
+
 def arm(host: Phone, players: list[Phone]) -> None:
-    """The host arms from the phone; every player's phone has shown it (a press before is early)."""
+    """The host arms from the phone; every player's phone has shown it (a press before is early;
+    the last question's armed page is no sign)."""
+    marks = [len(phone.received) for phone in players]
     host_key(host, "arm")
-    for phone in players:
+    for phone, mark in zip(players, marks):
+        phone.wait(lambda: armed_since(phone, mark))
         phone.see("#t-heading", "Buzzers armed!")
-        phone.wait(phone.painted_latest)
+
+
+def rejoined(phone: Phone, received_at: int, sent_at: int) -> None:
+    """Wait until the page, after the box's restart, has taken its seat back (a welcome since
+    ``received_at``), its clock is timed again (a ping since), it shows the re-armed question and
+    has painted its latest panel since (``sent_at``): a press before any of it would be lost or early."""
+    def ready() -> bool:
+        new = phone.received[received_at:]
+        kinds = [m["type"] for m in new]
+        if "welcome" not in kinds:
+            return False
+        since = new[len(kinds) - kinds[::-1].index("welcome"):]
+        panels = [m["frame"] for m in since if m["type"] == "panel"]
+        armed = any(m["type"] == "table" and m["view"].get("heading") == "Buzzers armed!" for m in since)
+        painted = bool(panels) and any(m.get("type") == "painted" and m["frame"] == panels[-1]
+                                       for m in phone.sent[sent_at:])
+        return armed and painted and "ping" in [m["type"] for m in since]
+    phone.wait(ready)
 
 
 def test_a_night_from_a_pack_hosted_from_a_phone_survives_a_power_cut(chromium, tmp_path, capsys):
@@ -187,6 +215,7 @@ def test_a_night_from_a_pack_hosted_from_a_phone_survives_a_power_cut(chromium, 
 
         # Q3 armed, then the power cut.
         arm(host, phones)
+        marks = [(len(phone.received), len(phone.sent)) for phone in phones]
         box.process.kill()
         box.process.wait(PATIENCE_S)
         old_pin = box.pin
@@ -201,11 +230,9 @@ def test_a_night_from_a_pack_hosted_from_a_phone_survives_a_power_cut(chromium, 
         watcher.see_in("#refused", "room code")  # a watcher has no token: the new code from the TV
         watcher.page.fill("#room", box.room)
         watcher.join("watch")
-        for phone, name in zip(phones, PLAYERS):
+        for phone, name, (received_at, sent_at) in zip(phones, PLAYERS, marks):  # the box armed it again
+            rejoined(phone, received_at, sent_at)
             phone.see_matching("#status", rf"^Seat \d: {name}$")
-        for phone in phones:  # the box armed the interrupted question again
-            phone.see("#t-heading", "Buzzers armed!")
-            phone.wait(phone.painted_latest)
         dee.press("slap")
         host.see("#h-status", "Dee answers")
         host_key(host, "right")
