@@ -1,4 +1,5 @@
-"""A night from a pack hosted from a phone, in a real headless Chromium at the real box
+"""A night of ten questions from a pack (checked with ``companion pack check``) hosted from a phone,
+for eight players, in a real headless Chromium at the real box
 (``companion run`` with a [web] profile): the host at station 1 starts the quiz and never touches
 it again; the host's phone, joined with the PIN from the box, reads each question with its answer,
 arms, sees the ring-ins and judges; eight players buzz on their phones, a watcher follows. The box
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from companion.arbiter.inputs import InputEvent
 from companion.cli import main
-from companion.games.quiz_packs import SHELF
+from companion.games.quiz_packs import SHELF, read_pack
 from companion.table import Table
 
 from helpers import PATIENCE_S
@@ -33,7 +34,8 @@ from phones import Phone, Pictures
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "docs" / "packs" / "first-night.csv"
 PLAYERS = ("Ana", "Ben", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
-OPTIONS = ("--option", f"quiz.pack={PACK}", "--option", "quiz.questions=5")
+OPTIONS = ("--option", f"quiz.pack={PACK}")
+"""The pack's ten questions make the night (the lobby's 10)."""
 PIN = re.compile(r"joins with the PIN (\d{6})")
 ANSWERS = ("Canberra", "Eight", "Mars", "1989", "Au", "Sydney")
 
@@ -43,7 +45,7 @@ def oks_to_start() -> int:
     (on "Who plays?", before anyone joins, ``ok`` seats every station): counted on a table."""
     SHELF.use(None, (str(PACK),))
     try:
-        table = Table(("Host", *PLAYERS), defaults={"quiz": {"questions": 5, "pack": str(PACK)}})
+        table = Table(("Host", *PLAYERS), defaults={"quiz": {"pack": str(PACK)}})
         table.lobby.index = [g.name for g in table.lobby.games].index("quiz")
         for n in range(1, 60):
             for down, ns in ((True, n * 10**8), (False, n * 10**8 + 10**7)):
@@ -155,6 +157,8 @@ def rejoined(phone: Phone, received_at: int, sent_at: int) -> None:
 
 
 def test_a_night_from_a_pack_hosted_from_a_phone_survives_a_power_cut(chromium, tmp_path, capsys):
+    assert main(["pack", "check", str(PACK)]) == 0  # the host checks the night's ten questions first
+    assert "ok (10 questions" in capsys.readouterr().out
     pictures = Pictures("host", tmp_path)
     profile = profile_with_phones(tmp_path, wired("Host"), [(1 + n, name, True) for n, name in enumerate(PLAYERS)])
     profile.write_text(profile.read_text().replace("port = 0", f"port = {free_port()}"))
@@ -176,7 +180,7 @@ def test_a_night_from_a_pack_hosted_from_a_phone_survives_a_power_cut(chromium, 
             phone.join("buzzer", name)
             phones.append(phone)
         ana, ben, cy, dee, eve = phones[:5]
-        host.see("#h-heading", "Q1/5 \u00B7 Geography")
+        host.see("#h-heading", "Q1/10 \u00B7 Geography")
         host.see("#h-question", "What is the capital of Australia?")
         host.see("#h-answer", "Answer: Canberra")
         host.see("#h-notes", "not Sydney")
@@ -238,16 +242,22 @@ def test_a_night_from_a_pack_hosted_from_a_phone_survives_a_power_cut(chromium, 
         host_key(host, "right")
         watcher.see("#t-heading", "Dee was right!")
 
-        # Q4 (2 points in the pack), Eve; Q5 skipped: the night's end.
-        host.see("#h-answer", "Answer: 1989")
-        arm(host, phones)
-        eve.press("slap")
-        host.see("#h-status", "Eve answers")
-        host_key(host, "right")
-        arm(host, phones)
-        host_key(host, "skip")
+        # Q4 (2 points in the pack) to Q10 (3 points): one player each, right; Q9 skipped.
+        for question, (answer, who) in enumerate(zip(["1989", "Au", "Leonardo da Vinci", "The Pacific", "Four",
+                                                      "Carbon dioxide", "France"],
+                                                     [eve, phones[5], phones[6], ana, ben, None, phones[7]]), 4):
+            host.see("#h-heading", re.compile(rf"^Q{question}/10 "))
+            host.see("#h-answer", f"Answer: {answer}")
+            arm(host, phones)
+            if who is None:
+                host_key(host, "skip")
+                continue
+            who.press("slap")
+            name = PLAYERS[phones.index(who)]
+            host.see("#h-status", re.compile(rf"^{name} answers( \d+s)?$"))  # Q10 has a 20 s answer timer
+            host_key(host, "right")
         host.see("#h-status", "Quiz over")
-        host.see("#h-heading", "1. Eve 2")
+        host.see("#h-heading", "1. Hal 3")
         assert not host.text("#h-answer") and not host.text("#h-question")
         pictures.take(host, "over")
         assert not host.page.locator("#h-keys button").count()
@@ -264,14 +274,15 @@ def test_a_night_from_a_pack_hosted_from_a_phone_survives_a_power_cut(chromium, 
     [journal] = journals.glob("*quiz*.jsonl")
     lines = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [line["ask"]["answer"] for line in lines if line.get("action") == "arm" and "ask" in line] == \
-        ["Canberra", "Eight", "Mars", "1989", "Au"]
+        [row.answer for row in read_pack(PACK).questions]
     capsys.readouterr()
     assert main(["replay", str(journal), "--json"]) == 0
     replayed = json.loads(capsys.readouterr().out)
-    assert replayed["over"] and replayed["scores"] == [0, 1, 0, 1, 1, 2, 0, 0, 0]  # Q4 is worth 2
-    assert [race["winners"][0] for race in replayed["races"]] == [1, 2, 4, 5]  # Ana, Ben (or his tie), Dee, Eve
-    assert [(a["right"], a["wrong"]) for a in replayed["detail"]["asked"]] == [(1, []), (3, [2]), (4, []), (5, []),
-                                                                             (None, [])]
+    assert replayed["over"] and replayed["scores"] == [0, 2, 1, 1, 1, 2, 1, 1, 3]  # Q4 is worth 2, Q10 3
+    # Ana, Ben (or his tie with Cy), Dee, Eve, Fay, Gus, Ana, Ben, Hal
+    assert [race["winners"][0] for race in replayed["races"]] == [1, 2, 4, 5, 6, 7, 1, 2, 8]
+    assert [(a["right"], a["wrong"]) for a in replayed["detail"]["asked"]] == \
+        [(1, []), (3, [2]), (4, []), (5, []), (6, []), (7, []), (1, []), (2, []), (None, []), (8, [])]
     assert main(["replay", str(journal)]) == 0
     told = capsys.readouterr().out
-    assert "The night's story:\n  1. Eve 2 points: 1 right, 0 wrong" in told
+    assert "The night's story:\n  1. Hal 3 points: 1 right, 0 wrong" in told

@@ -145,9 +145,11 @@ class QuizHostPhone:
         if over:  # the standings' first line over the story, no question left to read
             reading = None
         status = "Read Q1, then arm" if state.phase == "ready" and not state.asked and not self.paused else self.status(40)
+        number = state.question + (state.phase == "ready" and not over)  # between questions: the next one's
         return {
-            "quiz": True, "turn": self.host_turn(), "heading": self.heading(), "phase": state.phase,
-            "question": state.question + (state.phase == "ready" and not over), "questions": state.options.questions,
+            "quiz": True, "turn": self.host_turn(), "phase": state.phase,
+            "heading": self.heading() if over else f"Q{number}/{state.options.questions}",
+            "question": number, "questions": state.options.questions,
             "status": status, "paused": self.paused, "note": self.host_note,
             "category": reading.category if reading else "", "text": reading.question if reading else "",
             "answer": reading.answer if reading else "", "notes": reading.notes if reading else "",
