@@ -1,11 +1,12 @@
 """Every check of the emulated Pi 4 can fail: given the console lines a broken card would print,
 each judgement finds a problem, and given a working card's, none (vm/raspi_judge.py)."""
 
+import os
 from pathlib import Path
 
 import pytest
 
-from vm import raspi, raspi_judge as judge
+from vm import raspi, raspi_judge as judge, tools
 
 KERNEL = "6.12.117+deb13-arm64"
 CONSOLE = f"""[    9.1] systemd[1]: Started kernel-command-line.service
@@ -144,3 +145,19 @@ def test_the_firmware_takes_the_cards_slot_and_overlays_and_ignores_dtparams_wit
     (tmp_path / "slot.txt").write_text("os_prefix=b/\n")
     assert raspi.config_lines(tmp_path) == ["arm_64bit=1", "kernel=vmlinuz-6.12", "initramfs initrd.img-6.12",
                                             "os_prefix=b/", "dtoverlay=x"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the tools' root runs in a mount namespace: needs root")
+def test_the_firmware_hands_over_the_boards_revision_as_a_pis_does(tmp_path):
+    """gpiozero finds the board from /system/linux,revision, which a Pi's firmware writes: without
+    it the box's unit failed to start on the emulated Pi 4 (PinUnknownPi)."""
+    tools_root = tools.build(print)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "config.txt").write_text("kernel=vmlinuz-6.12\ninitramfs initrd.img-6.12\ninclude slot.txt\n")
+    (tmp_path / "slot.txt").write_text("os_prefix=a/\n")
+    (tmp_path / "a" / "cmdline.txt").write_text("root=PARTUUID=8a1b2c3d-02 ro\n")
+    (tmp_path / "pi4.dts").write_text('/dts-v1/;\n/ { model = "Raspberry Pi 4 Model B"; };\n')
+    tools.must(tools_root, tmp_path, "dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(tmp_path / "a" / raspi.DTB),
+               str(tmp_path / "pi4.dts"))
+    boot = raspi.firmware_boot(tmp_path, tools_root, tmp_path)
+    assert tools.must(tools_root, tmp_path, "fdtget", "-t", "x", str(boot["dtb"]), "/system", "linux,revision").strip() == "b03115"

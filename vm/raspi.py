@@ -48,6 +48,12 @@ QEMU_DT_CHANGES = (
 - the SDHCI's ``mmc-pwrseq`` removed: that power sequence (the Wi-Fi chip's reset) sits on the
   firmware's GPIO expander, which QEMU's mailbox does not answer, and fails the controller's probe;
 - the console on the PL011 (serial0, ttyAMA0), QEMU's first serial port."""
+FIRMWARE_DT = (("-p", "-t", "x", "/system", "linux,revision", "b03115"),)
+"""What the Pi's firmware writes into every device tree it hands over, and QEMU does not: the
+board's revision code (``/system/linux,revision``; on a Pi from its OTP, here QEMU's raspi4b's own,
+0xb03115, a Pi 4B 2 GB rev 1.5, which its mailbox reports). gpiozero reads it to know the board
+(Debian's kernel has no Revision line in /proc/cpuinfo): without it the box's unit fails to start
+(PinUnknownPi), on the emulator only."""
 CONSOLE = ("console=ttyS1,115200", "console=ttyAMA0,115200")
 DISPLAYS = ("-device", "pca9548,bus=i2c-bus.1,address=0x70",
             *[arg for channel in range(3) for arg in ("-device", f"ssd0303,bus=i2c.{channel},address=0x3c")])
@@ -127,6 +133,8 @@ def firmware_boot(fat: Path, tools_root: Path, work: Path) -> dict:
             boot["overlays"].append(name)
         elif line.startswith("dtparam=") and "__overrides__" not in symbols.split():
             boot["dtparams_ignored"].append(line)
+    for change in FIRMWARE_DT:
+        tools.must(tools_root, work, "fdtput", *change[:3], str(dtb), *change[3:])
     boot["dtb"] = dtb
     return boot
 

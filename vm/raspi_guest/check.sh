@@ -32,9 +32,9 @@ K=$(uname -r)
 for f in /boot/firmware/a/vmlinuz-$K /boot/firmware/a/bcm2711-rpi-4-b.dtb; do say md5_card "$(md5sum "$f")"; done
 grep -E ' (boot/vmlinuz-|usr/lib/linux-image-[^/]*/broadcom/bcm2711-rpi-4-b.dtb$)' \
   "/var/lib/dpkg/info/linux-image-$K.md5sums" | sed 's/^/vmcheck md5_debian: /'
-for a in /sys/class/i2c-adapter/i2c-*; do
-  hz=$(od -An -tu1 "$a/device/of_node/clock-frequency" 2>/dev/null | awk '{n = 0; for (i = 1; i <= NF; i++) n = n * 256 + $i; print n}')
-  say i2c "$(basename "$a") $(cat "$a/name") node=$(basename "$(readlink -f "$a/device/of_node")") hz=$hz"
+for a in /sys/bus/i2c/devices/i2c-*; do  # the adapters (6.12 has no /sys/class/i2c-adapter)
+  hz=$(od -An -tu1 "$a/of_node/clock-frequency" 2>/dev/null | awk '{n = 0; for (i = 1; i <= NF; i++) n = n * 256 + $i; print n}')
+  say i2c "$(basename "$a") $(cat "$a/name") node=$(basename "$(readlink -f "$a/of_node")") hz=$hz"
 done
 say i2c_dev "$(ls -l /dev/i2c-1 2>&1)"
 say gpiochip0 "$(cat /sys/bus/gpio/devices/gpiochip0/label 2>/dev/null || ls /sys/bus/gpio/devices) lines=$(cat /sys/bus/gpio/devices/gpiochip0/ngpio 2>/dev/null)"
@@ -43,7 +43,7 @@ say data "$(findmnt -no SOURCE,FSTYPE,OPTIONS /var/lib/companion)"
 say data_partuuid "$(blkid -s PARTUUID -o value "$(findmnt -no SOURCE /var/lib/companion)")"
 say sizes "$(lsblk -bnro NAME,START,SIZE /dev/mmcblk0 | sed "s/^mmcblk0  /mmcblk0 0 /" | tr "\n" " ")"
 say data_fs "$(dumpe2fs -h "$(findmnt -no SOURCE /var/lib/companion)" 2>/dev/null | grep -E '^Block (count|size):' | tr -s ' ' | tr '\n' ' ')"
-say grow "$(journalctl -k -b --no-pager -o cat | grep companion-grow-data | tail -n 3 | tr '\n' ' ')"
+say grow "$(journalctl -b --no-pager -o cat -t companion-grow-data | tail -n 3 | tr '\n' ' ')"
 say slot "$(sed -n 's/.*root=PARTUUID=[0-9a-f]*-0\([23]\).*/\1/p' /proc/cmdline | sed 's/2/a/; s/3/b/')"
 G=/boot/firmware/vm-check
 BOX="runuser -u companion -- env STATE_DIRECTORY=/var/lib/companion /opt/companion/venv/bin/companion"
