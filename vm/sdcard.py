@@ -17,7 +17,9 @@ systemd-sysupdate want GPT):
 The installer's 400 kHz (``dtparam=i2c_arm_baudrate``) needs the device tree's ``__overrides__``,
 which Raspberry Pi's own device trees have and Debian's (the kernel's upstream ones) do not, so the
 firmware ignores it there: the card adds an overlay that sets the bus's clock-frequency itself
-(:data:`I2C_OVERLAY`).
+(:data:`I2C_OVERLAY`). The same overlay names the header's bus i2c1 in ``/aliases``, as Raspberry
+Pi's trees do and Debian's do not: without it the emulated Pi 4's kernel numbered the header's bus
+/dev/i2c-3 (after i2c0 and its mux's two channels), and the box, which opens bus 1, found no display.
 """
 
 from __future__ import annotations
@@ -39,12 +41,18 @@ I2C_OVERLAY = "companion-i2c-400k"
 I2C_OVERLAY_SOURCE = """/dts-v1/;
 /plugin/;
 /* The header's I2C bus (i2c1, GPIO 2 and 3) at 400 kHz on Debian's own device trees, which have no
-   __overrides__ for config.txt's dtparam=i2c_arm_baudrate (written by vm/sdcard.py). */
+   __overrides__ for config.txt's dtparam=i2c_arm_baudrate (written by vm/sdcard.py); and numbered 1
+   (/dev/i2c-1), which those trees do not say: without an alias the kernel numbers the buses as they
+   come, i2c0's two mux channels first, and the header's bus was /dev/i2c-3. */
 / {
 \tcompatible = "brcm,bcm2711", "brcm,bcm2837", "brcm,bcm2835";
 \tfragment@0 {
 \t\ttarget-path = "/soc/i2c@7e804000";
 \t\t__overlay__ { clock-frequency = <400000>; };
+\t};
+\tfragment@1 {
+\t\ttarget-path = "/aliases";
+\t\t__overlay__ { i2c0 = "/soc/i2c@7e205000"; i2c1 = "/soc/i2c@7e804000"; };
 \t};
 };
 """
