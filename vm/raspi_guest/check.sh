@@ -72,9 +72,9 @@ print("vmcheck cut_journal:", sys.argv[1], len(lines), "bad=%d" % bad, "partial"
 case "$(cat $G/phase 2>/dev/null)" in
 first)
   # A game as played by the box's own program, as its user, into the unit's state directory:
-  # where the box's journals land.
+  # where the box's journals land (named: a scripted run's journals go to a fresh temporary folder).
   $BOX run --profile "$G/mock-3.toml" --script "$G/trio.txt" --game trio --option trio.allow_new_word=on \
-    > /run/game.out 2>&1
+    --journal-dir /var/lib/companion/games > /run/game.out 2>&1
   say game_rc "$?"
   journals
   # An update: this release copied into the other slot, the next boot's (the card's own tool).
