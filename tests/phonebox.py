@@ -67,6 +67,16 @@ class PhoneBox:
         self.daemon.box.displays.now_ns = self.now_ns  # the panels' onsets, on the same clock
         self.phones: list[PhoneClient] = []
         self._pinged_ns = self.clock.ns
+        self.presses_taken = 0
+        """Phone presses the referee has taken from the wall's pipe (a phone's ``got`` says only
+        that the server sent it on)."""
+        take = self.daemon.phone_press
+
+        def counted(*press) -> None:
+            self.presses_taken += 1
+            take(*press)
+
+        self.daemon.phone_press = counted
         self._session: aiohttp.ClientSession | None = None
 
     def now_ns(self) -> int:
@@ -150,9 +160,10 @@ class PhoneBox:
         """A touch on ``phone`` now (phone time), its release ``hold_ms`` later; stepped until the
         box has taken both."""
         t = phone.now_ms()
+        taken = self.presses_taken
         seq = await phone.press(key, True, t)
         await phone.press(key, False, t + hold_ms)
-        await until(lambda: seq in phone.got)
+        await until(lambda: seq in phone.got and self.presses_taken >= taken + 2)  # across the wall
         self.step()
 
     async def run_for(self, ms: float, every_ms: float = 5.0) -> None:

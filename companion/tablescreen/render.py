@@ -9,7 +9,7 @@ import segno
 from PIL import Image
 
 from ..screens.canvas import overflow
-from ..web.phoneclock import TOUCH_SPREAD_NS
+from ..arbiter.touch import TOUCH_SPREAD_NS
 from .chart import score_chart
 from .painter import ACCENT, ALERT, CHAR_H, CHAR_W, DIM, LINE, PANEL, TEXT, Painter, colour
 from .publicview import PublicView, RacePress

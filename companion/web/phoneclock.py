@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from ..arbiter.touch import TOUCH_SHIFT_NS, TOUCH_SPREAD_NS
 from ..board.clocksync import ClockSync
 
 PHONE_RESOLUTION_NS = 1_000_000
@@ -53,12 +54,6 @@ within 100 ppm, plus up to 500 ppm of NTP slew). The rate is measured within it,
 ASSUMED_DRIFT = 2e-4
 """The rate error assumed before the rate was measured (200 ppm): :class:`PhoneClock`'s baseline
 arm in ``python -m bench.phones``, which a phone 500 ppm fast broke (issue 48)."""
-TOUCH_SHIFT_NS = 19_600_000
-TOUCH_SPREAD_NS = 10_000_000
-"""A touch's latency, glass to ``event.timeStamp``, which no box can measure: 9.6 to 29.6 ms across
-phones (Google's WALT latency tester's published figures, as issue 48 quotes them). A bias, not
-noise, so a press is moved earlier by the middle of that span and its error widened by half of
-it: a phone that touched before a wired button is never ranked after it for its glass alone."""
 PAINT_ERROR_NS = 18_000_000
 """How far a ``requestAnimationFrame`` time can be from the frame the screen presented: Chromium
 156's own paint time of the same image differed by -10 to +18 ms (issue 48). The page can say no
