@@ -59,7 +59,9 @@ class ClockSync:
         self._half_band = 0.0  # half the margin between the bounds at the fitted rate, host ns
         self._span = (0, 0)  # board times (relative to _ref) of the oldest and newest bound kept
         self._hulls: tuple[list, list] = ([], [])  # the binding lower and upper bound points
-        self._rates: tuple[float, float] | None = None  # the rates the bounds allow (None: they cross)
+        self._corners: list[float] | None = None
+        """The rates the bounds allow, from the slowest to the fastest, with every hull slope between
+        (where the allowed offsets' ends bend); None: the bounds cross."""
 
     @property
     def synced(self) -> bool:
@@ -115,12 +117,11 @@ class ClockSync:
         if self._fit is None:
             raise RuntimeError("no ping exchange yet: the board's clock is unknown")
         x = board_us - self._ref[0]
-        if self._rates is None:
+        if self._corners is None:
             outside = max(0, self._span[0] - x, x - self._span[1])
             return round(self._half_band + self.max_drift * NOMINAL_RATE * outside)
         lower, upper = self._hulls
-        slowest, fastest = self._rates
-        rates = [slowest, fastest] + [r for hull in (lower, upper) for r in _slopes(hull) if slowest < r < fastest]
+        rates = self._corners
         # At each rate the bounds allow offsets from the highest lower bound to the lowest upper
         # one; both ends are piecewise linear in the rate with corners at the hulls' slopes.
         highest = max(min(y + r * (x - bx) for bx, y in upper) for r in rates)
@@ -154,7 +155,9 @@ class ClockSync:
         self._fit = (middle, rate)
         self._half_band = abs(width) / 2  # bounds that cross: the line is off by at least that
         self._hulls = (lower, upper)
-        self._rates = _allowed(rates, margins)
+        allowed = _allowed(rates, margins)
+        self._corners = None if allowed is None else \
+            [allowed[0], *(r for r in rates if allowed[0] < r < allowed[1]), allowed[1]]
         xs = [x for kept in self._intervals for x in (kept[1][0], kept[2][0])]
         self._span = (min(xs), max(xs))
 
