@@ -79,13 +79,13 @@ class WebWall:
         self._listening: socket.socket | None = None
         self._pipe: Pipe | None = None
         self._view: dict[str, Any] | None = None
-        self._view_text = ""
         self._host_page: dict[str, Any] | None = None
-        self._host_text = ""
+        self._texts: dict[Any, str] = {}
+        """What was last sent under each key (the view, the host's page, each panel), as JSON."""
         self.hosting = False
         """A phone hosts the quiz (as the server last said)."""
-        self._panels: dict[int, tuple[int, str, dict[str, Any]]] = {}
-        """Station -> (frame, text, panel) of its latest panel."""
+        self._panels: dict[int, tuple[int, dict[str, Any]]] = {}
+        """Station -> (frame, panel) of its latest panel."""
         self._sent_ns: dict[int, int] = {}
         self._wanted: int | None = None
         self._backoff_s = BACKOFF_S
@@ -122,28 +122,33 @@ class WebWall:
 
     def show_table(self, view: dict[str, Any]) -> None:
         """The table's public view, if changed."""
-        text = json.dumps(view, sort_keys=True)
-        if text != self._view_text:
-            self._view, self._view_text = view, text
+        if self._changed("table", view):
+            self._view = view
             self._send(["table", view], "table")
 
     def show_host(self, page: dict[str, Any]) -> None:
         """The quiz host's page, if changed (to the host's phone alone, by the server)."""
-        text = json.dumps(page, sort_keys=True)
-        if text != self._host_text:
-            self._host_page, self._host_text = page, text
+        if self._changed("host_page", page):
+            self._host_page = page
             self._send(["host_page", page], "host_page")
 
     def show_panel(self, station: int, panel: dict[str, Any]) -> None:
         """A phone station's panel, if changed: numbered here, its time of sending noted."""
-        text = json.dumps(panel, sort_keys=True)
-        old = self._panels.get(station)
-        if old is not None and old[1] == text:
+        if not self._changed(("panel", station), panel):
             return
+        old = self._panels.get(station)
         frame = 0 if old is None else old[0] + 1
-        self._panels[station] = frame, text, panel
+        self._panels[station] = frame, panel
         self._sent_ns[station] = self.now_ns()
         self._send(["panel", station, frame, panel], ("panel", station))
+
+    def _changed(self, key, value: dict[str, Any]) -> bool:
+        """Whether ``value`` differs from what was last sent under ``key`` (then it is noted)."""
+        text = json.dumps(value, sort_keys=True)
+        if self._texts.get(key) == text:
+            return False
+        self._texts[key] = text
+        return True
 
     def panel_sent(self, station: int) -> tuple[int, int] | None:
         """The frame a phone station's holder was last sent and when (box ns; sent across the
@@ -165,7 +170,7 @@ class WebWall:
     # The server's life
 
     async def _spawn(self) -> None:
-        panels = [[station, frame, panel] for station, (frame, _, panel) in self._panels_now().items()]
+        panels = [[station, frame, panel] for station, (frame, panel) in self._panels_now().items()]
         ours, theirs = socket.socketpair()
         loop = asyncio.get_running_loop()
         self._started_ns = time.monotonic_ns()
@@ -198,7 +203,7 @@ class WebWall:
         if self._wanted is not None:
             self._send(["want", self._wanted], "want")
 
-    def _panels_now(self) -> dict[int, tuple[int, str, dict[str, Any]]]:
+    def _panels_now(self) -> dict[int, tuple[int, dict[str, Any]]]:
         """Every phone station's panel (asked of the box for one never shown yet)."""
         for station in self.room.seats:
             if station not in self._panels:
