@@ -260,7 +260,7 @@ def test_reopening_a_dead_panel_a_thousand_times_leaks_no_fd_and_no_memory(monke
     assert memory_after - memory < 100_000, f"{(memory_after - memory) / 1000:.0f} kB more after {times} reopens"
 
 
-def test_a_panel_that_fails_after_opening_is_released_when_dropped(monkeypatch):
+def test_a_panel_that_fails_after_opening_is_released_when_dropped(monkeypatch, tmp_path):
     import gc
     import os
     import weakref
@@ -270,8 +270,15 @@ def test_a_panel_that_fails_after_opening_is_released_when_dropped(monkeypatch):
     from companion.adapters.displays import open_device
     from companion.profile import DisplayProfile
 
+    bus_file = tmp_path / "i2c-1"
+    bus_file.touch()
+
     class FlakySMBus(DeadSMBus):
         alive = True
+
+        def __init__(self, port):
+            self.fd = os.open(bus_file, os.O_RDWR)  # its own file: no other thread's descriptor counts
+
 
         def _transfer(self, *args):
             if not FlakySMBus.alive:
@@ -280,17 +287,26 @@ def test_a_panel_that_fails_after_opening_is_released_when_dropped(monkeypatch):
         write_i2c_block_data = write_byte_data = i2c_rdwr = _transfer
 
     monkeypatch.setattr(smbus2, "SMBus", FlakySMBus)
-    fds = len(os.listdir("/proc/self/fd"))
+    def bus_fds() -> int:
+        """The process's descriptors open on the bus's file."""
+        opened = 0
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                opened += os.readlink(f"/proc/self/fd/{fd}") == str(bus_file)
+            except OSError:  # closed meanwhile (another thread's)
+                pass
+        return opened
+
     writer = DisplayWriter(openers=[lambda: open_device(DisplayProfile(), "pi")])
     writer.show(0, Image.new("1", (128, 64), 1))
     assert writer.flush() and writer.written == [1]
-    assert len(os.listdir("/proc/self/fd")) == fds + 1
+    assert bus_fds() == 1
     panel = weakref.ref(writer.devices[0])
     FlakySMBus.alive = False
     writer.show(0, Image.new("1", (128, 64), 0))
     assert writer.flush() and writer.down() == [0]
     gc.collect()
-    assert len(os.listdir("/proc/self/fd")) == fds
+    assert bus_fds() == 0
     assert panel() is None, "nothing (luma's exit hook) holds the dropped panel"
     writer.close()
 
