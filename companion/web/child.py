@@ -136,12 +136,12 @@ class PhonesServer:
         elif kind == "want" and self.web is not None:
             self.web.want(fields[0])
 
-    async def _start(self, code: str, pin: str, seats: list[list], claims: str | None, held: dict[str, int],
+    async def _start(self, code: str, pin: str, seats: list[list], claims: str | None, held: dict[str, Any],
                      join_url: str, panels: list[list]) -> None:
         room = Room([PhoneSeat(station, buzzer) for station, buzzer in seats], code,
                     None if claims is None else Path(claims))
-        room.host = HostDesk(pin)  # the host's phone takes the role again with the PIN, not its old token
-        room.hold(held)
+        room.host = HostDesk(pin)
+        room.hold(held)  # every seat's phone and the host's take their places back with their tokens
         room.on_claims = lambda claims: self._pipe.send(["claims", claims], key="claims")
         web = self.web = WebCompanion(self._referee, room, self.now_ns)
         web.referee_has_room = self._pipe.has_room

@@ -10,8 +10,10 @@ once its burst is spent), so half of the 10**6 PINs take a crowd of guests days,
 is new at the next start.
 
 The phone that took the role is given a token (as a seat's phone is) with which it takes the role
-back after a dropped link without typing the PIN again; only the token's SHA-256 is kept, in
-memory (a box that restarts makes a new PIN: the host joins again with it). Another phone with
+back after a dropped link without typing the PIN again. Only the token's SHA-256 is kept, with the
+seats' claims (:mod:`.room`): after a power cut the game that resumes takes the host's phone back
+with its token, as it does a seat's, though the box made a new PIN; a game that does not resume
+forgets it, and its host joins again with the new PIN. Another phone with
 the PIN takes the role over and the first is closed, as a seat taken back on another page is.
 """
 
@@ -36,17 +38,17 @@ def make_pin() -> str:
 class HostDesk:
     """The host's PIN and the token of the phone that hosts (None: none has yet)."""
 
-    def __init__(self, pin: str | None = None) -> None:
+    def __init__(self, pin: str | None = None, token_digest: str | None = None) -> None:
         self.pin = pin or make_pin()
-        self._token: str | None = None
-        """The SHA-256 of the token given to the phone that took the role last."""
+        self.token_digest = token_digest
+        """The SHA-256 of the token given to the phone that took the role last (kept by :mod:`.room`)."""
 
     def let_in(self, hello: Hello, peer: str, guesses: Guesses, right_code: bool, digest) -> str:
         """The host's token for ``hello`` (role ``host``), whose room code was ``right_code``;
         :class:`HostRefused` if it may not host. ``digest`` keeps a token as the room keeps a
         seat's. The caller has checked ``peer``'s back-off."""
         if hello.token is not None:
-            if self._token is not None and secrets.compare_digest(digest(hello.token), self._token):
+            if self.token_digest is not None and secrets.compare_digest(digest(hello.token), self.token_digest):
                 return hello.token
             guesses.wrong(peer)
             raise HostRefused("That host token is not this box's: join again with the PIN on the host's panel.")
@@ -58,7 +60,7 @@ class HostDesk:
             raise HostRefused("That is not the host's PIN: the quiz host's panel shows it between questions.")
         guesses.right(peer)
         token = secrets.token_urlsafe(24)
-        self._token = digest(token)
+        self.token_digest = digest(token)
         return token
 
 

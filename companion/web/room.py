@@ -9,7 +9,8 @@ how fast a guest may try them is in ``docs/PHONE-PROTOCOL.md`` (Security) and :m
 A seat's claim outlives the box: each seat a phone takes is written to the state directory
 (:data:`CLAIMS_FILE`, the token's SHA-256 only, never the token), so after a power cut the game
 that resumes holds each phone seat for the phone that had it, which takes it back with its
-token, and a stranger with the new code finds it taken.
+token, and a stranger with the new code finds it taken. The quiz host's phone is kept the same way
+(its token's SHA-256 beside the seats'), so it hosts the resumed night without the new PIN.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ..untrusted import Unreadable, json_value, read_text
 from .door import Guesses
@@ -68,9 +69,10 @@ class Room:
         """The quiz host's PIN and phone (:mod:`.host`)."""
         self._station_of: dict[str, int] = {}
         """Token digest -> station, for every seat a phone has taken (since the game began)."""
-        self.on_claims: Callable[[dict[str, int]], None] | None = None
-        """Told every claim each time a seat is taken: the referee keeps them across the wall, so
-        a phones' server that restarts holds every seat for its phone (:mod:`.wall`)."""
+        self.on_claims: Callable[[dict[str, Any]], None] | None = None
+        """Told every claim (:meth:`claims_held`) each time a seat or the host's role is taken: the
+        referee keeps them across the wall, so a phones' server that restarts holds every seat and
+        the role for its phone (:mod:`.wall`)."""
 
     def right_code(self, code: str) -> bool:
         """Whether ``code`` (case ignored) is this room's, compared in constant time."""
@@ -91,10 +93,13 @@ class Room:
             raise RoomError(f"Too many wrong codes from this network address: try again in {wait_s:.0f} s.")
         if hello.role == "host":  # no seat, and its own token: the PIN checked in :mod:`.host`
             try:
-                return None, self.host.let_in(hello, peer, guesses, hello.token is None and self.right_code(hello.room),
-                                              token_digest)
+                token = self.host.let_in(hello, peer, guesses, hello.token is None and self.right_code(hello.room),
+                                         token_digest)
             except HostRefused as e:
                 raise RoomError(str(e)) from None
+            if token != hello.token:  # a new host's phone: kept before it is welcomed, as a seat's
+                self._keep()
+            return None, token
         if hello.token is not None:
             seat = self.holder(hello.token)
             if seat is None:
@@ -137,20 +142,29 @@ class Room:
         if self.claims is None or not self.claims.exists():
             return 0
         try:
-            data = json_value(read_text(self.claims, CLAIMS_BYTES, follow_symlinks=False))
-            claims = {str(d): int(s) for d, s in data["seats"].items()}
-        except (Unreadable, ValueError, KeyError, TypeError, AttributeError) as e:
+            return self.hold(json_value(read_text(self.claims, CLAIMS_BYTES, follow_symlinks=False)))
+        except (Unreadable, ValueError) as e:
             log.warning("phones: the seats' claims were not read (%s): every phone seat is free", e)
             return 0
-        return self.hold(claims)
 
-    def hold(self, claims: dict[str, int]) -> int:
-        """Hold each seat of ``claims`` (token digest -> station) for its phone; how many."""
-        self._station_of = {d: s for d, s in claims.items() if s in self.seats}
+    def hold(self, claims: Any) -> int:
+        """Hold each seat of ``claims`` (:meth:`claims_held`'s form: ``seats``, token digest ->
+        station, and ``host``, the host's token digest or None) for its phone, and the host's role
+        for the host's; how many seats. :class:`ValueError` (nothing held) if it is not that form."""
+        try:
+            seats = {str(d): int(s) for d, s in claims["seats"].items()}
+            host = claims.get("host")  # absent in a file kept before the host's phone was kept
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            raise ValueError(f"not the seats' claims ({type(e).__name__}: {e})") from None
+        if host is not None and not isinstance(host, str):
+            raise ValueError(f"the host's claim is not a token digest: {host!r}")
+        self._station_of = {d: s for d, s in seats.items() if s in self.seats}
+        self.host.token_digest = host
         return len(self._station_of)
 
-    def claims_held(self) -> dict[str, int]:
-        return dict(self._station_of)
+    def claims_held(self) -> dict[str, Any]:
+        """Every claim: each seat's (token digest -> station) and the host's (its digest, or None)."""
+        return {"seats": dict(self._station_of), "host": self.host.token_digest}
 
     def forget_claims(self) -> None:
         """No game goes on: the claims of the last one are gone (its phones join anew)."""
@@ -171,7 +185,7 @@ class Room:
         try:
             fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"seats": self._station_of}, out)
+                json.dump(self.claims_held(), out)
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(part, self.claims)

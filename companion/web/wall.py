@@ -216,7 +216,7 @@ class WebWall:
             if kind == "ready":
                 self._up()
             elif kind == "claims":
-                self.room.hold({str(d): int(s) for d, s in fields[0].items()})
+                self.room.hold(fields[0])
             elif kind == "hosting":
                 self.hosting = bool(fields[0])
                 self.box.phone_hosting(self.hosting)
