@@ -156,7 +156,24 @@ def build_box(profile: Profile, on_edge: EdgeCallback, pin_factory=None,
               on_gpio: Callable[[ReaderItem], None] | None = None) -> Box:
     """Every adapter of ``profile``; ``on_board`` receives the button board's link items (from
     the link's thread), and is needed if the profile has a board; ``on_gpio`` the GPIO reader's
-    items (from its thread), needed if the profile's buttons are read by the reader."""
+    items (from its thread), needed if the profile's buttons are read by the reader.
+
+    A board gpiozero cannot tell (``PinUnknownPi``, from lgpio's factory as it starts or from the
+    first pin it names) is :class:`NoGpio`, said plainly: its traceback went to the service's log
+    and systemd restarted the box into its start limit (on the emulated Pi 4, whose device tree
+    lacked the revision a Pi's firmware writes)."""
+    from gpiozero.exc import PinUnknownPi
+
+    try:
+        return _adapters(profile, on_edge, pin_factory, on_board, on_gpio)
+    except PinUnknownPi as e:
+        raise NoGpio(f"gpiozero cannot tell which Raspberry Pi this is ({e}), so no pin can be named: a Pi's "
+                     "firmware gives its revision in /proc/device-tree/system/linux,revision (or /proc/cpuinfo's "
+                     "Revision); run the box on a Raspberry Pi gpiozero knows, or try a profile with "
+                     'backend = "mock" here') from e
+
+
+def _adapters(profile: Profile, on_edge: EdgeCallback, pin_factory, on_board, on_gpio) -> Box:
     sensor_pins = profile.light_sensor_pins()
     chip = profile.gpio_chip if profile.backend == "pi" and profile.gpio_reader else None
     if chip is not None and not Path(chip).exists():

@@ -6,6 +6,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,23 @@ def test_the_unit_is_hardened_and_notifies():
                     "WorkingDirectory=/run/companion"):
         assert setting in unit, setting
     assert "PrivateDevices=yes" not in unit     # it would hide the GPIO chips and I2C buses
+
+
+def test_a_board_gpiozero_cannot_tell_stops_the_box_with_a_line_the_unit_does_not_restart(tmp_path):
+    """The real box process on a board gpiozero does not know (its own mock factory given an
+    unknown revision raises PinUnknownPi as lgpio's does on a device tree without the firmware's
+    revision): one plain line and the refused-input status, which the unit does not restart (on
+    main: a traceback, status 1, restarted by systemd into its start limit)."""
+    script = tmp_path / "script.txt"
+    script.write_text("0.5 1 ok\n")
+    proc = subprocess.run([sys.executable, "-m", "companion", "run", "--profile", str(ROOT / "companion/demo/triangle.toml"),
+                           "--script", str(script), "--journal-dir", str(tmp_path / "games")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "GPIOZERO_MOCK_REVISION": "ff"})
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("companion: gpiozero cannot tell which Raspberry Pi this is"), proc.stderr
+    assert "/proc/device-tree/system/linux,revision" in proc.stderr
+    prevented = re.search(r"^RestartPreventExitStatus=(.+)$", UNIT.read_text(), re.M)
+    assert prevented is not None and proc.returncode in [int(s) for s in prevented.group(1).split()]
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
