@@ -37,6 +37,8 @@ vmcheck data_fs: Block count: 195520 Block size: 4096
 vmcheck slot: a
 vmcheck game_rc: 0
 vmcheck journal: /var/lib/companion/games/2026-12-07-trio.jsonl 14 0a1b2c3d4e5f6071 on /dev/mmcblk0p4
+vmcheck update: companion-slot: the next boot takes slot b
+vmcheck update_s: 412
 vmcheck cut_journal: /var/lib/companion/cut/2026-12-07-trio.jsonl 4 bad=0 whole 4 aaaabbbbccccdddd
 vmcheck cut now
 """
@@ -98,6 +100,8 @@ BROKEN_LATER = {  # check -> (second boot, third boot) a broken card prints
 def test_a_working_card_passes_every_check():
     assert {check: run(check, CONSOLE) for check in judge.CHECKS} == {check: [] for check in judge.CHECKS}
     assert judge.boot_to_ready_s(judge.said(CONSOLE)) == 61.5
+    assert judge.update_s(judge.said(CONSOLE)) == 412
+    assert judge.update_s(judge.said(CONSOLE.replace("update_s: 412", "update_s: "))) is None
 
 
 @pytest.mark.parametrize("check", judge.CHECKS)

@@ -302,6 +302,7 @@ def check(image_file: Path, tree: Path, log) -> dict:
         first = state["said"][0]
         s["guest_kernel"] = judge.one(first, "kernel").split(" | ")[0]
         s["raspi_boot_to_ready_s"] = judge.boot_to_ready_s(first)
+        s["raspi_update_s"] = judge.update_s(first)
         verdicts = {
             "kernel_dt_debian": judge.kernel_dt_debian(first),
             "unit_ready_rt": judge.unit_ready_rt(first, (tree / "systemd" / "companion.service").read_text()),
@@ -336,7 +337,7 @@ def to_text(summary: dict) -> str:
     for key in judge.CHECKS:
         lines.append(f"  {'ok  ' if summary[key] else 'FAIL'} {key}"
                      + (f": {summary['reasons'][key]}" if key in summary["reasons"] and not summary[key] else ""))
-    lines.append(f"  raspi_boot_to_ready_s = {summary['raspi_boot_to_ready_s']}")
+    lines += [f"  {key} = {summary[key]}" for key in judge.FIGURES]
     lines += [f"  stage {name}: {sec:.1f} s" for name, sec in summary["stage_seconds"].items()]
     lines += [f"  finding {name}: {text}" for name, text in summary["findings"].items()]
     return "\n".join(lines)

@@ -14,7 +14,7 @@ CHECKS = ("kernel_dt_debian", "unit_ready_rt", "i2c_bcm2835_400k", "journals_on_
           "data_grown", "power_cut_keeps_lines", "resumed_after_cut", "update_keeps_journals",
           "rollback_keeps_journals")
 CUT_DIR = "/var/lib/companion/cut/"
-FIGURES = ("raspi_boot_to_ready_s",)
+FIGURES = ("raspi_boot_to_ready_s", "raspi_update_s")
 I2C_HZ = 400000
 
 
@@ -204,3 +204,10 @@ def boot_to_ready_s(lines: dict[str, list[str]]) -> float | None:
     """The guest's own clock from the kernel's start to the unit's READY (systemd's monotonic)."""
     value = one(lines, "ready_monotonic_us")
     return round(int(value) / 1e6, 1) if value.isdigit() and int(value) else None
+
+
+def update_s(lines: dict[str, list[str]]) -> int | None:
+    """The update's wall time in the guest (``companion-slot update``: the root's used blocks
+    copied into the other slot through the emulated SD host, and checked)."""
+    value = one(lines, "update_s")
+    return int(value) if value.isdigit() else None

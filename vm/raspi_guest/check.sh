@@ -78,7 +78,9 @@ first)
   say game_rc "$?"
   journals
   # An update: this release copied into the other slot, the next boot's (the card's own tool).
+  t0=$(date +%s)
   say update "$(companion-slot update "/dev/disk/by-partuuid/$(blkid -s PARTUUID -o value "$(findmnt -no SOURCE /)")" /boot/firmware/a 2>&1 | tr '\n' ' ')"
+  say update_s "$(($(date +%s) - t0))"
   say next_slot "$(companion-slot status)"
   sync
   # The power cut: a game played twenty times slower, cut (QEMU killed by the host) once its
