@@ -37,6 +37,8 @@ for a in /sys/bus/i2c/devices/i2c-*; do  # the adapters (6.12 has no /sys/class/
   say i2c "$(basename "$a") $(cat "$a/name") node=$(basename "$(readlink -f "$a/of_node")") hz=$hz"
 done
 say i2c_dev "$(ls -l /dev/i2c-1 2>&1)"
+# The BCM2835 I2C controllers' interrupt line and its counts (QEMU's raspi4b may not raise it).
+say i2c_irq "$(grep -E '[0-9a-f]+\.i2c' /proc/interrupts | tr -s ' ' | tr '\n' ' ')"
 say gpiochip0 "$(cat /sys/bus/gpio/devices/gpiochip0/label 2>/dev/null || ls /sys/bus/gpio/devices) lines=$(cat /sys/bus/gpio/devices/gpiochip0/ngpio 2>/dev/null)"
 say root "$(findmnt -no SOURCE,FSTYPE,OPTIONS /)"
 say data "$(findmnt -no SOURCE,FSTYPE,OPTIONS /var/lib/companion)"
@@ -73,9 +75,15 @@ case "$(cat $G/phase 2>/dev/null)" in
 first)
   # A game as played by the box's own program, as its user, into the unit's state directory:
   # where the box's journals land (named: a scripted run's journals go to a fresh temporary folder).
+  # The unit is stopped meanwhile: one box per state directory, and the running unit holds its
+  # lock (the scripted run was refused, exit 2).
+  systemctl stop companion.service
   $BOX run --profile "$G/mock-3.toml" --script "$G/trio.txt" --game trio --option trio.allow_new_word=on \
     --journal-dir /var/lib/companion/games > /run/game.out 2>&1
-  say game_rc "$?"
+  rc=$?
+  say game_rc "$rc"
+  [ "$rc" = 0 ] || tail -n 5 /run/game.out | sed 's/^/vmcheck game_out: /'
+  systemctl start --no-block companion.service
   journals
   # An update: this release copied into the other slot, the next boot's (the card's own tool).
   t0=$(date +%s)
@@ -108,7 +116,9 @@ second)
   printf '0.5 1 ok\n' > /run/resume.txt
   $BOX run --profile "$G/mock-3.toml" --script /run/resume.txt --game trio --option trio.allow_new_word=on \
     --journal-dir "$CUT" > /run/resume.out 2>&1
-  say resume_rc "$?"
+  rc=$?
+  say resume_rc "$rc"
+  [ "$rc" = 0 ] || tail -n 5 /run/resume.out | sed 's/^/vmcheck resume_out: /'
   complete_lines "$n"
   journals
   say rollback "$(companion-slot rollback 2>&1 | tr '\n' ' ')"
