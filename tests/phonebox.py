@@ -67,6 +67,8 @@ class PhoneBox:
         self.daemon.box.displays.now_ns = self.now_ns  # the panels' onsets, on the same clock
         self.phones: list[PhoneClient] = []
         self._pinged_ns = self.clock.ns
+        self.pinging = True
+        """The server pings its phones as time passes (False: its loop is blocked, as a hung one's)."""
         self.presses_taken = 0
         """Phone presses the referee has taken from the wall's pipe (a phone's ``got`` says only
         that the server sent it on)."""
@@ -132,7 +134,7 @@ class PhoneBox:
         """Time passes by ``ms``; the phones are pinged every 250 ms of it, as the box does, and
         the box steps."""
         self.clock.ns += round(ms * MS)
-        if self.clock.ns - self._pinged_ns >= PING_NS:
+        if self.pinging and self.clock.ns - self._pinged_ns >= PING_NS:
             self._pinged_ns = self.clock.ns
             self.server.ping_all()
         self.daemon.step(self.clock.ns)

@@ -240,7 +240,9 @@ class Phones:
         return onsets, errors
 
     def _phones_check(self, now_ns: int) -> None:
-        """A held phone whose watermark stands still for :data:`SILENT_NS` is not waited for."""
+        """A held phone whose watermark stands still for :data:`SILENT_NS` is not waited for; the
+        phones' server's heartbeat (:meth:`~companion.web.wall.WebWall.check`)."""
+        self.web.check(now_ns)
         for station, heard in list(self._phone_heard.items()):
             source = source_of(station)
             if now_ns - heard > SILENT_NS and station not in self._silent_phones and source in self.watermarks:
@@ -253,9 +255,13 @@ class Phones:
                             station + 1, (now_ns - heard) / 1e9)
 
     def _phones_due_ns(self) -> int | None:
-        """When the next phone would be found silent, or a reveal stops waiting for a painting."""
+        """When the next phone would be found silent, a reveal stops waiting for a painting, or
+        the phones' server's next beat is due."""
         times = [heard + SILENT_NS + 1 for station, heard in self._phone_heard.items()
                  if station not in self._silent_phones]
+        beat = self.web.due_ns()
+        if beat is not None:
+            times.append(beat)
         if self._shown_reveals:
             times += [sent + PAINT_WAIT_NS for frames in self._reveal_frames.values() for _, sent in frames.values()]
         return min(times, default=None)

@@ -119,7 +119,9 @@ class PhonesServer:
 
     def _heard(self, message: list) -> None:
         kind, *fields = message
-        if kind == "start":
+        if kind == "beat":  # the referee's heartbeat: this loop still turns (:mod:`.heartbeat`)
+            self._pipe.send(["beat", fields[0]], key="beat")
+        elif kind == "start":
             asyncio.ensure_future(self._start(**fields[0]))
         elif kind == "named":
             self._referee.named(*fields)

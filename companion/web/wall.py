@@ -13,7 +13,9 @@ The listening socket is made here and kept, so the port never changes. A server 
 started again after :data:`BACKOFF_S` (doubling to :data:`LONGEST_BACKOFF_S` while it keeps
 dying, never a crash loop); meanwhile its phones have left (races go on with the wired stations),
 every screen says the phones are restarting, and the pages rejoin with their seat tokens, whose
-claims the daemon kept (:attr:`WebWall.room`).
+claims the daemon kept (:attr:`WebWall.room`). A server alive but no longer answering (stopped,
+or its loop blocked) is found by the wall's heartbeat (:mod:`.heartbeat`), killed, and started
+again the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from .child import PhonesServer
+from .heartbeat import Heartbeat
 from .pipe import Pipe
 from .room import Room
 from .door import join_url, listening_socket
@@ -92,6 +95,8 @@ class WebWall:
         self._started_ns = 0
         self._restart: asyncio.TimerHandle | None = None
         self._closing = False
+        self.heartbeat: Heartbeat | None = None
+        """The running server's heartbeat (None while none runs)."""
 
     async def start(self, host: str | None, port: int, shown_host: str) -> str:
         """Listen on ``host`` and ``port`` (0: any free one) and start the server; the join address."""
@@ -167,6 +172,28 @@ class WebWall:
         if self._pipe is not None:
             self._pipe.send(message, key)
 
+    def check(self, now_ns: int) -> None:
+        """At each of the referee's steps: the heartbeat's beat when due, and a server that has
+        left its beats unanswered too long (:meth:`.Heartbeat.hung`) killed and started again."""
+        heartbeat = self.heartbeat
+        if heartbeat is None or self._pipe is None or self._pipe.closed:
+            return
+        waited_s = heartbeat.hung(now_ns)
+        if waited_s is not None:
+            log.error("phones: the phones' server has answered none of the last %d beats in %.1f s: it is hung "
+                      "(stopped, or its loop blocked); killed, to be started again", heartbeat.sent -
+                      heartbeat.answered_up_to, waited_s)
+            self._pipe.close()
+            self._ended()
+            return
+        number = heartbeat.beat(now_ns)
+        if number is not None:
+            self._send(["beat", number], "beat")
+
+    def due_ns(self) -> int | None:
+        """When the referee must next step for the heartbeat (None while no server runs)."""
+        return None if self.heartbeat is None else self.heartbeat.due_ns()
+
     # The server's life
 
     async def _spawn(self) -> None:
@@ -174,6 +201,7 @@ class WebWall:
         ours, theirs = socket.socketpair()
         loop = asyncio.get_running_loop()
         self._started_ns = time.monotonic_ns()
+        self.heartbeat = Heartbeat(self.now_ns())
         if self.here:
             self.server = PhonesServer(theirs, self._listening.dup(), lambda: self.now_ns())
             self.running = asyncio.ensure_future(self.server.run())
@@ -213,7 +241,9 @@ class WebWall:
     def _heard(self, message: list) -> None:
         try:
             kind, *fields = message
-            if kind == "ready":
+            if kind == "beat":
+                self.heartbeat.answered(int(fields[0]))
+            elif kind == "ready":
                 self._up()
             elif kind == "claims":
                 self.room.hold(fields[0])
@@ -256,8 +286,11 @@ class WebWall:
         if self._closing:
             return
         self.serving.clear()
+        self.heartbeat = None
         if self.process is not None and self.process.returncode is None:
-            self.process.kill()  # a server that broke the pipe's protocol, or closed it and lingers
+            self.process.kill()  # a server that broke the pipe's protocol, is hung, or closed it and lingers
+        elif self.here and self.running is not None:
+            self.running.cancel()  # the same, on this loop
         for station in sorted(self.holders):
             self.box.phone_left(station)
         self.holders.clear()
