@@ -15,8 +15,8 @@
 # next boot; skipped where there is none), makes a system user in the gpio, i2c and dialout
 # groups, adds udev rules (/dev/gpiochip* to group gpio where the OS has no such rule;
 # ModemManager leaves the button board alone) and loads cdc_acm (so the unit's
-# DeviceAllow=char-ttyACM always resolves) and i2c-dev (/dev/i2c-1, which only raspi-config loads
-# otherwise) now and at every boot. A profile whose [web] section is on gets the unit's
+# DeviceAllow=char-ttyACM always resolves) and i2c-dev (the /dev/i2c-N files, which only raspi-config
+# loads otherwise; the box finds the header's among them by its controller) now and at every boot. A profile whose [web] section is on gets the unit's
 # drop-in systemd/phones.conf (the box's own network only, for phones); one without has none.
 # An update builds the new version in a venv beside the running one and switches over only once
 # it installed and checked the profile: if anything fails, the old version stays installed and

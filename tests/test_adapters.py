@@ -174,18 +174,18 @@ def test_a_display_that_fails_is_retried_with_a_growing_pause_and_reopened():
 def test_a_bus_slower_than_the_profile_says_is_reported_with_the_fix(tmp_path):
     from dataclasses import replace
 
-    from companion.adapters.displays import check_bus_speed
+    from companion.adapters.i2cbus import BusFinder, check_bus_speed
 
     profile = load_profile(PROFILE)
-    node = tmp_path / "i2c-1" / "of_node"
+    node = tmp_path / "bus" / "i2c" / "devices" / "i2c-1" / "of_node"
     node.mkdir(parents=True)
     (node / "clock-frequency").write_bytes((100_000).to_bytes(4, "big"))
-    (warning,) = check_bus_speed(profile, tmp_path)
+    (warning,) = check_bus_speed(profile, BusFinder(tmp_path))
     assert "runs at 100000 Hz, the profile says 400000 Hz" in warning
     assert "dtparam=i2c_arm_baudrate=400000" in warning
     slow = replace(profile, displays=replace(profile.displays, i2c_hz=100_000))
-    assert check_bus_speed(slow, tmp_path) == []
-    assert check_bus_speed(profile, tmp_path / "elsewhere") == []   # the kernel does not say
+    assert check_bus_speed(slow, BusFinder(tmp_path)) == []
+    assert check_bus_speed(profile, BusFinder(tmp_path / "elsewhere")) == []   # the kernel does not say
 
 
 class DeadSMBus:

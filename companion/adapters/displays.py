@@ -22,19 +22,18 @@ import functools
 import logging
 import threading
 import time
-from pathlib import Path
 from typing import Callable
 
 from PIL import Image
 
 from ..profile import DisplayProfile, Profile
+from .i2cbus import BusFinder, check_bus_speed
 from .mux import MuxChannel
 from .reveal import Reveal
 
 log = logging.getLogger(__name__)
 
 RETRY_FIRST_S, RETRY_MAX_S = 1.0, 30.0
-I2C_ADAPTERS = Path("/sys/class/i2c-adapter")
 
 
 class Buses:
@@ -115,8 +114,11 @@ def release_device(panel) -> None:
             log.debug("closing a failed display's bus: %s", e)
 
 
-def open_device(display: DisplayProfile, backend: str, buses: Buses | None = None, mux_address: int = 0x70):
-    """The luma device for one station display: a ``dummy`` in the mock backend."""
+def open_device(display: DisplayProfile, backend: str, buses: Buses | None = None, mux_address: int = 0x70,
+                finder: BusFinder | None = None):
+    """The luma device for one station display: a ``dummy`` in the mock backend. Its bus is the
+    kernel's number ``finder`` gives for its profile ``port`` (the header's found by its
+    controller, :mod:`.i2cbus`), asked at each opening."""
     if backend == "mock":
         from luma.core.device import dummy
 
@@ -126,10 +128,11 @@ def open_device(display: DisplayProfile, backend: str, buses: Buses | None = Non
 
     from .framepack import FAST
 
+    port = display.port if finder is None else finder.port(display.port)
     if display.mux_channel is None:
-        serial = i2c(port=display.port, address=display.address)
+        serial = i2c(port=port, address=display.address)
     else:
-        bus = MuxChannel(buses.get(display.port), display.mux_channel, buses.locks[display.port], mux_address)
+        bus = MuxChannel(buses.get(port), display.mux_channel, buses.locks[port], mux_address)
         serial = i2c(bus=bus, address=display.address)
     driver = FAST.get(display.driver) or getattr(oled, display.driver)
     panel = _build(lambda: driver(serial, width=display.width, height=display.height, rotate=display.rotate), serial)
@@ -137,37 +140,16 @@ def open_device(display: DisplayProfile, backend: str, buses: Buses | None = Non
     return panel
 
 
-def bus_speed_hz(port: int, adapters: Path = I2C_ADAPTERS) -> int | None:
-    """The I2C bus's clock as the device tree set it (``clock-frequency``, a big-endian 32-bit
-    number), or None where the kernel does not say."""
-    try:
-        return int.from_bytes((adapters / f"i2c-{port}" / "of_node" / "clock-frequency").read_bytes()[:4], "big")
-    except OSError:
-        return None
-
-
-def check_bus_speed(profile: Profile, adapters: Path = I2C_ADAPTERS) -> list[str]:
-    """Warn (and return the warnings) for each displays' bus not running at the profile's
-    ``i2c_hz``: at the Pi's default 100 kHz a frame takes 106 ms instead of 26 ms."""
-    want = profile.displays.i2c_hz
-    warnings = []
-    for port in sorted({st.display.port for st in profile.stations}):
-        hz = bus_speed_hz(port, adapters)
-        if hz is not None and hz != want:
-            warnings.append(f"I2C bus {port} runs at {hz} Hz, the profile says {want} Hz: set "
-                            f"dtparam=i2c_arm_baudrate={want} in the boot config (systemd/install.sh does) and reboot")
-            log.warning("%s", warnings[-1])
-    return warnings
-
-
 def display_openers(profile: Profile, buses: Buses) -> list[Callable[[], object]]:
     """One way to (re)open each station's display, for the writer to call; a buzzer-only seat's
     is a panel in memory (luma's dummy): its screens go nowhere, and it shows a race at once. So is a
     phone station's: its phone is sent the screen (:mod:`companion.web`)."""
+    finder = None
     if profile.backend == "pi":
-        check_bus_speed(profile)
+        finder = BusFinder()
+        check_bus_speed(profile, finder)
     return [functools.partial(open_device, st.display, "mock" if st.buzzer_only or st.phone else profile.backend, buses,
-                              profile.displays.mux_address)
+                              profile.displays.mux_address, finder)
             for st in profile.stations]
 
 
