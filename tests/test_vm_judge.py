@@ -31,8 +31,10 @@ AT_BOOT = ("active at boot\nenabled: enabled\nstarted by: 0 restarts, 1 ready\nm
            "cdc_acm: loaded\ni2c-dev: in modules-load\ni2c-dev: loaded\ndevice: /dev/i2c-1 i2c 660\ndevice: /dev/gpiochip0 gpio 660\n"
            "lines held: companion buttons\n")
 PLAIN_DEBIAN = "before install: no i2c-dev"
-CHIPS = ("pi5: header /dev/gpiochip4 /sys/devices/platform/gpio-sim.0/gpiochip4\n"
-         "gpiozero: /dev/gpiochip4\nreader: /dev/gpiochip4\n")
+CHIPS = ("pi5-legacy: header /dev/gpiochip4 /sys/devices/platform/gpio-sim.0/gpiochip4\n"
+         "gpiozero: /dev/gpiochip4 -> /dev/gpiochip4\nreader: /dev/gpiochip4 -> /dev/gpiochip4\n")
+CURRENT_PI5_CHIPS = ("pi5: header /dev/gpiochip0 /sys/devices/platform/gpio-sim.0/gpiochip0\n"
+                     "gpiozero: /dev/gpiochip4 -> /dev/gpiochip0\nreader: /dev/gpiochip0 -> /dev/gpiochip0\n")
 
 INSTALLED_CONFIG = PI_CONFIG.replace("arm_64bit=1\n", "arm_64bit=1\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n")
 RECORD = "file /etc/systemd/system/companion.service\nboot-line dtparam=i2c_arm=on\nboot-line dtparam=i2c_arm_baudrate=400000\n"
@@ -66,7 +68,8 @@ CASES = {
     "ttyacm_modules_load_fix_ok": (
         lambda: judge.ttyacm(TTYACM), lambda: judge.ttyacm(TTYACM.replace("later: ENXIO", "later: EPERM"))),
     "board_chips_ok": (lambda: judge.board_chips(CHIPS),
-                       lambda: judge.board_chips(CHIPS.replace("gpiozero: /dev/gpiochip4", "gpiozero: /dev/gpiochip0"))),
+                       lambda: judge.board_chips(CHIPS.replace("gpiozero: /dev/gpiochip4 -> /dev/gpiochip4",
+                                                                    "gpiozero: /dev/gpiochip0 -> /dev/gpiochip0"))),
     "boot_ok": (lambda: judge.at_boot(AT_BOOT, PLAIN_DEBIAN),
                 lambda: judge.at_boot(AT_BOOT.replace("0 restarts", "2 restarts"), PLAIN_DEBIAN)),
 }
@@ -179,3 +182,12 @@ def test_the_install_bound_scales_with_the_hosts_pace_and_never_shrinks():
 
     assert install_bound(PACE_REFERENCE_S / 3) == INSTALL_BOUND_S
     assert install_bound(PACE_REFERENCE_S * 4) == 4 * INSTALL_BOUND_S
+
+
+def test_a_pi5_on_a_current_kernel_is_the_header_chip_through_the_gpiochip4_link():
+    """RP1 is gpiochip0 since Raspberry Pi OS's 6.6.45, and gpiozero opens the gpiochip4 link to it:
+    the same chip as the reader's, not a different one."""
+    assert judge.board_chips(CURRENT_PI5_CHIPS) == []
+    elsewhere = CURRENT_PI5_CHIPS.replace("/dev/gpiochip4 -> /dev/gpiochip0", "/dev/gpiochip4 -> /dev/gpiochip4")
+    assert judge.board_chips(elsewhere) == ["gpiozero took /dev/gpiochip4, not the header's /dev/gpiochip0"]
+    assert judge.board_chips("pi5: header /dev/gpiochip0 x\ngpiozero: /dev/gpiochip4\n")  # no node said: no verdict

@@ -1,4 +1,4 @@
-"""``python -m vm check [--release trixie|bookworm] [--board pi4|pi5] [--arch amd64|arm64] [--json]``:
+"""``python -m vm check [--release trixie|bookworm] [--board pi4|pi5|pi5-legacy] [--arch amd64|arm64] [--json]``:
 build, boot and check the virtual Pi.
 
 Exits 0 when every check passed, 1 when any is false (the reasons are in the summary), 2 on bad
@@ -16,7 +16,7 @@ from pathlib import Path
 from vm import summary as result
 from vm.image import ARCHES, RELEASES
 
-BOARDS = ("pi4", "pi5")
+BOARDS = ("pi4", "pi5", "pi5-legacy")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +31,8 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--release", choices=sorted(RELEASES), default="trixie",
                        help="the Debian release of the guest (default trixie, as Raspberry Pi OS now)")
     check.add_argument("--board", choices=BOARDS, default="pi4",
-                       help="the Raspberry Pi the guest's GPIO chip and revision are (default pi4)")
+                       help="the Raspberry Pi the guest's GPIO chips and revision are (default pi4); pi5 numbers "
+                            "them as kernels since 6.6.45 do, pi5-legacy as before")
     check.add_argument("--arch", choices=ARCHES, default="amd64",
                        help="the guest's architecture: amd64 (default, quick under the emulator) or "
                             "arm64, a Pi's own (its first image takes about 20 minutes to build here; cached)")

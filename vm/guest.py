@@ -17,7 +17,7 @@ from pathlib import Path
 
 from vm import agent
 
-ARM_CORES = {"pi4": "cortex-a72", "pi5": "cortex-a76"}
+ARM_CORES = {"pi4": "cortex-a72", "pi5": "cortex-a76", "pi5-legacy": "cortex-a76"}
 """The Pi 4's BCM2711 has Cortex-A72 cores, the Pi 5's BCM2712 Cortex-A76 (Raspberry Pi's product
 briefs); QEMU emulates both. ``-cpu max`` would add pointer authentication, which TCG emulates
 slowly and no Pi has."""

@@ -95,13 +95,16 @@ def boot_config(text: str, installed: str) -> list[str]:
 
 
 def board_chips(out: str) -> list[str]:
-    """The board's header chip (pins.py where), and the chips the reader and gpiozero chose."""
+    """The board's header chip (pins.py where), and the chips the reader and gpiozero chose, each
+    as opened and as the node it is (``-> REAL``: /dev/gpiochip4 is a link to gpiochip0 on a Pi 5
+    with a current kernel)."""
     header = re.search(r"header (/dev/gpiochip\d+)", out)
     if header is None:
         return ["the board's header chip is unknown"]
-    return [f"{who} took {chip}, not the header's {header.group(1)}"
-            for who, chip in re.findall(r"^(gpiozero|reader): (\S+)$", out, re.MULTILINE) if chip != header.group(1)] + \
-        [f"{who} said no chip" for who in ("gpiozero", "reader") if not re.search(rf"^{who}: ", out, re.MULTILINE)]
+    return [f"{who} took {chip}{f' ({real})' if real != chip else ''}, not the header's {header.group(1)}"
+            for who, chip, real in re.findall(r"^(gpiozero|reader): (\S+) -> (\S+)$", out, re.MULTILINE)
+            if real != header.group(1)] + \
+        [f"{who} said no chip" for who in ("gpiozero", "reader") if not re.search(rf"^{who}: \S+ -> ", out, re.MULTILINE)]
 
 
 def reinstall(rc: int, before: str, after: str, state: str | None, bound_s: int) -> list[str]:

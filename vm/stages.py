@@ -79,16 +79,17 @@ set -e -o pipefail
 python3 /share/tools/pins.py where
 cd /tmp
 sudo -u companion /opt/companion/venv/bin/python -c '
+import os
 from gpiozero.pins.lgpio import LGPIOFactory
 from companion.adapters.gpioreader import header_chip
 factory = LGPIOFactory()
-print(f"gpiozero: /dev/gpiochip{factory.chip}")
-print(f"reader: {header_chip()}")
+for who, chip in (("gpiozero", f"/dev/gpiochip{factory.chip}"), ("reader", header_chip())):
+    print(f"{who}: {chip} -> {os.path.realpath(chip)}")
 factory.close()'
 """
 """Which chip the two choosers take on this board: the product's reader (by the chip's label) and
-gpiozero's lgpio factory (by the revision: gpiochip4 on a Pi 5 where there is one), as the
-service's user; both must be the board's header chip."""
+gpiozero's lgpio factory (by the revision: gpiochip4 on a Pi 5 where there is one, a link to
+gpiochip0 on current kernels), as the service's user; both must be the board's header chip."""
 
 
 def board_chips(run: Run) -> None:
@@ -213,43 +214,22 @@ grep -c irq_handler_entry /share/irq-trace.txt
 
 
 def gpio_game(run: Run) -> None:
-    import tempfile
-
     from vm import game
 
     s = run.summary
     presses = game.presses(run.tree)
     edges = game.pin_edges(presses, run.tree / game.GUEST_PROFILE)
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        (tmp / "scheduled.txt").write_text(game.script_text(presses))
-        expected_lines = len(game.mock_run(run.tree, tmp / "scheduled.txt", tmp / "scheduled").read_text().splitlines())
-        s["findings"]["gpio_reader"] = reader_running(run, "reader-game")
-        run.guest.must(STAMPS_ON, "stamps-on", 60)
-        times = press(run, edges, "press-game")
-        run.guest.must(STAMPS_OFF, "stamps-off", 60)
-        stamps = game.kernel_stamps(edges, times, (run.guest.share / "irq-trace.txt").read_text(),
-                                    (run.guest.share / "button-irqs.txt").read_text())
-        out = run.guest.must(WAIT_LINES.format(timeout=60, journals=JOURNALS, lines=expected_lines,
-                                               copy="guest-game.jsonl"), "game-journal", 200)
-        lost = [i for i, stamp in enumerate(stamps) if stamp is None]
-        if not lost:  # the mock game gets the presses at the instants the guest's kernel stamped them
-            (tmp / "as-played.txt").write_text(game.as_played(edges, stamps))
-            mock_races = game.races(run.tree, game.mock_run(run.tree, tmp / "as-played.txt", tmp / "mock"))
-    guest_journal = run.guest.share / "guest-game.jsonl"
-    guest_races = game.races(run.tree, guest_journal)
-    late = [json.loads(line) for line in guest_journal.read_text().splitlines() if '"type": "late"' in line]
-    skew = [(stamp - (t[0] + t[1]) / 2) / 1e6 for stamp, t in zip(stamps, times) if stamp is not None]
-    s["game"] = {"guest_races": [game.verdict(r) for r in guest_races], "guest_journal": out.strip(),
-                 "late_presses": [{k: p.get(k) for k in ("player", "delay_ms", "verdict", "would_be")} for p in late],
-                 "stamp_after_write_ms": {"min": round(min(skew), 3), "max": round(max(skew), 3)} if skew else None}
-    if lost:
-        raise RuntimeError(f"{len(lost)} of {len(edges)} edges have no kernel stamp (gpio-sim merged a line's "
-                           f"writes, or the trace lost them): edges {lost[:10]}; the game cannot be replayed")
-    s["game"]["mock_races"] = [game.verdict(r) for r in mock_races]
-    gaps = game.reaction_gaps(edges, stamps, guest_races)
-    s["game"]["reaction_vs_kernel_gaps_ms"] = gaps
-    problems = judge.game(mock_races, guest_races, gaps, late)
+    expected_lines = game.expected_lines(run.tree, presses)
+    s["findings"]["gpio_reader"] = reader_running(run, "reader-game")
+    run.guest.must(STAMPS_ON, "stamps-on", 60)
+    times = press(run, edges, "press-game")
+    run.guest.must(STAMPS_OFF, "stamps-off", 60)
+    out = run.guest.must(WAIT_LINES.format(timeout=60, journals=JOURNALS, lines=expected_lines,
+                                           copy="guest-game.jsonl"), "game-journal", 200)
+    figures, problems = game.judged(run.tree, edges, times, (run.guest.share / "irq-trace.txt").read_text(),
+                                    (run.guest.share / "button-irqs.txt").read_text(),
+                                    run.guest.share / "guest-game.jsonl")
+    s["game"] = {"guest_journal": out.strip(), **figures}
     if problems:
         raise RuntimeError("; ".join(problems))
     s["gpio_game_matches_mock"] = True

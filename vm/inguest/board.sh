@@ -3,9 +3,10 @@
 # header (gpio-sim, vm/inguest/pins.py), I2C-1 with the multiplexer and panels
 # (companion_i2c_sim), and the board revision gpiozero reads, a Pi 4's or a Pi 5's as the
 # kernel's vm.board= parameter says (python -m vm check --board). What a Pi has and plain Debian
-# lacks, supplied by the harness only: the product is unchanged.
+# lacks, supplied by the harness only: the product is unchanged. pi5 numbers the chips as Raspberry
+# Pi OS's kernels do since 6.6.45 (pinctrl-rp1 at gpiochip0, the gpiochip4 link), pi5-legacy as before.
 set -eu
-BOARD=$(sed -n 's/.*vm\.board=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+BOARD=$(sed -n 's/.*vm\.board=\([a-z0-9-]*\).*/\1/p' /proc/cmdline)
 BOARD=${BOARD:-pi4}
 HARNESS=/var/lib/vm-harness
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
@@ -29,8 +30,8 @@ python3 /share/tools/pins.py setup "$BOARD"
 modprobe companion_i2c_sim
 case "$BOARD" in
   pi4) REVISION=c03114; MODEL="Raspberry Pi 4 Model B Rev 1.4" ;;  # 4 GB, rev 1.4
-  pi5) REVISION=d04170; MODEL="Raspberry Pi 5 Model B Rev 1.0" ;;  # 4 GB, rev 1.0
-  *) echo "board.sh: no such board '$BOARD' (pi4, pi5)" >&2; exit 2 ;;
+  pi5|pi5-legacy) REVISION=d04170; MODEL="Raspberry Pi 5 Model B Rev 1.0" ;;  # 4 GB, rev 1.0
+  *) echo "board.sh: no such board '$BOARD' (pi4, pi5, pi5-legacy)" >&2; exit 2 ;;
 esac
 mkdir -p "$HARNESS"
 # Bound over /proc/cpuinfo here, for what a maker runs by hand (the self-test), and for the
