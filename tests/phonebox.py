@@ -19,7 +19,7 @@ import gpiozero.pins.mock
 from bench.phoneclient import PhoneClient
 from companion.daemon import Daemon
 from companion.profile import load_profile
-from companion.web.server import PING_NS
+from companion.web.pings import CALM_NS as PING_NS
 
 from helpers import MS, PATIENCE_S, FakeClock, until
 

@@ -212,6 +212,7 @@ class Phones:
             return
         self.web.show_table(self.phone_view())
         self.web.show_host(self.table.host_page())
+        self.web.racing(self.table.race_open())
         shown: dict[int, tuple[int, int]] = {}
         for station in sorted(self.phone_stations):
             self.web.show_panel(station, self.phone_panel(station, screens.get(station)))

@@ -376,6 +376,10 @@ class Table(Resuming, SettingUp, Dialogs, Faults, StationScreens, HostPhone):
         if self.game is not None:
             self.game.unread(source, for_ns, self.now_ns)
 
+    def race_open(self) -> bool:
+        """Whether the game in play has a race open (:meth:`~.game.Game.race_open`)."""
+        return self.game is not None and self.game.race_open()
+
     def take_reveal(self) -> int | None:
         """If the screens now due open a race, the reveal's number (once): the daemon shows them
         on every panel at once and reports the onsets to :meth:`revealed` with that number."""

@@ -194,6 +194,12 @@ class GameTable:
         self.revealing = race
         self.reveal_asked = True
 
+    def race_open(self) -> bool:
+        """A race revealed and not yet judged, and still the game's (a question skipped leaves
+        none): while one is, the box pings its phones faster (:mod:`companion.web.pings`)."""
+        race = self.last_reveal
+        return race is not None and race is not self.decided and race is getattr(self, "race", race)
+
     def revealed(self, onsets: dict[int, int], light: dict[int, int] | None = None,
                  errors: dict[int, int] | None = None) -> bool:
         """Each station's onset of the race being revealed (and its light, where a sensor saw

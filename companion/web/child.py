@@ -105,6 +105,8 @@ class PhonesServer:
         self._ended = asyncio.Event()
         self._pipe: Pipe | None = None
         self._referee: Referee | None = None
+        self._racing = False
+        """A race is open (the referee says): kept for a server still starting."""
 
     async def run(self) -> None:
         self._pipe = Pipe(self.pipe_end, asyncio.get_running_loop(), self._heard, self._ended.set, "the referee")
@@ -137,6 +139,10 @@ class PhonesServer:
             self.web.show_panel(*fields)
         elif kind == "want" and self.web is not None:
             self.web.want(fields[0])
+        elif kind == "racing":
+            self._racing = bool(fields[0])
+            if self.web is not None:
+                self.web.racing(self._racing)
 
     async def _start(self, code: str, pin: str, seats: list[list], claims: str | None, held: dict[str, Any],
                      join_url: str, panels: list[list]) -> None:
@@ -151,6 +157,7 @@ class PhonesServer:
             web.show_panel(*panel)
         web.show_table(self._referee.view)
         await web.serve(self.listening, join_url)
+        web.racing(self._racing)
         self._pipe.send(["ready"])
 
 

@@ -36,17 +36,17 @@ from .door import (BACKLOG, FrameBudget, Gate, Guesses, Tally, address_of, join_
 from .host import HostLine
 from .messages import FRAME_BYTES, Hello, HostAct, Painted, Pong, Refused, read_frame
 from .phoneclock import PhoneClock
+from .pings import PingPlan, Pinging
 from .room import PhoneSeat, Room, RoomError
 
 STATIC = Path(__file__).with_name("static")
-PING_NS = 250_000_000
-"""How often each phone is pinged: its clock sync and its watermark (a race waits for it)."""
 HELLO_S = 3.0
 """A page says hello as its socket opens; a phone waking from power save takes up to a second."""
 SILENT_NS = 10_000_000_000
 """A phone that answers no ping for this long is dropped (its seat waits for it to come back)."""
 FRAMES_PER_S = 60
-"""The most frames a phone sends in a second: a pong every 250 ms, and presses a thumb makes."""
+"""The most frames a phone sends in a second: two pongs every 75 ms in a race (:mod:`.pings`), and
+presses a thumb makes."""
 UNSYNCED = 32
 """Frames a phone may send before its first pong (a thumb on a button while the first ping flies)."""
 CONNECTIONS = 64
@@ -94,14 +94,16 @@ class Phone:
     """Frame -> when it was sent, for the last few panels (a painted report must name one)."""
 
 
-class WebCompanion(HostLine):
+class WebCompanion(HostLine, Pinging):
     """The server and its connections; :meth:`serve` (or :meth:`start`) on its loop, :meth:`close` at the end."""
 
     def __init__(self, box: Box, room: Room, now_ns: Callable[[], int] = time.monotonic_ns,
-                 clock: Callable[[], PhoneClock] = PhoneClock) -> None:
+                 clock: Callable[[], PhoneClock] = PhoneClock, pings: PingPlan | None = None) -> None:
         self.box = box
         self.clock = clock
-        """Each phone's clock (the benchmark's baseline arm gives its own)."""
+        """Each phone's clock (the benchmark's baseline arms give their own)."""
+        self.pings = PingPlan() if pings is None else pings
+        """When the phones are pinged (the benchmark's baseline arm gives the old schedule)."""
         self.room = room
         self.now_ns = now_ns
         self.phones: set[Phone] = set()
@@ -109,7 +111,7 @@ class WebCompanion(HostLine):
         """Station -> the connection that holds it now."""
         self.join_url = ""
         self._runner: web.AppRunner | None = None
-        self._pinger: asyncio.Task | None = None
+        self._pinger: asyncio.TimerHandle | None = None
         self._view: str | None = None
         self._panels: dict[int, tuple[int, dict[str, Any]]] = {}
         """Station -> its panel's latest frame number (as the box numbered it) and the panel."""
@@ -147,7 +149,8 @@ class WebCompanion(HostLine):
         self._server = await asyncio.get_running_loop().create_server(
             lambda: self.gate.protocol(http), sock=listening, backlog=BACKLOG)
         self.join_url = url
-        self._pinger = asyncio.ensure_future(self._ping_every())
+        self.pings.start(self.now_ns())
+        self._plan_pings()
 
     async def close(self) -> None:
         for timer in (self._pinger, self._want_timer):
@@ -338,6 +341,7 @@ class WebCompanion(HostLine):
                 self._take(phone, held)
             if phone.seat is not None and phone.clock.watermark_ns is not None:
                 self.box.phone_watermark(phone.seat.station, phone.clock.watermark_ns)
+            self.ponged(phone, message.id)
             return
         if isinstance(message, HostAct):
             self._take_host(phone, message)
@@ -366,33 +370,13 @@ class WebCompanion(HostLine):
 
     def _leave(self, phone: Phone) -> None:
         self.phones.discard(phone)
+        self.pings.forget(phone)
         self._host_left(phone)
         if phone.seat is not None and self.holders.get(phone.seat.station) is phone:
             del self.holders[phone.seat.station]
             self.box.phone_left(phone.seat.station)
 
     # Pings: sync and heartbeat
-
-    async def _ping_every(self) -> None:
-        while True:
-            await asyncio.sleep(PING_NS / 1e9)
-            self.ping_all()
-
-    def want(self, due_ns: int | None) -> None:
-        """A race is decided once every phone's watermark passes ``due_ns`` (box time): ping every
-        phone as soon as its answer can pass it, rather than at the next tick. A pong's watermark
-        is its time less its error and how early a later press may start (``behind_ns``), so that
-        is ``due_ns`` plus those, less the half round trip the pong takes to be read (about one error)."""
-        if due_ns is None or due_ns == self._wanted_ns:
-            return
-        self._wanted_ns = due_ns
-        if self._want_timer is not None:
-            self._want_timer.cancel()
-        errors = [p.clock.behind_ns for p in self.holders.values() if p.clock.synced]
-        if not errors:
-            return
-        delay_s = max(0.0, (due_ns + max(errors) - self.now_ns()) / 1e9)
-        self._want_timer = asyncio.get_running_loop().call_later(delay_s, self.ping_all)
 
     def ping_all(self) -> None:
         """Ping every phone (a phone silent for :data:`SILENT_NS` is closed instead)."""
@@ -403,15 +387,6 @@ class WebCompanion(HostLine):
                 asyncio.ensure_future(_quietly(phone.socket.close(code=CLOSE_SILENT, message=b"silent")))
             elif phone.welcomed and not phone.socket.closed:
                 self._ping(phone)
-
-    def _ping(self, phone: Phone) -> None:
-        phone.next_ping += 1
-        for old in [i for i in phone.pings if i < phone.next_ping - 40]:
-            del phone.pings[old]
-        phone.pings[phone.next_ping] = self.now_ns()
-        self._send(phone, json.dumps({"type": "ping", "id": phone.next_ping}))
-
-
 _NO_CACHE = {"Cache-Control": "no-store"}
 
 

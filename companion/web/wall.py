@@ -91,6 +91,7 @@ class WebWall:
         """Station -> (frame, panel) of its latest panel."""
         self._sent_ns: dict[int, int] = {}
         self._wanted: int | None = None
+        self._racing = False
         self._backoff_s = BACKOFF_S
         self._started_ns = 0
         self._restart: asyncio.TimerHandle | None = None
@@ -168,6 +169,12 @@ class WebWall:
             self._wanted = due_ns
             self._send(["want", due_ns], "want")
 
+    def racing(self, open_: bool) -> None:
+        """A race opened or closed: the server pings the seated phones faster while one is open."""
+        if open_ != self._racing:
+            self._racing = open_
+            self._send(["racing", open_], "racing")
+
     def _send(self, message: list, key) -> None:
         if self._pipe is not None:
             self._pipe.send(message, key)
@@ -230,6 +237,8 @@ class WebWall:
                    "host_page")
         if self._wanted is not None:
             self._send(["want", self._wanted], "want")
+        if self._racing:
+            self._send(["racing", True], "racing")
 
     def _panels_now(self) -> dict[int, tuple[int, dict[str, Any]]]:
         """Every phone station's panel (asked of the box for one never shown yet)."""
