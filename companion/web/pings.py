@@ -142,15 +142,15 @@ class Pinging:
         if not errors:
             return
         delay_s = max(0.0, (due_ns + max(errors) - self.now_ns()) / 1e9)
-        self._want_timer = asyncio.get_running_loop().call_later(delay_s, self.ping_all)
+        self._want_timer = asyncio.get_running_loop().call_later(delay_s, self.ping_all, False)
 
-    def _ping(self, phone, first: bool = True) -> None:
-        """A ping (``first``: of a round; a seated phone's pong to it brings the pair's second)."""
+    def _ping(self, phone, paired: bool = True) -> None:
+        """A ping (``paired``: a round's, whose pong from a seated phone brings the pair's second)."""
         phone.next_ping += 1
         for old in [i for i in phone.pings if i < phone.next_ping - PINGS_KEPT]:
             del phone.pings[old]
         phone.pings[phone.next_ping] = self.now_ns()
-        if first:
+        if paired:
             self.pings.sent(phone, phone.next_ping, phone.seat is not None)
         self._send(phone, json.dumps({"type": "ping", "id": phone.next_ping}))
 
@@ -158,4 +158,4 @@ class Pinging:
         """A pong read: if it answers a round's first ping, the phone's radio is awake now, so the
         pair's second goes at once."""
         if self.pings.answered(phone, ping_id):
-            self._ping(phone, first=False)
+            self._ping(phone, paired=False)

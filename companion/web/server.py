@@ -45,8 +45,8 @@ HELLO_S = 3.0
 SILENT_NS = 10_000_000_000
 """A phone that answers no ping for this long is dropped (its seat waits for it to come back)."""
 FRAMES_PER_S = 60
-"""The most frames a phone sends in a second: two pongs every 75 ms in a race (:mod:`.pings`), and
-presses a thumb makes."""
+"""The most frames a phone sends in a second: two pongs every 75 ms in a race (27, :mod:`.pings`),
+and presses a thumb makes (ten taps a second: 20, and the pongs of the pings each asks for, 10)."""
 UNSYNCED = 32
 """Frames a phone may send before its first pong (a thumb on a button while the first ping flies)."""
 CONNECTIONS = 64
@@ -366,7 +366,7 @@ class WebCompanion(HostLine, Pinging):
         self.box.phone_press(phone.seat.station, message.key, message.down, *phone.clock.touched(message.t_ms))
         self._send(phone, json.dumps({"type": "got", "seq": message.seq}))
         if message.down:  # a race may wait on every phone's watermark: ask for it now, not at the next tick
-            self.ping_all()
+            self.ping_all(paired=False)  # for the watermark: single, so a thumb's taps stay within FRAMES_PER_S
 
     def _leave(self, phone: Phone) -> None:
         self.phones.discard(phone)
@@ -378,15 +378,16 @@ class WebCompanion(HostLine, Pinging):
 
     # Pings: sync and heartbeat
 
-    def ping_all(self) -> None:
-        """Ping every phone (a phone silent for :data:`SILENT_NS` is closed instead)."""
+    def ping_all(self, paired: bool = True) -> None:
+        """Ping every phone (a phone silent for :data:`SILENT_NS` is closed instead); ``paired``:
+        a seated phone's pong brings a second (:mod:`.pings`)."""
         now = self.now_ns()
         for phone in list(self.phones):
             if now - phone.last_heard_ns > SILENT_NS:
                 self.tally.refused(phone.peer, f"closed: silent for {SILENT_NS / 1e9:g} s")
                 asyncio.ensure_future(_quietly(phone.socket.close(code=CLOSE_SILENT, message=b"silent")))
             elif phone.welcomed and not phone.socket.closed:
-                self._ping(phone)
+                self._ping(phone, paired)
 _NO_CACHE = {"Cache-Control": "no-store"}
 
 
