@@ -32,10 +32,20 @@ async def walk_to_triangle(box: PhoneBox) -> None:
 
 
 async def until_race_open(box: PhoneBox) -> None:
-    """Time passes until the countdown has revealed the race on every panel, the phone's too."""
+    """Time passes until the countdown opens the race; then, the clock held, until the reveal has
+    reached every panel, the phone's too. Were the clock to run on while the display writer (a
+    real thread) puts the reveal on the wired panels, a writer held up on a busy machine would
+    stamp their onsets late (8.75 s after the phone painted, once) and Ana's press would seem the
+    quicker reaction."""
     game = box.daemon.table.game
-    while game.race is None or game.race.onsets is None:
-        await box.run_for(20)
+    while game.race is None or (game.race.onsets is None and box.clock.ns < game.race.opens_at_ns):
+        await box.run_for(5)
+
+    def revealed() -> bool:
+        box.step()
+        return game.race.onsets is not None
+
+    await until(revealed)
 
 
 def journal_lines(path):
