@@ -188,14 +188,32 @@ def test_a_bus_slower_than_the_profile_says_is_reported_with_the_fix(tmp_path):
     assert check_bus_speed(profile, BusFinder(tmp_path / "elsewhere")) == []   # the kernel does not say
 
 
+def fds_on(path) -> int:
+    """The process's descriptors open on ``path``: a count of every descriptor would take in
+    whatever another test's thread in the same worker opens or closes meanwhile (232 against 231)."""
+    import os
+
+    opened = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            opened += os.readlink(f"/proc/self/fd/{fd}") == str(path)
+        except OSError:  # closed meanwhile (another thread's)
+            pass
+    return opened
+
+
 class DeadSMBus:
     """smbus2.SMBus with no panel on the wire: it opens a real file descriptor (as the kernel's
-    /dev/i2c-N does) and every transfer fails as an unanswered address does (EREMOTEIO)."""
+    /dev/i2c-N does) on :attr:`bus_file` and every transfer fails as an unanswered address does
+    (EREMOTEIO)."""
+
+    bus_file = None
+    """The bus's own file (a test's temporary one), so that its descriptors can be counted."""
 
     def __init__(self, port):
         import os
 
-        self.fd = os.open(os.devnull, os.O_RDWR)
+        self.fd = os.open(DeadSMBus.bus_file or os.devnull, os.O_RDWR)
 
     def _transfer(self, *args):
         raise OSError(121, "Remote I/O error")
@@ -211,14 +229,13 @@ class DeadSMBus:
 
 
 @pytest.mark.parametrize("mux_channel, times", [(None, 1000), (2, 300)], ids=["direct", "behind the mux"])
-def test_reopening_a_dead_panel_a_thousand_times_leaks_no_fd_and_no_memory(monkeypatch, mux_channel, times):
+def test_reopening_a_dead_panel_a_thousand_times_leaks_no_fd_and_no_memory(monkeypatch, tmp_path, mux_channel, times):
     """The real luma ssd1306 opened over a dead bus, as the writer retries it: luma's exit hook
     (holding the device) and a direct panel's smbus descriptor must go with each failed try.
     Behind the mux (one shared bus, no descriptor per panel) 300 tries are plenty: a leaked
     device is about 340 kB, so even 300 leaks would be a thousand times the 100 kB allowed."""
     import functools
     import gc
-    import os
     import tracemalloc
 
     import smbus2
@@ -227,6 +244,8 @@ def test_reopening_a_dead_panel_a_thousand_times_leaks_no_fd_and_no_memory(monke
     from companion.profile import DisplayProfile
 
     monkeypatch.setattr(smbus2, "SMBus", DeadSMBus)
+    monkeypatch.setattr(DeadSMBus, "bus_file", tmp_path / "i2c-1")
+    DeadSMBus.bus_file.touch()
     now = [0.0]
     buses = Buses()
     opener = functools.partial(open_device, DisplayProfile(port=1, mux_channel=mux_channel), "pi", buses)
@@ -243,7 +262,7 @@ def test_reopening_a_dead_panel_a_thousand_times_leaks_no_fd_and_no_memory(monke
 
     def measure():
         gc.collect()
-        return len(os.listdir("/proc/self/fd")), tracemalloc.get_traced_memory()[0]
+        return fds_on(DeadSMBus.bus_file), tracemalloc.get_traced_memory()[0]
 
     tracemalloc.start()
     try:
@@ -287,26 +306,16 @@ def test_a_panel_that_fails_after_opening_is_released_when_dropped(monkeypatch, 
         write_i2c_block_data = write_byte_data = i2c_rdwr = _transfer
 
     monkeypatch.setattr(smbus2, "SMBus", FlakySMBus)
-    def bus_fds() -> int:
-        """The process's descriptors open on the bus's file."""
-        opened = 0
-        for fd in os.listdir("/proc/self/fd"):
-            try:
-                opened += os.readlink(f"/proc/self/fd/{fd}") == str(bus_file)
-            except OSError:  # closed meanwhile (another thread's)
-                pass
-        return opened
-
     writer = DisplayWriter(openers=[lambda: open_device(DisplayProfile(), "pi")])
     writer.show(0, Image.new("1", (128, 64), 1))
     assert writer.flush() and writer.written == [1]
-    assert bus_fds() == 1
+    assert fds_on(bus_file) == 1
     panel = weakref.ref(writer.devices[0])
     FlakySMBus.alive = False
     writer.show(0, Image.new("1", (128, 64), 0))
     assert writer.flush() and writer.down() == [0]
     gc.collect()
-    assert bus_fds() == 0
+    assert fds_on(bus_file) == 0
     assert panel() is None, "nothing (luma's exit hook) holds the dropped panel"
     writer.close()
 

@@ -290,3 +290,34 @@ def at_boot(out: str, before_install: str) -> list[str]:
     if "lines held: companion buttons" not in out:
         problems.append("the GPIO reader does not hold the buttons' lines after the boot")
     return problems
+
+
+def played(tree: Path, edges_: list[list], times: list[list[int]], trace: str, irqs: str,
+           guest_journal: Path) -> tuple[dict, list[str]]:
+    """The guest's game against the mock game played at its kernel stamps (:func:`vm.game.kernel_stamps`
+    from the trace of the reader's interrupts): its figures, and the problems (none: the same
+    verdicts, reaction gaps equal to the stamps', no late press)."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from vm.game import as_played, kernel_stamps, mock_run, races, reaction_gaps, verdict
+
+    stamps = kernel_stamps(edges_, times, trace, irqs)
+    guest_races = races(tree, guest_journal)
+    late = [json.loads(line) for line in guest_journal.read_text().splitlines() if '"type": "late"' in line]
+    skew = [(stamp - (t[0] + t[1]) / 2) / 1e6 for stamp, t in zip(stamps, times) if stamp is not None]
+    figures = {"guest_races": [verdict(r) for r in guest_races],
+               "late_presses": [{k: p.get(k) for k in ("player", "delay_ms", "verdict", "would_be")} for p in late],
+               "stamp_after_write_ms": {"min": round(min(skew), 3), "max": round(max(skew), 3)} if skew else None}
+    lost = [i for i, stamp in enumerate(stamps) if stamp is None]
+    if lost:
+        return figures, [f"{len(lost)} of {len(edges_)} edges have no kernel stamp (gpio-sim merged a line's "
+                         f"writes, or the trace lost them): edges {lost[:10]}; the game cannot be replayed"]
+    with tempfile.TemporaryDirectory() as tmp:  # the mock game gets the presses at the kernel's instants
+        (Path(tmp) / "as-played.txt").write_text(as_played(edges_, stamps))
+        mock_races = races(tree, mock_run(tree, Path(tmp) / "as-played.txt", Path(tmp) / "mock"))
+    figures["mock_races"] = [verdict(r) for r in mock_races]
+    gaps = reaction_gaps(edges_, stamps, guest_races)
+    figures["reaction_vs_kernel_gaps_ms"] = gaps
+    return figures, game(mock_races, guest_races, gaps, late)

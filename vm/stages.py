@@ -226,7 +226,7 @@ def gpio_game(run: Run) -> None:
     run.guest.must(STAMPS_OFF, "stamps-off", 60)
     out = run.guest.must(WAIT_LINES.format(timeout=60, journals=JOURNALS, lines=expected_lines,
                                            copy="guest-game.jsonl"), "game-journal", 200)
-    figures, problems = game.judged(run.tree, edges, times, (run.guest.share / "irq-trace.txt").read_text(),
+    figures, problems = judge.played(run.tree, edges, times, (run.guest.share / "irq-trace.txt").read_text(),
                                     (run.guest.share / "button-irqs.txt").read_text(),
                                     run.guest.share / "guest-game.jsonl")
     s["game"] = {"guest_journal": out.strip(), **figures}
