@@ -359,3 +359,17 @@ def test_bench_takes_the_newest_check_with_delivery_figures(tmp_path):
     assert 0 < figures["model_gpio_delivery_p50_ms"] < figures["model_gpio_delivery_p99_ms"]
     new.write_text(json.dumps({"release": "trixie", "vm_gpio_delivery_p50_ms": None}))  # delivery not measured
     assert vm_delivery.figures(tmp_path, samples=500)["vm_release"] == "bookworm"
+
+
+def test_the_phones_script_is_one_bash_can_read(tmp_path):
+    """The web profile's phone job is the guest's wait_active and the phone's command, as bash
+    reads it (a str.format of it once broke on wait_active's braces before reaching the guest)."""
+    import subprocess
+
+    from vm import judge, webprofile
+
+    script = webprofile.phone_script(120)
+    (tmp_path / "phone.sh").write_text(script)
+    assert subprocess.run(["bash", "-n", str(tmp_path / "phone.sh")]).returncode == 0
+    assert f"python3 /share/tools/phone.py {judge.WEB_PORT} 120" in script and "wait_active()" in script
+    assert f"d={judge.PHONES_DROP_IN}" in script

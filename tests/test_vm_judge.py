@@ -35,6 +35,10 @@ CHIPS = ("pi5-legacy: header /dev/gpiochip4 /sys/devices/platform/gpio-sim.0/gpi
          "gpiozero: /dev/gpiochip4 -> /dev/gpiochip4\nreader: /dev/gpiochip4 -> /dev/gpiochip4\n")
 CURRENT_PI5_CHIPS = ("pi5: header /dev/gpiochip0 /sys/devices/platform/gpio-sim.0/gpiochip0\n"
                      "gpiozero: /dev/gpiochip4 -> /dev/gpiochip0\nreader: /dev/gpiochip0 -> /dev/gpiochip0\n")
+MAKER_SELFTEST = "selftest by: maker, groups: maker sudo gpio i2c\nselftest rc=0\n"
+WEB_ON = (f"drop-in: {judge.PHONES_DROP_IN}\nnetwork: PrivateNetwork=no\n"
+          "page: 200 5120 bytes\nsocket: HTTP/1.1 101 Switching Protocols\n")
+WEB_OFF = "drop-in: none\nnetwork: PrivateNetwork=yes\npage: refused ([Errno 111] Connection refused)\n"
 
 INSTALLED_CONFIG = PI_CONFIG.replace("arm_64bit=1\n", "arm_64bit=1\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n")
 RECORD = "file /etc/systemd/system/companion.service\nboot-line dtparam=i2c_arm=on\nboot-line dtparam=i2c_arm_baudrate=400000\n"
@@ -70,6 +74,10 @@ CASES = {
     "board_chips_ok": (lambda: judge.board_chips(CHIPS),
                        lambda: judge.board_chips(CHIPS.replace("gpiozero: /dev/gpiochip4 -> /dev/gpiochip4",
                                                                     "gpiozero: /dev/gpiochip0 -> /dev/gpiochip0"))),
+    "maker_selftest_ok": (lambda: judge.maker_selftest(MAKER_SELFTEST, "maker"),
+                          lambda: judge.maker_selftest(MAKER_SELFTEST.replace(" i2c", ""), "maker")),
+    "web_profile_ok": (lambda: judge.web_profile(WEB_ON, WEB_OFF),
+                       lambda: judge.web_profile(WEB_ON, WEB_OFF.replace("drop-in: none", f"drop-in: {judge.PHONES_DROP_IN}"))),
     "boot_ok": (lambda: judge.at_boot(AT_BOOT, PLAIN_DEBIAN),
                 lambda: judge.at_boot(AT_BOOT.replace("0 restarts", "2 restarts"), PLAIN_DEBIAN)),
 }
@@ -191,3 +199,31 @@ def test_a_pi5_on_a_current_kernel_is_the_header_chip_through_the_gpiochip4_link
     elsewhere = CURRENT_PI5_CHIPS.replace("/dev/gpiochip4 -> /dev/gpiochip0", "/dev/gpiochip4 -> /dev/gpiochip4")
     assert judge.board_chips(elsewhere) == ["gpiozero took /dev/gpiochip4, not the header's /dev/gpiochip0"]
     assert judge.board_chips("pi5: header /dev/gpiochip0 x\ngpiozero: /dev/gpiochip4\n")  # no node said: no verdict
+
+
+@pytest.mark.parametrize("seen, why", [
+    ("selftest by: companion, groups: companion gpio i2c dialout\nselftest rc=0\n", "not the maker"),
+    ("selftest by: root, groups: root\nselftest rc=0\n", "not the maker"),
+    ("selftest by: maker, groups: maker sudo gpio i2c\nselftest rc=1\n", "maker's self-test exited 1"),
+    ("selftest by: maker, groups: maker sudo gpio i2c\n", "exited without a code"),
+    ("selftest by: maker, groups: maker sudo gpio\nselftest rc=0\n", "not in the i2c group"),
+    ("selftest by: maker, groups: maker sudo\nselftest rc=0\n", "not in the gpio and i2c group"),
+    ("selftest rc=0\n", "nobody"),
+])
+def test_the_makers_self_test_is_theirs_in_both_groups_and_passes(seen, why):
+    """BUILD.md's form: the maker runs it in the gpio and i2c groups, and it passes; run as the
+    service's user or root, or failing, it does not count."""
+    assert why in " ".join(judge.maker_selftest(seen, "maker"))
+
+
+@pytest.mark.parametrize("on, off, why", [
+    (WEB_ON.replace("phones.conf", "other.conf"), WEB_OFF, "drop-in is not installed"),
+    (WEB_ON.replace("PrivateNetwork=no", "PrivateNetwork=yes"), WEB_OFF, "no network"),
+    (WEB_ON.replace("page: 200", "page: 403"), WEB_OFF, "did not get the page"),
+    (WEB_ON.replace("101 Switching", "403 Forbidden"), WEB_OFF, "websocket was not accepted"),
+    (WEB_ON, WEB_OFF.replace("PrivateNetwork=yes", "PrivateNetwork=no"), "still on the network"),
+    (WEB_ON, WEB_OFF + "page: 200 10 bytes\n", "still reaches"),
+    ("", WEB_OFF, "drop-in is not installed"),  # web_on saw nothing
+])
+def test_the_web_profile_check_fails_on_each_missing_part(on, off, why):
+    assert why in " ".join(judge.web_profile(on, off))

@@ -130,8 +130,9 @@ def as_maker(command: str) -> str:
 OFFLINE = "sudo PIP_NO_INDEX=1 PIP_FIND_LINKS=/share/wheels systemd/install.sh"
 """The README's install without network at the table: pip from a folder of wheels."""
 INSTALL = "set -o pipefail\n" + as_maker(
-    "rm -rf ~/companion && cp -a /share/src ~/companion && cd ~/companion && timeout {timeout} " + OFFLINE)
-"""The maker copies the tree into their home and installs (again: an update) as the docs say."""
+    "rm -rf ~/companion && cp -a /share/src ~/companion && cd ~/companion && timeout {timeout} " + OFFLINE + "{args}")
+"""The maker copies the tree into their home and installs (again: an update) as the docs say;
+``args``: the first install's ``--profile`` (vm/webprofile.py), none for the reinstall."""
 
 STATE = r"""
 systemctl show companion.service -p Type -p ActiveState -p SubState -p NRestarts -p StatusText \

@@ -180,15 +180,20 @@ at load 12 running two guests)."""
 DELAYS = re.compile(r"GPIO delivery delay of (\d+) edges.*?p50 ([\d.]+), p90 ([\d.]+), p99 ([\d.]+), max ([\d.]+) ms")
 
 
+def selftest_exit(out: str) -> str | None:
+    """The self-test's exit code as the guest's script echoed it (``selftest rc=N``)."""
+    rc = re.search(r"^selftest rc=(\d+)$", out, re.MULTILINE)
+    return rc.group(1) if rc else None
+
+
 def delivery(out: str, load: str, pressed: int) -> tuple[dict, list[str]]:
     """The self-test's delivery figures and verdict: (figures, problems). The figures count only
     when the self-test itself passed (exit 0, every button pressed) and they are in bounds."""
     problems = []
     if "companion.adapters.gpioreader" not in out:
         problems.append(f"the self-test ({load}) did not read the buttons through the GPIO reader")
-    rc = re.search(r"^selftest rc=(\d+)$", out, re.MULTILINE)
-    if rc is None or rc.group(1) != "0":
-        problems.append(f"the self-test ({load}) exited {rc.group(1) if rc else 'without a code'}, not 0")
+    if selftest_exit(out) != "0":
+        problems.append(f"the self-test ({load}) exited {selftest_exit(out) or 'without a code'}, not 0")
     if not re.search(r"^all \d+ buttons pressed; every display shown", out, re.MULTILINE):
         problems.append(f"the self-test ({load}) did not report every button pressed and every display shown")
     m = DELAYS.search(out)
@@ -202,6 +207,49 @@ def delivery(out: str, load: str, pressed: int) -> tuple[dict, list[str]]:
         problems.append(f"delivery delays out of bounds ({load}): p50 {p50}, p99 {p99}, max {worst} ms "
                         f"(must be 0 < p50 <= p99 <= max <= {ceiling:.0f})")
     return {"p50_ms": p50, "p99_ms": p99, "max_ms": worst, "edges": edges}, problems
+
+
+def maker_selftest(out: str, maker: str) -> list[str]:
+    """hardware/BUILD.md's self-test: run by the maker themselves (not root, not the service's
+    user) in the gpio and i2c groups, which is all it needs to read the buttons and the panels,
+    and passed that way (its exit code 0)."""
+    m = re.search(r"^selftest by: (\S*), groups: (.*)$", out, re.MULTILINE)
+    if m is None:
+        return ["nobody was seen running the self-test"]
+    problems = [] if m.group(1) == maker else [f"the self-test ran as {m.group(1) or 'nobody'}, not the maker {maker}"]
+    if selftest_exit(out) != "0":
+        problems.append(f"the maker's self-test exited {selftest_exit(out) or 'without a code'}, not 0")
+    missing = {"gpio", "i2c"} - set(m.group(2).split())
+    if missing:
+        problems.append(f"the self-test's user is not in the {' and '.join(sorted(missing))} group: {m.group(2)!r}")
+    return problems
+
+
+WEB_PORT = 8080
+"""The port of the maker's phones profile (vm/webprofile.py)."""
+PHONES_DROP_IN = "/etc/systemd/system/companion.service.d/phones.conf"
+
+
+def web_profile(on: str, off: str) -> list[str]:
+    """The unit as a [web] profile installs it, and again once the profile turns web off
+    (vm/webprofile.py's PHONE output of each): with web on, the phones drop-in installed, the unit
+    on the network, a phone's page and its socket served; with web off, none of that."""
+    problems = []
+    if f"drop-in: {PHONES_DROP_IN}" not in on:
+        problems.append("web on: the phones drop-in is not installed")
+    if "PrivateNetwork=no" not in on:
+        problems.append("web on: the unit still has no network (PrivateNetwork is not no)")
+    if not re.search(r"^page: 200\b", on, re.MULTILINE):
+        problems.append(f"web on: a phone did not get the page on port {WEB_PORT}")
+    if not re.search(r"^socket: HTTP/1\.1 101\b", on, re.MULTILINE):
+        problems.append("web on: the phone's websocket was not accepted (no 101)")
+    if "drop-in: none" not in off:
+        problems.append("web off: the phones drop-in is still installed")
+    if "PrivateNetwork=yes" not in off:
+        problems.append("web off: the unit is still on the network")
+    if re.search(r"^(page: 200|socket: HTTP)", off, re.MULTILINE):
+        problems.append("web off: a phone still reaches the box")
+    return problems
 
 
 def ttyacm(out: str) -> list[str]:

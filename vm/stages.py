@@ -7,7 +7,7 @@ import re
 import time
 from pathlib import Path
 
-from vm import judge, summary as result
+from vm import judge, summary as result, webprofile
 from vm.checks import (CONFIG, HARNESS, INSTALL, KEPT, MAKER, OFFLINE, PACE, PREPARE, SNAPSHOT, STATE, WAIT_ACTIVE,
                        Run, as_maker, install_bound, parse_show)
 
@@ -24,7 +24,9 @@ def prepare(run: Run) -> None:
 
 def install(run: Run) -> None:
     s = run.summary
-    res = run.guest.run(INSTALL.format(timeout=run.install_bound_s), "install", run.install_bound_s + 60)
+    run.guest.must(webprofile.MAKE_PROFILE, "phones-profile", 60)
+    res = run.guest.run(INSTALL.format(timeout=run.install_bound_s, args=f" --profile {webprofile.PROFILE}"),
+                        "install", run.install_bound_s + 60)
     s["install_output_tail"] = res["output"][-2500:]
     s["stage_seconds"]["install_script"] = res["seconds"]
     unit = {}
@@ -105,7 +107,7 @@ def board_chips(run: Run) -> None:
 
 def reinstall(run: Run) -> None:
     before = run.guest.must(CONFIG, "config-before", 60)
-    res = run.guest.run(INSTALL.format(timeout=run.install_bound_s), "reinstall", run.install_bound_s + 60)
+    res = run.guest.run(INSTALL.format(timeout=run.install_bound_s, args=""), "reinstall", run.install_bound_s + 60)
     after, state = "", None
     if res["rc"] == 0:
         after = run.guest.must(WAIT_ACTIVE + "wait_active 120\n" + CONFIG, "config-after", 200)
@@ -351,7 +353,11 @@ until grep -qE "{ready}" /tmp/selftest.out; do
 done
 pgrep -af companion.adapters.gpioreader || echo "no GPIO reader running"
 python3 /share/tools/pins.py press /share/delivery.json > /dev/null
-kill -INT "$(pgrep -u companion -f 'bin/companion selftest')"
+# the self-test itself (its venv's Python), not the runuser or sudo around it: who runs it, in which groups
+sel=$(pgrep -f '^/opt/companion/[^ ]+/python[^ ]* [^ ]+/bin/companion selftest' | head -n 1)
+who=$(ps -o user= -p "$sel")
+echo "selftest by: $who, groups: $(id -nG "$who")"
+kill -INT "$sel"
 # the next self-test claims the same lines: this one must have let them go
 timeout 300 tail --pid=$pid -f /dev/null || {{ echo "the self-test did not stop within 300 s of SIGINT"; kill -KILL $pid; exit 1; }}
 wait $pid
@@ -359,12 +365,23 @@ echo "selftest rc=$?"
 [ -n "{stress}" ] && kill %1 2>/dev/null
 cat /tmp/selftest.out
 """
-"""The documented self-test (systemd/README.md), run by the maker from the tree in their home as
-the service's user, the service stopped; the harness's presses are the maker's fingers; Ctrl-C
-(SIGINT) ends it and it reports. Its exit code is its verdict."""
+"""The documented self-test, the service stopped; the harness's presses are the maker's fingers;
+Ctrl-C (SIGINT) ends it and it reports. Its exit code is its verdict."""
 SELFTEST_STOP = as_maker("sudo systemctl stop companion")
-SELFTEST_RUN = as_maker("cd ~/companion && sudo -u companion /opt/companion/venv/bin/companion selftest "
-                        "--profile /etc/companion/profile.toml")
+SELFTEST_RUNS = {
+    "idle": as_maker("/opt/companion/venv/bin/companion selftest --profile /etc/companion/profile.toml"),
+    "stress": as_maker("cd ~/companion && sudo -u companion /opt/companion/venv/bin/companion selftest "
+                       "--profile /etc/companion/profile.toml"),
+}
+"""Both of its documented forms: hardware/BUILD.md's, by the maker in the gpio and i2c groups
+(idle), and systemd/README.md's, as the service's user from the tree in their home (under load)."""
+MAKER_GROUPS = as_maker(f"sudo usermod -aG gpio,i2c {MAKER}")
+"""The maker joins the groups, as BUILD.md says (Raspberry Pi OS's first user is in both already);
+each as_maker is a new login, so the self-test runs with them."""
+MAKER_LEAVES = f"gpasswd -d {MAKER} gpio > /dev/null && gpasswd -d {MAKER} i2c > /dev/null && id -nG {MAKER}"
+"""The maker leaves the groups again after the self-test: the uninstall check compares /etc/group
+and /etc/gshadow byte for byte with the guest before the install, and the joining was the
+maker's, not the installer's (gpasswd -d gives back the lines as they were)."""
 READY_OUTPUT = ": ready: first frame on every display$"
 """The self-test's daemon says it is ready (its log line, whole to the end)."""
 STRESS = "stress-ng --cpu 2 --io 1 --vm 1 --vm-bytes 64M --timeout 900s --quiet &"
@@ -388,17 +405,27 @@ def delivery(run: Run) -> None:
     s = run.summary
     edges = delivery_edges(run)
     (run.guest.share / "delivery.json").write_text(json.dumps(edges))
-    for load, stress in (("idle", ""), ("stress", STRESS)):
-        out = run.guest.must(SELFTEST.format(stop=SELFTEST_STOP, stress=stress, selftest=SELFTEST_RUN,
-                                             ready=READY_OUTPUT), f"selftest-{load}", 600)
-        reader = re.search(r"gpio reader: done;.*", out)
-        s["findings"][f"gpio_reader_{load}"] = reader.group(0) if reader else "the reader said nothing at its end"
-        figures, problems = judge.delivery(out, load, len(edges))
-        if problems:
-            raise RuntimeError("; ".join(problems) + ":\n" + out[-1500:])
-        prefix = "vm_gpio_delivery" if load == "idle" else "vm_gpio_delivery_stress"
-        for name, value in figures.items():
-            s[f"{prefix}_{name}"] = value
+    run.guest.must(MAKER_GROUPS, "maker-groups", 60)
+    try:
+        for load, stress in (("idle", ""), ("stress", STRESS)):
+            out = run.guest.must(SELFTEST.format(stop=SELFTEST_STOP, stress=stress, selftest=SELFTEST_RUNS[load],
+                                                 ready=READY_OUTPUT), f"selftest-{load}", 600)
+            by = re.search(r"^selftest by: .*$", out, re.MULTILINE)
+            s["findings"][f"selftest_by_{load}"] = by.group(0) if by else "nobody seen"
+            reader = re.search(r"gpio reader: done;.*", out)
+            s["findings"][f"gpio_reader_{load}"] = reader.group(0) if reader else "the reader said nothing at its end"
+            figures, problems = judge.delivery(out, load, len(edges))
+            if load == "idle":
+                problems += judge.maker_selftest(out, MAKER)
+            if problems:
+                raise RuntimeError("; ".join(problems) + ":\n" + out[-1500:])
+            if load == "idle":
+                s["maker_selftest_ok"] = True
+            prefix = "vm_gpio_delivery" if load == "idle" else "vm_gpio_delivery_stress"
+            for name, value in figures.items():
+                s[f"{prefix}_{name}"] = value
+    finally:
+        s["findings"]["maker_groups_after"] = run.guest.must(MAKER_LEAVES, "maker-leaves", 60).strip()
     s["selftest_ok"] = True
     run.guest.must(WAIT_ACTIVE + "systemctl start companion.service; wait_active 120", "service-back", 200)
 
@@ -616,25 +643,28 @@ def uninstall(run: Run) -> None:
 
 
 def all_stages(run: Run) -> None:
-    """In an order where each stage leaves what the next needs: the lobby for the panels, a game
-    in progress for the kill, a journal for the uninstall."""
+    """In an order where each stage leaves what the next needs: the first install's phones for the
+    web check, which turns them off for the reinstall; the lobby (without the phones' room code) for
+    the panels, a game in progress for the kill, a journal for the uninstall."""
     if not run.stage("prepare", lambda: prepare(run), *result.CHECKS):
         return
     if not run.stage("install", lambda: install(run), *result.CHECKS):
         return
     run.stage("boot_config", lambda: boot_config(run), "boot_config_ok")
     run.stage("unit_ready", lambda: unit_ready(run), "unit_ready")
+    run.stage("web_on", lambda: webprofile.web_on(run), "web_profile_ok")
+    run.stage("reinstall", lambda: reinstall(run), "reinstall_ok")
+    run.stage("web_off", lambda: webprofile.web_off(run), "web_profile_ok")
     run.stage("board_chips", lambda: board_chips(run), "board_chips_ok")
     run.stage("panels", lambda: panels_check(run), "panels_ok")
     run.guest.run("echo 0 > /sys/kernel/tracing/events/i2c/i2c_write/enable", "trace-off", 60)
-    run.stage("reinstall", lambda: reinstall(run), "reinstall_ok")
     run.stage("watchdog", lambda: watchdog(run), "watchdog_ok")
     run.stage("gpio_game", lambda: gpio_game(run), "gpio_game_matches_mock")
     if (run.guest.share / "guest-game.jsonl").exists():  # a game in progress, whatever its verdicts
         run.stage("kill_resume", lambda: resume_after_kill(run), "resumed_after_kill")
     else:
         result.fail(run.summary, "resumed_after_kill", "no game in progress: the gpio game stage made none")
-    run.stage("delivery", lambda: delivery(run), "selftest_ok")
+    run.stage("delivery", lambda: delivery(run), "selftest_ok", "maker_selftest_ok")
     run.stage("sensor_lines", lambda: sensor_lines(run), "sensor_lines_ok")
     run.stage("ttyacm", lambda: ttyacm(run), "ttyacm_modules_load_fix_ok")
     run.stage("update_failure", lambda: update_failure(run), "update_failure_keeps_old")

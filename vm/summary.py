@@ -14,7 +14,7 @@ CHECKS = (
     "install_ok", "boot_config_ok", "reinstall_ok", "update_failure_keeps_old", "rollback_ok", "uninstall_ok", "unit_ready",
     "watchdog_ok", "resumed_after_kill", "gpio_game_matches_mock", "panels_ok", "sensor_lines_ok",
     "selftest_ok", "ttyacm_modules_load_fix_ok", "boot_ok",
-    "board_chips_ok",
+    "board_chips_ok", "maker_selftest_ok", "web_profile_ok",
 )
 FIGURES = ("vm_gpio_delivery_p50_ms", "vm_gpio_delivery_p99_ms")
 REQUIRED = ("release",) + CHECKS + FIGURES + ("seconds",)
