@@ -61,17 +61,22 @@ def card(tmp_path):
             subprocess.run(["losetup", "-d", loop], check=False)
 
 
-def update(tools_root, work: Path, root_a: str) -> subprocess.CompletedProcess:
+def update(tools_root, work: Path, root_a: str, previous: str = "") -> subprocess.CompletedProcess:
     """``companion-slot update`` from the running root's partition, root A mounted read-only and
-    the firmware partition read-only (slot A's kernel files in a/), in the tools' root."""
+    the firmware partition read-only (slot A's kernel files in a/; ``previous``: the slot the last
+    switch left, if any), in the tools' root; then ``companion-slot rollback``'s answer, and
+    slot.txt."""
     shutil.copy(SCRIPT, work / "companion-slot")
     w = str(work)
+    keep = f'printf "os_prefix={previous}/\\n" > {w}/fw/slot.previous && ' if previous else ""
     run = (f'mkdir -p {w}/fw {w}/running && mount -o ro {root_a} {w}/running && '
-           f'mount -t tmpfs fw {w}/fw && mkdir {w}/fw/a && printf "os_prefix=a/\\n" > {w}/fw/slot.txt && '
+           f'mount -t tmpfs fw {w}/fw && mkdir {w}/fw/a && printf "os_prefix=a/\\n" > {w}/fw/slot.txt && {keep}'
            f'cp {w}/cmdline {w}/fw/a/cmdline.txt && echo kernel > {w}/fw/a/vmlinuz && mount -o remount,ro {w}/fw && '
            f'COMPANION_SLOT_FIRMWARE={w}/fw COMPANION_SLOT_CMDLINE={w}/cmdline COMPANION_SLOT_PARTITIONS={w}/parts '
            f'sh {w}/companion-slot update {w}/parts/{DISK}-02 {w}/fw/a; rc=$?; '
-           f'cat {w}/fw/slot.txt {w}/fw/b/cmdline.txt; umount {w}/running; exit $rc')
+           f'cat {w}/fw/slot.txt {w}/fw/b/cmdline.txt; '
+           f'COMPANION_SLOT_FIRMWARE={w}/fw COMPANION_SLOT_CMDLINE={w}/cmdline sh {w}/companion-slot rollback; '
+           f'umount {w}/running; exit $rc')
     return tools.run(tools_root, work, "sh", "-c", run, capture_output=True, text=True, timeout=300)
 
 
@@ -110,3 +115,18 @@ def test_a_root_that_is_no_file_system_is_refused_and_the_next_boot_kept(card, t
     run = update(tools_root, work, root_a)
     assert run.returncode == 1 and "holds no ext4 file system" in run.stderr, run.stdout + run.stderr
     assert "os_prefix=a/" in run.stdout
+
+
+def test_a_copy_that_does_not_check_leaves_no_slot_to_roll_back_to(card, tools_root):
+    """Running A, the last switch having come from B (slot.previous names B): the update writes B.
+    Its copy does not check (a block of root A's files marked free in its bitmap, as a copy cut
+    short or a bad card leaves a file system that e2fsck finds wrong): the next boot stays on A, and a rollback
+    would boot the half-written B, so there is none. On main slot.previous still named B."""
+    work, (root_a, _) = card
+    block = tools.run(tools_root, work, "debugfs", "-R", "bmap /opt/companion/release 0", root_a, check=True,
+                      capture_output=True, text=True).stdout.split()[-1]
+    tools.run(tools_root, work, "debugfs", "-w", "-R", f"freeb {block}", root_a, check=True, capture_output=True)
+    run = update(tools_root, work, root_a, previous="b")
+    assert run.returncode == 1 and "does not check" in run.stderr, run.stdout + run.stderr
+    assert "os_prefix=a/" in run.stdout
+    assert "no previous slot to roll back to" in run.stderr, run.stdout + run.stderr
