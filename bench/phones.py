@@ -275,13 +275,13 @@ async def _run_profile(profile: Profile, phones: int, rounds: int, seed: int, me
                        odd: bool = False, paired: bool = True) -> dict:
     """One link's races with the box's clocks ``measured`` (False: the odd clocks' baseline arm,
     200 ppm and 1 ms assumed) and its pings ``paired`` and faster in a race (False: the links'
-    baseline arm, single pings every 250 ms, as before); ``odd``: phones 1 and 2 have
+    baseline arm, single pings every 250 ms to every phone at once, as before); ``odd``: phones 1 and 2 have
     :data:`ODD_CLOCKS`, the rest ordinary ones."""
     rng = random.Random(seed)
     referee = Referee(phones)
     web = referee.web = WebCompanion(referee, Room([PhoneSeat(i, True) for i in range(phones)]),
                                      clock=lambda: PhoneClock(measured),
-                                     pings=PingPlan() if paired else PingPlan(paired=False, race_ns=None))
+                                     pings=PingPlan() if paired else PingPlan(paired=False, race_ns=None, spread=False))
     await web.start("127.0.0.1", 0, "127.0.0.1")
     port = int(web.join_url.split(":")[2].split("/")[0])
     links = [Link(profile, random.Random(rng.random()), ("127.0.0.1", port)) for _ in range(phones)]
@@ -373,7 +373,7 @@ def figures(quick: bool, phones: int = 8, seed: int = 41) -> dict:
     """The phone keys of ``python -m bench --json``: each figure over every profile's races
     together (the worst link included), and each profile's beside it in ``phone_by_link``; the
     declared error's ratio and the tie rate per link beside the baseline arm's (single pings every
-    250 ms), run on the same links (the same seeds) in the same run; and the odd clocks' presses
+    250 ms, to every phone at once), run on the same links (the same seeds) in the same run; and the odd clocks' presses
     outside their error, their clocks measured and assumed, on the ``wifi`` link."""
     rounds = 25 if quick else 120
     arms = {arm: {p.name: asyncio.run(_run_profile(p, phones, rounds, seed + i, paired=arm == "paired"))

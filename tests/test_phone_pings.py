@@ -5,6 +5,7 @@ daemon and its wall on one."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 from companion.web.pings import CALM_NS, RACE_NS, PingPlan
 
@@ -92,3 +93,60 @@ def test_through_the_box_a_seated_phone_is_pinged_in_pairs_and_faster_while_a_qu
             assert len(zoe.frames("ping")) - pinged >= 2 * 13
 
     asyncio.run(night())
+
+
+def test_a_rounds_pings_are_spread_over_its_period_not_sent_at_once(tmp_path, monkeypatch):
+    """Four seated phones, a race opened: its first round pings them one after another, 75/4 ms
+    apart. Pongs that come back together are read one after another, and each one's wait for the
+    others is in its round trip, so in its clock's error. Timers never fire early, so the k-th
+    phone to hear its ping heard it no sooner than k steps after the race opened, however busy
+    the machine; on main all four were pinged at once."""
+    names = [(2, "Zoe", True), (3, "Yan", True), (4, "Xia", True), (5, "Wim", True)]
+    box = PhoneBox(profile_with_phones(tmp_path, [HOST, ("Ben", {"slap": 5})], names),
+                   tmp_path / "games", monkeypatch=monkeypatch)
+    step_ns = RACE_NS // len(names)
+
+    async def night() -> list[int]:
+        async with box:
+            phones = [await box.join("buzzer") for _ in names]
+            await until(lambda: not any(p.pings for p in box.server.phones))  # every ping so far answered
+            before = [len(p.frames("ping")) for p in phones]
+            heard: dict[int, int] = {}
+            opened = time.monotonic_ns()
+            box.server.racing(True)
+            while len(heard) < len(phones):
+                for i, phone in enumerate(phones):
+                    if i not in heard and len(phone.frames("ping")) > before[i]:
+                        heard[i] = time.monotonic_ns()  # no sooner than it arrived
+                await asyncio.sleep(0.0005)
+                assert time.monotonic_ns() - opened < 30e9, f"pings heard by {sorted(heard)} only"
+            box.server.racing(False)
+            return sorted(t - opened for t in heard.values())
+
+    heard = asyncio.run(night())
+    for k, after_ns in enumerate(heard):
+        assert after_ns >= k * step_ns - MS, f"the phone {k + 1}th to hear its ping heard it {after_ns / MS:.1f} ms in"
+
+
+def test_a_seated_phone_answering_the_boxs_pings_is_never_closed_for_its_frames(tmp_path, monkeypatch):
+    """A table of quick thumbs: every phone's press pings every phone, on top of a race's pairs.
+    Seventy pings in one second of the clock, each answered: the pongs are the box's asking, not
+    the phone's frames (FRAMES_PER_S is 60). On main the phone was refused at its 61st frame."""
+    box = PhoneBox(profile_with_phones(tmp_path, [HOST, ("Ben", {"slap": 5})], [(2, "Zoe", True)]),
+                   tmp_path / "games", monkeypatch=monkeypatch)
+
+    async def night() -> tuple[int, int | None, int]:
+        async with box:
+            zoe = await box.join("buzzer")
+            box.pinging = False  # only the pings below (and the box's own rounds, the clock standing still)
+            pinged = len(zoe.frames("ping"))
+            for _ in range(70):
+                box.server.ping_all(paired=False)
+                await until(lambda: not any(p.pings for p in box.server.phones) or zoe.closed_code is not None)  # answered
+            seq = await zoe.tap()  # and the phone may still press
+            await until(lambda: seq in zoe.got or zoe.closed_code is not None)
+            return len(zoe.frames("ping")) - pinged, zoe.closed_code, seq in zoe.got
+
+    pings, closed, got = asyncio.run(night())
+    assert pings >= 70
+    assert closed is None and got, f"closed {closed}"

@@ -45,8 +45,10 @@ HELLO_S = 3.0
 SILENT_NS = 10_000_000_000
 """A phone that answers no ping for this long is dropped (its seat waits for it to come back)."""
 FRAMES_PER_S = 60
-"""The most frames a phone sends in a second: two pongs every 75 ms in a race (27, :mod:`.pings`),
-and presses a thumb makes (ten taps a second: 20, and the pongs of the pings each asks for, 10)."""
+"""The most frames a phone sends in a second of its own accord: presses (a thumb's ten taps a
+second are 20), paints and the host's keys. A pong to a ping the box sent and still awaits is not
+counted: the box asks for those (pairs every 75 ms in a race, and one from every phone on any
+phone's press: a table of quick thumbs), and a seated phone must never be closed for answering."""
 UNSYNCED = 32
 """Frames a phone may send before its first pong (a thumb on a button while the first ping flies)."""
 CONNECTIONS = 64
@@ -121,6 +123,7 @@ class WebCompanion(HostLine, Pinging):
         self.referee_has_room.set()
         self._wanted_ns: int | None = None
         self._want_timer: asyncio.TimerHandle | None = None
+        self._spreading: dict[Phone, asyncio.TimerHandle] = {}
         self.tally = Tally(now_ns)
         self.watchers_budget = FrameBudget()
         self.guesses = Guesses(now_ns)
@@ -153,9 +156,7 @@ class WebCompanion(HostLine, Pinging):
         self._plan_pings()
 
     async def close(self) -> None:
-        for timer in (self._pinger, self._want_timer):
-            if timer is not None:
-                timer.cancel()
+        self.stop_pinging()
         if self._server is not None:
             self._server.close()
         for phone in list(self.phones):
@@ -268,15 +269,17 @@ class WebCompanion(HostLine, Pinging):
         if message.type != WSMsgType.TEXT:
             raise Refused("a binary frame (JSON text frames only)")
         now = self.now_ns()
+        frame = read_frame(message.data)
         second = now // 1_000_000_000
         if second != phone.second:
             phone.second, phone.frames_this_second = second, 0
-        phone.frames_this_second += 1
+        if not (isinstance(frame, Pong) and frame.id in phone.pings):  # the box's own asking is not the phone's
+            phone.frames_this_second += 1
         if phone.frames_this_second > FRAMES_PER_S and not (phone.seat is None and not phone.host
                                                             and self.watchers_budget.binding()):
             raise Refused(f"more than {FRAMES_PER_S} frames in a second")
         phone.last_heard_ns = now
-        return read_frame(message.data)
+        return frame
 
     async def _welcome(self, phone: Phone, hello: Hello) -> bool:
         try:
@@ -371,6 +374,9 @@ class WebCompanion(HostLine, Pinging):
     def _leave(self, phone: Phone) -> None:
         self.phones.discard(phone)
         self.pings.forget(phone)
+        spread = self._spreading.pop(phone, None)
+        if spread is not None:
+            spread.cancel()
         self._host_left(phone)
         if phone.seat is not None and self.holders.get(phone.seat.station) is phone:
             del self.holders[phone.seat.station]
@@ -379,15 +385,21 @@ class WebCompanion(HostLine, Pinging):
     # Pings: sync and heartbeat
 
     def ping_all(self, paired: bool = True) -> None:
-        """Ping every phone (a phone silent for :data:`SILENT_NS` is closed instead); ``paired``:
-        a seated phone's pong brings a second (:mod:`.pings`)."""
-        now = self.now_ns()
+        """Ping every phone at once (a phone silent for :data:`SILENT_NS` is closed instead);
+        ``paired``: a seated phone's pong brings a second (:mod:`.pings`)."""
+        for phone in self.pingable():
+            self._ping(phone, paired)
+
+    def pingable(self) -> list[Phone]:
+        """The welcomed phones still open; one silent for :data:`SILENT_NS` is closed instead."""
+        now, out = self.now_ns(), []
         for phone in list(self.phones):
             if now - phone.last_heard_ns > SILENT_NS:
                 self.tally.refused(phone.peer, f"closed: silent for {SILENT_NS / 1e9:g} s")
                 asyncio.ensure_future(_quietly(phone.socket.close(code=CLOSE_SILENT, message=b"silent")))
             elif phone.welcomed and not phone.socket.closed:
-                self._ping(phone, paired)
+                out.append(phone)
+        return out
 _NO_CACHE = {"Cache-Control": "no-store"}
 
 
