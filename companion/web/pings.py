@@ -22,8 +22,8 @@ matters and asks so that the answer is likely quick:
   waits for the ones ahead of it (their frames parsed, their clocks refitted) before it is
   stamped: that wait is in the round trip, so in the error. Measured in ``python -m bench.phones``
   on a link with no delay of its own (8 phones): pinged at once, round trips of 0.8-1.3 ms at the
-  least and 2.7 ms at the median, declared clock error 1.28 ms at p50; spread, 0.14 ms and
-  0.55 ms, 0.09 ms. The pings a race's decision waits for (:meth:`Pinging.want`) and a press's
+  least and 2.7 ms at the median, declared clock error 1.28 ms at p50; spread, 0.25 ms and
+  1.0 ms, 0.17-0.18 ms (two runs). The pings a race's decision waits for (:meth:`Pinging.want`) and a press's
   still go to every phone at once: there a moment's wait costs the verdict's time.
 
 ``paired=False, race_ns=None, spread=False`` is the schedule as it was (single pings every
