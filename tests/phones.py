@@ -37,6 +37,7 @@ class WebBox(BoxProcess):
 
     def __init__(self, journal_dir: Path, profile: Path, seed: int = 1) -> None:
         super().__init__(journal_dir, profile, seed)
+        self.journal_dir = journal_dir
         self.join_url = self.said_match(JOIN)
 
     def said_match(self, pattern: re.Pattern) -> str:

@@ -17,9 +17,12 @@ order (this machine too slow to touch in time) is played again, never judged.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+from pathlib import Path
 
+from companion.arbiter.touch import TOUCH_SHIFT_NS, TOUCH_SPREAD_NS
 from companion.games import get
 from companion.games.options import lobby_choices
 
@@ -31,6 +34,11 @@ HOST, ANA, ZOE = 1, 2, 3
 """Station numbers from 1: the host, Ana on a wired buzzer, Zoe's phone buzzer."""
 APART_S = 0.030
 """How long after the phone's touch the wired buzzer is pressed (the issue's figure)."""
+CREDIT_MS = (TOUCH_SHIFT_NS + TOUCH_SPREAD_NS) / 1e6
+"""How much earlier than its stamp a phone's finger may have met the glass (29.6 ms): a touch
+stamped less than that after a wired press may truly have come first, and may win. A touch made
+after the wired press counts as later only when it was stamped more than this after it; the
+touches here are Chromium's own, with no glass, so the box's credit is all in the phone's favour."""
 TRIES = 4
 
 
@@ -121,16 +129,30 @@ def verdict(box: WebBox, watcher: Phone) -> str:
     return said + margin
 
 
+def onsets_apart_ms(journal_dir: Path) -> float:
+    """How much later Zoe's page showed the last question than Ana's panel did, as the box
+    measured both (its last buzz's onsets): the box ranks reactions, each from its player's own
+    onset, so a page that painted later is owed that much (a page slowed fourfold paints 40-80 ms
+    after a wired panel)."""
+    journal = max(journal_dir.glob("*.jsonl"))
+    buzz = [json.loads(line) for line in journal.read_text().splitlines() if '"action": "buzz"' in line][-1]
+    return buzz["onset_ms"][ZOE - 1] - buzz["onset_ms"][ANA - 1]
+
+
 def race(box: WebBox, watcher: Phone, zoe: Phone, busy_ms: float, wired_after_s: float) -> tuple[str, float, float]:
-    """One question: armed, the page held busy, the touch and the wired press; its verdict, the
-    true lead of the touch (ms) and the handler delay, played again while the truth is not the wanted order."""
+    """One question: armed, the page held busy, the touch and the wired press; its verdict, how
+    much quicker the touch's reaction truly was than the wired press's (ms, each from its own
+    onset; negative: slower) and the handler delay, played again while the truth is not the
+    wanted order (a slower touch only once clear of the touch's credit)."""
     for _ in range(TRIES):
         arm(box, [zoe])
         lead_ms, lag_ms = touch(zoe, box, busy_ms, wired_after_s)
         said = verdict(box, watcher)
-        if (lead_ms > 0) == (wired_after_s > 0):
+        lead_ms += onsets_apart_ms(box.journal_dir)
+        if lead_ms > 0 if wired_after_s > 0 else lead_ms < -CREDIT_MS:
             return said, lead_ms, lag_ms
-    raise AssertionError(f"in {TRIES} tries the touch never came {wired_after_s * 1000:+.0f} ms from the wired press")
+    raise AssertionError(f"in {TRIES} tries the touch never came {wired_after_s * 1000:+.0f} ms from the wired press"
+                         " (clear of the touch's credit, if after it)")
 
 
 def test_a_busy_page_never_loses_a_race_its_touch_won(chromium, tmp_path):
@@ -143,16 +165,17 @@ def test_a_busy_page_never_loses_a_race_its_touch_won(chromium, tmp_path):
         start_quiz(box, watcher)
         for busy_ms in (100, 300):
             said, lead_ms, lag_ms = race(box, watcher, zoe, busy_ms, APART_S)
-            print(f"busy {busy_ms} ms: touched {lead_ms:.1f} ms before the wired press, handled {lag_ms:.0f} ms"
+            print(f"busy {busy_ms} ms: reacted {lead_ms:.1f} ms before the wired press, handled {lag_ms:.0f} ms"
                   f" after it: {said}")
             assert said.startswith("Zoe answers") or (said.startswith("Tie") and "Zoe" in said), said
         # Slowed fourfold (a cheap phone): never first when it touched after the wired press; when
         # it touched first, it wins or ties, its margin on the table.
         cdp = zoe.context.new_cdp_session(zoe.page)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
-        for apart_s, wanted in ((-APART_S, ("Ana answers", "Tie")), (APART_S, ("Zoe answers", "Tie"))):
+        # Touched after: by the credit and 30 ms more, and the page's later paint on top (its onset).
+        for apart_s, wanted in ((-APART_S - (CREDIT_MS + 80) / 1e3, ("Ana answers", "Tie")), (APART_S, ("Zoe answers", "Tie"))):
             said, lead_ms, lag_ms = race(box, watcher, zoe, 0, apart_s)
-            print(f"4x slower: touched {lead_ms:+.1f} ms before the wired press, handled {lag_ms:.0f} ms"
+            print(f"4x slower: reacted {lead_ms:+.1f} ms before the wired press, handled {lag_ms:.0f} ms"
                   f" after it: {said}")
             assert said.startswith(wanted), said
             assert not said.startswith("Tie") or "margin" in said, said
