@@ -157,3 +157,41 @@ def test_while_the_phones_server_is_down_every_screen_says_so_and_its_phones_are
         asyncio.run(play())
     ended = [r.getMessage() for r in caplog.records if "phones' server ended" in r.getMessage()]
     assert len(ended) == 2 and ended[0].endswith("again in 1 s") and ended[1].endswith("again in 2 s")
+
+
+def test_a_phones_server_that_cannot_start_ends_so_the_wall_starts_another(tmp_path):
+    """The phones' server process told to start with claims not in their form (room.hold raises):
+    it logs why and ends, so its pipe closes and the wall starts another with its back-off. On
+    main the failure was an unretrieved task's exception, and the process went on answering the
+    referee's heartbeats while it served no phone, for ever."""
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    from boxprocess import ROOT
+
+    ours, theirs = socket.socketpair()
+    listening = socket.create_server(("127.0.0.1", 0))
+    child = subprocess.Popen([sys.executable, "-m", "companion.web.child", "--pipe", str(theirs.fileno()),
+                              "--listen", str(listening.fileno())], cwd=ROOT,
+                             pass_fds=(theirs.fileno(), listening.fileno()), stderr=subprocess.PIPE, text=True)
+    theirs.close()
+    try:
+        start = {"code": "ABCDEF", "pin": "1234", "seats": [[2, True]], "claims": None, "held": [1, 2],
+                 "join_url": "http://127.0.0.1/?room=ABCDEF", "panels": []}
+        ours.sendall(json.dumps(["beat", 1]).encode() + b"\n" + json.dumps(["start", start]).encode() + b"\n")
+        ours.settimeout(PATIENCE_S)
+        heard = b""
+        while chunk := ours.recv(65536):  # until the pipe closes
+            heard += chunk
+        child.wait(PATIENCE_S)
+        said = child.stderr.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
+        ours.close()
+        listening.close()
+    assert json.loads(heard.splitlines()[0]) == ["beat", 1]  # it ran, and answered the referee
+    assert b'"ready"' not in heard
+    assert "phones: the server could not start" in said and "not the seats' claims" in said, said

@@ -144,7 +144,17 @@ class PhonesServer:
             if self.web is not None:
                 self.web.racing(self._racing)
 
-    async def _start(self, code: str, pin: str, seats: list[list], claims: str | None, held: dict[str, Any],
+    async def _start(self, **start: Any) -> None:
+        """Start serving as the referee said; a start that fails ends this server, so that the
+        wall sees its pipe close and starts another (with its back-off), rather than a server that
+        answers its heartbeats and never serves a phone."""
+        try:
+            await self._serve(**start)
+        except Exception:
+            log.exception("phones: the server could not start")
+            self._ended.set()
+
+    async def _serve(self, code: str, pin: str, seats: list[list], claims: str | None, held: dict[str, Any],
                      join_url: str, panels: list[list]) -> None:
         room = Room([PhoneSeat(station, buzzer) for station, buzzer in seats], code,
                     None if claims is None else Path(claims))
