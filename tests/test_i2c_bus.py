@@ -116,3 +116,23 @@ def test_a_pi_display_opens_the_header_bus_the_finder_found(tmp_path):
     finder = BusFinder(sysfs_tree(tmp_path, DEBIAN_PI4))
     with pytest.raises(DeviceNotFoundError, match="/dev/i2c-3"):
         open_device(DisplayProfile(), "pi", finder=finder)
+
+
+def test_stations_with_no_panel_look_for_no_bus(tmp_path, caplog):
+    """A buzzer-only wired station and a phone have no panel on the header's bus: with the only
+    panel on another bus and the header's I2C off, the box logs no error at its start. On main it
+    looked for the header's bus for their displays' default port, and logged it missing as an
+    error at every start."""
+    from companion.adapters.i2cbus import check_bus_speed
+    from companion.profile import load_profile
+
+    from phonebox import profile_with_phones
+
+    path = profile_with_phones(tmp_path, [("Host", {"slap": 4, "left": 17, "ok": 27, "right": 22}),
+                                          ("Ana", {"slap": 5})], [(2, "Zoe", True)])
+    # the host's panel on a bus of its own (an I2C adapter on USB, say): not the header's
+    path.write_text(path.read_text().replace('display = { driver = "ssd1306" }', 'display = { driver = "ssd1306", port = 3 }', 1))
+    profile = load_profile(path)
+    with caplog.at_level(logging.INFO):
+        assert check_bus_speed(profile, BusFinder(tmp_path / "no-sysfs")) == []
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text

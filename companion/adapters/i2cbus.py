@@ -139,7 +139,8 @@ def check_bus_speed(profile: Profile, finder: BusFinder) -> list[str]:
     ``i2c_hz``: at the Pi's default 100 kHz a frame takes 106 ms instead of 26 ms."""
     want = profile.displays.i2c_hz
     warnings = []
-    for port in sorted({finder.port(st.display.port) for st in profile.stations}):
+    wired = [st for st in profile.stations if not (st.phone or st.buzzer_only)]  # the others have no panel on a bus
+    for port in sorted({finder.port(st.display.port) for st in wired}):
         hz = bus_speed_hz(port, finder.sysfs)
         if hz is not None and hz != want:
             warnings.append(f"I2C bus {port} runs at {hz} Hz, the profile says {want} Hz: set "
