@@ -182,3 +182,15 @@ def test_ready_without_displays_passes_only_where_the_emulator_took_no_i2c_inter
     unread = "\n".join(line for line in NO_DISPLAYS.splitlines() if "i2c_irq" not in line)
     assert run("unit_ready_rt", unread) != []  # nothing counted: nothing excused
     assert run("unit_ready_rt", silent.replace("ready without display 1, 2, 3", "not ready")) != []
+
+
+def test_every_i2c_line_of_proc_interrupts_is_counted():
+    """The guest joins every /proc/interrupts line naming an I2C controller: an interrupt on the
+    second line means the controllers do interrupt, and the displays' failure is not excused. On
+    main only the first line's counts were read."""
+    from vm.raspi_judge import i2c_interrupts
+
+    two = "44: 0 0 0 0 GICv2 149 Level fe205000.i2c 45: 7 0 0 1 GICv2 150 Level fe804000.i2c"
+    assert i2c_interrupts({"i2c_irq": [two]}) == 8
+    assert i2c_interrupts({"i2c_irq": ["44: 0 0 0 0 GICv2 149 Level fe205000.i2c"]}) == 0
+    assert i2c_interrupts({"i2c_irq": [""]}) is None

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 
 READY_LINE = re.compile(r"^[\w.]+: ready: first frame on every display$", re.MULTILINE)
+NO_FRAME = "the daemon never logged that it is ready (\"ready: first frame on every display\")"
+"""Why a unit is not ready when its displays never took a first frame (the emulated Pi 4 excuses
+it by this text when no I2C interrupt came: vm/raspi_judge.py)."""
 """The daemon's own line once it is ready with every panel (companion/daemon/presenting.py),
 whole: a line that merely contains "ready" (``not ready``, ``already``) is not it."""
 
@@ -56,7 +59,7 @@ def unit_ready(unit: dict[str, str], log: str, priorities: str, timeouts: dict[s
     if not unit.get("StatusText"):
         problems.append("no status text from READY")
     if not READY_LINE.search(log):
-        problems.append("the daemon never logged that it is ready (\"ready: first frame on every display\")")
+        problems.append(NO_FRAME)
     return problems
 
 

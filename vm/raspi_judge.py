@@ -51,7 +51,6 @@ def kernel_dt_debian(lines: dict[str, list[str]]) -> list[str]:
 UNIT_KEYS = ("Type", "ActiveState", "SubState", "StatusText", "TimeoutStartUSec", "WatchdogUSec")
 
 
-NO_FRAME = "the daemon never logged that it is ready (\"ready: first frame on every display\")"
 READY_WITHOUT_DISPLAYS = re.compile(r"^[\w.]+: ready without display [\d, ]+: retrying in the background$", re.MULTILINE)
 
 
@@ -67,20 +66,22 @@ def unit_ready_rt(lines: dict[str, list[str]], unit_file: str) -> list[str]:
     log = "\n".join(lines.get("log", []))
     problems = judge.unit_ready(unit, log, priorities, judge.own_timeouts(unit_file))
     if displays_unreachable(lines) and READY_WITHOUT_DISPLAYS.search(log):
-        problems = [p for p in problems if p != NO_FRAME]
+        problems = [p for p in problems if p != judge.NO_FRAME]
     return problems
 
 
 def i2c_interrupts(lines: dict[str, list[str]]) -> int | None:
-    """How many interrupts the I2C controllers' line took (``/proc/interrupts``); None if unread."""
-    words = one(lines, "i2c_irq").split()
-    if not words or not words[0].endswith(":"):
-        return None
-    counts = []
-    for word in words[1:]:
-        if not word.isdigit():
-            break
-        counts.append(int(word))
+    """How many interrupts the I2C controllers' lines took (``/proc/interrupts``: every line the
+    guest found, joined, each ``N:`` and its per-CPU counts), all added up; None if unread."""
+    counts: list[int] = []
+    line = False
+    for word in one(lines, "i2c_irq").split():
+        if word.endswith(":") and word[:-1].isdigit():
+            line = True
+        elif line and word.isdigit():
+            counts.append(int(word))
+        else:
+            line = False  # past a line's counts: its chip, its name
     return sum(counts) if counts else None
 
 

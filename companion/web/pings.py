@@ -41,7 +41,8 @@ CALM_NS = 250_000_000
 RACE_NS = 75_000_000
 """How often a seated phone is pinged while a race is open (issue 48: every 50-100 ms)."""
 PINGS_KEPT = 128
-"""Pings awaiting their pong, per phone: in a race, five seconds of pairs every 75 ms."""
+"""Pings awaiting their pong, per phone: in a race, nearly five seconds of pairs every 75 ms (133)
+unanswered; older ones are forgotten (their pongs teach nothing then)."""
 
 
 class PingPlan:
