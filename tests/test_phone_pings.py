@@ -135,7 +135,7 @@ def test_a_seated_phone_answering_the_boxs_pings_is_never_closed_for_its_frames(
     box = PhoneBox(profile_with_phones(tmp_path, [HOST, ("Ben", {"slap": 5})], [(2, "Zoe", True)]),
                    tmp_path / "games", monkeypatch=monkeypatch)
 
-    async def night() -> tuple[int, int | None, int]:
+    async def night() -> tuple[int, int | None, bool]:
         async with box:
             zoe = await box.join("buzzer")
             box.pinging = False  # only the pings below (and the box's own rounds, the clock standing still)

@@ -195,8 +195,9 @@ def delivery(out: str, load: str, pressed: int) -> tuple[dict, list[str]]:
     problems = []
     if "companion.adapters.gpioreader" not in out:
         problems.append(f"the self-test ({load}) did not read the buttons through the GPIO reader")
-    if selftest_exit(out) != "0":
-        problems.append(f"the self-test ({load}) exited {selftest_exit(out) or 'without a code'}, not 0")
+    rc = selftest_exit(out)
+    if rc != "0":
+        problems.append(f"the self-test ({load}) exited {rc or 'without a code'}, not 0")
     if not re.search(r"^all \d+ buttons pressed; every display shown", out, re.MULTILINE):
         problems.append(f"the self-test ({load}) did not report every button pressed and every display shown")
     m = DELAYS.search(out)
@@ -220,8 +221,9 @@ def maker_selftest(out: str, maker: str) -> list[str]:
     if m is None:
         return ["nobody was seen running the self-test"]
     problems = [] if m.group(1) == maker else [f"the self-test ran as {m.group(1) or 'nobody'}, not the maker {maker}"]
-    if selftest_exit(out) != "0":
-        problems.append(f"the maker's self-test exited {selftest_exit(out) or 'without a code'}, not 0")
+    rc = selftest_exit(out)
+    if rc != "0":
+        problems.append(f"the maker's self-test exited {rc or 'without a code'}, not 0")
     missing = {"gpio", "i2c"} - set(m.group(2).split())
     if missing:
         problems.append(f"the self-test's user is not in the {' and '.join(sorted(missing))} group: {m.group(2)!r}")

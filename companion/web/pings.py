@@ -154,13 +154,20 @@ class Pinging:
         for i, phone in enumerate(phones):
             if i == 0 or not step_s:
                 self._ping(phone)
-            elif phone not in self._spreading:
+            else:
                 self._spreading[phone] = loop.call_later(i * step_s, self._spread_ping, phone)
 
     def _spread_ping(self, phone) -> None:
         self._spreading.pop(phone, None)
         if phone.welcomed and not phone.socket.closed:
             self._ping(phone)
+
+    def forget_pings(self, phone) -> None:
+        """A phone gone: no pair's second and no ping later in this round for it."""
+        self.pings.forget(phone)
+        spread = self._spreading.pop(phone, None)
+        if spread is not None:
+            spread.cancel()
 
     def stop_pinging(self) -> None:
         """The server is closing: no round, pair or wanted ping goes out any more."""

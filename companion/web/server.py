@@ -373,10 +373,7 @@ class WebCompanion(HostLine, Pinging):
 
     def _leave(self, phone: Phone) -> None:
         self.phones.discard(phone)
-        self.pings.forget(phone)
-        spread = self._spreading.pop(phone, None)
-        if spread is not None:
-            spread.cancel()
+        self.forget_pings(phone)
         self._host_left(phone)
         if phone.seat is not None and self.holders.get(phone.seat.station) is phone:
             del self.holders[phone.seat.station]
