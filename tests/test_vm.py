@@ -11,6 +11,7 @@ from PIL import Image, ImageDraw
 
 from companion.adapters.framepack import pages
 from vm import agent, game, panels, summary, wheels
+from vm.guest import Guest
 from vm.__main__ import main, parser
 
 ROOT = Path(__file__).parent.parent
@@ -100,7 +101,6 @@ def test_the_program_check_exits_with_its_verdict(monkeypatch, capsys):
 # --- a Pi's architecture ----------------------------------------------------------------------------
 
 def test_an_arm64_guest_is_qemus_virt_machine_with_the_boards_own_core(tmp_path):
-    from vm.guest import Guest
 
     pi5 = Guest(tmp_path, tmp_path, tmp_path, board="pi5", arch="arm64").command()
     assert pi5[:2] == ["qemu-system-aarch64", "-machine"] and pi5[pi5.index("-cpu") + 1] == "cortex-a76"
@@ -109,6 +109,27 @@ def test_an_arm64_guest_is_qemus_virt_machine_with_the_boards_own_core(tmp_path)
     assert pi4[pi4.index("-cpu") + 1] == "cortex-a72"
     pc = Guest(tmp_path, tmp_path, tmp_path).command()
     assert pc[0] == "qemu-system-x86_64" and "console=ttyS0" in pc[pc.index("-append") + 1]
+
+
+def test_a_guest_that_went_down_shows_its_kernels_first_report_not_only_registers(tmp_path):
+    guest = Guest(tmp_path, tmp_path, tmp_path)
+    lines = [f"[  1.{i:06d}] boot line {i}" for i in range(50)]
+    lines += ["[  362.69] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+              "[  362.69] RIP: 0010:some_handler+0x1c/0x80"]
+    lines += [f"[  362.70] R{i:02d}: 0000000000000000" for i in range(40)]
+    lines += ["[  362.71] Kernel panic - not syncing: Fatal exception in interrupt"]
+    guest.console_log.write_text("\n".join(lines) + "\n")
+    shown = guest.console_tail().splitlines()
+    assert "BUG: kernel NULL pointer dereference" in shown[2] and "some_handler" in shown[3]
+    assert shown[-1].endswith("Fatal exception in interrupt") and len(shown) < 70
+    assert not any("boot line" in line for line in shown)
+
+
+def test_a_guest_console_without_a_fault_shows_its_last_lines(tmp_path):
+    guest = Guest(tmp_path, tmp_path, tmp_path)
+    guest.console_log.write_text("".join(f"[  1.0] line {i}\n" for i in range(100)))
+    shown = guest.console_tail().splitlines()
+    assert shown[0] == "guest console:" and shown[1].endswith("line 70") and len(shown) == 31
 
 
 def test_each_architecture_has_its_own_kernel_archive_base_and_image():

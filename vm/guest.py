@@ -10,6 +10,7 @@ appear, bounded by a timeout; a timeout stops the guest and says what it was wai
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import time
@@ -23,6 +24,9 @@ briefs); QEMU emulates both. ``-cpu max`` would add pointer authentication, whic
 slowly and no Pi has."""
 BOOT_TIMEOUT_S = 420  # ~19 s on an idle machine, ~76 s on a loaded one; TCG on 2 shared cores
 POLL_S = 0.1
+KERNEL_REPORT = re.compile(r"\] (BUG:|Oops|general protection fault|kernel BUG|WARNING:|Unable to handle|"
+                           r"Kernel panic|invalid opcode|watchdog: BUG)")
+"""The first line of a kernel's report of its own fault (its oops, panic or warning format)."""
 
 
 class GuestError(RuntimeError):
@@ -123,10 +127,16 @@ class Guest:
             raise GuestError(f"QEMU ended ({self.proc.returncode}) while {doing}\n" + self.console_tail())
 
     def console_tail(self, lines: int = 30) -> str:
+        """The console's last lines, and when the guest's kernel went down, the start of its first
+        report too: a panic's last 30 lines are only registers, and what failed is at the top."""
         if not self.console_log.exists():
             return ""
-        text = self.console_log.read_text(errors="replace").splitlines()[-lines:]
-        return "guest console:\n" + "\n".join(text)
+        text = self.console_log.read_text(errors="replace").splitlines()
+        first = next((i for i, line in enumerate(text) if KERNEL_REPORT.search(line)), None)
+        report = []
+        if first is not None and first < len(text) - lines:
+            report = ["guest kernel's first report:", *text[first:min(first + lines, len(text) - lines)], "..."]
+        return "\n".join(["guest console:", *report, *text[-lines:]])
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:

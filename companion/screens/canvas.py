@@ -113,8 +113,11 @@ def overflow(s: str, x: int, y: int, width: int) -> None:
         _overflows.append(Overflow(s, x, y, width))
 
 
+@lru_cache(maxsize=8192)
 def measure(s: str) -> int:
-    """Width of ``s`` in pixels, in the panel's font."""
+    """Width of ``s`` in pixels, in the panel's font. Remembered: a panel measures the same few
+    names and their shortened forms over and over (a quiz's standings cut every name letter by
+    letter at every drawing), and the font never changes."""
     return int(font().getlength(s))
 
 
