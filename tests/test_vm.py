@@ -101,7 +101,6 @@ def test_the_program_check_exits_with_its_verdict(monkeypatch, capsys):
 # --- a Pi's architecture ----------------------------------------------------------------------------
 
 def test_an_arm64_guest_is_qemus_virt_machine_with_the_boards_own_core(tmp_path):
-
     pi5 = Guest(tmp_path, tmp_path, tmp_path, board="pi5", arch="arm64").command()
     assert pi5[:2] == ["qemu-system-aarch64", "-machine"] and pi5[pi5.index("-cpu") + 1] == "cortex-a76"
     assert "console=ttyAMA0" in pi5[pi5.index("-append") + 1]

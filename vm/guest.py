@@ -29,6 +29,17 @@ KERNEL_REPORT = re.compile(r"\] (BUG:|Oops|general protection fault|kernel BUG|W
 """The first line of a kernel's report of its own fault (its oops, panic or warning format)."""
 
 
+def console_excerpt(console: str, lines: int = 30) -> str:
+    """A guest console's last lines, and when the guest's kernel went down, the start of its first
+    report too: a panic's last 30 lines are only registers, and what failed is at the top."""
+    text = console.splitlines()
+    first = next((i for i, line in enumerate(text) if KERNEL_REPORT.search(line)), None)
+    report = []
+    if first is not None and first < len(text) - lines:
+        report = ["guest kernel's first report:", *text[first:min(first + lines, len(text) - lines)], "..."]
+    return "\n".join(["guest console:", *report, *text[-lines:]])
+
+
 class GuestError(RuntimeError):
     pass
 
@@ -127,16 +138,9 @@ class Guest:
             raise GuestError(f"QEMU ended ({self.proc.returncode}) while {doing}\n" + self.console_tail())
 
     def console_tail(self, lines: int = 30) -> str:
-        """The console's last lines, and when the guest's kernel went down, the start of its first
-        report too: a panic's last 30 lines are only registers, and what failed is at the top."""
         if not self.console_log.exists():
             return ""
-        text = self.console_log.read_text(errors="replace").splitlines()
-        first = next((i for i, line in enumerate(text) if KERNEL_REPORT.search(line)), None)
-        report = []
-        if first is not None and first < len(text) - lines:
-            report = ["guest kernel's first report:", *text[first:min(first + lines, len(text) - lines)], "..."]
-        return "\n".join(["guest console:", *report, *text[-lines:]])
+        return console_excerpt(self.console_log.read_text(errors="replace"), lines)
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from vm import image, raspi_judge as judge, tools
+from vm.guest import console_excerpt
 
 MACHINE = "raspi4b"
 DTB = "bcm2711-rpi-4-b.dtb"
@@ -184,7 +185,8 @@ def boot(tools_root: Path, work: Path, boot_files: dict, dtb: Path, card: Path, 
             if any(stuck in text for stuck in STUCK):
                 raise RuntimeError(f"the boot went to emergency mode:\n{text[-3000:]}")
             if proc.poll() is not None:
-                raise RuntimeError(f"QEMU exited ({proc.returncode}) before the check's end:\n{text[-3000:]}")
+                raise RuntimeError(f"QEMU exited ({proc.returncode}) before the check's end:\n"
+                                   + console_excerpt(text))
             if time.monotonic() > deadline:
                 raise RuntimeError(f"no {end!r} on the console in {BOOT_BOUND_S} s:\n{text[-3000:]}")
             time.sleep(1)  # polling an observable condition, the console's log
