@@ -150,3 +150,35 @@ def test_a_seated_phone_answering_the_boxs_pings_is_never_closed_for_its_frames(
     pings, closed, got = asyncio.run(night())
     assert pings >= 70
     assert closed is None and got, f"closed {closed}"
+
+
+def test_a_silent_phone_is_closed_once_and_no_longer_pinged_while_its_close_winds_down(tmp_path, monkeypatch):
+    """Zoe's phone says nothing for over SILENT_NS: the next round closes it for its silence. Its
+    close handshake can take seconds (a phone gone from the Wi-Fi never answers it), and rounds
+    come every 75-250 ms meanwhile: none of them pings it, closes it again or counts it refused
+    again. On main every round did all three."""
+    from companion.web.server import CLOSE_SILENT, SILENT_NS
+
+    box = PhoneBox(profile_with_phones(tmp_path, [HOST, ("Ben", {"slap": 5})], [(2, "Zoe", True)]),
+                   tmp_path / "games", monkeypatch=monkeypatch)
+
+    async def night() -> tuple[list[int], list[int], int, int]:
+        async with box:
+            zoe = await box.join("buzzer")
+            box.pinging = False
+            [phone] = [p for p in box.server.phones if p.seat is not None]
+            closes, refused = [], []
+            close = phone.socket.close
+            monkeypatch.setattr(phone.socket, "close", lambda **kw: closes.append(kw["code"]) or close(**kw))
+            tally = box.server.tally.refused
+            monkeypatch.setattr(box.server.tally, "refused", lambda peer, why: refused.append(why) or tally(peer, why))
+            box.clock.ns += SILENT_NS + MS
+            pinged = len(zoe.frames("ping"))
+            rounds = [box.server.pingable() for _ in range(5)]  # five rounds before the close is done
+            box.server.ping_all()
+            await until(lambda: zoe.closed_code is not None)
+            return [len(r) for r in rounds], closes, len(refused), len(zoe.frames("ping")) - pinged
+
+    rounds, closes, refused, pinged = asyncio.run(night())
+    assert rounds == [0, 0, 0, 0, 0]
+    assert closes == [CLOSE_SILENT] and refused == 1 and pinged == 0

@@ -94,6 +94,9 @@ class Phone:
     second: int = 0
     panel_sent: dict[int, int] = field(default_factory=dict)
     """Frame -> when it was sent, for the last few panels (a painted report must name one)."""
+    closing: bool = False
+    """Closed for its silence: its close handshake may take seconds, and meanwhile it is neither
+    pinged nor closed (nor counted as refused) again at every round."""
 
 
 class WebCompanion(HostLine, Pinging):
@@ -391,7 +394,10 @@ class WebCompanion(HostLine, Pinging):
         """The welcomed phones still open; one silent for :data:`SILENT_NS` is closed instead."""
         now, out = self.now_ns(), []
         for phone in list(self.phones):
+            if phone.closing:
+                continue
             if now - phone.last_heard_ns > SILENT_NS:
+                phone.closing = True
                 self.tally.refused(phone.peer, f"closed: silent for {SILENT_NS / 1e9:g} s")
                 asyncio.ensure_future(_quietly(phone.socket.close(code=CLOSE_SILENT, message=b"silent")))
             elif phone.welcomed and not phone.socket.closed:
