@@ -78,9 +78,8 @@ def test_through_the_box_a_seated_phone_is_pinged_in_pairs_and_faster_while_a_qu
             await until(lambda: len(zoe.frames("ping")) >= 2)
             await start_quiz(box)
             game = box.daemon.table.game
-            while game.state.phase == "ready":  # the host arms question 1
-                await box.tap(0, "slap")
-                await box.settle()
+            await box.tap(0, "slap")  # the host arms question 1
+            await box.settle()
             while game.race is None or game.race.onsets is None:  # every panel shows it, the phone painted it
                 await box.run_for(10)
             assert box.daemon.table.race_open()

@@ -18,11 +18,17 @@ PHONES = [(5 + i, name, True) for i, name in enumerate(("Eve", "Fay", "Gus", "Ha
 
 
 async def start_quiz(box: PhoneBox) -> None:
-    """The host walks the lobby to the quiz and starts it, every station seated (the host first)."""
+    """The host walks the lobby to the quiz and starts it, every station seated (the host first),
+    and the first question waits for the host's slap. "Who plays?" is asked only where there is a
+    choice (not at three stations, the quiz's least), so the host's oks are counted from it: one
+    ok too many opens the score corrections, and the next slap only closes them."""
     steps = [g.name for g in box.daemon.table.lobby.games].index("quiz")
-    for key in ["right"] * steps + ["ok"] + ["ok"] * len(lobby_choices(get("quiz").Options)) + ["ok", "ok"]:
+    who_plays = len(box.daemon.table.names) > get("quiz").min_players
+    for key in ["right"] * steps + ["ok"] * (1 + who_plays + len(lobby_choices(get("quiz").Options)) + 1):
         await box.tap(0, key)
-    assert box.daemon.table.game is not None and box.daemon.table.game.match.rules.name == "quiz"
+    game = box.daemon.table.game
+    assert game is not None and game.match.rules.name == "quiz"
+    assert game.state.phase == "ready" and not game.menu
 
 
 async def arm(box: PhoneBox) -> None:
