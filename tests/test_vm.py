@@ -90,7 +90,7 @@ def test_the_program_check_exits_with_its_verdict(monkeypatch, capsys):
     result = {"release": "trixie", "arch": "arm64", "lgpio_built_ok": True, "game_matches_host": False,
               "program_ok": False, "seconds": 1.0, "stage_seconds": {"game": 1.0},
               "reasons": {"program_ok": "arm64 told another game"}}
-    monkeypatch.setattr(program, "check", lambda release, arch, tree, log: result)
+    monkeypatch.setattr(program, "check", lambda release, arch, tree, log, pins: result)
     assert main(["program"]) == 1
     assert "FAIL game_matches_host" in capsys.readouterr().out
     result.update(game_matches_host=True, program_ok=True, reasons={})

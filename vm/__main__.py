@@ -55,6 +55,9 @@ def parser() -> argparse.ArgumentParser:
     program.add_argument("--release", choices=sorted(RELEASES), default="trixie")
     program.add_argument("--arch", choices=ARCHES, default="arm64")
     program.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    program.add_argument("--pins", action="store_true",
+                         help="also boot the program on arm64's own kernel with gpio-sim pins: lgpio called, "
+                              "a game's first round on the header's lines (minutes more; not in CI)")
     return p
 
 
@@ -72,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "program":
         from vm import program
-        summary = program.check(args.release, args.arch, ROOT, log)
+        summary = program.check(args.release, args.arch, ROOT, log, args.pins)
         print(json.dumps(summary, indent=2) if args.json else program.to_text(summary))
         return 0 if summary["program_ok"] else 1
     if args.machine == "raspi4b":

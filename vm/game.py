@@ -48,7 +48,7 @@ BUTTONS_IRQ_NAME = "companion buttons"
 request_threaded_irq), which the trace event names."""
 
 
-def lobby_to_triangle(stations: int):
+def lobby_to_triangle(stations: int, step_s: float = LOBBY_STEP_S):
     """Station 1 walks the lobby to Triangle and starts it with the default options."""
     from companion.games import get
     from companion.games.options import lobby_choices
@@ -58,14 +58,17 @@ def lobby_to_triangle(stations: int):
     names = tuple(f"P{i + 1}" for i in range(stations))
     steps = [g.name for g in Table(names, None).lobby.games].index("triangle")
     keys = ["right"] * steps + ["ok"] + ["ok"] * len(lobby_choices(get("triangle").Options)) + ["ok"]
-    return [ScriptPress(LOBBY_STEP_S * (i + 1), 0, key, HOLD_S) for i, key in enumerate(keys)]
+    return [ScriptPress(step_s * (i + 1), 0, key, HOLD_S) for i, key in enumerate(keys)]
 
 
-def presses(tree: Path):
+def presses(tree: Path, until_s: float | None = None, lobby_step_s: float = LOBBY_STEP_S):
+    """The lobby's presses, ``lobby_step_s`` apart, then the game script's (those up to ``until_s``
+    into it, if given)."""
     from companion.script import load_script
 
-    lobby = lobby_to_triangle(3)
-    game = [replace(p, at_s=lobby[-1].at_s + p.at_s) for p in load_script(tree / GAME_SCRIPT, 3)]
+    lobby = lobby_to_triangle(3, lobby_step_s)
+    game = [replace(p, at_s=lobby[-1].at_s + p.at_s) for p in load_script(tree / GAME_SCRIPT, 3)
+            if until_s is None or p.at_s <= until_s]
     return lobby + game
 
 

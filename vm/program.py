@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from vm import image, wheels
+from vm import image, pinboot, wheels
 from vm.checks import source_files
 
 PACKAGES = ["python3", "python3-venv", "python3-pip", "python3-dev", "swig", "gcc", "libc6-dev", "dash"]
@@ -40,22 +40,30 @@ GAME = ("hardware/profiles/mock-3.toml", "tests/scripts/as-played/trio.txt",
 """A Pictionary game with a new word, a guess and a judgement taken back (tests/test_as_played.py)."""
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 ELF_MACHINES = {"amd64": 62, "arm64": 183}  # e_machine: EM_X86_64, EM_AARCH64
+CHECKS = ("lgpio_built_ok", "game_matches_host")
+"""lgpio built for the architecture, and the game on mock pins told as this machine tells it."""
+PIN_CHECKS = ("lgpio_called_ok", "pins_game_ok")
+"""With ``--pins``, on the architecture's own kernel (:mod:`vm.pinboot`): lgpio driving the
+buzzer's line, and the buttons' edges decided as on mock pins."""
 TIMEOUT_S = 3600
 """A bound for one step under qemu-user on a busy machine (building lgpio takes minutes): only a
 hang reaches it."""
 
 
-def root_command(release: str, arch: str, out: Path) -> list[str]:
-    return image.mmdebstrap(release, arch, image.apt_dir(release, arch), out, PACKAGES, variant="extract")
+def root_command(release: str, arch: str, out: Path, pins: bool = False) -> list[str]:
+    names = PACKAGES + ([name.format(arch=arch) for name in pinboot.PACKAGES] if pins else [])
+    return image.mmdebstrap(release, arch, image.apt_dir(release, arch), out, names, variant="extract")
 
 
-def root_dir(release: str, arch: str) -> Path:
-    return image.cache_root() / f"program-{release}-{arch}-{image.recipe_hash(root_command(release, arch, Path('R')))}"
+def root_dir(release: str, arch: str, pins: bool = False) -> Path:
+    recipe = image.recipe_hash(root_command(release, arch, Path("R"), pins))
+    return image.cache_root() / f"program-{release}-{arch}-{recipe}"
 
 
-def build_root(release: str, arch: str, log) -> Path:
-    """The packages unpacked (cached): a root the program's Python runs in through qemu-user."""
-    out = root_dir(release, arch)
+def build_root(release: str, arch: str, log, pins: bool = False) -> Path:
+    """The packages unpacked (cached): a root the program's Python runs in through qemu-user; with
+    ``pins``, also the architecture's kernel and the gpio-sim modules built for it (:mod:`vm.pinboot`)."""
+    out = root_dir(release, arch, pins)
     if (out / "usr" / "bin" / "python3").exists():
         return out
     image.check_runs_here(arch)
@@ -64,7 +72,7 @@ def build_root(release: str, arch: str, log) -> Path:
     work.parent.mkdir(parents=True, exist_ok=True)
     image.apt_dir(release, arch).mkdir(parents=True, exist_ok=True)
     log(f"unpacking {release}'s {arch} Python, gcc and swig (mmdebstrap --variant=extract)")
-    proc = subprocess.run(root_command(release, arch, work), capture_output=True, text=True)
+    proc = subprocess.run(root_command(release, arch, work, pins), capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"mmdebstrap failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     image.index_apt(image.apt_dir(release, arch))
@@ -82,6 +90,8 @@ def build_root(release: str, arch: str, log) -> Path:
     # made by ca-certificates' maintainer script: this machine's own stands in (nothing is fetched)
     (work / "etc" / "ssl" / "certs").mkdir(parents=True, exist_ok=True)
     shutil.copy(CA_BUNDLE, work / "etc" / "ssl" / "certs")
+    if pins:
+        pinboot.build_modules(work, log)
     work.rename(out)
     return out
 
@@ -126,10 +136,12 @@ def play_here(tree: Path, journals: Path) -> dict:
     return told(journal, json.loads(replayed))
 
 
-def check(release: str, arch: str, tree: Path, log) -> dict:
-    """Build lgpio and the program on ``arch``'s CPython and play the game; returns the summary."""
+def check(release: str, arch: str, tree: Path, log, pins: bool = False) -> dict:
+    """Build lgpio and the program on ``arch``'s CPython and play the game; with ``pins``, boot it on
+    the architecture's own kernel too (:mod:`vm.pinboot`); returns the summary."""
+    checks = CHECKS + (PIN_CHECKS if pins else ())
     s: dict = {"release": release, "arch": arch, "python": image.RELEASES[release], "program_ok": False,
-               "lgpio_built_ok": False, "game_matches_host": False, "stage_seconds": {}, "reasons": {}}
+               **dict.fromkeys(checks, False), "stage_seconds": {}, "reasons": {}}
     start = time.monotonic()
 
     def stage(name: str, func) -> None:
@@ -143,8 +155,11 @@ def check(release: str, arch: str, tree: Path, log) -> dict:
     work = image.cache_root() / f"program-run-{release}-{arch}"
     paths: dict[str, Path] = {}
     try:
+        if pins and arch != "arm64":
+            raise RuntimeError(f"--pins boots arm64's kernel only; {arch}'s pins are the whole check's "
+                               "(python -m vm check)")
         stage("host", lambda: paths.update(wheels=wheels.fetch(tree, release, log, arch),
-                                           root=build_root(release, arch, log)))
+                                           root=build_root(release, arch, log, pins)))
         root = paths["root"]
         srv = root / "srv"
         shutil.rmtree(srv, ignore_errors=True)
@@ -190,9 +205,11 @@ def check(release: str, arch: str, tree: Path, log) -> dict:
             s["game_matches_host"] = True
 
         stage("game", game)
+        if pins:
+            stage("pins", lambda: pinboot.check(root, tree, image.cache_root() / f"program-pins-{release}", log, s))
     except Exception as e:  # the result is the summary: every false key says why
         s["reasons"]["program_ok"] = f"{type(e).__name__}: {e}"[-4000:]
-    s["program_ok"] = s["lgpio_built_ok"] and s["game_matches_host"]
+    s["program_ok"] = all(s[key] for key in checks)
     s["seconds"] = round(time.monotonic() - start, 1)
     return s
 
@@ -200,7 +217,7 @@ def check(release: str, arch: str, tree: Path, log) -> dict:
 def to_text(summary: dict) -> str:
     lines = [f"the program on {summary['release']} {summary['arch']}, CPython {summary.get('guest_python', '?')} "
              f"under qemu-user ({summary['seconds']:.0f} s)"]
-    for key in ("lgpio_built_ok", "game_matches_host", "program_ok"):
+    for key in (*CHECKS, *(key for key in PIN_CHECKS if key in summary), "program_ok"):
         lines.append(f"  {'ok  ' if summary[key] else 'FAIL'} {key}")
     lines += [f"  {key}: {value}" for key, value in summary["reasons"].items()]
     lines += [f"  stage {name}: {seconds:.1f} s" for name, seconds in summary["stage_seconds"].items()]
