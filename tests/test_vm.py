@@ -98,6 +98,23 @@ def test_the_program_check_exits_with_its_verdict(monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out)["program_ok"] is True
 
 
+def test_pins_reach_the_program_check_and_its_two_checks_are_listed(monkeypatch, capsys):
+    from vm import program
+
+    asked = []
+    result = {"release": "trixie", "arch": "arm64", "lgpio_built_ok": True, "game_matches_host": True,
+              "lgpio_called_ok": False, "pins_game_ok": True, "program_ok": False, "seconds": 1.0,
+              "stage_seconds": {"pins": 30.0}, "reasons": {"lgpio_called_ok": "GPIO 18 not lgpio's"}}
+    monkeypatch.setattr(program, "check", lambda release, arch, tree, log, pins: asked.append(pins) or result)
+    assert main(["program", "--pins"]) == 1
+    out = capsys.readouterr().out
+    assert asked == [True]
+    assert "FAIL lgpio_called_ok" in out and "ok   pins_game_ok" in out and "stage pins: 30.0 s" in out
+    assert main(["program"]) == 1 and asked == [True, False]
+    del result["lgpio_called_ok"], result["pins_game_ok"]
+    assert "pins_game_ok" not in program.to_text(result)
+
+
 # --- a Pi's architecture ----------------------------------------------------------------------------
 
 def test_an_arm64_guest_is_qemus_virt_machine_with_the_boards_own_core(tmp_path):

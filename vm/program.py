@@ -16,8 +16,10 @@ part that proves arm64, what CI runs:
   own program: both must tell the same game.
 
 Every program in the root runs through the host's qemu-user (binfmt_misc), in a mount namespace of
-its own with the root's /dev and /proc, so an interrupted run leaves no mount behind. What it
-cannot prove: the kernel's GPIO and I2C, systemd and the installer on arm64 (the whole check does).
+its own with the root's /dev and /proc, so an interrupted run leaves no mount behind. qemu-user has
+no kernel of the guest's, so ``--pins`` (what CI runs) then boots the same root on arm64's own
+kernel with gpio-sim pins, where lgpio is called (:mod:`vm.pinboot`). What it cannot prove: the
+I2C bus, systemd and the installer on arm64 (the whole check does).
 """
 
 from __future__ import annotations
