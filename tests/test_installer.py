@@ -456,6 +456,28 @@ def test_shellcheck_finds_nothing():
     assert result.returncode == 0, result.stdout
 
 
+def shell_scripts() -> list[Path]:
+    """Every shell script of the tree outside the installer: the card's, the virtual Pi's, CI's."""
+    found = [ROOT / ".ci" / "run"]
+    for folder in ("systemd", "vm", "hardware", "firmware"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.is_file() and path != INSTALL and path.suffix not in (".py", ".c", ".toml", ".md"):
+                with open(path, "rb") as f:
+                    if f.readline().rstrip() in (b"#!/bin/sh", b"#!/bin/bash", b"#!/usr/bin/env bash"):
+                        found.append(path)
+    return found
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="needs shellcheck (apt-get install shellcheck)")
+def test_shellcheck_warns_of_nothing_in_the_other_scripts():
+    """The card's scripts run as root on a maker's SD card (companion-slot writes its partitions):
+    shellcheck's warnings (an unquoted rm, a stray space in an assignment) are bugs there too."""
+    scripts = shell_scripts()
+    assert {p.name for p in scripts} >= {"run", "companion-slot", "companion-grow-data", "build.sh"}
+    result = subprocess.run(["shellcheck", "-S", "warning", *map(str, scripts)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+
+
 def boot_config_step(box: "Sandbox") -> subprocess.CompletedProcess:
     """The installer's boot_config step alone, on the sandbox's config.txt."""
     return subprocess.run(["bash", "-c", f'. "{INSTALL}"; mkdir -p "$PREFIX"; IN_SERVICE=$PROFILE boot_config'],

@@ -57,3 +57,16 @@ def test_the_game_is_cut_after_its_first_round():
     assert [(p.station, p.key) for p in slow] == [(p.station, p.key) for p in first]
     assert slow[0].at_s == pinboot.LOBBY_STEP_S
     assert {p.key for p in first} >= {"slap", "ok"}
+
+
+@pytest.mark.parametrize("root", ["", "/"])
+def test_the_module_build_refuses_this_machines_own_root(root, tmp_path):
+    """build.sh deletes and builds in ROOT/usr/src/vm-modules: with an empty ROOT (or /) that is
+    this machine's own /usr/src, so it stops before touching anything."""
+    import subprocess
+
+    source = tmp_path / "linux-source.tar.xz"
+    source.write_bytes(b"")
+    proc = subprocess.run(["sh", str(pinboot.HERE / "kernel" / "build.sh"), root, str(source)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "ROOT must be a chroot's root" in proc.stderr

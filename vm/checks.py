@@ -176,6 +176,11 @@ def stage_share(tree: Path, share: Path, wheel_dir: Path) -> None:
     shutil.copytree(HERE / "inguest", share / "tools")
 
 
+def one_line(text: str) -> str:
+    """A guest's lines as the summary's one-line finding."""
+    return " | ".join(text.strip().splitlines())
+
+
 class Run:
     """One check run: the guest, the summary and the per-stage bookkeeping."""
 
@@ -188,6 +193,8 @@ class Run:
         self.guest: Guest | None = None
         self.install_bound_s = INSTALL_BOUND_S
         """How long an install may take in this run (:func:`install_bound`, once the pace is measured)."""
+        self.seen: dict[str, str] = {}
+        """What a stage saw that a later stage judges, whole (the summary's findings are one line each)."""
 
     def stage(self, name: str, func, *keys: str) -> bool:
         """Run one stage; on an error mark ``keys`` false with the reason and the guest's log."""

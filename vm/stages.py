@@ -9,7 +9,7 @@ from pathlib import Path
 
 from vm import judge, summary as result, webprofile
 from vm.checks import (CONFIG, HARNESS, INSTALL, KEPT, MAKER, OFFLINE, PACE, PREPARE, SNAPSHOT, STATE, WAIT_ACTIVE,
-                       Run, as_maker, install_bound, parse_show)
+                       Run, as_maker, install_bound, one_line, parse_show)
 
 
 def prepare(run: Run) -> None:
@@ -66,7 +66,7 @@ def unit_ready(run: Run) -> None:
     s["unit_status_text"] = unit.get("StatusText")
     log = run.guest.must("journalctl -b -u companion.service --no-pager -o cat | tail -n 40", "unit-log", 60)
     priorities = run.guest.run(PRIORITIES, "priorities", 60)["output"]
-    s["findings"]["priorities"] = priorities.strip().replace("\n", " | ")
+    s["findings"]["priorities"] = one_line(priorities)
     timeouts = judge.own_timeouts((run.tree / "systemd" / "companion.service").read_text())
     problems = judge.unit_ready(unit, log, priorities, timeouts)
     if problems:
@@ -96,7 +96,7 @@ gpiochip0 on current kernels), as the service's user; both must be the board's h
 
 def board_chips(run: Run) -> None:
     out = run.guest.must(BOARD_CHIPS, "board-chips", 120)
-    run.summary["findings"]["board_chips"] = out.strip().replace("\n", " | ")
+    run.summary["findings"]["board_chips"] = one_line(out)
     problems = judge.board_chips(out)
     if problems:
         raise RuntimeError("; ".join(problems))
@@ -143,7 +143,7 @@ def watchdog(run: Run) -> None:
     out = run.guest.must(WATCHDOG, "watchdog", 400)
     if judge.watchdog(out):
         raise RuntimeError("; ".join(judge.watchdog(out)) + ":\n" + out)
-    run.summary["findings"]["watchdog"] = out.strip().replace("\n", " | ")
+    run.summary["findings"]["watchdog"] = one_line(out)
     run.summary["watchdog_ok"] = True
 
 
@@ -183,7 +183,7 @@ def reader_running(run: Run, label: str) -> str:
     out = run.guest.must(READER, label, 60).strip()
     if "companion.adapters.gpioreader" not in out:
         raise RuntimeError("the buttons were not read by the GPIO reader process:\n" + out)
-    return out.replace("\n", " | ")
+    return one_line(out)
 
 
 STAMPS_ON = r"""
@@ -271,7 +271,7 @@ def resume_after_kill(run: Run) -> None:
     ok = game.pin_of(run.tree / game.GUEST_PROFILE, 0, "ok")
     press(run, [[0.0, ok, True], [0.1, ok, False]], "press-resume")
     told = run.guest.run(RESUMED.format(since=since, journals=JOURNALS), "resumed", 120)["output"]
-    run.summary["findings"]["resume"] = (out + told).strip().replace("\n", " | ")
+    run.summary["findings"]["resume"] = one_line(out + told)
     problems = judge.resumed(out, told)
     if problems:
         raise RuntimeError("; ".join(problems) + ":\n" + (out + told)[-1500:])
@@ -327,7 +327,7 @@ def panels_check(run: Run) -> None:
     if problems:
         raise RuntimeError("with every panel: " + "; ".join(problems))
     out = run.guest.must(WAIT_ACTIVE + UNPLUG.format(channels=3), "unplug-panel-3", 300)
-    s["findings"]["missing_panel"] = out.strip().replace("\n", " | ")
+    s["findings"]["missing_panel"] = one_line(out)
     problems += judge.missing_panel(re.search(r"status=(.*)", out).group(1), out)
     problems += frames_settle(run, render(run, "--down 3")[:2], [0, 1])
     back = run.guest.run(PLUG_BACK, "plug-panel-3", 200)
@@ -492,7 +492,7 @@ rm -f /dev/ttyACM7 /dev/ttyUSB7
 def ttyacm(run: Run) -> None:
     s = run.summary
     out = run.guest.must(TTYACM, "ttyacm", 400)
-    s["findings"]["ttyacm"] = out.strip().replace("\n", " | ")
+    s["findings"]["ttyacm"] = one_line(out)
     late = re.search(r"loaded after start: (\w+)", out)
     s["ttyacm_denied_if_cdc_acm_loads_after_start"] = bool(late) and late.group(1) == "EPERM"  # systemd's, reported
     problems = judge.ttyacm(out)
@@ -522,7 +522,7 @@ def update_failure(run: Run) -> None:
                       f"timeout {run.install_bound_s} " + OFFLINE)
     out = run.guest.must(WAIT_ACTIVE + UPDATE_FAILS.replace("{maker_update}", update)
                          + "\nwait_active 120 && echo 'active again'", "update-fails", run.install_bound_s + 200)
-    run.summary["findings"]["update_failure"] = out.strip().replace("\n", " | ")
+    run.summary["findings"]["update_failure"] = one_line(out)
     problems = judge.update_failure(out)
     if problems:
         raise RuntimeError("; ".join(problems) + "\n" + out[-1500:])
@@ -568,7 +568,7 @@ def rollback(run: Run) -> None:
         script = ROLLBACK.format(maker=MAKER, maker_update=update, broken=broken,
                                  break_it=break_it.replace("{maker}", MAKER))
         out = run.guest.must(WAIT_ACTIVE + script, f"rollback-{name}", run.install_bound_s + 200)
-        run.summary["findings"][f"rollback_{name}"] = out.strip().replace("\n", " | ")
+        run.summary["findings"][f"rollback_{name}"] = one_line(out)
         problems += [f"{name}: {p}" for p in judge.rollback(out)]
     if problems:
         raise RuntimeError("; ".join(problems) + "\n" + out[-1500:])
@@ -599,7 +599,7 @@ def reboot(run: Run) -> None:
     info = run.guest.wait_ready()
     run.summary["guest_reboot_s"] = info.get("uptime_s")
     out = run.guest.must(AT_BOOT, "at-boot", 300)
-    run.summary["findings"]["at_boot"] = out.strip().replace("\n", " | ")
+    run.summary["findings"]["at_boot"] = one_line(out)
     problems = judge.at_boot(out, run.summary["findings"].get("i2c_before_install", ""))
     if problems:
         raise RuntimeError("; ".join(problems) + "\n" + out[-1500:])
@@ -635,7 +635,7 @@ def uninstall(run: Run) -> None:
     out = run.guest.must(UNINSTALL.format(snapshot=SNAPSHOT, harness=HARNESS, kept=KEPT,
                                           maker_uninstall=as_maker("cd ~/companion && sudo systemd/install.sh --uninstall")),
                          "uninstall", 600)
-    run.summary["findings"]["uninstall"] = out.strip().replace("\n", " | ")
+    run.summary["findings"]["uninstall"] = one_line(out)
     problems = judge.uninstall(out)
     if problems:
         raise RuntimeError("; ".join(problems))

@@ -12,7 +12,7 @@ companion answers (``bind = "lan"`` answers loopback peers).
 from __future__ import annotations
 
 from vm import judge
-from vm.checks import WAIT_ACTIVE, Run, as_maker
+from vm.checks import WAIT_ACTIVE, Run, as_maker, one_line
 
 PROFILE = "~/phones.toml"
 MAKE_PROFILE = as_maker(f"cp /share/src/hardware/profiles/mux-3.toml {PROFILE} && "
@@ -44,17 +44,17 @@ def web_on(run: Run) -> None:
     """After the first install, with phones on; then the maker turns them off, whatever was seen
     (the panels' check, later, draws the lobby without a room code)."""
     try:
-        run.summary["findings"]["web_on"] = phone(run, 120).strip().replace("\n", " | ")
+        run.seen["web_on"] = phone(run, 120).strip()
+        run.summary["findings"]["web_on"] = one_line(run.seen["web_on"])
     finally:
-        run.summary["findings"]["web_turned_off"] = run.guest.must(WEB_OFF, "web-off", 60).strip().replace("\n", " | ")
+        run.summary["findings"]["web_turned_off"] = one_line(run.guest.must(WEB_OFF, "web-off", 60))
 
 
 def web_off(run: Run) -> None:
     """After the reinstall with web off: judged with what web_on saw."""
     off = phone(run, 0)
-    run.summary["findings"]["web_off"] = off.strip().replace("\n", " | ")
-    on = run.summary["findings"].get("web_on", "").replace(" | ", "\n")
-    problems = judge.web_profile(on, off)
+    run.summary["findings"]["web_off"] = one_line(off)
+    problems = judge.web_profile(run.seen.get("web_on", ""), off)
     if problems:
         raise RuntimeError("; ".join(problems))
     run.summary["web_profile_ok"] = True

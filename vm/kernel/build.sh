@@ -4,11 +4,16 @@
 # /lib/modules/KVER/extra: gpio-sim (and irq_sim, a bool its drivers select) where the kernel
 # does not have it as a module of its own, and always the project's I2C bus. SOURCE is the
 # kernel's source of its version: Debian's linux-source .deb (three files are read out of it,
-# never installed) or the tarball it installs. Run by the virtual Pi's image build
-# (vm/guest/customize.sh). Prints the kernel's version.
+# never installed) or the tarball it installs (the virtual Pi's image build, vm/guest/customize.sh,
+# gives the .deb; the arm64 program's root, vm/pinboot.py, the tarball). Prints the kernel's version.
 set -eu
-ROOT=$1
-SOURCE=$2
+ROOT=${1:-}
+SOURCE=${2:-}
+# An empty ROOT would build in, and delete a folder of, this machine's own /usr/src.
+if [ -z "$ROOT" ] || [ ! -d "$ROOT/lib/modules" ] || [ "$(cd "$ROOT" && pwd)" = / ]; then
+  echo "build.sh: ROOT must be a chroot's root with /lib/modules (not /): '$ROOT'" >&2; exit 2
+fi
+[ -f "$SOURCE" ] || { echo "build.sh: SOURCE is not a file: '$SOURCE'" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")" && pwd)
 KVER=$(ls "$ROOT/lib/modules" | sort -V | tail -1)
 CONFIG=$ROOT/boot/config-$KVER
