@@ -84,3 +84,37 @@ def test_eight_phone_buzzers_beside_four_wired_ones_the_first_by_its_own_time_an
     journal = asyncio.run(night())
     buzzes = [json.loads(line) for line in journal.read_text().splitlines() if '"buzz"' in line]
     assert buzzes[0]["player"] == 7 and buzzes[0]["error_ms"][7] > 0 and buzzes[0]["error_ms"][2] == 0
+
+
+def test_a_panel_is_encoded_again_only_when_its_pixels_change(tmp_path, monkeypatch):
+    """Every change on the table shows every phone station's panel; the wall sends only those that
+    differ, but encoding the PNGs is the referee's time. Four phone buzzers shown three times with
+    nothing new: no encoding (on main, twelve); one panel changed: one, and only its phone is sent
+    a new frame."""
+    from PIL import Image
+
+    import companion.web.server as server
+
+    profile = profile_with_phones(tmp_path, [HOST, *BUZZERS[:2]], PHONES[:4])
+    box = PhoneBox(profile, tmp_path / "games", seed=2, monkeypatch=monkeypatch)
+    encoded = []
+    real = server.panel_png
+    monkeypatch.setattr(server, "panel_png", lambda image: encoded.append(image) or real(image))
+
+    async def night() -> tuple[int, int, list[int]]:
+        async with box:
+            phones = [await box.join("buzzer") for _ in range(4)]
+            await box.settle()
+            before = len(encoded)
+            for _ in range(3):
+                box.daemon._show_phones({}, None)
+            unchanged = len(encoded) - before
+            panels = [len(p.frames("panel")) for p in phones]
+            station = phones[1].welcome["seat"] - 1
+            box.daemon._show_phones({station: Image.new("1", (128, 64), 1)}, None)
+            await box.settle()
+            return unchanged, len(encoded) - before - unchanged, [len(p.frames("panel")) - n for p, n in zip(phones, panels)]
+
+    unchanged, changed, sent = asyncio.run(night())
+    assert unchanged == 0 and changed == 1
+    assert sent == [0, 1, 0, 0]

@@ -67,6 +67,8 @@ class Phones:
         """Phone station -> (frame, painted ns, error ns) of the latest panel its phone painted."""
         self._reveal_frames: dict[int, dict[int, tuple[int, int]]] = {}
         """Reveal number -> the phone stations' (frame, sent ns) that showed it."""
+        self._panel_pngs: dict[int, tuple[tuple, str]] = {}
+        """Phone station -> its panel's pixels and their PNG, as last encoded."""
         self._phones_served = False
         if not self.profile.web.enabled or not isinstance(self.table, Table):  # not for the self-test
             return
@@ -193,14 +195,25 @@ class Phones:
 
     def phone_panel(self, station: int, screen=None) -> dict[str, Any]:
         """A phone station's panel as the protocol sends it: the picture, its keys, its light."""
-        from ..web.server import panel_png
-
         if screen is None:
             screen = self._screens.get(station) or self.table.screen(station)
         lights = getattr(self.table, "lights", None)
         light = lights()[station] if lights is not None else "off"
         keys = ["slap"] if self.profile.stations[station].buzzer_only else ["slap", "left", "ok", "right"]
-        return {"png": panel_png(screen), "keys": keys, "light": light}
+        return {"png": self._panel_png(station, screen), "keys": keys, "light": light}
+
+    def _panel_png(self, station: int, screen) -> str:
+        """The panel's PNG, encoded again only when its pixels changed. Every change on the table
+        shows every phone station's panel, and the wall sends only those that differ; but the
+        encoding (about 0.16 ms a panel on a laptop core, several times that on a Pi's) is the
+        referee's time, so a quiz of eight phone buzzers paid it eight times for one changed panel."""
+        from ..web.server import panel_png
+
+        pixels = (screen.mode, screen.size, screen.tobytes())
+        kept = self._panel_pngs.get(station)
+        if kept is None or kept[0] != pixels:
+            kept = self._panel_pngs[station] = pixels, panel_png(screen)
+        return kept[1]
 
     # --- on the loop -----------------------------------------------------------------------------
 
