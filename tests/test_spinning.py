@@ -179,3 +179,27 @@ def test_a_spinning_display_writer_stops_the_watchdogs_pings_and_they_come_back_
         daemon.close()
         sock.close()
     assert any("no longer spins" in r.getMessage() for r in caplog.records)
+
+
+def test_a_thread_busy_by_design_is_watched_by_the_work_it_counts():
+    """A benchmark's load thread packs frames flat out in the box's process: the watch reads its
+    count (as it reads the display writer's jobs), so it is a spin only while the count stands
+    still; without the count the thread would be taken for a spinner."""
+    from companion.daemon import Daemon
+    from companion.profile import load_profile
+
+    daemon = Daemon(load_profile(ROOT / "hardware/profiles/mock-3.toml"))
+    done, frames = threading.Event(), [7]
+    load = threading.Thread(target=done.wait, name="frame packer", daemon=True)
+    load.start()
+    try:
+        task = Path(f"/proc/self/task/{load.native_id}")
+        assert daemon._watched()[task] is None
+        daemon.counted_work["frame packer"] = lambda: frames[0]
+        counted = daemon._watched()[task]
+        frames[0] += 5
+        assert counted() == 12
+    finally:
+        done.set()
+        load.join()
+        daemon.close()

@@ -115,6 +115,10 @@ class Daemon(Keeping, Sources, Presenting, Phones, Resuming, Scripted, Watching)
         opener = journal_opener(journal_dir, self.saving, self._locks) if journal_dir else None
         self.table = referee or Table(names, opener,
                                       seed, defaults, self.settings, bots)
+        self.counted_work: dict[str, Callable[[], int]] = {}
+        """Threads of this process that work flat out by design (a benchmark's load), by name,
+        and what counts their work: the spin watch (:mod:`.watching`) takes such a thread for a
+        spinning one only while its count stands still."""
         self._inbox: deque[InputEvent] = deque()
         self._arrived_ns: dict[InputEvent, int] = {}
         """When each GPIO edge in the inbox reached the daemon, to measure its delivery delay."""

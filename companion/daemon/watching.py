@@ -151,7 +151,7 @@ class Watching:
     def _watched(self) -> dict[Path, Callable[[], int] | None]:
         """Every thread of the daemon, what counts the work of those that count it, and every
         task of the GPIO reader process once it has reported."""
-        counted = {"displays": lambda: getattr(self.box.displays, "jobs", 0)}
+        counted = {**self.counted_work, "displays": lambda: getattr(self.box.displays, "jobs", 0)}
         if self.box.table_screen is not None:
             counted["table-screen"] = lambda: self.box.table_screen.frames
         names = thread_names()
