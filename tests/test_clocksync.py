@@ -95,3 +95,26 @@ def test_no_exchange_no_time_and_times_must_make_sense():
         sync.to_host_ns(5)
     with pytest.raises(ValueError, match="received_ns 10 is before sent_ns 20"):
         sync.add(20, 5, 10)
+
+
+@pytest.mark.parametrize("seed,drift_ppm,jitter_ms", [(11, 400, 20), (12, -300, 8), (13, 0, 1), (14, 900, 40)])
+def test_the_centred_time_holds_the_truth_within_its_error_and_claims_no_more_than_the_fitted_line(
+        seed, drift_ppm, jitter_ms):
+    """A phone on Wi-Fi (legs of up to tens of ms, its clock hundreds of ppm off), pinged four
+    times a second: a press made after each exchange, up to half a second past it, mapped to the
+    middle of the allowed times is within half their spread of the truth, and that half is never
+    more than the fitted line's own error there (and over the whole run clearly less)."""
+    board = SimulatedBoard(seed, drift_ppm, jitter_ns=jitter_ms * MS, base_ns=2 * MS)
+    sync = ClockSync(window_ns=30_000 * MS, interval_ns=500 * MS)
+    centred_sum = fitted_sum = 0
+    for n in range(240):
+        sent = 10**12 + n * 250 * MS + board.rng.randrange(250 * MS)
+        exchange = board.ping(sent)
+        sync.add(*exchange)
+        press_us = board.board_us(exchange[2] + board.rng.randrange(500 * MS))
+        t_ns, error_ns = sync.centred_ns(press_us)
+        assert abs(t_ns - board.host_ns(press_us)) <= error_ns + 1
+        assert error_ns <= sync.uncertainty_ns(press_us) + 1
+        centred_sum += error_ns
+        fitted_sum += sync.uncertainty_ns(press_us)
+    assert centred_sum < fitted_sum

@@ -114,21 +114,45 @@ class ClockSync:
         since every stamp is taken only late: a slow leg loosens a bound, never breaks it. Bounds
         that cross (no line fits them all: a clock that jumped) say the fit is off by at least
         half the crossing; then the largest rate error searched is added beyond the exchanges."""
-        if self._fit is None:
-            raise RuntimeError("no ping exchange yet: the board's clock is unknown")
-        x = board_us - self._ref[0]
-        if self._corners is None:
+        x = board_us - self._ref_checked()
+        allowed = self._allowed(x)
+        if allowed is None:
             outside = max(0, self._span[0] - x, x - self._span[1])
             return round(self._half_band + self.max_drift * NOMINAL_RATE * outside)
-        lower, upper = self._hulls
-        rates = self._corners
-        # At each rate the bounds allow offsets from the highest lower bound to the lowest upper
-        # one; both ends are piecewise linear in the rate with corners at the hulls' slopes.
-        highest = max(min(y + r * (x - bx) for bx, y in upper) for r in rates)
-        lowest = min(max(y + r * (x - bx) for bx, y in lower) for r in rates)
+        lowest, highest = allowed
         offset, rate = self._fit
         fitted = offset + rate * x
         return round(max(highest - fitted, fitted - lowest, self._half_band))
+
+    def centred_ns(self, board_us: int) -> tuple[int, int]:
+        """The host time of ``board_us`` in the middle of those the allowed lines give there, and
+        half their spread: the least error any single time can claim. The fitted line is the one
+        with the widest margin, which beyond the exchanges need not be the middle of the allowed
+        ones, so its :meth:`uncertainty_ns` is the farther side; this is never more. Where the
+        bounds cross it is :meth:`to_host_ns` and :meth:`uncertainty_ns`."""
+        x = board_us - self._ref_checked()
+        allowed = self._allowed(x)
+        if allowed is None:
+            return self.to_host_ns(board_us), self.uncertainty_ns(board_us)
+        lowest, highest = allowed
+        return self._ref[1] + round((lowest + highest) / 2), round((highest - lowest) / 2)
+
+    def _ref_checked(self) -> int:
+        if self._fit is None:
+            raise RuntimeError("no ping exchange yet: the board's clock is unknown")
+        return self._ref[0]
+
+    def _allowed(self, x: float) -> tuple[float, float] | None:
+        """The lowest and the highest host time (relative to the reference) that the lines the
+        bounds allow give at ``x``; None if the bounds cross."""
+        if self._corners is None:
+            return None
+        lower, upper = self._hulls
+        # At each rate the bounds allow offsets from the highest lower bound to the lowest upper
+        # one; both ends are piecewise linear in the rate with corners at the hulls' slopes.
+        highest = max(min(y + r * (x - bx) for bx, y in upper) for r in self._corners)
+        lowest = min(max(y + r * (x - bx) for bx, y in lower) for r in self._corners)
+        return lowest, highest
 
     def _refit(self) -> None:
         lower = _hull([kept[1] for kept in self._intervals], upper=True)

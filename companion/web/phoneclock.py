@@ -144,9 +144,14 @@ class PhoneClock:
 
     def to_box(self, phone_ms: float) -> tuple[int, int]:
         """The box time of a phone time and how far it may be from the truth, both in ns: the
-        line's error there and the stamp's own step."""
+        middle of the times the exchanges allow there and half their spread (a press comes after
+        the last exchange, where the fitted line is off the middle), and the stamp's own step.
+        The clock as it was (``measured=False``) took the fitted line and its farther side."""
         us = _us(phone_ms)
-        return self.sync.to_host_ns(us), self.sync.uncertainty_ns(us) + self.resolution_ns
+        if not self.measured:
+            return self.sync.to_host_ns(us), self.sync.uncertainty_ns(us) + self.resolution_ns
+        t_ns, error_ns = self.sync.centred_ns(us)
+        return t_ns, error_ns + self.resolution_ns
 
 
 def _us(phone_ms: float) -> int:
