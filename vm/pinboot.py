@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from vm import game, image, tools
+from vm.guest import console_excerpt
 
 HERE = Path(__file__).resolve().parent
 PACKAGES = ["linux-image-{arch}", "linux-headers-{arch}", "linux-source", "make", "coreutils", "sed", "mawk",
@@ -184,7 +185,8 @@ def run_plan(root: Path, work: Path, log, the_plan: dict) -> dict:
     boot(root, work, log)
     result_file = pins_dir / "result.json"
     if not result_file.exists():
-        raise RuntimeError("the guest wrote no result:\n" + (work / "console.log").read_text(errors="replace")[-3000:])
+        raise RuntimeError("the guest wrote no result:\n"
+                           + console_excerpt((work / "console.log").read_text(errors="replace")))
     return json.loads(result_file.read_text())
 
 
@@ -199,9 +201,10 @@ def check(root: Path, tree: Path, work: Path, log, summary: dict) -> None:
     pins_dir = root / "srv" / "pins"
     figures = summary.setdefault("pins", {})
     figures["guest_seconds"] = round(time.monotonic() - started, 1)
-    debug_gpio = pins_dir / "debug-gpio.txt"  # written once the reader held its lines, before the game
-    problems = lgpio_problems(debug_gpio.read_text() if debug_gpio.exists() else "", the_plan["buttons"])
-    figures["buzzer_line"] = held_lines(debug_gpio.read_text()).get(BUZZER_PIN) if debug_gpio.exists() else None
+    debug_file = pins_dir / "debug-gpio.txt"  # written once the reader held its lines, before the game
+    debug_gpio = debug_file.read_text() if debug_file.exists() else None
+    problems = lgpio_problems(debug_gpio or "", the_plan["buttons"])
+    figures["buzzer_line"] = held_lines(debug_gpio).get(BUZZER_PIN) if debug_gpio is not None else None
     summary["lgpio_called_ok"] = not problems
     if not result.get("ok"):
         box_log = pins_dir / "box.log"
